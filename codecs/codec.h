@@ -1,0 +1,81 @@
+// The Codec interface: one serialization scheme for every method's request
+// and response (DESIGN.md §4), plus the registry that finds codecs by name
+// and by wire id.
+//
+// A Codec instance belongs to one connection (or one handler thread) and is
+// used by one thread at a time; it may keep arenas, builders and scratch
+// vectors between calls, and takes no locks.
+//
+// Encode* appends the payload (what follows the fixed call header) to `out`;
+// it never clears `out`, because the RPC layer has already written the frame
+// header there. Decode* fills a message whose views stay valid until the next
+// Decode* call on this instance or until the payload bytes change.
+// Every codec counts the payload bytes it copies with CountEncodeCopy() and
+// CountDecodeCopy() (common/thread_stats.h): "payload" means row, family,
+// qualifier and value bytes; the codec's own headers and lengths do not count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codecs/message.h"
+#include "common/bytes.h"
+#include "common/protocol.h"
+#include "common/status.h"
+
+namespace wirebench {
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+
+  virtual CodecId id() const = 0;
+  virtual std::string_view name() const = 0;
+  // True when decoded values are views into the payload (no copy on decode).
+  virtual bool zero_copy_decode() const = 0;
+
+  // Requests. `call_id` is the RPC call id; codecs that carry it inside the
+  // payload (the HBase RequestHeader) write it there too.
+  virtual Status EncodeRequest(uint32_t call_id, const MutateRequest& req, ByteBuffer* out) = 0;
+  virtual Status EncodeRequest(uint32_t call_id, const GetRequest& req, ByteBuffer* out) = 0;
+  virtual Status EncodeRequest(uint32_t call_id, const ScanRequest& req, ByteBuffer* out) = 0;
+  virtual Status EncodeRequest(uint32_t call_id, const MultiRequest& req, ByteBuffer* out) = 0;
+  virtual Status DecodeRequest(ByteView payload, MutateRequest* req) = 0;
+  virtual Status DecodeRequest(ByteView payload, GetRequest* req) = 0;
+  virtual Status DecodeRequest(ByteView payload, ScanRequest* req) = 0;
+  virtual Status DecodeRequest(ByteView payload, MultiRequest* req) = 0;
+
+  // Responses.
+  virtual Status EncodeResponse(uint32_t call_id, const MutateResponse& resp, ByteBuffer* out) = 0;
+  virtual Status EncodeResponse(uint32_t call_id, const GetResponse& resp, ByteBuffer* out) = 0;
+  virtual Status EncodeResponse(uint32_t call_id, const ScanResponse& resp, ByteBuffer* out) = 0;
+  virtual Status EncodeResponse(uint32_t call_id, const MultiResponse& resp, ByteBuffer* out) = 0;
+  virtual Status DecodeResponse(ByteView payload, MutateResponse* resp) = 0;
+  virtual Status DecodeResponse(ByteView payload, GetResponse* resp) = 0;
+  virtual Status DecodeResponse(ByteView payload, ScanResponse* resp) = 0;
+  virtual Status DecodeResponse(ByteView payload, MultiResponse* resp) = 0;
+};
+
+// What the registry knows of a codec.
+struct CodecInfo {
+  CodecId id;
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<Codec> (*factory)();
+};
+
+// Every codec wirebench knows, in id order.
+const std::vector<CodecInfo>& AllCodecs();
+// Lookups; nullptr when unknown.
+const CodecInfo* FindCodec(std::string_view name);
+const CodecInfo* FindCodec(uint8_t id);
+// A new instance, or an error naming the codecs that exist.
+StatusOr<std::unique_ptr<Codec>> NewCodec(std::string_view name);
+StatusOr<std::unique_ptr<Codec>> NewCodec(uint8_t id);
+// "raw, pb, pb-arena, cellblock, flatbuffers".
+std::string CodecNames();
+
+}  // namespace wirebench

@@ -1,0 +1,29 @@
+#include "codecs/message.h"
+
+namespace wirebench {
+
+bool IsValidCellType(uint8_t t) { return t == 4 || t == 8 || t == 12 || t == 14; }
+
+namespace {
+void AddCells(std::span<const Cell> cells, MessageSize* s) {
+  for (const Cell& c : cells) {
+    ++s->cells;
+    s->value_bytes += c.value.size();
+    s->key_bytes += c.row.size() + c.family.size() + c.qualifier.size();
+  }
+}
+}  // namespace
+
+MessageSize SizeOf(const Mutation& m) {
+  MessageSize s;
+  AddCells(m.cells, &s);
+  return s;
+}
+
+MessageSize SizeOf(const Result& r) {
+  MessageSize s;
+  AddCells(r.cells, &s);
+  return s;
+}
+
+}  // namespace wirebench

@@ -1,0 +1,126 @@
+// The codec-neutral message model (DESIGN.md §4): what a Mutate, Get, Scan or
+// Multi request and its response say, independent of any serialization.
+//
+// Every type here is a view. ByteView and std::span members point into memory
+// owned by someone else: on the client, the workload's pre-generated value
+// pool; after a decode, the codec's scratch storage or the receive buffer the
+// payload came from (zero-copy codecs); after a region call, the region's
+// scratch. Whoever fills a message says how long it stays valid; for a codec
+// it is until the next Decode call on that codec instance or until the
+// payload bytes change, whichever comes first.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "common/bytes.h"
+
+namespace wirebench {
+
+// HBase's KeyValue.Type codes, used in cells and in the KeyValue cell block.
+enum class CellType : uint8_t {
+  kPut = 4,
+  kDelete = 8,          // Deletes one version of one column.
+  kDeleteColumn = 12,   // Deletes all versions of one column.
+  kDeleteFamily = 14,   // Deletes a whole family.
+};
+// True for the four codes above.
+bool IsValidCellType(uint8_t t);
+
+// One cell: a (row, family, qualifier, timestamp, type) key and a value.
+struct Cell {
+  ByteView row;
+  ByteView family;
+  ByteView qualifier;
+  uint64_t timestamp = 0;
+  CellType type = CellType::kPut;
+  ByteView value;
+};
+
+// HBase's MutationProto.MutationType numbering.
+enum class MutationType : uint8_t { kAppend = 0, kIncrement = 1, kPut = 2, kDelete = 3 };
+
+// A put or delete of one row. For a put, cells hold the columns written (each
+// cell's row equals `row`). For a delete, cells name the columns deleted
+// (type kDelete/kDeleteColumn/kDeleteFamily, empty values); no cells deletes
+// the whole row.
+struct Mutation {
+  ByteView row;
+  MutationType type = MutationType::kPut;
+  uint64_t timestamp = 0;  // 0 = "latest" (let the server choose).
+  std::span<const Cell> cells;
+};
+
+// A column selector; an empty qualifier selects the whole family.
+struct Column {
+  ByteView family;
+  ByteView qualifier;
+};
+
+// The cells found for one row.
+struct Result {
+  std::span<const Cell> cells;
+  bool exists = false;  // True when the row was found (even with no matching cells).
+};
+
+struct MutateRequest {
+  Mutation mutation;
+};
+struct MutateResponse {
+  bool processed = true;
+};
+
+struct GetRequest {
+  ByteView row;
+  std::span<const Column> columns;  // Empty = every column of the row.
+};
+struct GetResponse {
+  Result result;
+};
+
+struct ScanRequest {
+  ByteView start_row;              // Inclusive.
+  ByteView stop_row;               // Exclusive; empty = no upper bound.
+  uint32_t number_of_rows = 0;     // The most rows to return.
+  std::span<const Column> columns;  // Empty = every column.
+};
+struct ScanResponse {
+  std::span<const Result> results;  // One per row, in row order.
+  bool more_results = false;
+};
+
+enum class ActionKind : uint8_t { kMutation = 1, kGet = 2 };
+
+// One element of a Multi: a mutation or a get, tagged with its index.
+struct Action {
+  uint32_t index = 0;
+  ActionKind kind = ActionKind::kMutation;
+  Mutation mutation;  // When kind == kMutation.
+  GetRequest get;     // When kind == kGet.
+};
+struct MultiRequest {
+  std::span<const Action> actions;
+};
+
+struct ActionResult {
+  uint32_t index = 0;
+  bool ok = true;
+  Result result;   // For gets; empty for mutations.
+  ByteView error;  // When !ok: a readable reason.
+};
+struct MultiResponse {
+  std::span<const ActionResult> results;
+};
+
+// Sums of what a message carries, for the "same logical content" check and
+// for per-op accounting.
+struct MessageSize {
+  uint64_t cells = 0;
+  uint64_t value_bytes = 0;
+  uint64_t key_bytes = 0;  // row + family + qualifier bytes over all cells.
+};
+MessageSize SizeOf(const Mutation& m);
+MessageSize SizeOf(const Result& r);
+
+}  // namespace wirebench

@@ -1,0 +1,385 @@
+// Layout (all integers little-endian; "bytes" = u32 length + the bytes):
+//   Mutation : u8 type, u64 timestamp, bytes row, u32 ncells,
+//              ncells x { bytes family, bytes qualifier, u64 ts, u8 type, bytes value }
+//   Get      : bytes row, u32 ncolumns, ncolumns x { bytes family, bytes qualifier }
+//   Scan     : bytes start, bytes stop, u32 number_of_rows, u32 ncolumns, columns
+//   Multi    : u32 nactions, nactions x { u32 index, u8 kind, Mutation | Get }
+//   Result   : u8 exists, u32 ncells,
+//              ncells x { bytes row, bytes family, bytes qualifier, u64 ts, u8 type, bytes value }
+//   MutateResponse: u8 processed     GetResponse: Result
+//   ScanResponse  : u8 more, u32 nresults, Results
+//   MultiResponse : u32 n, n x { u32 index, u8 ok, Result | bytes error }
+#include "codecs/raw/raw_codec.h"
+
+#include <vector>
+
+#include "codecs/wire_reader.h"
+#include "common/thread_stats.h"
+
+namespace wirebench {
+
+namespace {
+
+class Writer {
+ public:
+  explicit Writer(ByteBuffer* out) : out_(out) {}
+  void U8(uint8_t v) { out_->PushBack(v); }
+  void U32(uint32_t v) { StoreLE32(out_->Extend(4), v); }
+  void U64(uint64_t v) { StoreLE64(out_->Extend(8), v); }
+  // Payload bytes: counted as copied.
+  void Bytes(ByteView v) {
+    U32(uint32_t(v.size()));
+    out_->Append(v);
+    copied_ += v.size();
+  }
+  ~Writer() { CountEncodeCopy(copied_); }
+
+ private:
+  ByteBuffer* out_;
+  uint64_t copied_ = 0;
+};
+
+constexpr uint32_t kMaxCount = 1u << 24;  // Refuse absurd element counts before reserving.
+
+Status Truncated(const char* what) {
+  return Status::Corruption(std::string("raw: truncated or malformed ") + what);
+}
+
+class RawCodec final : public Codec {
+ public:
+  CodecId id() const override { return CodecId::kRaw; }
+  std::string_view name() const override { return "raw"; }
+  bool zero_copy_decode() const override { return true; }
+
+  Status EncodeRequest(uint32_t, const MutateRequest& req, ByteBuffer* out) override {
+    Writer w(out);
+    PutMutation(w, req.mutation);
+    return Status::Ok();
+  }
+  Status EncodeRequest(uint32_t, const GetRequest& req, ByteBuffer* out) override {
+    Writer w(out);
+    PutGet(w, req);
+    return Status::Ok();
+  }
+  Status EncodeRequest(uint32_t, const ScanRequest& req, ByteBuffer* out) override {
+    Writer w(out);
+    w.Bytes(req.start_row);
+    w.Bytes(req.stop_row);
+    w.U32(req.number_of_rows);
+    PutColumns(w, req.columns);
+    return Status::Ok();
+  }
+  Status EncodeRequest(uint32_t, const MultiRequest& req, ByteBuffer* out) override {
+    Writer w(out);
+    w.U32(uint32_t(req.actions.size()));
+    for (const Action& a : req.actions) {
+      w.U32(a.index);
+      w.U8(uint8_t(a.kind));
+      if (a.kind == ActionKind::kMutation) {
+        PutMutation(w, a.mutation);
+      } else {
+        PutGet(w, a.get);
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
+    Reset();
+    WireReader r(payload);
+    MutationRef m;
+    if (!ReadMutation(r, &m) || !r.done()) return Truncated("Mutate request");
+    req->mutation = Resolve(m);
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, GetRequest* req) override {
+    Reset();
+    WireReader r(payload);
+    GetRef g;
+    if (!ReadGet(r, &g) || !r.done()) return Truncated("Get request");
+    *req = Resolve(g);
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
+    Reset();
+    WireReader r(payload);
+    Range cols;
+    if (!r.LenBytesLE(&req->start_row) || !r.LenBytesLE(&req->stop_row) ||
+        !r.U32LE(&req->number_of_rows) || !ReadColumns(r, &cols) || !r.done())
+      return Truncated("Scan request");
+    req->columns = ColumnSpan(cols);
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
+    Reset();
+    WireReader r(payload);
+    uint32_t n;
+    if (!r.U32LE(&n) || n > kMaxCount || n > r.remaining()) return Truncated("Multi request");
+    std::vector<ActionRef>& refs = action_refs_;
+    refs.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint8_t kind;
+      if (!r.U32LE(&refs[i].index) || !r.U8(&kind)) return Truncated("Multi request");
+      if (kind == uint8_t(ActionKind::kMutation)) {
+        refs[i].kind = ActionKind::kMutation;
+        if (!ReadMutation(r, &refs[i].mutation)) return Truncated("Multi request mutation");
+      } else if (kind == uint8_t(ActionKind::kGet)) {
+        refs[i].kind = ActionKind::kGet;
+        if (!ReadGet(r, &refs[i].get)) return Truncated("Multi request get");
+      } else {
+        return Status::Corruption("raw: Multi action has unknown kind " + std::to_string(kind));
+      }
+    }
+    if (!r.done()) return Truncated("Multi request");
+    actions_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      Action& a = actions_[i];
+      a.index = refs[i].index;
+      a.kind = refs[i].kind;
+      a.mutation = a.kind == ActionKind::kMutation ? Resolve(refs[i].mutation) : Mutation{};
+      a.get = a.kind == ActionKind::kGet ? Resolve(refs[i].get) : GetRequest{};
+    }
+    req->actions = std::span<const Action>(actions_.data(), n);
+    return Status::Ok();
+  }
+
+  Status EncodeResponse(uint32_t, const MutateResponse& resp, ByteBuffer* out) override {
+    Writer w(out);
+    w.U8(resp.processed ? 1 : 0);
+    return Status::Ok();
+  }
+  Status EncodeResponse(uint32_t, const GetResponse& resp, ByteBuffer* out) override {
+    Writer w(out);
+    PutResult(w, resp.result);
+    return Status::Ok();
+  }
+  Status EncodeResponse(uint32_t, const ScanResponse& resp, ByteBuffer* out) override {
+    Writer w(out);
+    w.U8(resp.more_results ? 1 : 0);
+    w.U32(uint32_t(resp.results.size()));
+    for (const Result& res : resp.results) PutResult(w, res);
+    return Status::Ok();
+  }
+  Status EncodeResponse(uint32_t, const MultiResponse& resp, ByteBuffer* out) override {
+    Writer w(out);
+    w.U32(uint32_t(resp.results.size()));
+    for (const ActionResult& ar : resp.results) {
+      w.U32(ar.index);
+      w.U8(ar.ok ? 1 : 0);
+      if (ar.ok) {
+        PutResult(w, ar.result);
+      } else {
+        w.Bytes(ar.error);
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
+    WireReader r(payload);
+    uint8_t p;
+    if (!r.U8(&p) || p > 1 || !r.done()) return Truncated("Mutate response");
+    resp->processed = p == 1;
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
+    Reset();
+    WireReader r(payload);
+    ResultRef ref;
+    if (!ReadResult(r, &ref) || !r.done()) return Truncated("Get response");
+    resp->result = Resolve(ref);
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
+    Reset();
+    WireReader r(payload);
+    uint8_t more;
+    uint32_t n;
+    if (!r.U8(&more) || more > 1 || !r.U32LE(&n) || n > kMaxCount || n > r.remaining())
+      return Truncated("Scan response");
+    result_refs_.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+      if (!ReadResult(r, &result_refs_[i])) return Truncated("Scan response");
+    if (!r.done()) return Truncated("Scan response");
+    results_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) results_[i] = Resolve(result_refs_[i]);
+    resp->more_results = more == 1;
+    resp->results = std::span<const Result>(results_.data(), n);
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
+    Reset();
+    WireReader r(payload);
+    uint32_t n;
+    if (!r.U32LE(&n) || n > kMaxCount || n > r.remaining()) return Truncated("Multi response");
+    result_refs_.resize(n);
+    action_results_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      ActionResult& ar = action_results_[i];
+      uint8_t ok;
+      if (!r.U32LE(&ar.index) || !r.U8(&ok) || ok > 1) return Truncated("Multi response");
+      ar.ok = ok == 1;
+      result_refs_[i] = ResultRef{};
+      if (ar.ok) {
+        if (!ReadResult(r, &result_refs_[i])) return Truncated("Multi response result");
+        ar.error = ByteView();
+      } else if (!r.LenBytesLE(&ar.error)) {
+        return Truncated("Multi response error");
+      }
+    }
+    if (!r.done()) return Truncated("Multi response");
+    for (uint32_t i = 0; i < n; ++i) action_results_[i].result = Resolve(result_refs_[i]);
+    resp->results = std::span<const ActionResult>(action_results_.data(), n);
+    return Status::Ok();
+  }
+
+ private:
+  // Decoding first collects cells and columns into flat vectors and keeps
+  // index ranges, then turns ranges into spans once the vectors stop growing.
+  struct Range {
+    uint32_t begin = 0, count = 0;
+  };
+  struct MutationRef {
+    ByteView row;
+    MutationType type = MutationType::kPut;
+    uint64_t timestamp = 0;
+    Range cells;
+  };
+  struct GetRef {
+    ByteView row;
+    Range columns;
+  };
+  struct ResultRef {
+    bool exists = false;
+    Range cells;
+  };
+  struct ActionRef {
+    uint32_t index = 0;
+    ActionKind kind = ActionKind::kMutation;
+    MutationRef mutation;
+    GetRef get;
+  };
+
+  void Reset() {
+    cells_.clear();
+    columns_.clear();
+  }
+
+  static void PutColumns(Writer& w, std::span<const Column> cols) {
+    w.U32(uint32_t(cols.size()));
+    for (const Column& c : cols) {
+      w.Bytes(c.family);
+      w.Bytes(c.qualifier);
+    }
+  }
+  static void PutMutation(Writer& w, const Mutation& m) {
+    w.U8(uint8_t(m.type));
+    w.U64(m.timestamp);
+    w.Bytes(m.row);
+    w.U32(uint32_t(m.cells.size()));
+    for (const Cell& c : m.cells) {
+      w.Bytes(c.family);
+      w.Bytes(c.qualifier);
+      w.U64(c.timestamp);
+      w.U8(uint8_t(c.type));
+      w.Bytes(c.value);
+    }
+  }
+  static void PutGet(Writer& w, const GetRequest& g) {
+    w.Bytes(g.row);
+    PutColumns(w, g.columns);
+  }
+  static void PutResult(Writer& w, const Result& res) {
+    w.U8(res.exists ? 1 : 0);
+    w.U32(uint32_t(res.cells.size()));
+    for (const Cell& c : res.cells) {
+      w.Bytes(c.row);
+      w.Bytes(c.family);
+      w.Bytes(c.qualifier);
+      w.U64(c.timestamp);
+      w.U8(uint8_t(c.type));
+      w.Bytes(c.value);
+    }
+  }
+
+  bool ReadColumns(WireReader& r, Range* range) {
+    uint32_t n;
+    if (!r.U32LE(&n) || n > kMaxCount || n > r.remaining()) return false;
+    range->begin = uint32_t(columns_.size());
+    range->count = n;
+    for (uint32_t i = 0; i < n; ++i) {
+      Column c;
+      if (!r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier)) return false;
+      columns_.push_back(c);
+    }
+    return true;
+  }
+  bool ReadCellTail(WireReader& r, Cell* c) {
+    uint8_t type;
+    if (!r.U64LE(&c->timestamp) || !r.U8(&type) || !IsValidCellType(type)) return false;
+    c->type = CellType(type);
+    return r.LenBytesLE(&c->value);
+  }
+  bool ReadMutation(WireReader& r, MutationRef* m) {
+    uint8_t type;
+    uint32_t n;
+    if (!r.U8(&type) || type > uint8_t(MutationType::kDelete) || !r.U64LE(&m->timestamp) ||
+        !r.LenBytesLE(&m->row) || !r.U32LE(&n) || n > kMaxCount || n > r.remaining())
+      return false;
+    m->type = MutationType(type);
+    m->cells.begin = uint32_t(cells_.size());
+    m->cells.count = n;
+    for (uint32_t i = 0; i < n; ++i) {
+      Cell c;
+      c.row = m->row;
+      if (!r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier) || !ReadCellTail(r, &c))
+        return false;
+      cells_.push_back(c);
+    }
+    return true;
+  }
+  bool ReadGet(WireReader& r, GetRef* g) { return r.LenBytesLE(&g->row) && ReadColumns(r, &g->columns); }
+  bool ReadResult(WireReader& r, ResultRef* res) {
+    uint8_t exists;
+    uint32_t n;
+    if (!r.U8(&exists) || exists > 1 || !r.U32LE(&n) || n > kMaxCount || n > r.remaining())
+      return false;
+    res->exists = exists == 1;
+    res->cells.begin = uint32_t(cells_.size());
+    res->cells.count = n;
+    for (uint32_t i = 0; i < n; ++i) {
+      Cell c;
+      if (!r.LenBytesLE(&c.row) || !r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier) ||
+          !ReadCellTail(r, &c))
+        return false;
+      cells_.push_back(c);
+    }
+    return true;
+  }
+
+  std::span<const Cell> CellSpan(Range r) const {
+    return std::span<const Cell>(cells_.data() + r.begin, r.count);
+  }
+  std::span<const Column> ColumnSpan(Range r) const {
+    return std::span<const Column>(columns_.data() + r.begin, r.count);
+  }
+  Mutation Resolve(const MutationRef& m) const {
+    return Mutation{m.row, m.type, m.timestamp, CellSpan(m.cells)};
+  }
+  GetRequest Resolve(const GetRef& g) const { return GetRequest{g.row, ColumnSpan(g.columns)}; }
+  Result Resolve(const ResultRef& r) const { return Result{CellSpan(r.cells), r.exists}; }
+
+  std::vector<Cell> cells_;
+  std::vector<Column> columns_;
+  std::vector<Result> results_;
+  std::vector<ResultRef> result_refs_;
+  std::vector<Action> actions_;
+  std::vector<ActionRef> action_refs_;
+  std::vector<ActionResult> action_results_;
+};
+
+}  // namespace
+
+std::unique_ptr<Codec> NewRawCodec() { return std::make_unique<RawCodec>(); }
+
+}  // namespace wirebench

@@ -1,0 +1,213 @@
+#include "common/thread_stats.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace wirebench {
+
+namespace {
+
+constexpr int kMaxSlots = 4096;
+
+struct Slot {
+  ThreadCounters counters;
+  std::atomic<int> role{0};
+  std::atomic<bool> named{false};
+  int tid = 0;
+  clockid_t cpu_clock{};
+  char name[32] = {};
+};
+
+Slot g_slots[kMaxSlots];
+// Shared by every thread beyond kMaxSlots (counts stay right, attribution is lost).
+Slot g_overflow;
+std::atomic<int> g_next_slot{0};
+std::atomic<bool> g_alloc_hook_active{false};
+thread_local Slot* t_slot = nullptr;
+
+Slot* ClaimSlot() {
+  int i = g_next_slot.fetch_add(1, std::memory_order_relaxed);
+  t_slot = i < kMaxSlots ? &g_slots[i] : &g_overflow;
+  return t_slot;
+}
+
+inline Slot* ThisSlot() { return t_slot ? t_slot : ClaimSlot(); }
+
+CounterTotals Read(const ThreadCounters& c) {
+  CounterTotals t;
+  t.allocs = c.allocs.load(std::memory_order_relaxed);
+  t.alloc_bytes = c.alloc_bytes.load(std::memory_order_relaxed);
+  t.frees = c.frees.load(std::memory_order_relaxed);
+  t.encode_copied = c.encode_copied.load(std::memory_order_relaxed);
+  t.decode_copied = c.decode_copied.load(std::memory_order_relaxed);
+  return t;
+}
+
+int SlotCount() {
+  int n = g_next_slot.load(std::memory_order_acquire);
+  return n < kMaxSlots ? n : kMaxSlots;
+}
+
+// Reads utime/stime (fields 14 and 15) of /proc/self/task/<tid>/stat, and the
+// context-switch lines of .../status. Returns false if the thread is gone.
+bool ReadProcTask(int tid, ThreadUsage* u) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // The name may hold spaces; fields follow ')'.
+  if (!p) return false;
+  unsigned long long utime = 0, stime = 0;
+  // Fields after ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                  &stime) != 2)
+    return false;
+  const double tick_ns = 1e9 / double(sysconf(_SC_CLK_TCK));
+  u->user_ns = double(utime) * tick_ns;
+  u->sys_ns = double(stime) * tick_ns;
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+  f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  while (std::fgets(line, sizeof(line), f)) {
+    unsigned long long v;
+    if (std::sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1) u->voluntary_switches = v;
+    if (std::sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1) u->involuntary_switches = v;
+  }
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace
+
+const char* ThreadRoleName(ThreadRole role) {
+  switch (role) {
+    case ThreadRole::kUnregistered: return "unregistered";
+    case ThreadRole::kMain: return "main";
+    case ThreadRole::kClientLoop: return "client-loop";
+    case ThreadRole::kClientOs: return "client-os";
+    case ThreadRole::kServerIo: return "server-io";
+    case ThreadRole::kServerHandler: return "server-handler";
+    case ThreadRole::kServerOther: return "server-other";
+    case ThreadRole::kOther: return "other";
+  }
+  return "unknown";
+}
+
+CounterTotals& CounterTotals::operator+=(const CounterTotals& o) {
+  allocs += o.allocs;
+  alloc_bytes += o.alloc_bytes;
+  frees += o.frees;
+  encode_copied += o.encode_copied;
+  decode_copied += o.decode_copied;
+  return *this;
+}
+
+CounterTotals CounterTotals::operator-(const CounterTotals& o) const {
+  CounterTotals t;
+  t.allocs = allocs - o.allocs;
+  t.alloc_bytes = alloc_bytes - o.alloc_bytes;
+  t.frees = frees - o.frees;
+  t.encode_copied = encode_copied - o.encode_copied;
+  t.decode_copied = decode_copied - o.decode_copied;
+  return t;
+}
+
+ThreadUsage& ThreadUsage::operator+=(const ThreadUsage& o) {
+  cpu_ns += o.cpu_ns;
+  user_ns += o.user_ns;
+  sys_ns += o.sys_ns;
+  voluntary_switches += o.voluntary_switches;
+  involuntary_switches += o.involuntary_switches;
+  threads += o.threads;
+  return *this;
+}
+
+ThreadUsage ThreadUsage::operator-(const ThreadUsage& o) const {
+  ThreadUsage t;
+  t.cpu_ns = cpu_ns - o.cpu_ns;
+  t.user_ns = user_ns - o.user_ns;
+  t.sys_ns = sys_ns - o.sys_ns;
+  t.voluntary_switches = voluntary_switches - o.voluntary_switches;
+  t.involuntary_switches = involuntary_switches - o.involuntary_switches;
+  t.threads = threads;
+  return t;
+}
+
+ThreadCounters* ThisThreadCounters() { return &ThisSlot()->counters; }
+
+CounterTotals ThisThreadTotals() { return Read(ThisSlot()->counters); }
+
+CounterTotals ProcessTotals() {
+  CounterTotals t;
+  int n = SlotCount();
+  for (int i = 0; i < n; ++i) t += Read(g_slots[i].counters);
+  t += Read(g_overflow.counters);
+  return t;
+}
+
+CounterTotals RoleTotals(ThreadRole role) {
+  CounterTotals t;
+  int n = SlotCount();
+  for (int i = 0; i < n; ++i) {
+    if (g_slots[i].named.load(std::memory_order_acquire) &&
+        g_slots[i].role.load(std::memory_order_relaxed) == int(role))
+      t += Read(g_slots[i].counters);
+  }
+  return t;
+}
+
+bool AllocationCountingActive() { return g_alloc_hook_active.load(std::memory_order_relaxed); }
+void MarkAllocationHookActive() { g_alloc_hook_active.store(true, std::memory_order_relaxed); }
+
+void RegisterThisThread(ThreadRole role, const char* name) {
+  Slot* s = ThisSlot();
+  if (s == &g_overflow) return;
+  s->tid = int(syscall(SYS_gettid));
+  pthread_getcpuclockid(pthread_self(), &s->cpu_clock);
+  std::snprintf(s->name, sizeof(s->name), "%s", name);
+  pthread_setname_np(pthread_self(), s->name[0] ? std::string(s->name).substr(0, 15).c_str() : "wb");
+  s->role.store(int(role), std::memory_order_relaxed);
+  s->named.store(true, std::memory_order_release);
+}
+
+std::vector<RegisteredThread> ReadRegisteredThreads() {
+  std::vector<RegisteredThread> out;
+  int n = SlotCount();
+  for (int i = 0; i < n; ++i) {
+    Slot& s = g_slots[i];
+    if (!s.named.load(std::memory_order_acquire)) continue;
+    RegisteredThread t;
+    t.role = ThreadRole(s.role.load(std::memory_order_relaxed));
+    t.name = s.name;
+    t.tid = s.tid;
+    if (!ReadProcTask(s.tid, &t.usage)) continue;  // Thread has exited.
+    timespec ts{};
+    if (clock_gettime(s.cpu_clock, &ts) == 0) {
+      t.usage.cpu_ns = double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
+    } else {
+      t.usage.cpu_ns = t.usage.user_ns + t.usage.sys_ns;
+    }
+    t.usage.threads = 1;
+    t.counters = Read(s.counters);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+ThreadUsage RoleUsage(ThreadRole role) {
+  ThreadUsage u;
+  for (const auto& t : ReadRegisteredThreads())
+    if (t.role == role) u += t.usage;
+  return u;
+}
+
+}  // namespace wirebench

@@ -1,0 +1,106 @@
+// Per-thread counters that every layer bumps on its hot path and that readers
+// sum on demand: heap allocations (filled by the operator new/delete hook in
+// alloc_hook.cc), payload bytes copied by codecs, and a registry of named
+// threads with their roles, so CPU time and context switches can be
+// attributed to client loops, server I/O threads and handler threads.
+//
+// Thread-safety: each slot has one writer (its thread); counters are relaxed
+// atomics written with load+store, so readers on other threads see a
+// consistent-enough running total without any RMW cost on the hot path.
+// Slots are never freed: a thread that exits keeps its totals, so sums stay
+// exact over a process lifetime.
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wirebench {
+
+enum class ThreadRole : uint8_t {
+  kUnregistered = 0,
+  kMain = 1,
+  kClientLoop = 2,  // Client event-loop thread running logical clients.
+  kClientOs = 3,    // One OS thread per logical client (--thread-model os).
+  kServerIo = 4,    // Server I/O thread (event loop; inline handlers run here).
+  kServerHandler = 5,
+  kServerOther = 6,  // Acceptor, signal handling, Stats.
+  kOther = 7,
+};
+const char* ThreadRoleName(ThreadRole role);
+
+struct ThreadCounters {
+  std::atomic<uint64_t> allocs{0};
+  std::atomic<uint64_t> alloc_bytes{0};
+  std::atomic<uint64_t> frees{0};
+  std::atomic<uint64_t> encode_copied{0};  // Payload bytes a codec copied while encoding.
+  std::atomic<uint64_t> decode_copied{0};  // Payload bytes a codec copied while decoding.
+};
+
+// Snapshot of the counters above, summed over some set of threads.
+struct CounterTotals {
+  uint64_t allocs = 0;
+  uint64_t alloc_bytes = 0;
+  uint64_t frees = 0;
+  uint64_t encode_copied = 0;
+  uint64_t decode_copied = 0;
+  CounterTotals& operator+=(const CounterTotals& o);
+  CounterTotals operator-(const CounterTotals& o) const;
+};
+
+// The calling thread's counters. Never null; claims a slot on first use
+// without allocating (safe to call from operator new).
+ThreadCounters* ThisThreadCounters();
+
+inline void Bump(std::atomic<uint64_t>& c, uint64_t n) {
+  c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+// Called by codecs for every payload byte they copy.
+inline void CountEncodeCopy(size_t n) { Bump(ThisThreadCounters()->encode_copied, n); }
+inline void CountDecodeCopy(size_t n) { Bump(ThisThreadCounters()->decode_copied, n); }
+
+// The calling thread's totals so far.
+CounterTotals ThisThreadTotals();
+// Totals over every thread that ever touched a counter in this process.
+CounterTotals ProcessTotals();
+// Totals over registered threads of one role.
+CounterTotals RoleTotals(ThreadRole role);
+
+// True once the operator new hook has counted an allocation in this process;
+// false means allocation figures are unavailable (the hook is not linked).
+bool AllocationCountingActive();
+void MarkAllocationHookActive();
+
+// Names the calling thread and gives it a role, for CPU and context-switch
+// attribution. Call once at thread start.
+void RegisterThisThread(ThreadRole role, const char* name);
+
+// CPU and scheduling figures for one registered thread, or summed over many.
+struct ThreadUsage {
+  double cpu_ns = 0;    // From the thread's CPU clock (precise).
+  double user_ns = 0;   // From /proc/self/task/<tid>/stat (clock-tick resolution).
+  double sys_ns = 0;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
+  int threads = 0;
+  ThreadUsage& operator+=(const ThreadUsage& o);
+  ThreadUsage operator-(const ThreadUsage& o) const;
+};
+
+struct RegisteredThread {
+  ThreadRole role;
+  std::string name;
+  int tid;
+  ThreadUsage usage;
+  CounterTotals counters;
+};
+// Reads every registered thread that is still alive.
+std::vector<RegisteredThread> ReadRegisteredThreads();
+// Sums ReadRegisteredThreads() by role.
+ThreadUsage RoleUsage(ThreadRole role);
+
+}  // namespace wirebench
