@@ -1,0 +1,103 @@
+#include "bench/cli/server_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "bench/local_server.h"
+#include "bench/region_factory.h"
+#include "codecs/codec.h"
+#include "common/thread_stats.h"
+#include "nullregion/region_service.h"
+#include "rpc/server.h"
+
+namespace wirebench {
+
+namespace {
+
+struct ServerCommandOptions {
+  rpc::ServerOptions server;
+  RegionConfig region;
+  std::string cpus;
+};
+
+int RunServer(const ServerCommandOptions& o) {
+  // Block the stop signals in every thread; this thread waits for them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  RegisterThisThread(ThreadRole::kServerOther, "server-main");
+  if (!o.cpus.empty()) {
+    auto cpus = ParseCpuList(o.cpus);
+    Status s = cpus.ok() ? PinThisThread(*cpus) : cpus.status();
+    if (!s.ok()) {
+      std::fprintf(stderr, "wirebench server: --cpus: %s\n", s.ToString().c_str());
+      return 2;
+    }
+  }
+  auto region = NewRegion(o.region);
+  if (!region.ok()) {
+    std::fprintf(stderr, "wirebench server: %s\n", region.status().ToString().c_str());
+    return 2;
+  }
+  RegionService service(region->get());
+  rpc::Server server(o.server, &service);
+  Status s = server.Start();
+  if (!s.ok()) {
+    std::fprintf(stderr, "wirebench server: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::printf("listening on %s\n", server.address().c_str());
+  std::fflush(stdout);
+  std::fprintf(stderr, "wirebench server: region=%s codecs=[%s] io-threads=%d handlers=%d\n",
+               std::string((*region)->name()).c_str(), CodecNames().c_str(), o.server.io_threads,
+               o.server.handlers);
+  int sig = 0;
+  sigwait(&set, &sig);
+  std::fprintf(stderr, "wirebench server: %s received, stopping\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  server.Stop();
+  return 0;
+}
+
+}  // namespace
+
+void AddServerCommand(CLI::App& app, int* exit_code) {
+  auto opts = std::make_shared<ServerCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "server", "Serve every codec in front of a region (null by default) until SIGINT/SIGTERM");
+  rpc::ServerOptions& s = opts->server;
+  cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
+      ->capture_default_str();
+  cmd->add_option("--port", s.port, "TCP port; 0 picks a free one and prints it")
+      ->capture_default_str();
+  cmd->add_option("--io-threads", s.io_threads, "Event-loop threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--handlers", s.handlers,
+                  "Handler threads; 0 runs the region inline on the I/O thread")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes")->capture_default_str();
+  cmd->add_option("--max-connections", s.max_connections, "Most open connections")
+      ->capture_default_str();
+  cmd->add_option("--max-inflight", s.max_inflight_per_connection,
+                  "Most calls in flight per connection before the server stops reading it")
+      ->capture_default_str();
+  cmd->add_option("--max-queued-bytes", s.max_queued_bytes,
+                  "Most reply bytes queued per connection before the server stops reading it")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
+                  "Close a connection idle this long with an incomplete frame (0 = never)")
+      ->capture_default_str();
+  cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
+  AddRegionOptions(cmd, &opts->region);
+  cmd->callback([opts, exit_code] { *exit_code = RunServer(*opts); });
+}
+
+}  // namespace wirebench

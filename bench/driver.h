@@ -1,0 +1,132 @@
+// The load driver: N closed-loop (or open-loop, with a target rate) logical
+// clients, run as coroutines on a few client event-loop threads, sharing a
+// few multiplexed connections, each with one operation in flight. It
+// records latency per operation type in per-thread HdrHistograms (merged
+// without loss at the end), counts results as YCSB does, and measures the
+// client's own CPU, allocations and context switches over the measured
+// phase, with the server's figures fetched over the Stats call before and
+// after it.
+// Thread-safety: RunLoad is called from one thread; it owns every thread it
+// starts and joins them before returning.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/hdr/histogram.h"
+#include "bench/operation.h"
+#include "common/status.h"
+#include "common/thread_stats.h"
+#include "rpc/client.h"
+
+namespace wirebench {
+
+// One logical client's stream of operations. Used by one thread.
+class OpStream {
+ public:
+  virtual ~OpStream() = default;
+  // Plans the next operation. False when this client has nothing more to do
+  // (its share of the operation count is done).
+  virtual bool Next(PlannedOp* op) = 0;
+  // Called as soon as a Get reply of `op` is decoded, while its views are
+  // valid (they are not by the time the operation finishes, because other
+  // logical clients share the codec). Returns the result to count: kOk,
+  // kNotFound (the null region's empty answer), or kError (a data-integrity
+  // check failed).
+  virtual OpResult OnRead(const PlannedOp& op, const GetResponse& read) {
+    return read.result.exists || !read.result.cells.empty() ? OpResult::kOk : OpResult::kNotFound;
+  }
+  // Called after every operation with the result counted for it.
+  virtual void Finish(const PlannedOp& op, OpResult result) {}
+  // After Next() returned false or the run was stopped: plans a final flush
+  // of buffered writes (clientbuffering). False when there is none.
+  virtual bool Flush(PlannedOp* op) { return false; }
+};
+
+// Makes one OpStream per logical client.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::unique_ptr<OpStream> NewStream(int client_index, int client_count) = 0;
+};
+
+enum class ThreadModel {
+  kCoroutines,  // Logical clients as coroutines on client_io_threads event loops.
+  kOs,          // One OS thread, event loop and connection per logical client.
+};
+
+struct DriverOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  // Codec name (see codecs/codec.h); every connection uses it.
+  std::string codec = "raw";
+  // Logical clients (YCSB -threads), each with one operation in flight.
+  int threads = 1;
+  // Client event-loop threads the logical clients are spread over.
+  int client_io_threads = 1;
+  // Connections in all, spread over the client threads (at least one each).
+  int connections = 1;
+  ThreadModel thread_model = ThreadModel::kCoroutines;
+  // Operations to measure in all (0 = no limit); split evenly over clients.
+  int64_t operations = 0;
+  // Stop measuring after this many seconds (0 = no limit).
+  double max_seconds = 0;
+  // Run this long before measuring; warm-up operations are not recorded
+  // and do not count against `operations`.
+  double warmup_seconds = 0;
+  // Open loop: operations per second in all (0 = closed loop).
+  double target_ops = 0;
+  // Every this many seconds, call `on_status` from the driver's thread (0 = never).
+  double status_interval_s = 0;
+  std::function<void(double elapsed_s, const struct StatusSnapshot&)> on_status;
+  // Fetch the server's Stats before and after the measured phase.
+  bool fetch_server_stats = true;
+};
+
+// Per-operation-type figures of a run (or of an interval).
+struct OpStats {
+  hdr::Histogram latency;           // From the actual send, ns.
+  hdr::Histogram intended_latency;  // From the intended start (open loop), ns.
+  std::array<uint64_t, size_t(OpResult::kCount)> results{};
+  uint64_t count() const { return results[0] + results[1] + results[2]; }
+};
+
+struct StatusSnapshot {
+  uint64_t operations = 0;                // Since the measured phase began.
+  std::array<OpStats, kOpTypes> interval;  // Since the previous snapshot.
+};
+
+struct RunResult {
+  bool partial = false;  // Stopped early (server lost, SIGINT): figures cover what ran.
+  Status error;          // Why it stopped early.
+  double runtime_s = 0;  // Of the measured phase.
+  uint64_t operations = 0;
+  std::array<OpStats, kOpTypes> ops;
+  // Open loop: how late operations started against their schedule, ns.
+  hdr::Histogram schedule_lateness;
+  ThreadUsage client_usage;      // Client loop threads, over the measured phase.
+  CounterTotals client_counters;  // Allocations and copies of client loop threads.
+  rpc::ClientConnectionStats connections;
+  nlohmann::json server_before;  // Stats replies, or null when not fetched.
+  nlohmann::json server_after;
+  std::string server_stats_error;
+};
+
+// Runs the workload against the server in `options`. Never loses what was
+// measured: on a server failure or a stop request the result is returned
+// with partial = true and the error set.
+StatusOr<RunResult> RunLoad(const DriverOptions& options, Workload* workload);
+
+// Asks a running RunLoad to stop (SIGINT handlers call it); it returns what
+// was measured so far, marked partial.
+void RequestStop();
+void ResetStopRequest();
+
+}  // namespace wirebench

@@ -1,0 +1,22 @@
+// The `wirebench` command: server, load/run (the YCSB driver), compare,
+// merge and walpe subcommands. This is the only place with process-wide
+// state (exit code, signal handling).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "bench/cli/server_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "wirebench: what the client, codec and RPC layers cost, measured against an empty "
+      "region server (HBASE-10001)"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  wirebench::AddServerCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

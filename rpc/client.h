@@ -1,0 +1,128 @@
+// The RPC client: a multiplexed connection that many logical clients share.
+//
+// Calls are matched to replies by call id, in any order. Every frame a
+// logical client writes lands in the connection's output buffer; one writer
+// coroutine sends whatever has accumulated while the previous write was in
+// flight, so frames of many logical clients leave in as few writes as
+// possible. Replies are dispatched synchronously from the reader to the
+// call's PendingCall, while the payload is still in the receive buffer.
+//
+// Thread-safety: a ClientConnection belongs to one io_context, which must
+// be run by one thread; every method must be called on that thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "common/bytes.h"
+#include "common/status.h"
+#include "rpc/frame.h"
+
+namespace wirebench::rpc {
+
+struct ClientOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  // Codec announced in the preamble.
+  uint8_t codec_id = 1;
+  // Largest reply frame accepted.
+  uint32_t max_frame = kDefaultMaxFrame;
+  bool tcp_nodelay = true;
+};
+
+// A call waiting for its reply; implemented by the caller.
+class PendingCall {
+ public:
+  // The reply arrived. `payload` is valid only during this call.
+  virtual void OnReply(const FrameHeader& header, ByteView payload) = 0;
+  // The connection failed before the reply arrived.
+  virtual void OnFailure(const Status& status) = 0;
+
+ protected:
+  ~PendingCall() = default;
+};
+
+// Counters of one connection (single writer: its thread).
+struct ClientConnectionStats {
+  uint64_t frames_out = 0, frames_in = 0;
+  uint64_t bytes_out = 0, bytes_in = 0;
+  uint64_t writes = 0, reads = 0;  // Socket operations: frames_out / writes = coalescing.
+  uint64_t stray_replies = 0;      // Replies whose call id matched no pending call.
+};
+
+class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
+ public:
+  // Connects, sends the preamble and starts the reader and writer.
+  static boost::asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> Connect(
+      boost::asio::io_context& ctx, ClientOptions options);
+
+  ClientConnection(boost::asio::io_context& ctx, boost::asio::ip::tcp::socket socket,
+                   ClientOptions options);
+  ~ClientConnection();
+  ClientConnection(const ClientConnection&) = delete;
+  ClientConnection& operator=(const ClientConnection&) = delete;
+
+  // Starts a call: writes the frame header and returns the buffer to append
+  // the payload to; then call Send() (or Abandon() if encoding failed).
+  // Returns nullptr if the connection has failed (see error()) or has 65535
+  // calls in flight.
+  ByteBuffer* BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id = nullptr);
+  void Send();
+  void Abandon();
+
+  // Forgets a pending call without failing it (its owner is going away).
+  void Cancel(uint32_t call_id);
+
+  bool ok() const { return error_.ok(); }
+  // Why the connection failed: names the server and the cause.
+  const Status& error() const { return error_; }
+  size_t inflight() const { return inflight_; }
+  const ClientConnectionStats& stats() const { return stats_; }
+  std::string peer() const;
+  // Closes the socket; pending calls fail with Aborted.
+  void Close();
+
+ private:
+  struct Slot {
+    PendingCall* pending = nullptr;
+    uint32_t call_id = 0;
+  };
+  void StartLoops();
+  boost::asio::awaitable<void> ReadLoop();
+  boost::asio::awaitable<void> WriteLoop();
+  void FailAll(const Status& status);
+  void DispatchFrame(const Frame& f);
+
+  boost::asio::io_context& ctx_;
+  boost::asio::ip::tcp::socket socket_;
+  ClientOptions options_;
+  ByteBuffer in_;
+  ByteBuffer out_;
+  ByteBuffer writing_;
+  boost::asio::steady_timer write_signal_;
+  bool writer_waiting_ = false;
+  bool closed_ = false;
+  Status error_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  uint32_t generation_ = 1;
+  size_t inflight_ = 0;
+  size_t open_frame_ = SIZE_MAX;  // Offset in out_ of the frame being encoded.
+  uint32_t open_slot_ = 0;
+  ClientConnectionStats stats_;
+};
+
+// Blocking one-shot call on a fresh connection (for Stats and Ping from
+// the command line): returns the reply payload, or an error naming the
+// server and the cause. Fails after `timeout_ms`.
+StatusOr<std::string> CallOnce(const ClientOptions& options, Method method, ByteView payload,
+                               int timeout_ms = 10000);
+
+}  // namespace wirebench::rpc

@@ -1,0 +1,83 @@
+// The RPC server: N I/O threads with one Asio event loop each, connections
+// assigned round-robin (Asio's server2 shape), an optional handler pool, and
+// the codec-independent Ping and Stats methods.
+//
+// Each connection runs a reader and a writer coroutine on its I/O thread.
+// The reader parses frames in place in the receive buffer; in inline mode
+// (handlers = 0) it calls the Service's CallHandler right there and appends
+// the reply to the connection's output buffer, so all replies to one read
+// leave in one write. With handlers = H, calls are copied into pooled call
+// objects, queued to H handler threads, and their replies posted back to the
+// I/O thread (HBase's reader -> call queue -> handler -> responder path).
+//
+// Thread-safety: Start, Stop and Wait may be called from any one thread;
+// StatsJson from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/status.h"
+#include "rpc/frame.h"
+#include "rpc/service.h"
+
+namespace wirebench::rpc {
+
+struct ServerOptions {
+  // Address to bind; loopback by default so a benchmark server is not exposed.
+  std::string bind = "127.0.0.1";
+  // TCP port; 0 picks a free one (see Server::port()).
+  uint16_t port = 0;
+  // Event-loop threads serving connections.
+  int io_threads = 1;
+  // Handler threads; 0 runs the region inline on the I/O thread.
+  int handlers = 0;
+  // Largest accepted frame `length` (bytes after the length word).
+  uint32_t max_frame = kDefaultMaxFrame;
+  // TCP_NODELAY on accepted sockets (HBase's default too).
+  bool tcp_nodelay = true;
+  // Most open connections; further ones get an error frame and are closed.
+  int max_connections = 10000;
+  // Most calls of one connection being handled or waiting for their reply to
+  // be written; the reader stops reading beyond it (back-pressure).
+  int max_inflight_per_connection = 4096;
+  // Most reply bytes queued for one connection before the reader stops
+  // reading (back-pressure against clients that never read).
+  size_t max_queued_bytes = 64u << 20;
+  // A connection that sends nothing for this long while a frame is
+  // incomplete, or before its preamble, is closed. 0 = never.
+  int idle_timeout_ms = 30000;
+};
+
+class Server {
+ public:
+  // `service` must outlive the server.
+  Server(const ServerOptions& options, Service* service);
+  ~Server();  // Stops and joins.
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, listens and starts the I/O and handler threads.
+  Status Start();
+  // The bound port (after Start).
+  uint16_t port() const;
+  std::string address() const;  // "HOST:PORT".
+  // Stops accepting, closes every connection (calls in flight are dropped)
+  // and joins all threads. Idempotent.
+  void Stop();
+  // Blocks until Stop() has been called (from another thread or a signal).
+  void Wait();
+
+  // The server's counters: calls per method, frames and bytes in and out,
+  // connections, per-thread CPU and allocations, plus the Service's figures.
+  nlohmann::json StatsJson();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wirebench::rpc

@@ -1,0 +1,339 @@
+// The server side of one connection. Reader: preamble, then frames parsed in
+// place and dispatched; writer: swaps the output buffer and writes it whole,
+// so every reply produced while the previous write was in flight leaves in
+// the next single write.
+#include <chrono>
+
+#include "rpc/log.h"
+#include "rpc/server_internal.h"
+
+namespace wirebench::rpc {
+
+namespace {
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+constexpr size_t kReadChunk = 64 * 1024;
+}  // namespace
+
+ServerConnection::ServerConnection(ServerImplBase* server, IoThread* io, tcp::socket socket,
+                                   std::string peer)
+    : server_(server),
+      io_(io),
+      socket_(std::move(socket)),
+      peer_(std::move(peer)),
+      write_signal_(io->ctx),
+      read_signal_(io->ctx),
+      watchdog_(io->ctx),
+      last_read_(std::chrono::steady_clock::now()) {
+  in_.Reserve(kReadChunk);
+  out_.Reserve(kReadChunk);
+  writing_.Reserve(kReadChunk);
+}
+
+ServerConnection::~ServerConnection() = default;
+
+void ServerConnection::Start(std::string refuse_reason) {
+  io_->connections.insert(this);
+  Bump(io_->stats.accepted, 1);
+  io_->stats.active.fetch_add(1, std::memory_order_relaxed);
+  auto self = shared_from_this();
+  asio::co_spawn(io_->ctx, [self]() { return self->WriteLoop(); }, asio::detached);
+  if (!refuse_reason.empty()) {
+    Bump(io_->stats.refused, 1);
+    LogRateLimited("refused connection from " + peer_ + ": " + refuse_reason);
+    AppendErrorFrame(&out_, 0, 0, CallStatus::kOverloaded, refuse_reason);
+    close_after_flush_ = true;
+    WakeWriter();
+    return;
+  }
+  asio::co_spawn(io_->ctx, [self]() { return self->ReadLoop(); }, asio::detached);
+  if (server_->options().idle_timeout_ms > 0)
+    asio::co_spawn(io_->ctx, [self]() { return self->Watchdog(); }, asio::detached);
+}
+
+void ServerConnection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  write_signal_.cancel();
+  read_signal_.cancel();
+  watchdog_.cancel();
+  io_->connections.erase(this);
+  Bump(io_->stats.closed, 1);
+  io_->stats.active.fetch_sub(1, std::memory_order_relaxed);
+  server_->active_connections.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool ServerConnection::Backlogged() const {
+  return inflight_ >= server_->options().max_inflight_per_connection ||
+         out_.size() >= server_->options().max_queued_bytes;
+}
+
+void ServerConnection::WakeWriter() {
+  if (writer_waiting_) write_signal_.cancel();
+}
+
+void ServerConnection::WakeReader() {
+  if (reader_waiting_ && !Backlogged()) read_signal_.cancel();
+}
+
+void ServerConnection::Fatal(CallStatus status, uint32_t call_id, const std::string& why) {
+  LogRateLimited("closing connection from " + peer_ + ": " + why);
+  AppendErrorFrame(&out_, call_id, 0, status, why);
+  Bump(io_->stats.frames_out, 1);
+  close_after_flush_ = true;
+  WakeWriter();
+}
+
+asio::awaitable<bool> ServerConnection::ReadMore() {
+  if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+  auto [ec, n] = co_await socket_.async_read_some(
+      asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+  if (ec) co_return false;
+  in_.Resize(in_.size() + n);
+  Bump(io_->stats.bytes_in, n);
+  last_read_ = std::chrono::steady_clock::now();
+  co_return true;
+}
+
+asio::awaitable<void> ServerConnection::ReadLoop() {
+  auto self = shared_from_this();
+  // Preamble: magic, version, codec.
+  for (;;) {
+    Preamble p;
+    std::string why;
+    ParseResult r = ParsePreamble(in_.view(), &p, &why);
+    if (r == ParseResult::kBad) {
+      Fatal(CallStatus::kBadPreamble, 0, why);
+      co_return;
+    }
+    if (r == ParseResult::kComplete) {
+      if (p.version != kProtocolVersion) {
+        Fatal(CallStatus::kBadPreamble, 0,
+              "unsupported protocol version " + std::to_string(p.version) +
+                  "; this server speaks version " + std::to_string(kProtocolVersion));
+        co_return;
+      }
+      auto handler = server_->service()->NewCallHandler(p.codec_id);
+      if (!handler.ok()) {
+        Fatal(CallStatus::kBadPreamble, 0, std::string(handler.status().message()));
+        co_return;
+      }
+      codec_id_ = p.codec_id;
+      if (server_->pool() == nullptr) handler_ = std::move(handler).value();
+      in_.Consume(kPreambleSize);
+      preamble_done_ = true;
+      break;
+    }
+    if (!co_await ReadMore()) {
+      Close();
+      co_return;
+    }
+  }
+  for (;;) {
+    if (!ProcessFrames()) co_return;
+    while (Backlogged() && !closed_) {
+      reader_waiting_ = true;
+      read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+      co_await read_signal_.async_wait(kNoThrow);
+      reader_waiting_ = false;
+    }
+    if (closed_ || close_after_flush_) co_return;
+    if (!co_await ReadMore()) {
+      // EOF or error: let queued replies go out, then close.
+      close_after_flush_ = true;
+      WakeWriter();
+      co_return;
+    }
+  }
+}
+
+bool ServerConnection::ProcessFrames() {
+  const uint32_t max_frame = server_->options().max_frame;
+  size_t pos = 0;
+  bool ok = true;
+  while (!Backlogged()) {
+    Frame f;
+    std::string why;
+    ByteView rest(in_.data() + pos, in_.size() - pos);
+    ParseResult r = ParseFrame(rest, max_frame, &f, &why);
+    if (r == ParseResult::kNeedMore) {
+      // Make room for the whole frame once its length is known.
+      if (rest.size() >= kLengthSize) in_.Reserve(pos + kLengthSize + LoadLE32(rest.data()));
+      break;
+    }
+    if (r == ParseResult::kBad) {
+      uint32_t call_id = rest.size() >= 8 ? LoadLE32(rest.data() + 4) : 0;
+      uint32_t length = LoadLE32(rest.data());
+      Fatal(length > max_frame ? CallStatus::kFrameTooLarge : CallStatus::kBadRequest, call_id,
+            why);
+      ok = false;
+      break;
+    }
+    Bump(io_->stats.frames_in, 1);
+    Dispatch(f);
+    pos += f.total_size;
+  }
+  in_.Consume(pos);
+  if (!out_.empty()) WakeWriter();
+  return ok;
+}
+
+void ServerConnection::QueueReply(ByteView frame) {
+  out_.Append(frame);
+  Bump(io_->stats.frames_out, 1);
+  if (frame.size() >= kFrameHeaderSize && frame[kLengthSize + 5] != uint8_t(CallStatus::kOk))
+    Bump(io_->stats.failed_calls, 1);
+}
+
+void ServerConnection::Dispatch(const Frame& f) {
+  const FrameHeader& h = f.header;
+  if (!IsKnownMethod(h.method)) {
+    Bump(io_->stats.unknown_method_calls, 1);
+    Bump(io_->stats.failed_calls, 1);
+    Bump(io_->stats.frames_out, 1);
+    AppendErrorFrame(&out_, h.call_id, h.method, CallStatus::kUnknownMethod,
+                     "unknown method " + std::to_string(h.method) + "; known methods are 1-" +
+                         std::to_string(kMaxMethod));
+    return;
+  }
+  Bump(io_->stats.calls[h.method], 1);
+  switch (Method(h.method)) {
+    case Method::kPing: {
+      size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
+      out_.Append(f.payload);
+      EndFrame(&out_, off);
+      Bump(io_->stats.frames_out, 1);
+      return;
+    }
+    case Method::kStats: {
+      std::string json = server_->StatsReply();
+      size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
+      out_.Append(ByteView(json));
+      EndFrame(&out_, off);
+      Bump(io_->stats.frames_out, 1);
+      return;
+    }
+    default:
+      break;
+  }
+  if (server_->pool() == nullptr) {
+    HandleInline(f);
+    return;
+  }
+  std::unique_ptr<PooledCall> call = io_->AcquireCall();
+  call->conn = shared_from_this();
+  call->codec_id = codec_id_;
+  call->header = h;
+  call->request.Clear();
+  call->request.Append(f.payload);
+  ++inflight_;
+  server_->pool()->Submit(std::move(call));
+}
+
+void ServerConnection::HandleInline(const Frame& f) {
+  const FrameHeader& h = f.header;
+  const size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
+  CallOutcome outcome;
+  handler_->Handle(h, f.payload, &out_, &outcome);
+  if (outcome.status != CallStatus::kOk) {
+    out_.Resize(off + kFrameHeaderSize);
+    SetFrameStatus(&out_, off, uint8_t(outcome.status));
+    out_.Append(ByteView(outcome.error));
+    Bump(io_->stats.failed_calls, 1);
+  }
+  EndFrame(&out_, off);
+  if (outcome.reply_delay_us > 0) {
+    ByteView frame(out_.data() + off, out_.size() - off);
+    DelayReply(frame, outcome.reply_delay_us);
+    out_.Resize(off);
+    return;
+  }
+  Bump(io_->stats.frames_out, 1);
+}
+
+void ServerConnection::DelayReply(ByteView frame, uint32_t delay_us) {
+  // Calibration path only: one timer per held reply.
+  std::unique_ptr<PooledCall> call = io_->AcquireCall();
+  call->reply.Clear();
+  call->reply.Append(frame);
+  ++inflight_;
+  auto timer = std::make_shared<asio::steady_timer>(io_->ctx, std::chrono::microseconds(delay_us));
+  auto self = shared_from_this();
+  PooledCall* raw = call.release();
+  timer->async_wait([self, timer, raw](const boost::system::error_code&) {
+    std::unique_ptr<PooledCall> c(raw);
+    --self->inflight_;
+    if (!self->closed_) {
+      self->QueueReply(c->reply.view());
+      self->WakeWriter();
+      self->WakeReader();
+    }
+    self->io_->ReleaseCall(std::move(c));
+  });
+}
+
+void ServerConnection::OnHandled(std::unique_ptr<PooledCall> call) {
+  call->conn.reset();
+  if (closed_) {
+    io_->ReleaseCall(std::move(call));
+    return;
+  }
+  if (call->reply_delay_us > 0) {
+    DelayReply(call->reply.view(), call->reply_delay_us);
+    --inflight_;
+  } else {
+    --inflight_;
+    QueueReply(call->reply.view());
+    WakeWriter();
+  }
+  io_->ReleaseCall(std::move(call));
+  WakeReader();
+}
+
+asio::awaitable<void> ServerConnection::WriteLoop() {
+  auto self = shared_from_this();
+  while (!closed_) {
+    if (out_.empty()) {
+      if (close_after_flush_ && inflight_ == 0) break;
+      writer_waiting_ = true;
+      write_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+      co_await write_signal_.async_wait(kNoThrow);
+      writer_waiting_ = false;
+      continue;
+    }
+    writing_.Swap(out_);
+    out_.Clear();
+    WakeReader();
+    auto [ec, n] = co_await asio::async_write(
+        socket_, asio::buffer(writing_.data(), writing_.size()), kNoThrow);
+    if (ec) break;
+    Bump(io_->stats.bytes_out, n);
+    writing_.Clear();
+  }
+  Close();
+}
+
+asio::awaitable<void> ServerConnection::Watchdog() {
+  auto self = shared_from_this();
+  const auto timeout = std::chrono::milliseconds(server_->options().idle_timeout_ms);
+  while (!closed_) {
+    watchdog_.expires_at(last_read_ + timeout);
+    co_await watchdog_.async_wait(kNoThrow);
+    if (closed_) break;
+    // Only a connection that is part-way through something (no preamble yet,
+    // or an incomplete frame) is closed for being idle.
+    const bool partial = !preamble_done_ || !in_.empty();
+    if (partial && std::chrono::steady_clock::now() - last_read_ >= timeout) {
+      LogRateLimited("closing connection from " + peer_ + ": idle for " +
+                     std::to_string(timeout.count()) + " ms with an incomplete " +
+                     (preamble_done_ ? "frame" : "preamble"));
+      Close();
+      break;
+    }
+    if (!partial) last_read_ = std::chrono::steady_clock::now();
+  }
+}
+
+}  // namespace wirebench::rpc
