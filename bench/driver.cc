@@ -268,15 +268,41 @@ CounterTotals ClientCounters() {
   return c;
 }
 
-StatusOr<nlohmann::json> FetchStats(const DriverOptions& o) {
-  rpc::ClientOptions co;
-  co.host = o.host;
-  co.port = o.port;
-  auto reply = rpc::CallOnce(co, Method::kStats, ByteView());
-  if (!reply.ok()) return reply.status();
-  auto j = nlohmann::json::parse(*reply, nullptr, false);
-  if (j.is_discarded()) return Status::Corruption("server Stats reply is not JSON");
-  return j;
+// Fetches the server's Stats over an existing load connection (on its
+// thread), so no connection is set up on the server inside the measured
+// phase and the figures are the same whether the server is local or remote.
+class StatsCall final : public rpc::PendingCall {
+ public:
+  void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+    if (h.status != uint8_t(CallStatus::kOk)) {
+      done.set_value(Status::Unavailable("server Stats call failed: " + payload.ToString()));
+      return;
+    }
+    auto j = nlohmann::json::parse(payload.str(), nullptr, false);
+    if (j.is_discarded()) {
+      done.set_value(Status::Corruption("server Stats reply is not JSON"));
+    } else {
+      done.set_value(std::move(j));
+    }
+  }
+  void OnFailure(const Status& s) override { done.set_value(s); }
+  std::promise<StatusOr<nlohmann::json>> done;
+};
+
+StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
+  StatsCall call;
+  auto reply = call.done.get_future();
+  bool sent = false;
+  RunOn(t, [&] {
+    rpc::ClientConnection* c = t->conns.front().get();
+    if (c->BeginCall(uint8_t(Method::kStats), &call) == nullptr) return;
+    c->Send();
+    sent = true;
+  });
+  if (!sent) return Status::Unavailable("cannot send the Stats call: connection is down");
+  if (reply.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+    return Status::Unavailable("no Stats reply from the server within 10 s");
+  return reply.get();
 }
 
 }  // namespace
@@ -396,7 +422,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   }
   // Measured phase begins.
   if (o.fetch_server_stats) {
-    auto before = FetchStats(o);
+    auto before = FetchStats(threads.front().get());
     if (before.ok()) {
       result.server_before = *before;
     } else {
@@ -457,7 +483,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   result.client_usage = ClientUsage() - usage_before;
   result.client_counters = ClientCounters() - counters_before;
   if (o.fetch_server_stats && !state.failed.load()) {
-    auto after = FetchStats(o);
+    auto after = FetchStats(threads.front().get());
     if (after.ok()) {
       result.server_after = *after;
     } else {

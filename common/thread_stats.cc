@@ -39,9 +39,12 @@ inline Slot* ThisSlot() { return t_slot ? t_slot : ClaimSlot(); }
 
 CounterTotals Read(const ThreadCounters& c) {
   CounterTotals t;
-  t.allocs = c.allocs.load(std::memory_order_relaxed);
-  t.alloc_bytes = c.alloc_bytes.load(std::memory_order_relaxed);
-  t.frees = c.frees.load(std::memory_order_relaxed);
+  t.allocs = c.allocs.load(std::memory_order_relaxed) -
+             c.excluded_allocs.load(std::memory_order_relaxed);
+  t.alloc_bytes = c.alloc_bytes.load(std::memory_order_relaxed) -
+                  c.excluded_alloc_bytes.load(std::memory_order_relaxed);
+  t.frees = c.frees.load(std::memory_order_relaxed) -
+            c.excluded_frees.load(std::memory_order_relaxed);
   t.encode_copied = c.encode_copied.load(std::memory_order_relaxed);
   t.decode_copied = c.decode_copied.load(std::memory_order_relaxed);
   return t;
@@ -145,6 +148,13 @@ ThreadUsage ThreadUsage::operator-(const ThreadUsage& o) const {
 ThreadCounters* ThisThreadCounters() { return &ThisSlot()->counters; }
 
 CounterTotals ThisThreadTotals() { return Read(ThisSlot()->counters); }
+
+void ExcludeFromThisThread(const CounterTotals& d) {
+  ThreadCounters& c = ThisSlot()->counters;
+  Bump(c.excluded_allocs, d.allocs);
+  Bump(c.excluded_alloc_bytes, d.alloc_bytes);
+  Bump(c.excluded_frees, d.frees);
+}
 
 CounterTotals ProcessTotals() {
   CounterTotals t;

@@ -39,6 +39,11 @@ struct ThreadCounters {
   std::atomic<uint64_t> frees{0};
   std::atomic<uint64_t> encode_copied{0};  // Payload bytes a codec copied while encoding.
   std::atomic<uint64_t> decode_copied{0};  // Payload bytes a codec copied while decoding.
+  // Allocations the instrument made for itself (serving Stats calls), which
+  // readers subtract so the figures show only the work being measured.
+  std::atomic<uint64_t> excluded_allocs{0};
+  std::atomic<uint64_t> excluded_alloc_bytes{0};
+  std::atomic<uint64_t> excluded_frees{0};
 };
 
 // Snapshot of the counters above, summed over some set of threads.
@@ -63,8 +68,11 @@ inline void Bump(std::atomic<uint64_t>& c, uint64_t n) {
 inline void CountEncodeCopy(size_t n) { Bump(ThisThreadCounters()->encode_copied, n); }
 inline void CountDecodeCopy(size_t n) { Bump(ThisThreadCounters()->decode_copied, n); }
 
-// The calling thread's totals so far.
+// The calling thread's totals so far (net of excluded allocations).
 CounterTotals ThisThreadTotals();
+// Excludes `d`'s allocations, bytes and frees from the calling thread's
+// totals from now on (the instrument's own work, e.g. a Stats reply).
+void ExcludeFromThisThread(const CounterTotals& d);
 // Totals over every thread that ever touched a counter in this process.
 CounterTotals ProcessTotals();
 // Totals over registered threads of one role.

@@ -1,6 +1,8 @@
 #include "rpc/server.h"
 
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +16,7 @@ namespace wirebench::rpc {
 namespace {
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kMaxPooledCalls = 4096;
+int CurrentTid() { return int(syscall(SYS_gettid)); }
 }  // namespace
 
 std::unique_ptr<PooledCall> IoThread::AcquireCall() {
@@ -193,14 +196,17 @@ class Server::Impl final : public ServerImplBase {
 
   uint16_t port() const { return port_; }
 
-  std::string StatsReply() override {
-    // Exclude the Stats call's own allocations from the counters it reports.
-    const CounterTotals before = ThisThreadTotals();
-    std::string out = StatsJsonExcluding().dump();
-    const CounterTotals used = ThisThreadTotals() - before;
-    stats_self_allocs_.fetch_add(used.allocs + 2, std::memory_order_relaxed);
-    stats_self_bytes_.fetch_add(used.alloc_bytes + out.size(), std::memory_order_relaxed);
-    return out;
+  std::string StatsReply(const CounterTotals& own_at_entry) override {
+    nlohmann::json j = StatsJsonExcluding();
+    // This thread's counters as they were when the Stats call arrived: the
+    // reply's own allocations are excluded (see ExcludeFromThisThread).
+    const int tid = CurrentTid();
+    for (auto& t : j["threads"]) {
+      if (t["tid"].get<int>() != tid) continue;
+      t["allocs"] = own_at_entry.allocs;
+      t["alloc_bytes"] = own_at_entry.alloc_bytes;
+    }
+    return j.dump();
   }
 
   nlohmann::json StatsJsonExcluding() {
@@ -249,6 +255,7 @@ class Server::Impl final : public ServerImplBase {
         continue;
       threads.push_back({{"role", ThreadRoleName(t.role)},
                          {"name", t.name},
+                         {"tid", t.tid},
                          {"cpu_ns", t.usage.cpu_ns},
                          {"user_ns", t.usage.user_ns},
                          {"sys_ns", t.usage.sys_ns},
@@ -260,8 +267,6 @@ class Server::Impl final : public ServerImplBase {
                          {"decode_copied", t.counters.decode_copied}});
     }
     j["threads"] = threads;
-    j["stats_self"] = {{"allocs", stats_self_allocs_.load(std::memory_order_relaxed)},
-                       {"alloc_bytes", stats_self_bytes_.load(std::memory_order_relaxed)}};
     j["allocation_counting"] = AllocationCountingActive();
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -320,8 +325,6 @@ class Server::Impl final : public ServerImplBase {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   std::chrono::steady_clock::time_point start_time_;
-  std::atomic<uint64_t> stats_self_allocs_{0};
-  std::atomic<uint64_t> stats_self_bytes_{0};
 };
 
 Server::Server(const ServerOptions& options, Service* service)

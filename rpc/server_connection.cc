@@ -208,10 +208,16 @@ void ServerConnection::Dispatch(const Frame& f) {
       return;
     }
     case Method::kStats: {
-      std::string json = server_->StatsReply();
-      size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
-      out_.Append(ByteView(json));
-      EndFrame(&out_, off);
+      // The instrument's own work: excluded from this thread's allocation
+      // counts so they show only the calls being measured.
+      const CounterTotals at_entry = ThisThreadTotals();
+      {
+        std::string json = server_->StatsReply(at_entry);
+        size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
+        out_.Append(ByteView(json));
+        EndFrame(&out_, off);
+      }
+      ExcludeFromThisThread(ThisThreadTotals() - at_entry);
       Bump(io_->stats.frames_out, 1);
       return;
     }

@@ -99,7 +99,9 @@ class ServerImplBase {
   virtual const ServerOptions& options() const = 0;
   virtual Service* service() = 0;
   virtual HandlerPool* pool() = 0;  // Null in inline mode.
-  virtual std::string StatsReply() = 0;
+  // The Stats reply; `own_at_entry` is the calling thread's counters when
+  // the call arrived.
+  virtual std::string StatsReply(const CounterTotals& own_at_entry) = 0;
   std::atomic<int64_t> active_connections{0};
 };
 

@@ -1,0 +1,49 @@
+// After warm-up, a put round trip through client, raw codec, server and null
+// region allocates nothing: counted exactly by the operator new hook, on the
+// client's event-loop threads and on the server's I/O threads.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/driver.h"
+#include "nullregion/null_region.h"
+#include "nullregion/region_service.h"
+#include "rpc/server.h"
+#include "tests/test_workloads.h"
+
+namespace wirebench {
+namespace {
+
+uint64_t ServerIoAllocs(const nlohmann::json& stats) {
+  uint64_t n = 0;
+  for (const auto& t : stats["threads"])
+    if (t["role"] == "server-io") n += t["allocs"].get<uint64_t>();
+  return n;
+}
+
+TEST(AllocSteadyState, PutRoundTripAllocatesNothing) {
+  ASSERT_TRUE(AllocationCountingActive()) << "the allocation hook is not linked";
+  auto region = NewNullRegion({});
+  RegionService service(region.get());
+  rpc::Server server({}, &service);
+  ASSERT_TRUE(server.Start().ok());
+  testing::MixedWorkload w(/*puts_only=*/true);
+  DriverOptions d;
+  d.port = server.port();
+  d.codec = "raw";
+  d.threads = 8;
+  d.warmup_seconds = 0.3;
+  d.operations = 20000;
+  auto r = RunLoad(d, &w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->partial) << r->error.ToString();
+  ASSERT_EQ(r->operations, 20000u);
+  EXPECT_EQ(r->client_counters.allocs, 0u)
+      << r->client_counters.alloc_bytes << " bytes allocated by client loop threads";
+  ASSERT_TRUE(r->server_before.is_object());
+  ASSERT_TRUE(r->server_after.is_object());
+  EXPECT_EQ(ServerIoAllocs(r->server_after) - ServerIoAllocs(r->server_before), 0u);
+}
+
+}  // namespace
+}  // namespace wirebench
