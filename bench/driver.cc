@@ -189,9 +189,14 @@ void LogicalClient::Record(OpType type, OpResult result, Clock::time_point inten
   const int64_t latency = Nanos(end - start);
   OpStats& s = thread_->stats[t];
   OpStats& iv = thread_->interval[t];
-  s.latency.Record(latency);
-  iv.latency.Record(latency);
-  if (interval_ns_ > 0) {
+  if (result == OpResult::kError) {
+    s.failed_latency.Record(latency);
+    iv.failed_latency.Record(latency);
+  } else {
+    s.latency.Record(latency);
+    iv.latency.Record(latency);
+  }
+  if (interval_ns_ > 0 && result != OpResult::kError) {
     const int64_t intended_latency = Nanos(end - intended);
     s.intended_latency.Record(intended_latency);
     iv.intended_latency.Record(intended_latency);
@@ -238,7 +243,7 @@ asio::awaitable<void> LogicalClient::Run() {
     if (failed_) break;
     const Clock::time_point end = Clock::now();
     stream_->Finish(op_, read_result_);
-    if (op_.ncalls > 0) Record(op_.type, read_result_, intended, start, end, measured);
+    Record(op_.type, read_result_, intended, start, end, measured);
     if (measured) --quota_;
   }
   if (failed_) state_->Fail();
@@ -306,6 +311,13 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
 }
 
 }  // namespace
+
+void OpStats::Add(const OpStats& o) {
+  latency.Add(o.latency);
+  intended_latency.Add(o.intended_latency);
+  failed_latency.Add(o.failed_latency);
+  for (size_t r = 0; r < results.size(); ++r) results[r] += o.results[r];
+}
 
 void RequestStop() { g_stop_requested.store(true); }
 void ResetStopRequest() { g_stop_requested.store(false); }
@@ -458,12 +470,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
           std::swap(taken, raw->interval);
           snap.operations += raw->measured_ops;
         });
-        for (int k = 0; k < kOpTypes; ++k) {
-          snap.interval[size_t(k)].latency.Add(taken[size_t(k)].latency);
-          snap.interval[size_t(k)].intended_latency.Add(taken[size_t(k)].intended_latency);
-          for (size_t r = 0; r < snap.interval[size_t(k)].results.size(); ++r)
-            snap.interval[size_t(k)].results[r] += taken[size_t(k)].results[r];
-        }
+        for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
       }
       if (o.on_status) o.on_status(std::chrono::duration<double>(now - measure_start).count(), snap);
       next_status += std::chrono::duration_cast<Clock::duration>(
@@ -494,13 +501,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   for (auto& t : threads) {
     ClientThread* raw = t.get();
     RunOn(raw, [&] {
-      for (int k = 0; k < kOpTypes; ++k) {
-        OpStats& dst = result.ops[size_t(k)];
-        const OpStats& src = raw->stats[size_t(k)];
-        dst.latency.Add(src.latency);
-        dst.intended_latency.Add(src.intended_latency);
-        for (size_t r = 0; r < dst.results.size(); ++r) dst.results[r] += src.results[r];
-      }
+      for (int k = 0; k < kOpTypes; ++k) result.ops[size_t(k)].Add(raw->stats[size_t(k)]);
       result.schedule_lateness.Add(raw->lateness);
       result.operations += raw->measured_ops;
       for (auto& c : raw->conns) {

@@ -92,10 +92,15 @@ struct DriverOptions {
 
 // Per-operation-type figures of a run (or of an interval).
 struct OpStats {
-  hdr::Histogram latency;           // From the actual send, ns.
-  hdr::Histogram intended_latency;  // From the intended start (open loop), ns.
+  // OK and NOT_FOUND operations (YCSB's <OP>), ns from the actual send.
+  hdr::Histogram latency;
+  // The same from the intended start time (open loop), YCSB's Intended-<OP>.
+  hdr::Histogram intended_latency;
+  // Failed operations (YCSB's <OP>-FAILED), ns from the actual send.
+  hdr::Histogram failed_latency;
   std::array<uint64_t, size_t(OpResult::kCount)> results{};
   uint64_t count() const { return results[0] + results[1] + results[2]; }
+  void Add(const OpStats& o);
 };
 
 struct StatusSnapshot {

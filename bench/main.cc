@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bench/cli/server_command.h"
+#include "bench/cli/ycsb_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -13,8 +14,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   wirebench::AddServerCommand(app, &exit_code);
+  wirebench::AddYcsbCommands(app, &exit_code);
+  // YCSB's single-dash long options (-threads, -target) become --threads etc.
+  std::vector<std::string> args = wirebench::TranslateYcsbArgs(argc, argv);
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
-    app.parse(argc, argv);
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

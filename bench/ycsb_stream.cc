@@ -1,0 +1,133 @@
+#include "bench/ycsb_stream.h"
+
+#include "bench/ycsb/client_workload.h"
+
+namespace wirebench {
+
+namespace {
+
+OpType ToOpType(ycsb::OpType t) {
+  switch (t) {
+    case ycsb::OpType::kRead: return OpType::kRead;
+    case ycsb::OpType::kUpdate: return OpType::kUpdate;
+    case ycsb::OpType::kInsert: return OpType::kInsert;
+    case ycsb::OpType::kScan: return OpType::kScan;
+    case ycsb::OpType::kReadModifyWrite: return OpType::kReadModifyWrite;
+  }
+  return OpType::kRead;
+}
+
+class YcsbStream final : public OpStream {
+ public:
+  YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index)
+      : core_(core), phase_(phase), client_(core->NewClient(uint32_t(client_index))) {}
+
+  bool Next(PlannedOp* p) override {
+    ycsb::Operation& op = op_;
+    if (phase_ == YcsbPhase::kLoad) {
+      if (!client_->NextLoadOperation(&op)) return false;
+    } else {
+      op = client_->NextOperation();
+    }
+    p->type = ToOpType(op.type);
+    p->key_number = uint64_t(op.keynum);
+    p->ncalls = 1;
+    flushing_ = false;
+    const bool buffering = client_->config().client_buffering;
+    switch (op.type) {
+      case ycsb::OpType::kRead:
+        Get(&p->calls[0], client_->BuildRead(op));
+        break;
+      case ycsb::OpType::kScan:
+        p->calls[0].method = Method::kScan;
+        p->calls[0].scan = client_->BuildScan(op);
+        break;
+      case ycsb::OpType::kUpdate:
+      case ycsb::OpType::kInsert:
+        if (buffering) {
+          // BufferedMutator: the put only goes into the buffer, unless the
+          // buffer is full, in which case this operation pays for the flush.
+          if (client_->BufferPut(op)) {
+            Multi(&p->calls[0]);
+            flushing_ = true;
+          } else {
+            p->ncalls = 0;
+          }
+        } else {
+          Put(&p->calls[0], op.type == ycsb::OpType::kInsert ? client_->BuildInsert(op)
+                                                             : client_->BuildUpdate(op));
+        }
+        break;
+      case ycsb::OpType::kReadModifyWrite:
+        Get(&p->calls[0], client_->BuildRead(op));
+        if (buffering) {
+          if (client_->BufferPut(op)) {
+            Multi(&p->calls[1]);
+            flushing_ = true;
+            p->ncalls = 2;
+          }
+        } else {
+          Put(&p->calls[1], client_->BuildUpdate(op));
+          p->ncalls = 2;
+        }
+        break;
+    }
+    return true;
+  }
+
+  OpResult OnRead(const PlannedOp& p, const GetResponse& read) override {
+    if (client_->config().data_integrity) {
+      Status s = client_->VerifyRead(read.result);
+      if (s.ok()) return OpResult::kOk;
+      return s.code() == Status::Code::kNotFound ? OpResult::kNotFound : OpResult::kError;
+    }
+    return read.result.exists || !read.result.cells.empty() ? OpResult::kOk : OpResult::kNotFound;
+  }
+
+  void Finish(const PlannedOp& p, OpResult result) override {
+    if (flushing_) {
+      (void)client_->FinishFlush();
+      flushing_ = false;
+    }
+    // Buffered inserts are acknowledged by FinishFlush, when they are sent.
+    if (!client_->config().client_buffering) (void)client_->Acknowledge(op_);
+  }
+
+  bool Flush(PlannedOp* p) override {
+    if (!client_->config().client_buffering || client_->buffered_puts() == 0) return false;
+    // YCSB's HBase binding measures the final flush (in cleanup()) as an UPDATE.
+    p->type = OpType::kUpdate;
+    p->ncalls = 1;
+    Multi(&p->calls[0]);
+    flushing_ = true;
+    return true;
+  }
+
+ private:
+  static void Get(PlannedCall* c, const GetRequest& g) {
+    c->method = Method::kGet;
+    c->get = g;
+  }
+  static void Put(PlannedCall* c, const MutateRequest& m) {
+    c->method = Method::kMutate;
+    c->mutate = m;
+  }
+  void Multi(PlannedCall* c) {
+    c->method = Method::kMulti;
+    c->multi = client_->BufferedMulti();
+  }
+
+  ycsb::CoreWorkload* core_;
+  YcsbPhase phase_;
+  std::unique_ptr<ycsb::ClientWorkload> client_;
+  ycsb::Operation op_;
+  bool flushing_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<OpStream> YcsbWorkload::NewStream(int client_index, int) {
+  return std::make_unique<YcsbStream>(core_, phase_, client_index);
+}
+
+}  // namespace wirebench
