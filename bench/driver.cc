@@ -456,23 +456,27 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
                                                     std::chrono::duration<double>(
                                                         o.status_interval_s))
                               : Clock::time_point::max();
+  auto take_snapshot = [&](Clock::time_point now, bool final) {
+    StatusSnapshot snap;
+    snap.final = final;
+    for (auto& t : threads) {
+      ClientThread* raw = t.get();
+      std::array<OpStats, kOpTypes> taken;
+      RunOn(raw, [&] {
+        std::swap(taken, raw->interval);
+        snap.operations += raw->measured_ops;
+      });
+      for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
+    }
+    if (o.on_status) o.on_status(std::chrono::duration<double>(now - measure_start).count(), snap);
+  };
   for (;;) {
     wait_until(std::min(hard_end, next_status));
     if (state.clients_left.load() == 0 || state.failed.load() || g_stop_requested.load()) break;
     const Clock::time_point now = Clock::now();
     if (now >= hard_end) break;
     if (now >= next_status) {
-      StatusSnapshot snap;
-      for (auto& t : threads) {
-        ClientThread* raw = t.get();
-        std::array<OpStats, kOpTypes> taken;
-        RunOn(raw, [&] {
-          std::swap(taken, raw->interval);
-          snap.operations += raw->measured_ops;
-        });
-        for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
-      }
-      if (o.on_status) o.on_status(std::chrono::duration<double>(now - measure_start).count(), snap);
+      take_snapshot(now, /*final=*/false);
       next_status += std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(o.status_interval_s));
     }
@@ -489,6 +493,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
     measure_end = Clock::time_point(std::chrono::nanoseconds(state.last_end_ns.load()));
   result.client_usage = ClientUsage() - usage_before;
   result.client_counters = ClientCounters() - counters_before;
+  if (o.status_interval_s > 0) take_snapshot(measure_end, /*final=*/true);
   if (o.fetch_server_stats && !state.failed.load()) {
     auto after = FetchStats(threads.front().get());
     if (after.ok()) {

@@ -104,6 +104,7 @@ struct OpStats {
 };
 
 struct StatusSnapshot {
+  bool final = false;                     // The last one, at the end of the run.
   uint64_t operations = 0;                // Since the measured phase began.
   std::array<OpStats, kOpTypes> interval;  // Since the previous snapshot.
 };

@@ -4,8 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "bench/cli/compare_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
+#include "regions/wal/walpe.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -15,6 +17,12 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   wirebench::AddServerCommand(app, &exit_code);
   wirebench::AddYcsbCommands(app, &exit_code);
+  wirebench::AddCompareCommand(app, &exit_code);
+  // `walpe` has its own parser (HBase WALPerformanceEvaluation's options).
+  if (argc >= 2 && std::string(argv[1]) == "walpe") return wirebench::RunWalpe(argc - 1, argv + 1);
+  app.add_subcommand("walpe",
+                     "WAL performance evaluation (HBase's WALPerformanceEvaluation): "
+                     "wirebench walpe --help");
   // YCSB's single-dash long options (-threads, -target) become --threads etc.
   std::vector<std::string> args = wirebench::TranslateYcsbArgs(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);

@@ -1,5 +1,8 @@
 #include "bench/region_factory.h"
 
+#include "regions/memstore/memstore_region.h"
+#include "regions/wal/wal_region.h"
+
 namespace wirebench {
 
 void AddRegionOptions(CLI::App* cmd, RegionConfig* c) {
@@ -15,9 +18,17 @@ void AddRegionOptions(CLI::App* cmd, RegionConfig* c) {
   cmd->add_option("--delay-us", c->delay_us,
                   "Calibration: hold every reply this many us without using CPU")
       ->capture_default_str();
+  cmd->add_option("--wal-dir", c->wal_dir, "wal region: directory of the log (recovered on start)");
+  cmd->add_option("--wal-sync", c->wal_sync,
+                  "wal region: 'every' (acknowledge after the covering sync: group commit), "
+                  "'every-n' (sync every --wal-sync-interval edits, acknowledge before), or "
+                  "'none' (never fsync)")
+      ->capture_default_str();
+  cmd->add_option("--wal-sync-interval", c->wal_sync_interval, "wal region: N for --wal-sync every-n")
+      ->capture_default_str();
 }
 
-std::string RegionNames() { return "null"; }
+std::string RegionNames() { return "null, memstore, wal"; }
 
 StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& c) {
   if (c.name == "null") {
@@ -28,6 +39,25 @@ StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& c) {
     o.spin_us = c.spin_us;
     o.delay_us = c.delay_us;
     return NewNullRegion(o);
+  }
+  if (c.name == "memstore") return NewMemstoreRegion();
+  if (c.name == "wal") {
+    if (c.wal_dir.empty())
+      return Status::InvalidArgument("--region wal needs --wal-dir DIR (the log's directory)");
+    WalOptions w;
+    w.directory = c.wal_dir;
+    if (c.wal_sync == "every") {
+      w.sync_mode = WalSyncMode::kEveryEdit;
+    } else if (c.wal_sync == "every-n") {
+      w.sync_mode = WalSyncMode::kEveryNEdits;
+      w.sync_interval_edits = c.wal_sync_interval;
+    } else if (c.wal_sync == "none") {
+      w.nosync = true;
+    } else {
+      return Status::InvalidArgument("--wal-sync must be every, every-n or none, got '" +
+                                     c.wal_sync + "'");
+    }
+    return NewWalRegion(w);
   }
   return Status::InvalidArgument("unknown region '" + c.name + "'; known regions: " +
                                  RegionNames());

@@ -19,6 +19,7 @@ struct RegionConfig {
   uint32_t delay_us = 0;
   std::string wal_dir;
   std::string wal_sync = "every";  // Sync mode for the wal region.
+  uint32_t wal_sync_interval = 100;
 };
 
 void AddRegionOptions(CLI::App* cmd, RegionConfig* config);

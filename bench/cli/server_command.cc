@@ -22,6 +22,7 @@ struct ServerCommandOptions {
   rpc::ServerOptions server;
   RegionConfig region;
   std::string cpus;
+  bool quiet = false;
 };
 
 int RunServer(const ServerCommandOptions& o) {
@@ -54,13 +55,20 @@ int RunServer(const ServerCommandOptions& o) {
   }
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
-  std::fprintf(stderr, "wirebench server: region=%s codecs=[%s] io-threads=%d handlers=%d\n",
-               std::string((*region)->name()).c_str(), CodecNames().c_str(), o.server.io_threads,
-               o.server.handlers);
+  if (!o.quiet)
+    std::fprintf(stderr, "wirebench server: region=%s codecs=[%s] io-threads=%d handlers=%d\n",
+                 std::string((*region)->name()).c_str(), CodecNames().c_str(),
+                 o.server.io_threads, o.server.handlers);
+  if (o.region.name == "wal" && o.server.handlers == 0)
+    std::fprintf(stderr,
+                 "wirebench server: warning: the wal region blocks each put until its fsync; with "
+                 "--handlers 0 the I/O thread stalls and group commit cannot form (use e.g. "
+                 "--handlers 32)\n");
   int sig = 0;
   sigwait(&set, &sig);
-  std::fprintf(stderr, "wirebench server: %s received, stopping\n",
-               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (!o.quiet)
+    std::fprintf(stderr, "wirebench server: %s received, stopping\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
   server.Stop();
   return 0;
 }
@@ -96,6 +104,7 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "Close a connection idle this long with an incomplete frame (0 = never)")
       ->capture_default_str();
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
+  cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);
   cmd->callback([opts, exit_code] { *exit_code = RunServer(*opts); });
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/hdr/histogram_log.h"
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/local_server.h"
 #include "bench/ycsb/core_workload.h"
@@ -181,9 +182,10 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
                                      "--spin-us", std::to_string(o.region.spin_us),
                                      "--delay-us", std::to_string(o.region.delay_us)};
     if (!o.region.wal_dir.empty()) {
-      args.push_back("--wal-dir");
-      args.push_back(o.region.wal_dir);
+      args.insert(args.end(), {"--wal-dir", o.region.wal_dir, "--wal-sync", o.region.wal_sync,
+                               "--wal-sync-interval", std::to_string(o.region.wal_sync_interval)});
     }
+    if (o.quiet) args.push_back("--quiet");
     auto spawned = LocalServer::Spawn(args, o.server_cpus);
     if (!spawned.ok()) return spawned.status();
     local = std::move(spawned).value();
@@ -200,25 +202,52 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
 
   const std::string label = o.label.empty() ? "" : o.label + " ";
   const auto wall_start = std::chrono::steady_clock::now();
-  if (o.status) {
-    d.status_interval_s = *status_interval;
-    d.on_status = [&, last_ops = uint64_t(0), last_t = 0.0](double elapsed,
-                                                             const StatusSnapshot& s) mutable {
+  // Interval snapshots feed the -s status line (every status.interval s)
+  // and the .hlog file (one interval per second, one tag per operation).
+  std::ostringstream hlog_text;
+  std::unique_ptr<hdr::HistogramLogWriter> hlog;
+  if (!o.hlog_out.empty()) {
+    hlog = std::make_unique<hdr::HistogramLogWriter>(&hlog_text);
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    WB_RETURN_IF_ERROR(hlog->WriteComment("[wirebench " + std::string(o.load_phase ? "load" : "run") +
+                                          ", codec " + o.codec + "]"));
+    WB_RETURN_IF_ERROR(hlog->WriteHeader(now_ms, now_ms));
+  }
+  if (o.status || hlog) {
+    d.status_interval_s = hlog ? std::min(1.0, *status_interval) : *status_interval;
+    d.on_status = [&, last_ops = uint64_t(0), last_t = 0.0, last_hlog_t = 0.0,
+                   pending = std::array<OpStats, kOpTypes>()](
+                      double elapsed, const StatusSnapshot& s) mutable {
+      if (hlog) {
+        for (int t = 0; t < kOpTypes; ++t) {
+          const hdr::Histogram& h = s.interval[size_t(t)].latency;
+          if (h.total_count() == 0) continue;
+          (void)hlog->WriteInterval(OpTypeName(OpType(t)), last_hlog_t, elapsed - last_hlog_t, h);
+        }
+        last_hlog_t = elapsed;
+      }
+      if (!o.status) return;
+      for (int t = 0; t < kOpTypes; ++t) pending[size_t(t)].Add(s.interval[size_t(t)]);
+      if (!s.final && elapsed - last_t + 1e-3 < *status_interval) return;
       const double rate = elapsed > last_t ? double(s.operations - last_ops) / (elapsed - last_t) : 0;
       std::string line = label + YcsbTimestamp() + " " + std::to_string(int64_t(elapsed)) +
                          " sec: " + std::to_string(s.operations) + " operations; " +
                          hdr::JavaDoubleToString(rate) + " current ops/sec;";
       for (int t = 0; t < kOpTypes; ++t) {
-        if (s.interval[size_t(t)].latency.total_count() == 0) continue;
+        if (pending[size_t(t)].latency.total_count() == 0) continue;
         line += " " + hdr::FormatYcsbStatusSummary(OpTypeName(OpType(t)),
-                                                   s.interval[size_t(t)].latency);
+                                                   pending[size_t(t)].latency);
       }
       std::fprintf(stderr, "%s\n", line.c_str());
+      pending = {};
       last_ops = s.operations;
       last_t = elapsed;
     };
   }
-  std::fprintf(stderr, "wirebench %s: codec=%s threads=%d seed=%llu server=%s:%u%s\n",
+  if (!o.quiet)
+    std::fprintf(stderr, "wirebench %s: codec=%s threads=%d seed=%llu server=%s:%u%s\n",
                o.load_phase ? "load" : "run", o.codec.c_str(), d.threads,
                static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                local ? " (co-located child process)" : "");
@@ -282,6 +311,10 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
     WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, out.text));
   }
   if (!o.json_out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.json_out, out.json.dump(2)));
+  if (hlog) {
+    (void)hlog->Flush();
+    WB_RETURN_IF_ERROR(WriteFileAtomically(o.hlog_out, hlog_text.str()));
+  }
   return out;
 }
 
@@ -318,6 +351,8 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("--warmup", o->warmup, "Seconds of unmeasured warm-up before measuring")
       ->capture_default_str();
   cmd->add_option("--json", o->json_out, "Write the self-describing JSON result here");
+  cmd->add_option("--hlog", o->hlog_out,
+                  "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
   cmd->add_option("--server-io-threads", o->server_io_threads,
                   "Co-located server: I/O threads")

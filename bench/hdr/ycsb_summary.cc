@@ -1,0 +1,139 @@
+#include "bench/hdr/ycsb_summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace wirebench::hdr {
+
+namespace {
+
+// |d| = digits[0].digits[1..] x 10^exponent, digits the shortest that round-trip.
+struct Decimal {
+  bool negative = false;
+  std::string digits;
+  int exponent = 0;
+};
+
+// REQUIRES: d finite and non-zero.
+Decimal ShortestDecimal(double d) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), std::fabs(d), std::chars_format::scientific);
+  (void)ec;
+  std::string_view s(buf, static_cast<size_t>(end - buf));  // "4.127e+02"
+  Decimal out;
+  out.negative = std::signbit(d);
+  const size_t e = s.find('e');
+  for (char c : s.substr(0, e)) {
+    if (c != '.') out.digits += c;
+  }
+  out.exponent = std::atoi(std::string(s.substr(e + 1)).c_str());
+  while (out.digits.size() > 1 && out.digits.back() == '0') out.digits.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string YcsbDecimalFormat(double d) {
+  if (!std::isfinite(d)) return JavaDoubleToString(d);
+  // Java 8+ rounds HALF_EVEN on the double's exact binary value, which is
+  // what printf's correctly rounded conversion does.
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), "%.2f", d);
+  std::string out(buf);
+  while (out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  return out;
+}
+
+std::string JavaDoubleToString(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
+  const Decimal dec = ShortestDecimal(d);
+  std::string out = dec.negative ? "-" : "";
+  const double mag = std::fabs(d);
+  if (mag >= 1e-3 && mag < 1e7) {
+    if (dec.exponent >= 0) {
+      std::string int_part = dec.digits.substr(0, std::min(dec.digits.size(), size_t(dec.exponent) + 1));
+      int_part.append(static_cast<size_t>(dec.exponent) + 1 - int_part.size(), '0');
+      std::string frac = dec.digits.size() > int_part.size() ? dec.digits.substr(int_part.size()) : "0";
+      out += int_part + "." + frac;
+    } else {
+      out += "0." + std::string(static_cast<size_t>(-dec.exponent - 1), '0') + dec.digits;
+    }
+  } else {
+    out += dec.digits.substr(0, 1) + "." + (dec.digits.size() > 1 ? dec.digits.substr(1) : "0");
+    out += "E" + std::to_string(dec.exponent);
+  }
+  return out;
+}
+
+std::string YcsbPercentileName(double p) {
+  if (std::fmod(p, 1.0) == 0.0) {
+    const long long j = static_cast<long long>(p);
+    static const char* const kSuffixes[] = {"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"};
+    const long long mod100 = j % 100;
+    if (mod100 == 11 || mod100 == 12 || mod100 == 13) return std::to_string(j) + "th";
+    return std::to_string(j) + kSuffixes[std::llabs(j % 10)];
+  }
+  return JavaDoubleToString(p);
+}
+
+std::string YcsbPercentileMetric(double p) { return YcsbPercentileName(p) + "PercentileLatency(us)"; }
+
+StatusOr<std::vector<double>> ParseYcsbPercentiles(std::string_view list) {
+  std::vector<double> out;
+  while (true) {
+    const size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    double v = 0;
+    const char* end = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(item.data(), end, v);
+    if (item.empty() || ec != std::errc() || ptr != end || !(v >= 0 && v <= 100)) {
+      return Status::InvalidArgument("hdrhistogram.percentiles: '" + std::string(item) +
+                                     "' is not a percentile in [0, 100]; expected e.g. 50,95,99,99.9");
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+YcsbLatencySummary SummarizeForYcsb(const Histogram& h, const std::vector<double>& percentiles) {
+  YcsbLatencySummary s;
+  s.operations = h.total_count();
+  s.average_us = h.Mean() / 1000.0;
+  s.min_us = h.Min() / 1000;
+  s.max_us = h.Max() / 1000;
+  for (double p : percentiles) s.percentiles_us.emplace_back(p, h.ValueAtPercentile(p) / 1000);
+  return s;
+}
+
+std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const YcsbLatencySummary& s) {
+  const std::string prefix = "[" + std::string(section) + "], ";
+  std::vector<std::string> lines;
+  lines.push_back(prefix + "Operations, " + std::to_string(s.operations));
+  lines.push_back(prefix + "AverageLatency(us), " + JavaDoubleToString(s.average_us));
+  lines.push_back(prefix + "MinLatency(us), " + std::to_string(s.min_us));
+  lines.push_back(prefix + "MaxLatency(us), " + std::to_string(s.max_us));
+  for (const auto& [p, v] : s.percentiles_us) {
+    lines.push_back(prefix + YcsbPercentileMetric(p) + ", " + std::to_string(v));
+  }
+  return lines;
+}
+
+std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& h) {
+  auto us = [&](double p) { return std::to_string(h.ValueAtPercentile(p) / 1000); };
+  return "[" + std::string(name) + ": Count=" + std::to_string(h.total_count()) +
+         ", Max=" + std::to_string(h.Max() / 1000) + ", Min=" + std::to_string(h.Min() / 1000) +
+         ", Avg=" + YcsbDecimalFormat(h.Mean() / 1000.0) + ", 50=" + us(50) + ", 90=" + us(90) +
+         ", 99=" + us(99) + ", 99.9=" + us(99.9) + ", 99.99=" + us(99.99) + "]";
+}
+
+}  // namespace wirebench::hdr

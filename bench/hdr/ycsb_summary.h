@@ -1,0 +1,76 @@
+// The latency figures YCSB prints for one operation type, computed from a
+// nanosecond Histogram, and formatted as YCSB's OneMeasurementHdrHistogram
+// and TextMeasurementsExporter print them:
+//
+//   [READ], Operations, 1000
+//   [READ], AverageLatency(us), 412.7
+//   [READ], MinLatency(us), 201
+//   [READ], MaxLatency(us), 9871
+//   [READ], 95thPercentileLatency(us), 655
+//   [READ], 99.9PercentileLatency(us), 2011
+//
+// YCSB records whole microseconds ((end - start) / 1000 in ns) into an
+// HdrHistogram; from a nanosecond histogram the integer figures are the
+// nanosecond query divided by 1000 with truncation, and the average is
+// Mean() / 1000 printed as Java prints a double (Double.toString). Note that
+// YCSB names a fractional percentile without "th": 99.9 -> "99.9", exactly as
+// its ordinal() does; whole ones get English ordinals (1st, 2nd, 50th, 11th).
+// Also YCSB's status-thread summary "[READ: Count=.., Max=.., ...]".
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bench/hdr/histogram.h"
+#include "common/status.h"
+
+namespace wirebench::hdr {
+
+// YCSB's hdrhistogram.percentiles default.
+inline constexpr std::string_view kYcsbDefaultPercentiles = "50,95,99";
+
+struct YcsbLatencySummary {
+  int64_t operations = 0;
+  double average_us = 0;
+  int64_t min_us = 0;
+  int64_t max_us = 0;
+  // (percentile, value in us), in the order asked for.
+  std::vector<std::pair<double, int64_t>> percentiles_us;
+};
+
+YcsbLatencySummary SummarizeForYcsb(const Histogram& histogram_ns, const std::vector<double>& percentiles);
+
+// YCSB's ordinal(): 50 -> "50th", 1 -> "1st", 22 -> "22nd", 13 -> "13th",
+// 99.9 -> "99.9" (Java's Double.toString, no suffix).
+std::string YcsbPercentileName(double percentile);
+// "<name>PercentileLatency(us)".
+std::string YcsbPercentileMetric(double percentile);
+
+// Parses YCSB's hdrhistogram.percentiles value ("50,95,99,99.9").
+// Each must be a number in [0, 100].
+[[nodiscard]] StatusOr<std::vector<double>> ParseYcsbPercentiles(std::string_view list);
+
+// The exporter lines, without line ends, in YCSB's order: Operations,
+// AverageLatency(us), MinLatency(us), MaxLatency(us), then the percentiles.
+std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const YcsbLatencySummary& summary);
+
+// YCSB's status-line fragment for one interval histogram:
+// "[READ: Count=10, Max=12, Min=1, Avg=3.5, 50=3, 90=9, 99=12, 99.9=12, 99.99=12]"
+// (values in us; Avg and percentiles with DecimalFormat("#.##")).
+std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& interval_ns);
+
+// Java's DecimalFormat("#.##") as YCSB's status line uses it: at most two
+// decimals, HALF_EVEN on the exact binary value, no trailing zeros
+// (2.750375 -> "2.75", 2.0 -> "2", 0.125 -> "0.12").
+std::string YcsbDecimalFormat(double d);
+
+// Java's Double.toString for finite values: the shortest digits that round-
+// trip, decimal notation for 1e-3 <= |d| < 1e7 ("412.7", "0.0", "100.0"),
+// otherwise "1.2345E7". "NaN", "Infinity", "-Infinity" otherwise.
+std::string JavaDoubleToString(double d);
+
+}  // namespace wirebench::hdr

@@ -1,0 +1,58 @@
+// Values of the YCSB workload without per-operation randomness.
+//
+// ValuePool: a block of printable random bytes generated once from the run's
+// seed (like YCSB's RandomByteIterator output); a value is a slice of it at an
+// offset the client derives from a per-client cursor with one multiply, so no
+// random byte is produced on the hot path and no value is copied before the
+// codec encodes it.
+// Deterministic values (dataintegrity=true): YCSB's buildDeterministicValue,
+// byte for byte: key + ':' + field, then ':' + Java String.hashCode() of the
+// text so far, repeated, cut to the field length. Reads can then be verified.
+// Thread-safety: ValuePool is immutable after construction and may be shared;
+// the free functions are pure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "common/bytes.h"
+
+namespace wirebench::ycsb {
+
+class ValuePool {
+ public:
+  static constexpr size_t kDefaultSize = 4 << 20;
+
+  // At least `size` bytes, and at least 2 * max_value_length so slices vary.
+  ValuePool(uint64_t seed, size_t max_value_length, size_t size = kDefaultSize);
+  ValuePool(const ValuePool&) = delete;
+  ValuePool& operator=(const ValuePool&) = delete;
+
+  // A `length`-byte slice at an offset spread over the pool by `cursor`
+  // (consecutive cursors give unrelated offsets).
+  // REQUIRES: length <= max_value_length
+  ByteView Slice(uint64_t cursor, size_t length) const {
+    const uint64_t span = uint64_t(size_ - length) + 1;
+    const uint64_t mixed = cursor * 0x9E3779B97F4A7C15ull;
+    const uint64_t offset = uint64_t((unsigned __int128)mixed * span >> 64);
+    return ByteView(data_.get() + offset, length);
+  }
+  size_t size() const { return size_; }
+  const uint8_t* data() const { return data_.get(); }
+
+ private:
+  size_t size_;
+  std::unique_ptr<uint8_t[]> data_;
+};
+
+// Writes YCSB's deterministic value for (key, field) of `length` bytes into
+// out; allocates nothing.
+void BuildDeterministicValue(std::string_view key, std::string_view field, size_t length,
+                             uint8_t* out);
+// True when `value` is exactly the deterministic value for (key, field) of
+// value.size() bytes.
+bool VerifyDeterministicValue(std::string_view key, std::string_view field, ByteView value);
+
+}  // namespace wirebench::ycsb

@@ -1,0 +1,161 @@
+#include "regions/wal/wal_format.h"
+
+#include <dirent.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "codecs/wire_reader.h"
+
+namespace wirebench::wal {
+
+namespace {
+
+uint8_t* PutBytes(uint8_t* p, ByteView v) {
+  StoreLE32(p, uint32_t(v.size()));
+  if (!v.empty()) std::memcpy(p + 4, v.data(), v.size());
+  return p + 4 + v.size();
+}
+
+uint32_t Crc(ByteView v) { return uint32_t(crc32(crc32(0L, Z_NULL, 0), v.data(), uInt(v.size()))); }
+
+}  // namespace
+
+size_t EncodedRecordSize(const Mutation& m) {
+  size_t n = kRecordHeaderSize + kMinBodySize + m.row.size();
+  for (const Cell& c : m.cells)
+    n += 4 + c.family.size() + 4 + c.qualifier.size() + 8 + 1 + 4 + c.value.size();
+  return n;
+}
+
+void EncodeRecord(uint64_t sequence, const Mutation& m, ByteBuffer* out) {
+  const size_t size = EncodedRecordSize(m);
+  uint8_t* start = out->Extend(size);
+  uint8_t* body = start + kRecordHeaderSize;
+  uint8_t* p = body;
+  StoreLE64(p, sequence);
+  p[8] = uint8_t(m.type);
+  StoreLE64(p + 9, m.timestamp);
+  p = PutBytes(p + 17, m.row);
+  StoreLE32(p, uint32_t(m.cells.size()));
+  p += 4;
+  for (const Cell& c : m.cells) {
+    p = PutBytes(p, c.family);
+    p = PutBytes(p, c.qualifier);
+    StoreLE64(p, c.timestamp);
+    p[8] = uint8_t(c.type);
+    p = PutBytes(p + 9, c.value);
+  }
+  const size_t body_size = size_t(p - body);
+  StoreLE32(start, uint32_t(body_size));
+  StoreLE32(start + 4, Crc(ByteView(body, body_size)));
+}
+
+const char* RecordCheckName(RecordCheck c) {
+  switch (c) {
+    case RecordCheck::kOk:
+      return "ok";
+    case RecordCheck::kIncomplete:
+      return "incomplete record";
+    case RecordCheck::kBadLength:
+      return "impossible record length";
+    case RecordCheck::kBadChecksum:
+      return "checksum mismatch";
+  }
+  return "?";
+}
+
+RecordCheck CheckRecord(ByteView in, ByteView* body, size_t* record_size) {
+  if (in.size() < kRecordHeaderSize) return RecordCheck::kIncomplete;
+  const uint32_t len = LoadLE32(in.data());
+  const uint32_t crc = LoadLE32(in.data() + 4);
+  if (len < kMinBodySize || len > kMaxBodySize) return RecordCheck::kBadLength;
+  if (in.size() - kRecordHeaderSize < len) return RecordCheck::kIncomplete;
+  ByteView b = in.Sub(kRecordHeaderSize, len);
+  if (Crc(b) != crc) return RecordCheck::kBadChecksum;
+  *body = b;
+  *record_size = kRecordHeaderSize + len;
+  return RecordCheck::kOk;
+}
+
+Status DecodeRecordBody(ByteView body, uint64_t* sequence, Mutation* m, std::vector<Cell>* cells) {
+  WireReader r(body);
+  uint8_t type;
+  uint32_t n;
+  if (!r.U64LE(sequence) || !r.U8(&type) || !r.U64LE(&m->timestamp) || !r.LenBytesLE(&m->row) ||
+      !r.U32LE(&n))
+    return Status::Corruption("wal: record body is malformed (mutation header)");
+  if (type != uint8_t(MutationType::kPut) && type != uint8_t(MutationType::kDelete))
+    return Status::Corruption("wal: record has unknown mutation type " + std::to_string(type));
+  m->type = MutationType(type);
+  // Each cell takes at least 21 bytes: refuse counts the body cannot hold.
+  if (n > r.remaining() / 21) return Status::Corruption("wal: record cell count is impossible");
+  cells->resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    Cell& c = (*cells)[i];
+    uint8_t ct;
+    if (!r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier) || !r.U64LE(&c.timestamp) ||
+        !r.U8(&ct) || !r.LenBytesLE(&c.value))
+      return Status::Corruption("wal: record body is malformed (cell)");
+    if (!IsValidCellType(ct))
+      return Status::Corruption("wal: record has unknown cell type " + std::to_string(ct));
+    c.type = CellType(ct);
+    c.row = m->row;
+  }
+  if (!r.done()) return Status::Corruption("wal: record body has trailing bytes");
+  m->cells = std::span<const Cell>(cells->data(), n);
+  return Status::Ok();
+}
+
+void EncodeSegmentHeader(uint64_t segment_number, uint8_t out[kSegmentHeaderSize]) {
+  std::memcpy(out, kSegmentMagic, sizeof(kSegmentMagic));
+  StoreLE64(out + 8, segment_number);
+}
+
+bool DecodeSegmentHeader(ByteView in, uint64_t* segment_number) {
+  if (in.size() < kSegmentHeaderSize) return false;
+  if (std::memcmp(in.data(), kSegmentMagic, sizeof(kSegmentMagic)) != 0) return false;
+  *segment_number = LoadLE64(in.data() + 8);
+  return true;
+}
+
+std::string SegmentFileName(uint64_t segment_number) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "wal-%020llu.log",
+                static_cast<unsigned long long>(segment_number));
+  return buf;
+}
+
+bool ParseSegmentFileName(std::string_view name, uint64_t* segment_number) {
+  if (name.size() != 4 + 20 + 4 || name.substr(0, 4) != "wal-" || name.substr(24) != ".log")
+    return false;
+  uint64_t v = 0;
+  for (char c : name.substr(4, 20)) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + uint64_t(c - '0');
+  }
+  *segment_number = v;
+  return true;
+}
+
+StatusOr<std::vector<SegmentFile>> ListSegments(const std::string& directory) {
+  std::vector<SegmentFile> out;
+  DIR* d = opendir(directory.c_str());
+  if (!d) {
+    if (errno == ENOENT) return out;
+    return Status::IoError("wal: cannot list " + directory + ": " + std::strerror(errno));
+  }
+  while (struct dirent* e = readdir(d)) {
+    uint64_t n;
+    if (ParseSegmentFileName(e->d_name, &n)) out.push_back({n, directory + "/" + e->d_name});
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end(),
+            [](const SegmentFile& a, const SegmentFile& b) { return a.number < b.number; });
+  return out;
+}
+
+}  // namespace wirebench::wal

@@ -1,0 +1,103 @@
+// Tests for the YCSB latency-summary helpers: percentile names as YCSB's
+// ordinal() spells them, Java number formatting, the exporter lines and the
+// status-line fragment.
+#include "bench/hdr/ycsb_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace wirebench::hdr {
+namespace {
+
+TEST(HdrYcsbSummary, PercentileNamesFollowYcsbOrdinal) {
+  EXPECT_EQ(YcsbPercentileName(50), "50th");
+  EXPECT_EQ(YcsbPercentileName(95), "95th");
+  EXPECT_EQ(YcsbPercentileName(99), "99th");
+  EXPECT_EQ(YcsbPercentileName(1), "1st");
+  EXPECT_EQ(YcsbPercentileName(2), "2nd");
+  EXPECT_EQ(YcsbPercentileName(3), "3rd");
+  EXPECT_EQ(YcsbPercentileName(11), "11th");
+  EXPECT_EQ(YcsbPercentileName(12), "12th");
+  EXPECT_EQ(YcsbPercentileName(13), "13th");
+  EXPECT_EQ(YcsbPercentileName(21), "21st");
+  EXPECT_EQ(YcsbPercentileName(100), "100th");
+  // YCSB prints a fractional percentile with Double.toString and no suffix.
+  EXPECT_EQ(YcsbPercentileName(99.9), "99.9");
+  EXPECT_EQ(YcsbPercentileName(99.99), "99.99");
+  EXPECT_EQ(YcsbPercentileMetric(95), "95thPercentileLatency(us)");
+  EXPECT_EQ(YcsbPercentileMetric(99.9), "99.9PercentileLatency(us)");
+}
+
+TEST(HdrYcsbSummary, JavaDoubleToString) {
+  EXPECT_EQ(JavaDoubleToString(0.0), "0.0");
+  EXPECT_EQ(JavaDoubleToString(100.0), "100.0");
+  EXPECT_EQ(JavaDoubleToString(412.7), "412.7");
+  EXPECT_EQ(JavaDoubleToString(2.750375), "2.750375");
+  EXPECT_EQ(JavaDoubleToString(0.001), "0.001");
+  EXPECT_EQ(JavaDoubleToString(0.0001), "1.0E-4");
+  EXPECT_EQ(JavaDoubleToString(1e7), "1.0E7");
+  EXPECT_EQ(JavaDoubleToString(12345678.9), "1.23456789E7");
+  EXPECT_EQ(JavaDoubleToString(9999999.5), "9999999.5");
+  EXPECT_EQ(JavaDoubleToString(-3.25), "-3.25");
+  EXPECT_EQ(JavaDoubleToString(1.0 / 3), "0.3333333333333333");
+}
+
+TEST(HdrYcsbSummary, DecimalFormatTwoPlacesRoundsHalfEven) {
+  EXPECT_EQ(YcsbDecimalFormat(2.750375), "2.75");
+  EXPECT_EQ(YcsbDecimalFormat(2.0), "2");
+  EXPECT_EQ(YcsbDecimalFormat(0.125), "0.12");
+  EXPECT_EQ(YcsbDecimalFormat(0.135), "0.14");
+  EXPECT_EQ(YcsbDecimalFormat(2.999), "3");
+  EXPECT_EQ(YcsbDecimalFormat(0.004), "0");
+  EXPECT_EQ(YcsbDecimalFormat(2.675), "2.67");  // 2.67499999... in binary.
+  EXPECT_EQ(YcsbDecimalFormat(99.996), "100");
+  EXPECT_EQ(YcsbDecimalFormat(1234567.891), "1234567.89");
+}
+
+Histogram EightOps() {
+  Histogram h;
+  h.RecordValues(2000, 5);  // 2 us, exact bucket.
+  h.RecordValues(4000, 3);  // Bucket [4000, 4001]: median 4001, top 4001.
+  return h;
+}
+
+TEST(HdrYcsbSummary, ExporterLinesMatchYcsb) {
+  StatusOr<std::vector<double>> percentiles = ParseYcsbPercentiles("50,95,99.9");
+  ASSERT_TRUE(percentiles.ok());
+  const YcsbLatencySummary s = SummarizeForYcsb(EightOps(), *percentiles);
+  EXPECT_EQ(s.operations, 8);
+  EXPECT_DOUBLE_EQ(s.average_us, (5 * 2000 + 3 * 4001) / 8.0 / 1000.0);
+  const std::vector<std::string> lines = FormatYcsbLatencyLines("READ", s);
+  const std::vector<std::string> expected = {
+      "[READ], Operations, 8",
+      "[READ], AverageLatency(us), 2.750375",
+      "[READ], MinLatency(us), 2",
+      "[READ], MaxLatency(us), 4",
+      "[READ], 50thPercentileLatency(us), 2",
+      "[READ], 95thPercentileLatency(us), 4",
+      "[READ], 99.9PercentileLatency(us), 4",
+  };
+  EXPECT_EQ(lines, expected);
+}
+
+TEST(HdrYcsbSummary, StatusSummaryMatchesYcsb) {
+  EXPECT_EQ(FormatYcsbStatusSummary("READ", EightOps()),
+            "[READ: Count=8, Max=4, Min=2, Avg=2.75, 50=2, 90=4, 99=4, 99.9=4, 99.99=4]");
+  EXPECT_EQ(FormatYcsbStatusSummary("INSERT", Histogram()),
+            "[INSERT: Count=0, Max=0, Min=0, Avg=0, 50=0, 90=0, 99=0, 99.9=0, 99.99=0]");
+}
+
+TEST(HdrYcsbSummary, ParsesPercentileLists) {
+  StatusOr<std::vector<double>> d = ParseYcsbPercentiles(kYcsbDefaultPercentiles);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(*d, (std::vector<double>{50, 95, 99}));
+  StatusOr<std::vector<double>> spaced = ParseYcsbPercentiles("90, 99.99");
+  ASSERT_TRUE(spaced.ok());
+  EXPECT_EQ(*spaced, (std::vector<double>{90, 99.99}));
+  EXPECT_FALSE(ParseYcsbPercentiles("50,abc").ok());
+  EXPECT_FALSE(ParseYcsbPercentiles("101").ok());
+  EXPECT_FALSE(ParseYcsbPercentiles("50,,99").ok());
+  EXPECT_FALSE(ParseYcsbPercentiles("").ok());
+}
+
+}  // namespace
+}  // namespace wirebench::hdr

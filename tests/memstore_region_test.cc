@@ -1,0 +1,361 @@
+#include "regions/memstore/memstore_region.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace wirebench {
+namespace {
+
+// (family, qualifier, value) triples; the cell form tests compare with.
+using Triple = std::tuple<std::string, std::string, std::string>;
+
+Status Put(Region* r, const std::string& row, const std::vector<Triple>& cols, uint64_t ts = 0) {
+  std::vector<Cell> cells;
+  for (const auto& [f, q, v] : cols) {
+    Cell c;
+    c.row = ByteView(row);
+    c.family = ByteView(f);
+    c.qualifier = ByteView(q);
+    c.value = ByteView(v);
+    c.timestamp = ts;
+    cells.push_back(c);
+  }
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kPut;
+  m.cells = cells;
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+// Deletes with cells of the given types; no cells deletes the row.
+Status Delete(Region* r, const std::string& row,
+              const std::vector<std::tuple<std::string, std::string, CellType>>& cols) {
+  std::vector<Cell> cells;
+  for (const auto& [f, q, t] : cols) {
+    Cell c;
+    c.row = ByteView(row);
+    c.family = ByteView(f);
+    c.qualifier = ByteView(q);
+    c.type = t;
+    cells.push_back(c);
+  }
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kDelete;
+  m.cells = cells;
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+std::vector<Triple> Triples(const Result& r, const std::string& row) {
+  std::vector<Triple> out;
+  for (const Cell& c : r.cells) {
+    EXPECT_EQ(c.row.str(), row);
+    out.emplace_back(c.family.ToString(), c.qualifier.ToString(), c.value.ToString());
+  }
+  return out;
+}
+
+std::vector<Triple> GetRow(Region* r, RegionScratch* s, const std::string& row,
+                           const std::vector<Column>& columns = {}, bool* exists = nullptr) {
+  GetRequest req;
+  req.row = ByteView(row);
+  req.columns = columns;
+  GetResponse resp;
+  EXPECT_TRUE(r->Get(req, s, &resp).ok());
+  if (exists) *exists = resp.result.exists;
+  return Triples(resp.result, row);
+}
+
+std::vector<std::string> ScanRows(Region* r, RegionScratch* s, const std::string& start,
+                                  const std::string& stop, uint32_t n, bool* more = nullptr) {
+  ScanRequest req;
+  req.start_row = ByteView(start);
+  req.stop_row = ByteView(stop);
+  req.number_of_rows = n;
+  ScanResponse resp;
+  EXPECT_TRUE(r->Scan(req, s, &resp).ok());
+  if (more) *more = resp.more_results;
+  std::vector<std::string> rows;
+  for (const Result& res : resp.results) {
+    EXPECT_FALSE(res.cells.empty());
+    rows.push_back(res.cells.empty() ? "" : res.cells[0].row.ToString());
+  }
+  return rows;
+}
+
+TEST(MemstoreRegion, PutThenGetReturnsSortedCellsAndOverwriteReplaces) {
+  auto r = NewMemstoreRegion();
+  EXPECT_EQ(r->name(), "memstore");
+  RegionScratch s;
+  ASSERT_TRUE(Put(r.get(), "row1", {{"f", "b", "vb"}, {"f", "a", "va"}, {"g", "a", "ga"}}).ok());
+  EXPECT_EQ(GetRow(r.get(), &s, "row1"),
+            (std::vector<Triple>{{"f", "a", "va"}, {"f", "b", "vb"}, {"g", "a", "ga"}}));
+  ASSERT_TRUE(Put(r.get(), "row1", {{"f", "a", "new"}}).ok());
+  EXPECT_EQ(GetRow(r.get(), &s, "row1"),
+            (std::vector<Triple>{{"f", "a", "new"}, {"f", "b", "vb"}, {"g", "a", "ga"}}));
+  bool exists = true;
+  EXPECT_TRUE(GetRow(r.get(), &s, "nope", {}, &exists).empty());
+  EXPECT_FALSE(exists);
+}
+
+TEST(MemstoreRegion, TimestampsAreKeptOrChosen) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  ASSERT_TRUE(Put(r.get(), "a", {{"f", "q", "v"}}, 1234).ok());
+  ASSERT_TRUE(Put(r.get(), "b", {{"f", "q", "v"}}).ok());
+  GetResponse resp;
+  GetRequest req;
+  req.row = ByteView("a");
+  ASSERT_TRUE(r->Get(req, &s, &resp).ok());
+  ASSERT_EQ(resp.result.cells.size(), 1u);
+  EXPECT_EQ(resp.result.cells[0].timestamp, 1234u);
+  const uint64_t before = MemstoreNowMillis();
+  req.row = ByteView("b");
+  ASSERT_TRUE(r->Get(req, &s, &resp).ok());
+  ASSERT_EQ(resp.result.cells.size(), 1u);
+  EXPECT_GT(resp.result.cells[0].timestamp, 1600000000000u);  // Milliseconds since 2020.
+  EXPECT_LE(resp.result.cells[0].timestamp, before);
+}
+
+TEST(MemstoreRegion, DeletesColumnFamilyAndRow) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  ASSERT_TRUE(
+      Put(r.get(), "x", {{"f", "a", "1"}, {"f", "b", "2"}, {"f", "c", "3"}, {"g", "a", "4"}}).ok());
+  ASSERT_TRUE(Delete(r.get(), "x", {{"f", "a", CellType::kDeleteColumn}}).ok());
+  ASSERT_TRUE(Delete(r.get(), "x", {{"f", "b", CellType::kDelete}}).ok());
+  EXPECT_EQ(GetRow(r.get(), &s, "x"), (std::vector<Triple>{{"f", "c", "3"}, {"g", "a", "4"}}));
+  ASSERT_TRUE(Delete(r.get(), "x", {{"f", "", CellType::kDeleteFamily}}).ok());
+  EXPECT_EQ(GetRow(r.get(), &s, "x"), (std::vector<Triple>{{"g", "a", "4"}}));
+  ASSERT_TRUE(Put(r.get(), "x", {{"f", "z", "5"}}).ok());
+  ASSERT_TRUE(Delete(r.get(), "x", {}).ok());
+  bool exists = true;
+  EXPECT_TRUE(GetRow(r.get(), &s, "x", {}, &exists).empty());
+  EXPECT_FALSE(exists);
+  // Deleting what is not there is fine.
+  EXPECT_TRUE(Delete(r.get(), "never", {}).ok());
+}
+
+TEST(MemstoreRegion, GetSelectsColumnsAndFamilies) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  ASSERT_TRUE(
+      Put(r.get(), "r", {{"f", "a", "1"}, {"f", "b", "2"}, {"g", "a", "3"}, {"g", "b", "4"}}).ok());
+  std::vector<Column> cols = {{ByteView("g"), ByteView("b")}, {ByteView("f"), ByteView("a")}};
+  EXPECT_EQ(GetRow(r.get(), &s, "r", cols),
+            (std::vector<Triple>{{"f", "a", "1"}, {"g", "b", "4"}}));
+  std::vector<Column> family = {{ByteView("g"), ByteView()}};
+  EXPECT_EQ(GetRow(r.get(), &s, "r", family),
+            (std::vector<Triple>{{"g", "a", "3"}, {"g", "b", "4"}}));
+  std::vector<Column> none = {{ByteView("h"), ByteView("a")}};
+  bool exists = false;
+  EXPECT_TRUE(GetRow(r.get(), &s, "r", none, &exists).empty());
+  EXPECT_TRUE(exists);  // The row is there; no selected cell is.
+}
+
+TEST(MemstoreRegion, ScanHonoursOrderBoundsAndLimit) {
+  MemstoreOptions o;
+  o.shards = 7;  // Rows spread over several shards that the scan must merge.
+  auto r = NewMemstoreRegion(o);
+  RegionScratch s;
+  std::vector<std::string> all;
+  for (int i = 0; i < 50; ++i) {
+    char row[16];
+    std::snprintf(row, sizeof(row), "user%03d", (i * 37) % 50);  // Inserted out of order.
+    ASSERT_TRUE(Put(r.get(), row, {{"f", "q", row}}).ok());
+  }
+  for (int i = 0; i < 50; ++i) {
+    char row[16];
+    std::snprintf(row, sizeof(row), "user%03d", i);
+    all.push_back(row);
+  }
+  bool more = true;
+  EXPECT_EQ(ScanRows(r.get(), &s, "", "", 100, &more), all);
+  EXPECT_FALSE(more);
+  EXPECT_EQ(ScanRows(r.get(), &s, "user010", "user015", 100, &more),
+            std::vector<std::string>(all.begin() + 10, all.begin() + 15));
+  EXPECT_FALSE(more);
+  EXPECT_EQ(ScanRows(r.get(), &s, "user0105", "", 3, &more),
+            std::vector<std::string>(all.begin() + 11, all.begin() + 14));
+  EXPECT_TRUE(more);
+  EXPECT_EQ(ScanRows(r.get(), &s, "user047", "", 3, &more),
+            std::vector<std::string>(all.begin() + 47, all.end()));
+  EXPECT_FALSE(more);
+  EXPECT_TRUE(ScanRows(r.get(), &s, "zzz", "", 10).empty());
+
+  // Values come back with their rows, and column selection applies.
+  ASSERT_TRUE(Put(r.get(), "user020", {{"g", "q", "other"}}).ok());
+  ScanRequest req;
+  req.start_row = ByteView("user019");
+  req.number_of_rows = 3;
+  std::vector<Column> g = {{ByteView("g"), ByteView()}};
+  req.columns = g;
+  ScanResponse resp;
+  ASSERT_TRUE(r->Scan(req, &s, &resp).ok());
+  ASSERT_EQ(resp.results.size(), 1u);  // Rows without a "g" cell are skipped.
+  EXPECT_EQ(Triples(resp.results[0], "user020"), (std::vector<Triple>{{"g", "q", "other"}}));
+}
+
+TEST(MemstoreRegion, MultiKeepsEveryGetResultValid) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  // Values large enough that the scratch buffer must grow (and move) during the Multi.
+  std::vector<std::string> rows, values;
+  for (int i = 0; i < 8; ++i) {
+    rows.push_back("m" + std::to_string(i));
+    values.push_back(std::string(3000 + i, char('a' + i)));
+    ASSERT_TRUE(Put(r.get(), rows[i], {{"f", "q", values[i]}}).ok());
+  }
+  const std::string put_row = "new", put_value = "fresh";
+  Cell pc;
+  pc.row = ByteView(put_row);
+  pc.family = ByteView("f");
+  pc.qualifier = ByteView("q");
+  pc.value = ByteView(put_value);
+  std::vector<Action> actions;
+  for (int i = 0; i < 8; ++i) {
+    Action a;
+    a.index = uint32_t(actions.size());
+    a.kind = ActionKind::kGet;
+    a.get.row = ByteView(rows[i]);
+    actions.push_back(a);
+    if (i == 3) {
+      Action m;
+      m.index = uint32_t(actions.size());
+      m.kind = ActionKind::kMutation;
+      m.mutation.row = ByteView(put_row);
+      m.mutation.cells = std::span<const Cell>(&pc, 1);
+      actions.push_back(m);
+      Action g;
+      g.index = uint32_t(actions.size());
+      g.kind = ActionKind::kGet;
+      g.get.row = ByteView(put_row);
+      actions.push_back(g);
+    }
+  }
+  MultiResponse resp;
+  ASSERT_TRUE(r->Multi(MultiRequest{actions}, &s, &resp).ok());
+  ASSERT_EQ(resp.results.size(), actions.size());
+  int got = 0;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const ActionResult& ar = resp.results[i];
+    EXPECT_EQ(ar.index, actions[i].index);
+    EXPECT_TRUE(ar.ok);
+    if (actions[i].kind != ActionKind::kGet) continue;
+    ASSERT_EQ(ar.result.cells.size(), 1u);
+    const std::string row = actions[i].get.row.ToString();
+    const std::string expect = row == put_row ? put_value : values[std::stoi(row.substr(1))];
+    EXPECT_EQ(ar.result.cells[0].row.str(), row);
+    EXPECT_EQ(ar.result.cells[0].value.str(), expect) << "get of " << row;
+    EXPECT_TRUE(ar.result.cells[0].value.Within(s.bytes.data(), s.bytes.size()));
+    ++got;
+  }
+  EXPECT_EQ(got, 9);
+}
+
+TEST(MemstoreRegion, RefusesWhatItCannotStore) {
+  auto r = NewMemstoreRegion();
+  EXPECT_EQ(Put(r.get(), "", {{"f", "q", "v"}}).code(), Status::Code::kInvalidArgument);
+  Mutation m;
+  m.row = ByteView("r");
+  m.type = MutationType::kIncrement;
+  MutateResponse resp;
+  EXPECT_EQ(r->Mutate(m, &resp).code(), Status::Code::kUnimplemented);
+}
+
+TEST(MemstoreRegion, StatsCountRowsCellsBytesAndOps) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  ASSERT_TRUE(Put(r.get(), "ab", {{"f", "q", "1234"}, {"f", "r", "5"}}).ok());
+  ASSERT_TRUE(Put(r.get(), "ab", {{"f", "q", "12"}}).ok());  // Overwrite shrinks bytes.
+  GetRow(r.get(), &s, "ab");
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["memstore"]["rows"], 1);
+  EXPECT_EQ(j["memstore"]["cells"], 2);
+  EXPECT_EQ(j["memstore"]["bytes"], (2 + 1 + 1 + 2) + (2 + 1 + 1 + 1));
+  EXPECT_EQ(j["memstore"]["puts"], 2);
+  EXPECT_EQ(j["memstore"]["gets"], 1);
+  EXPECT_EQ(j["memstore"]["cells_returned"], 2);
+}
+
+// Several handler threads put and read their own rows and overlapping shared
+// rows at once; every read of an own row sees the thread's last write, and
+// the final state is exactly the union of the last writes.
+TEST(MemstoreRegion, ConcurrentHandlersKeepEveryWrite) {
+  constexpr uint64_t kSeed = 424242;
+  std::printf("seed=%llu\n", static_cast<unsigned long long>(kSeed));
+  constexpr int kThreads = 8, kOwnRows = 200, kSharedRows = 20, kOps = 4000;
+  auto r = NewMemstoreRegion();
+  std::vector<std::thread> threads;
+  std::vector<std::map<std::string, std::string>> own(kThreads);  // Final own-row values.
+  std::vector<int> bad_reads(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(kSeed + t);
+      RegionScratch s;
+      const std::string col = "c" + std::to_string(t);
+      for (int i = 0; i < kOps; ++i) {
+        const std::string value = "t" + std::to_string(t) + "-" + std::to_string(i);
+        if (rng() % 2) {
+          const std::string row =
+              "own" + std::to_string(t) + "-" + std::to_string(rng() % kOwnRows);
+          ASSERT_TRUE(Put(r.get(), row, {{"f", "v", value}}).ok());
+          own[t][row] = value;
+          if (GetRow(r.get(), &s, row) != std::vector<Triple>{{"f", "v", value}}) ++bad_reads[t];
+        } else {
+          const std::string row = "shared" + std::to_string(rng() % kSharedRows);
+          ASSERT_TRUE(Put(r.get(), row, {{"f", col, value}}).ok());
+          std::vector<Column> mine = {{ByteView("f"), ByteView(col)}};
+          if (GetRow(r.get(), &s, row, mine) != std::vector<Triple>{{"f", col, value}})
+            ++bad_reads[t];
+          ScanRows(r.get(), &s, "shared", "sharee", 5);  // Concurrent scans over hot rows.
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(bad_reads[t], 0) << "thread " << t;
+
+  // Replay each thread's choices to know the last value it wrote per shared row.
+  std::map<std::string, std::map<std::string, std::string>> shared;
+  for (int t = 0; t < kThreads; ++t) {
+    std::mt19937_64 rng(kSeed + t);
+    for (int i = 0; i < kOps; ++i) {
+      const std::string value = "t" + std::to_string(t) + "-" + std::to_string(i);
+      if (rng() % 2) {
+        rng();
+      } else {
+        shared["shared" + std::to_string(rng() % kSharedRows)]["c" + std::to_string(t)] = value;
+      }
+    }
+  }
+  RegionScratch s;
+  size_t own_rows = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (const auto& [row, value] : own[t])
+      EXPECT_EQ(GetRow(r.get(), &s, row), (std::vector<Triple>{{"f", "v", value}})) << row;
+    own_rows += own[t].size();
+  }
+  for (const auto& [row, cols] : shared) {
+    std::vector<Triple> expect;
+    for (const auto& [c, v] : cols) expect.emplace_back("f", c, v);
+    EXPECT_EQ(GetRow(r.get(), &s, row), expect) << row;
+  }
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["memstore"]["rows"], own_rows + shared.size());
+}
+
+}  // namespace
+}  // namespace wirebench

@@ -1,0 +1,488 @@
+#include "regions/wal/wal.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "regions/wal/wal_format.h"
+#include "regions/wal/wal_reader.h"
+#include "regions/wal/wal_region.h"
+
+namespace wirebench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "wal_test-XXXXXX").string();
+    EXPECT_NE(mkdtemp(t.data()), nullptr);
+    path_ = t;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void WriteFile(const std::string& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+Status PutOne(Region* r, const std::string& row, const std::string& value) {
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView("q");
+  c.value = ByteView(value);
+  Mutation m;
+  m.row = ByteView(row);
+  m.cells = std::span<const Cell>(&c, 1);
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+// The value of f:q in row, or "<none>".
+std::string GetOne(Region* r, const std::string& row) {
+  RegionScratch s;
+  GetRequest req;
+  req.row = ByteView(row);
+  GetResponse resp;
+  EXPECT_TRUE(r->Get(req, &s, &resp).ok());
+  if (resp.result.cells.empty()) return "<none>";
+  return resp.result.cells[0].value.ToString();
+}
+
+std::unique_ptr<Region> OpenRegion(const WalOptions& o) {
+  auto r = NewWalRegion(o);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r.value()) : nullptr;
+}
+
+std::string RowName(int i) { return "row" + std::to_string(100 + i); }
+std::string ValueOf(int i) { return "value-" + std::to_string(i * 7919); }
+
+TEST(WalFormat, RecordRoundTripsAndChecksAreStrict) {
+  const std::string row = "user123", f = "family", q1 = "q1", q2 = "", v1 = "hello", v2(300, 'x');
+  Cell cells[2];
+  cells[0] = Cell{ByteView(row), ByteView(f), ByteView(q1), 17, CellType::kPut, ByteView(v1)};
+  cells[1] =
+      Cell{ByteView(row), ByteView(f), ByteView(q2), 0, CellType::kDeleteFamily, ByteView(v2)};
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kDelete;
+  m.timestamp = 99;
+  m.cells = cells;
+  ByteBuffer buf;
+  buf.Append(ByteView("junk"));  // Records append; they never clear.
+  wal::EncodeRecord(42, m, &buf);
+  ASSERT_EQ(buf.size(), 4 + wal::EncodedRecordSize(m));
+  ByteView rec = buf.view().Sub(4, buf.size() - 4);
+
+  ByteView body;
+  size_t size = 0;
+  ASSERT_EQ(wal::CheckRecord(rec, &body, &size), wal::RecordCheck::kOk);
+  EXPECT_EQ(size, rec.size());
+  uint64_t seq = 0;
+  Mutation out;
+  std::vector<Cell> out_cells;
+  ASSERT_TRUE(wal::DecodeRecordBody(body, &seq, &out, &out_cells).ok());
+  EXPECT_EQ(seq, 42u);
+  EXPECT_EQ(out.row.str(), row);
+  EXPECT_EQ(out.type, MutationType::kDelete);
+  EXPECT_EQ(out.timestamp, 99u);
+  ASSERT_EQ(out.cells.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(out.cells[i].row, cells[i].row);
+    EXPECT_EQ(out.cells[i].family, cells[i].family);
+    EXPECT_EQ(out.cells[i].qualifier, cells[i].qualifier);
+    EXPECT_EQ(out.cells[i].timestamp, cells[i].timestamp);
+    EXPECT_EQ(out.cells[i].type, cells[i].type);
+    EXPECT_EQ(out.cells[i].value, cells[i].value);
+  }
+  // Every strict prefix is incomplete; every flipped body byte fails the checksum.
+  for (size_t n = 0; n < rec.size(); ++n)
+    EXPECT_EQ(wal::CheckRecord(rec.Sub(0, n), &body, &size), wal::RecordCheck::kIncomplete) << n;
+  std::string copy(rec.chars(), rec.size());
+  for (size_t i = wal::kRecordHeaderSize; i < copy.size(); ++i) {
+    copy[i] ^= 0x20;
+    EXPECT_EQ(wal::CheckRecord(ByteView(copy), &body, &size), wal::RecordCheck::kBadChecksum) << i;
+    copy[i] ^= 0x20;
+  }
+  // A zero-filled tail is not an empty record.
+  std::string zeros(64, '\0');
+  EXPECT_EQ(wal::CheckRecord(ByteView(zeros), &body, &size), wal::RecordCheck::kBadLength);
+}
+
+TEST(WalRegion, EditsSurviveReopen) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  {
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->name(), "wal");
+    ASSERT_TRUE(PutOne(r.get(), "a", "1").ok());
+    ASSERT_TRUE(PutOne(r.get(), "b", "2").ok());
+    ASSERT_TRUE(PutOne(r.get(), "a", "3").ok());
+    Mutation del;
+    del.row = ByteView("b");
+    del.type = MutationType::kDelete;
+    MutateResponse resp;
+    ASSERT_TRUE(r->Mutate(del, &resp).ok());
+    EXPECT_EQ(GetOne(r.get(), "a"), "3");
+    EXPECT_EQ(GetOne(r.get(), "b"), "<none>");
+    nlohmann::json j;
+    r->AppendStats(&j);
+    EXPECT_EQ(j["wal"]["appends"], 4);
+    EXPECT_EQ(j["wal"]["acked_waits"], 4);
+    EXPECT_EQ(j["wal"]["acked_unsynced"], 0);
+    EXPECT_GE(j["wal"]["fsyncs"].get<uint64_t>(), 1u);
+  }
+  auto r = OpenRegion(o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(GetOne(r.get(), "a"), "3");
+  EXPECT_EQ(GetOne(r.get(), "b"), "<none>");
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["wal"]["recovered_records"], 4);
+  // Sequence ids continue after the recovered ones.
+  ASSERT_TRUE(PutOne(r.get(), "c", "4").ok());
+  r->AppendStats(&j);
+  EXPECT_EQ(j["wal"]["last_sequence"], 5);
+}
+
+// Writes `n` puts (row i = RowName(i)) into a fresh log of one segment and
+// returns the segment's path and the end offset of every record.
+std::string WriteSmallLog(const std::string& dir, int n, std::vector<uint64_t>* ends) {
+  WalOptions o;
+  o.directory = dir;
+  o.nosync = true;
+  {
+    auto r = OpenRegion(o);
+    for (int i = 0; i < n; ++i) EXPECT_TRUE(PutOne(r.get(), RowName(i), ValueOf(i)).ok());
+  }
+  auto reader = wal::WalReader::Open(dir);
+  EXPECT_TRUE(reader.ok());
+  wal::WalRecord rec;
+  std::string path;
+  for (;;) {
+    auto more = reader.value()->Next(&rec);
+    EXPECT_TRUE(more.ok());
+    if (!more.ok() || !more.value()) break;
+    path = *rec.segment_path;
+    ends->push_back(rec.offset + wal::EncodedRecordSize(rec.mutation));
+  }
+  EXPECT_EQ(ends->size(), size_t(n));
+  EXPECT_EQ(reader.value()->segments().size(), 1u);
+  return path;
+}
+
+TEST(WalRegion, RecoversExactlyTheCompleteRecordsAtEveryTruncation) {
+  TempDir dir;
+  std::vector<uint64_t> ends;
+  const std::string seg = WriteSmallLog(dir.sub("orig"), 20, &ends);
+  const std::string bytes = ReadFile(seg);
+  ASSERT_EQ(bytes.size(), ends.back());
+  const std::string name = fs::path(seg).filename().string();
+  for (size_t cut = 0; cut <= bytes.size(); ++cut) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    const std::string d = dir.sub("cut");
+    fs::remove_all(d);
+    fs::create_directories(d);
+    WriteFile(d + "/" + name, bytes.substr(0, cut));
+    int complete = 0;
+    while (complete < 20 && ends[complete] <= cut) ++complete;
+    WalOptions o;
+    o.directory = d;
+    o.nosync = true;
+    {
+      auto r = OpenRegion(o);
+      ASSERT_TRUE(r);
+      for (int i = 0; i < 20; ++i)
+        ASSERT_EQ(GetOne(r.get(), RowName(i)), i < complete ? ValueOf(i) : "<none>") << i;
+      // The torn tail is gone from the file (or the file, if its header was torn).
+      if (cut < wal::kSegmentHeaderSize) {
+        EXPECT_FALSE(fs::exists(d + "/" + name));
+      } else {
+        EXPECT_EQ(fs::file_size(d + "/" + name),
+                  complete ? ends[complete - 1] : wal::kSegmentHeaderSize);
+      }
+      ASSERT_TRUE(PutOne(r.get(), "after", "x").ok());
+    }
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(GetOne(r.get(), "after"), "x");
+    if (complete > 0) {
+      EXPECT_EQ(GetOne(r.get(), RowName(complete - 1)), ValueOf(complete - 1));
+    }
+    if (complete < 20) {
+      EXPECT_EQ(GetOne(r.get(), RowName(complete)), "<none>");
+    }
+    nlohmann::json j;
+    r->AppendStats(&j);
+    EXPECT_EQ(j["wal"]["recovered_records"], complete + 1);
+  }
+}
+
+TEST(WalRegion, FlippedByteInLastRecordIsATornTail) {
+  TempDir dir;
+  std::vector<uint64_t> ends;
+  const std::string seg = WriteSmallLog(dir.sub("orig"), 20, &ends);
+  const std::string bytes = ReadFile(seg);
+  const std::string name = fs::path(seg).filename().string();
+  for (uint64_t pos = ends[18]; pos < ends[19]; ++pos) {
+    SCOPED_TRACE("flip at " + std::to_string(pos));
+    const std::string d = dir.sub("flip");
+    fs::remove_all(d);
+    fs::create_directories(d);
+    std::string damaged = bytes;
+    damaged[pos] ^= 0x01;
+    WriteFile(d + "/" + name, damaged);
+    WalOptions o;
+    o.directory = d;
+    o.nosync = true;
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(GetOne(r.get(), RowName(18)), ValueOf(18));
+    EXPECT_EQ(GetOne(r.get(), RowName(19)), "<none>");
+    EXPECT_EQ(fs::file_size(d + "/" + name), ends[18]);
+  }
+  // The strict reader calls the same damage corruption.
+  const std::string d = dir.sub("strict");
+  fs::create_directories(d);
+  std::string damaged = bytes;
+  damaged[ends[19] - 1] ^= 0x01;
+  WriteFile(d + "/" + name, damaged);
+  wal::WalReaderOptions strict;
+  strict.tolerate_torn_tail = false;
+  auto reader = wal::WalReader::Open(d, strict);
+  ASSERT_TRUE(reader.ok());
+  wal::WalRecord rec;
+  StatusOr<bool> more = true;
+  int n = 0;
+  while ((more = reader.value()->Next(&rec)).ok() && more.value()) ++n;
+  EXPECT_EQ(n, 19);
+  EXPECT_EQ(more.status().code(), Status::Code::kCorruption);
+}
+
+TEST(WalRegion, RollsSegmentsAndRecoversAcrossThem) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  o.segment_bytes = 1024;
+  {
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(PutOne(r.get(), RowName(i), ValueOf(i)).ok());
+    nlohmann::json j;
+    r->AppendStats(&j);
+    EXPECT_GT(j["wal"]["rolls"].get<uint64_t>(), 5u);
+    EXPECT_EQ(j["wal"]["acked_unsynced"], 0);
+  }
+  auto segs = wal::ListSegments(dir.path());
+  ASSERT_TRUE(segs.ok());
+  EXPECT_GT(segs.value().size(), 5u);
+  for (const auto& s : segs.value()) EXPECT_LE(fs::file_size(s.path), 1024u + 200u);
+  {
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    for (int i = 0; i < 200; ++i) ASSERT_EQ(GetOne(r.get(), RowName(i)), ValueOf(i));
+    ASSERT_TRUE(PutOne(r.get(), RowName(0), "changed").ok());
+  }
+  auto r = OpenRegion(o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(GetOne(r.get(), RowName(0)), "changed");
+  EXPECT_EQ(GetOne(r.get(), RowName(199)), ValueOf(199));
+}
+
+TEST(WalRegion, DamageInAnOlderSegmentIsCorruptionNamingFileAndOffset) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  o.segment_bytes = 512;
+  o.nosync = true;
+  {
+    auto r = OpenRegion(o);
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(PutOne(r.get(), RowName(i), ValueOf(i)).ok());
+  }
+  auto segs = wal::ListSegments(dir.path());
+  ASSERT_TRUE(segs.ok());
+  ASSERT_GE(segs.value().size(), 3u);
+  const std::string victim = segs.value()[0].path;
+  std::string bytes = ReadFile(victim);
+  const size_t pos = wal::kSegmentHeaderSize + wal::kRecordHeaderSize + 2;  // First record's body.
+  bytes[pos] ^= 0x40;
+  WriteFile(victim, bytes);
+  auto r = NewWalRegion(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(r.status().message().find(victim), std::string_view::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("offset 16"), std::string_view::npos)
+      << r.status().ToString();
+}
+
+// 16 threads append through the log at once: syncs are shared (fewer
+// fdatasyncs than appends) and no append is acknowledged before its
+// sequence id is synced.
+TEST(Wal, GroupCommitSharesSyncsAndNeverAcksEarly) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  auto opened = Wal::Open(o, 1, 0);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Wal* wal = opened.value().get();
+  constexpr int kThreads = 16, kAppends = 150;
+  std::atomic<int> early{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string row = "t" + std::to_string(t), value(100, char('a' + t));
+      Cell c{ByteView(row), ByteView("f"), ByteView("q"), 1, CellType::kPut, ByteView(value)};
+      Mutation m{ByteView(row), MutationType::kPut, 1, std::span<const Cell>(&c, 1)};
+      for (int i = 0; i < kAppends; ++i) {
+        auto seq = wal->Append(m, true);
+        if (!seq.ok()) {
+          ++failed;
+          return;
+        }
+        if (wal->highest_synced() < seq.value()) ++early;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const WalCounters c = wal->counters();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(c.appends, uint64_t(kThreads * kAppends));
+  EXPECT_EQ(c.acked_waits, uint64_t(kThreads * kAppends));
+  EXPECT_EQ(c.acked_unsynced, 0u);
+  EXPECT_EQ(c.highest_synced, c.last_sequence);
+  EXPECT_LT(c.fsyncs, c.appends);
+  EXPECT_GT(wal->appends_per_sync().mean(), 1.0);
+  std::printf("appends=%llu fsyncs=%llu syncs=%llu appends/sync mean=%.2f max=%llu\n",
+              (unsigned long long)c.appends, (unsigned long long)c.fsyncs,
+              (unsigned long long)c.syncs, wal->appends_per_sync().mean(),
+              (unsigned long long)wal->appends_per_sync().max());
+  ASSERT_TRUE(wal->Close().ok());
+  // Everything acknowledged is in the log, in sequence order.
+  wal::WalReaderOptions strict;
+  strict.tolerate_torn_tail = false;
+  auto reader = wal::WalReader::Open(dir.path(), strict);
+  ASSERT_TRUE(reader.ok());
+  wal::WalRecord rec;
+  uint64_t n = 0;
+  for (;;) {
+    auto more = reader.value()->Next(&rec);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.value()) break;
+    EXPECT_EQ(rec.sequence, ++n);
+  }
+  EXPECT_EQ(n, uint64_t(kThreads * kAppends));
+}
+
+TEST(WalRegion, ConcurrentMutatesAndMultiAreDurableAndShareSyncs) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  constexpr int kThreads = 16, kPuts = 60;
+  {
+    auto r = OpenRegion(o);
+    ASSERT_TRUE(r);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kPuts; ++i)
+          EXPECT_TRUE(PutOne(r.get(), "r" + std::to_string(t * 1000 + i), ValueOf(i)).ok());
+      });
+    }
+    for (auto& th : threads) th.join();
+    // One Multi: two puts and a get of the first, logged as one batch.
+    Cell c1{ByteView("m1"), ByteView("f"), ByteView("q"), 0, CellType::kPut, ByteView("one")};
+    Cell c2{ByteView("m2"), ByteView("f"), ByteView("q"), 0, CellType::kPut, ByteView("two")};
+    Action a[3];
+    a[0].index = 0;
+    a[0].mutation = Mutation{ByteView("m1"), MutationType::kPut, 0, std::span<const Cell>(&c1, 1)};
+    a[1].index = 1;
+    a[1].mutation = Mutation{ByteView("m2"), MutationType::kPut, 0, std::span<const Cell>(&c2, 1)};
+    a[2].index = 2;
+    a[2].kind = ActionKind::kGet;
+    a[2].get.row = ByteView("m1");
+    RegionScratch s;
+    MultiResponse resp;
+    ASSERT_TRUE(r->Multi(MultiRequest{a}, &s, &resp).ok());
+    ASSERT_EQ(resp.results.size(), 3u);
+    ASSERT_EQ(resp.results[2].result.cells.size(), 1u);
+    EXPECT_EQ(resp.results[2].result.cells[0].value.str(), "one");
+    nlohmann::json j;
+    r->AppendStats(&j);
+    const uint64_t appends = j["wal"]["appends"];
+    EXPECT_EQ(appends, uint64_t(kThreads * kPuts + 2));
+    EXPECT_EQ(j["wal"]["acked_unsynced"], 0);
+    EXPECT_EQ(j["wal"]["acked_waits"], uint64_t(kThreads * kPuts + 1));  // Multi waits once.
+    EXPECT_LT(j["wal"]["fsyncs"].get<uint64_t>(), appends);
+  }
+  auto r = OpenRegion(o);
+  ASSERT_TRUE(r);
+  for (int t = 0; t < kThreads; ++t)
+    for (int i = 0; i < kPuts; ++i)
+      ASSERT_EQ(GetOne(r.get(), "r" + std::to_string(t * 1000 + i)), ValueOf(i));
+  EXPECT_EQ(GetOne(r.get(), "m2"), "two");
+}
+
+TEST(WalRegion, EveryNEditsModeKeepsEditsAcrossCleanClose) {
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  o.sync_mode = WalSyncMode::kEveryNEdits;
+  o.sync_interval_edits = 10;
+  {
+    auto r = OpenRegion(o);
+    for (int i = 0; i < 95; ++i) ASSERT_TRUE(PutOne(r.get(), RowName(i), ValueOf(i)).ok());
+    nlohmann::json j;
+    r->AppendStats(&j);
+    EXPECT_EQ(j["wal"]["acked_waits"], 0);  // Nobody waited for a sync.
+  }
+  auto r = OpenRegion(o);
+  ASSERT_TRUE(r);
+  for (int i = 0; i < 95; ++i) ASSERT_EQ(GetOne(r.get(), RowName(i)), ValueOf(i));
+}
+
+TEST(WalRegion, RefusesBadOptionsAndMutations) {
+  auto none = NewWalRegion(WalOptions{});
+  EXPECT_EQ(none.status().code(), Status::Code::kInvalidArgument);
+  TempDir dir;
+  WalOptions o;
+  o.directory = dir.path();
+  auto r = OpenRegion(o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(PutOne(r.get(), "", "v").code(), Status::Code::kInvalidArgument);
+  Mutation inc;
+  inc.row = ByteView("r");
+  inc.type = MutationType::kIncrement;
+  MutateResponse resp;
+  EXPECT_EQ(r->Mutate(inc, &resp).code(), Status::Code::kUnimplemented);
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["wal"]["appends"], 0);  // Refused edits are never logged.
+}
+
+}  // namespace
+}  // namespace wirebench

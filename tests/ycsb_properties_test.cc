@@ -1,0 +1,256 @@
+// Tests for bench/ycsb/properties.h and workload_config.h: .properties
+// syntax, -P order and -p precedence, unknown keys, malformed values, and the
+// shipped workload files A-F.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench/ycsb/properties.h"
+#include "bench/ycsb/workload_config.h"
+
+namespace wirebench::ycsb {
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = std::string(WIREBENCH_BINARY_DIR) + "/ycsb_props_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(YcsbProperties, SyntaxCases) {
+  Properties p;
+  ASSERT_TRUE(p.LoadText("# comment\n"
+                         "! bang comment\n"
+                         "\n"
+                         "   \t\n"
+                         "recordcount=1000\n"
+                         "operationcount = 2000   \n"
+                         "fieldcount:7\n"
+                         "  table   mytable\n"
+                         "columnfamily =  cf\\\n"
+                         "     two\n"
+                         "fieldnameprefix=f\\=x\\:\\u0041\n"
+                         "label=\r\n"
+                         "db=site.ycsb.BasicDB\r\n",
+                         "inline")
+                  .ok());
+  EXPECT_EQ(p.GetInt("recordcount").value(), 1000);
+  EXPECT_EQ(p.GetInt("operationcount").value(), 2000);
+  EXPECT_EQ(p.GetInt("fieldcount").value(), 7);
+  EXPECT_EQ(p.GetString("table").value(), "mytable");
+  EXPECT_EQ(p.GetString("columnfamily").value(), "cftwo");
+  EXPECT_EQ(p.GetString("fieldnameprefix").value(), "f=x:A");
+  EXPECT_EQ(p.GetString("label").value(), "");
+  EXPECT_EQ(p.GetString("db").value(), "site.ycsb.BasicDB");
+  EXPECT_EQ(p.SourceOf("fieldcount"), "inline:7");
+  EXPECT_TRUE(p.CheckAllKnown().ok());
+  // A comment line does not continue, and a '#' inside a value is kept.
+  Properties q;
+  ASSERT_TRUE(q.LoadText("# a comment \\\ntable=t#1\n", "x").ok());
+  EXPECT_EQ(q.GetString("table").value(), "t#1");
+}
+
+TEST(YcsbProperties, DefaultsAndTypedGetters) {
+  Properties p;
+  EXPECT_FALSE(p.Has("fieldlength"));
+  EXPECT_EQ(p.GetInt("fieldlength").value(), 100);
+  EXPECT_DOUBLE_EQ(p.GetDouble("readproportion").value(), 0.95);
+  EXPECT_TRUE(p.GetBool("readallfields").value());
+  EXPECT_EQ(p.GetInt("writebuffersize").value(), 2097152);
+  EXPECT_EQ(p.GetString("columnfamily").value(), "family");
+  EXPECT_EQ(p.GetDoubleList("hdrhistogram.percentiles").value(), (std::vector<double>{50, 95, 99}));
+  StatusOr<std::string> none = p.GetString("insertcount");
+  EXPECT_EQ(none.status().code(), Status::Code::kNotFound);
+  p.Set("readallfields", "FALSE");
+  EXPECT_FALSE(p.GetBool("readallfields").value());
+}
+
+TEST(YcsbProperties, FileOrderAndOverridePrecedence) {
+  const std::string a = WriteTemp("a", "recordcount=10\noperationcount=20\ntable=from_a\n");
+  const std::string b = WriteTemp("b", "recordcount=30\n");
+  Properties p;
+  const std::vector<std::string> files = {a, b};
+  // The override comes first on the command line but is applied last.
+  const std::vector<std::string> overrides = {"operationcount=99", "table=x=y"};
+  ASSERT_TRUE(p.Load(files, overrides).ok());
+  EXPECT_EQ(p.GetInt("recordcount").value(), 30);     // b after a.
+  EXPECT_EQ(p.GetInt("operationcount").value(), 99);  // -p after both files.
+  EXPECT_EQ(p.GetString("table").value(), "x=y");     // Only the first '=' splits.
+  EXPECT_EQ(p.SourceOf("recordcount"), b + ":1");
+  EXPECT_EQ(p.SourceOf("operationcount"), "-p");
+  Properties q;
+  const std::vector<std::string> reversed = {b, a};
+  ASSERT_TRUE(q.Load(reversed, {}).ok());
+  EXPECT_EQ(q.GetInt("recordcount").value(), 10);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
+TEST(YcsbProperties, UnknownPropertyNamesItAndHints) {
+  Properties p;
+  ASSERT_TRUE(p.LoadText("recordcount=1\nreadproprtion=0.5\n", "w").ok());
+  Status s = p.CheckAllKnown();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'readproprtion'"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.message().find("w:2"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.message().find("did you mean 'readproportion'"), std::string_view::npos)
+      << s.ToString();
+  // Nothing close: no hint.
+  Properties q;
+  q.Set("zzzzzzzzzzzzzzzzqqq", "1", "-p");
+  Status t = q.CheckAllKnown();
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.message().find("did you mean"), std::string_view::npos) << t.ToString();
+}
+
+TEST(YcsbProperties, DriverRegisteredKeys) {
+  Properties p;
+  p.Set("codec", "raw", "-p");
+  EXPECT_FALSE(p.CheckAllKnown().ok());
+  p.RegisterKey({"codec", "raw", "codec to use"});
+  EXPECT_TRUE(p.CheckAllKnown().ok());
+  p.RegisterKey({"server", "127.0.0.1:0", "server address"});
+  EXPECT_EQ(p.GetString("server").value(), "127.0.0.1:0");
+}
+
+TEST(YcsbProperties, MalformedValues) {
+  Properties p;
+  p.Set("recordcount", "abc", "-p");
+  StatusOr<int64_t> r = p.GetInt("recordcount");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("property 'recordcount' must be an integer, got 'abc'"),
+            std::string_view::npos)
+      << r.status().ToString();
+  p.Set("recordcount", "12x", "-p");
+  EXPECT_FALSE(p.GetInt("recordcount").ok());
+  p.Set("recordcount", "99999999999999999999", "-p");
+  EXPECT_FALSE(p.GetInt("recordcount").ok());
+  p.Set("readproportion", "0.5.1", "-p");
+  EXPECT_FALSE(p.GetDouble("readproportion").ok());
+  p.Set("readallfields", "yes", "-p");
+  EXPECT_FALSE(p.GetBool("readallfields").ok());
+  p.Set("hdrhistogram.percentiles", "50,x", "-p");
+  EXPECT_FALSE(p.GetDoubleList("hdrhistogram.percentiles").ok());
+  EXPECT_FALSE(p.ApplyOverride("noequals").ok());
+  EXPECT_FALSE(p.ApplyOverride("=v").ok());
+  EXPECT_EQ(p.LoadFile("/nonexistent/workloadz").code(), Status::Code::kNotFound);
+}
+
+TEST(YcsbWorkloadConfig, ValidationErrorsNameTheProperty) {
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"requestdistribution", "pareto", "requestdistribution"},
+      {"fieldlengthdistribution", "normal", "fieldlengthdistribution"},
+      {"scanlengthdistribution", "constant", "scanlengthdistribution"},
+      {"insertorder", "random", "insertorder"},
+      {"readproportion", "-0.1", "readproportion"},
+      {"hotspotdatafraction", "1.5", "hotspotdatafraction"},
+      {"zeropadding", "0", "zeropadding"},
+      {"fieldcount", "0", "fieldcount"},
+      {"maxscanlength", "0", "maxscanlength"},
+      {"workload", "site.ycsb.workloads.RestWorkload", "workload"},
+      {"insertcount", "2000", "insertcount"},
+  };
+  for (const Case& c : cases) {
+    Properties p;
+    p.Set("recordcount", "1000");
+    p.Set(c.key, c.value);
+    StatusOr<CoreWorkloadConfig> config = CoreWorkloadConfig::FromProperties(p);
+    ASSERT_FALSE(config.ok()) << c.key << "=" << c.value;
+    EXPECT_NE(config.status().message().find(c.expect), std::string_view::npos)
+        << config.status().ToString();
+  }
+  Properties zero;
+  zero.Set("readproportion", "0");
+  zero.Set("updateproportion", "0");
+  EXPECT_FALSE(CoreWorkloadConfig::FromProperties(zero).ok());
+  Properties integrity;
+  integrity.Set("dataintegrity", "true");
+  integrity.Set("fieldlengthdistribution", "uniform");
+  EXPECT_FALSE(CoreWorkloadConfig::FromProperties(integrity).ok());
+}
+
+TEST(YcsbWorkloadConfig, AcceptsBothCoreWorkloadNames) {
+  for (const char* name :
+       {"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"}) {
+    Properties p;
+    p.Set("recordcount", "10");
+    p.Set("workload", name);
+    EXPECT_TRUE(CoreWorkloadConfig::FromProperties(p).ok()) << name;
+  }
+  Properties latest;  // recordcount=0 with latest would sum zeta over 2^31 items.
+  latest.Set("requestdistribution", "latest");
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(latest);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("recordcount"), std::string_view::npos);
+}
+
+TEST(YcsbWorkloadConfig, DefaultsMatchYcsb) {
+  Properties p;
+  p.Set("recordcount", "1000");
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->field_count, 10);
+  EXPECT_EQ(c->field_length, 100);
+  EXPECT_EQ(c->insert_count, 1000);
+  EXPECT_EQ(c->request_distribution, RequestDistribution::kUniform);
+  EXPECT_FALSE(c->ordered_inserts);
+  EXPECT_EQ(c->max_scan_length, 1000);
+  Properties zero;  // recordcount=0 means Integer.MAX_VALUE in YCSB.
+  StatusOr<CoreWorkloadConfig> z = CoreWorkloadConfig::FromProperties(zero);
+  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  EXPECT_EQ(z->record_count, 2147483647);
+}
+
+struct WorkloadFile {
+  const char* name;
+  double read, update, insert, scan, rmw;
+  RequestDistribution dist;
+};
+
+TEST(YcsbWorkloadFiles, EachParsesToItsDefinition) {
+  const WorkloadFile files[] = {
+      {"workloada", 0.5, 0.5, 0, 0, 0, RequestDistribution::kZipfian},
+      {"workloadb", 0.95, 0.05, 0, 0, 0, RequestDistribution::kZipfian},
+      {"workloadc", 1, 0, 0, 0, 0, RequestDistribution::kZipfian},
+      {"workloadd", 0.95, 0, 0.05, 0, 0, RequestDistribution::kLatest},
+      {"workloade", 0, 0, 0.05, 0.95, 0, RequestDistribution::kZipfian},
+      {"workloadf", 0.5, 0, 0, 0, 0.5, RequestDistribution::kZipfian},
+  };
+  for (const WorkloadFile& f : files) {
+    SCOPED_TRACE(f.name);
+    Properties p;
+    const std::vector<std::string> paths = {std::string(WIREBENCH_SOURCE_DIR) + "/workloads/" +
+                                            f.name};
+    Status s = p.Load(paths, {});
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(p.GetString("workload").value(), "site.ycsb.workloads.CoreWorkload");
+    StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->record_count, 1000);
+    EXPECT_EQ(c->operation_count, 1000);
+    EXPECT_TRUE(c->read_all_fields);
+    EXPECT_DOUBLE_EQ(c->read_proportion, f.read);
+    EXPECT_DOUBLE_EQ(c->update_proportion, f.update);
+    EXPECT_DOUBLE_EQ(c->insert_proportion, f.insert);
+    EXPECT_DOUBLE_EQ(c->scan_proportion, f.scan);
+    EXPECT_DOUBLE_EQ(c->read_modify_write_proportion, f.rmw);
+    EXPECT_EQ(c->request_distribution, f.dist);
+    if (std::string(f.name) == "workloade") {
+      EXPECT_EQ(c->max_scan_length, 100);
+      EXPECT_EQ(c->scan_length_distribution, LengthDistribution::kUniform);
+    } else {
+      EXPECT_EQ(c->max_scan_length, 1000);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wirebench::ycsb
