@@ -48,7 +48,8 @@ Status PinThisThread(const std::vector<int>& cpus) {
 }
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std::string>& args,
-                                                          const std::string& cpus) {
+                                                          const std::string& cpus,
+                                                          const std::string& binary) {
   std::vector<int> cpu_list;
   if (!cpus.empty()) {
     auto parsed = ParseCpuList(cpus);
@@ -73,7 +74,7 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std:
       for (int c : cpu_list) CPU_SET(c, &set);
       sched_setaffinity(0, sizeof(set), &set);
     }
-    execv("/proc/self/exe", argv.data());
+    execv(binary.c_str(), argv.data());
     _exit(127);
   }
   close(fds[1]);
@@ -135,6 +136,14 @@ std::string LocalServer::Stop() {
   waitpid(pid_, &st, 0);
   pid_ = -1;
   return "did not stop on SIGTERM; killed";
+}
+
+void LocalServer::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int st = 0;
+  waitpid(pid_, &st, 0);
+  pid_ = -1;
 }
 
 LocalServer::~LocalServer() { Stop(); }

@@ -23,8 +23,12 @@ class LocalServer {
   // Starts `wirebench server <args>` (with --port 0 added) and waits for its
   // "listening on HOST:PORT" line. `cpus`, if not empty, pins the child
   // (a list like "1" or "0-1").
+  // `binary` is the wirebench executable (default: this process's own).
   static StatusOr<std::unique_ptr<LocalServer>> Spawn(const std::vector<std::string>& args,
-                                                      const std::string& cpus = "");
+                                                      const std::string& cpus = "",
+                                                      const std::string& binary = "/proc/self/exe");
+  // SIGKILL: the server gets no chance to flush or close anything.
+  void Kill();
   ~LocalServer();  // Stops it.
   LocalServer(const LocalServer&) = delete;
   LocalServer& operator=(const LocalServer&) = delete;

@@ -1,0 +1,510 @@
+// The `flatbuffers` codec. Layout: codecs/schemas/wirebench.fbs; the C++
+// accessors are generated from it by flatc at build time.
+//
+// Encode: the reused FlatBufferBuilder is cleared, the message is built into
+// it back to front (byte strings copied in with CreateVector; a row or family
+// equal to the previous one is referenced again instead of copied), the
+// buffer is finished size-prefixed with the "WBF1" identifier and appended to
+// `out`. Payload bytes are counted twice: into the builder and into `out`.
+//
+// Decode: flatbuffers::Verifier checks the whole buffer first (size prefix
+// equal to the payload length, identifier, every offset, vector length and
+// table within bounds), then every field is read into the message model with
+// views into the buffer. Scratch arrays are sized once per call from the
+// vector lengths, so the spans handed out never move.
+//
+// Alignment: FlatBuffers 2.0.8 reads scalars through typed pointers, and its
+// Verifier checks alignment only relative to the buffer start. The schema
+// keeps every scalar at most 4 bytes wide, so a buffer whose first byte is
+// 4-byte aligned is read in place with check_alignment on; a payload at any
+// other address is copied once into an aligned scratch buffer first.
+#include "codecs/flatbuffers/flatbuffers_codec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/thread_stats.h"
+#include "wirebench_generated.h"
+
+namespace wirebench {
+
+namespace {
+
+namespace fbs = ::flatbuffers;
+using BytesOffset = fbs::Offset<fbs::Vector<uint8_t>>;
+template <typename T>
+using TablesOffset = fbs::Offset<fbs::Vector<fbs::Offset<T>>>;
+template <typename T>
+using Tables = fbs::Vector<fbs::Offset<T>>;
+
+// The widest scalar in the schema, hence the alignment a buffer needs.
+constexpr uintptr_t kBufferAlignment = 4;
+// Size prefix + root offset + identifier: nothing shorter can be a buffer.
+constexpr size_t kMinBuffer = 12;
+// Verifier limits: deepest legal nesting is Call > Body > ActionResult >
+// Result > Cell (5); tables per buffer are capped so a hostile buffer that
+// references one table many times cannot make verification quadratic.
+constexpr fbs::uoffset_t kMaxDepth = 16;
+constexpr fbs::uoffset_t kMaxTables = 1u << 22;
+
+const char* BodyName(fb::Body b) {
+  const char* name = fb::EnumNameBody(b);
+  return *name ? name : "an unknown body type";
+}
+
+Status WrongBody(fb::Body want, fb::Body got) {
+  return Status::Corruption(std::string("flatbuffers: expected a ") + BodyName(want) +
+                            " payload, got " + BodyName(got));
+}
+
+Status Malformed(const char* what) {
+  return Status::Corruption(std::string("flatbuffers: malformed ") + what);
+}
+
+ByteView View(const fbs::Vector<uint8_t>* v) {
+  return v ? ByteView(v->data(), v->size()) : ByteView();
+}
+
+uint64_t Timestamp(const fb::Timestamp* t) {
+  return t ? (uint64_t(t->hi()) << 32) | t->lo() : 0;
+}
+
+template <typename T>
+fbs::uoffset_t Count(const Tables<T>* v) {
+  return v ? v->size() : 0;
+}
+
+fbs::uoffset_t CellCount(const fb::Mutation* m) { return Count(m->cells()); }
+fbs::uoffset_t CellCount(const fb::Result* r) { return r ? Count(r->cells()) : 0; }
+
+// Grows a scratch vector to at least n elements; never shrinks it, so a
+// codec that has seen its largest message stops allocating.
+template <typename T>
+T* Slots(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+class FlatBuffersCodec final : public Codec {
+ public:
+  FlatBuffersCodec() : builder_(kInitialBuilderSize) {}
+
+  CodecId id() const override { return CodecId::kFlatBuffers; }
+  std::string_view name() const override { return "flatbuffers"; }
+  bool zero_copy_decode() const override { return true; }
+
+  // ---- Requests ----
+
+  Status EncodeRequest(uint32_t, const MutateRequest& req, ByteBuffer* out) override {
+    Begin();
+    auto body = fb::CreateMutateRequest(builder_, PutMutation(req.mutation));
+    return Finish(fb::Body::MutateRequest, body.Union(), out);
+  }
+  Status EncodeRequest(uint32_t, const GetRequest& req, ByteBuffer* out) override {
+    Begin();
+    return Finish(fb::Body::GetRequest, PutGet(req).Union(), out);
+  }
+  Status EncodeRequest(uint32_t, const ScanRequest& req, ByteBuffer* out) override {
+    Begin();
+    auto columns = PutColumns(req.columns);
+    auto stop = Bytes(req.stop_row);
+    auto start = Bytes(req.start_row);
+    auto body = fb::CreateScanRequest(builder_, start, stop, req.number_of_rows, columns);
+    return Finish(fb::Body::ScanRequest, body.Union(), out);
+  }
+  Status EncodeRequest(uint32_t, const MultiRequest& req, ByteBuffer* out) override {
+    Begin();
+    const size_t base = action_offsets_.size();
+    for (const Action& a : req.actions) {
+      fb::ActionOp type;
+      fbs::Offset<void> op;
+      if (a.kind == ActionKind::kMutation) {
+        type = fb::ActionOp::Mutation;
+        op = PutMutation(a.mutation).Union();
+      } else if (a.kind == ActionKind::kGet) {
+        type = fb::ActionOp::GetRequest;
+        op = PutGet(a.get).Union();
+      } else {
+        action_offsets_.resize(base);
+        return Status::InvalidArgument("flatbuffers: Multi action " + std::to_string(a.index) +
+                                       " has unknown kind " + std::to_string(int(a.kind)));
+      }
+      action_offsets_.push_back(fb::CreateAction(builder_, a.index, type, op));
+    }
+    auto actions = TakeVector(action_offsets_, base);
+    auto body = fb::CreateMultiRequest(builder_, actions);
+    return Finish(fb::Body::MultiRequest, body.Union(), out);
+  }
+
+  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
+    const fb::MutateRequest* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    const fb::Mutation* m = in->mutation();
+    if (m == nullptr) return Malformed("Mutate request: no mutation");
+    Cell* cells = Slots(cells_, CellCount(m));
+    if (!ReadMutation(m, &cells, &req->mutation)) return Malformed("Mutate request mutation");
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, GetRequest* req) override {
+    const fb::GetRequest* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    Column* columns = Slots(columns_, Count(in->columns()));
+    ReadGet(in, &columns, req);
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
+    const fb::ScanRequest* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    Column* columns = Slots(columns_, Count(in->columns()));
+    req->start_row = View(in->start_row());
+    req->stop_row = View(in->stop_row());
+    req->number_of_rows = in->number_of_rows();
+    req->columns = ReadColumns(in->columns(), &columns);
+    return Status::Ok();
+  }
+  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
+    const fb::MultiRequest* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    const Tables<fb::Action>* actions = in->actions();
+    const fbs::uoffset_t n = Count(actions);
+    // First pass: size the scratch arrays, and reject actions without an operation.
+    size_t ncells = 0, ncolumns = 0;
+    for (fbs::uoffset_t i = 0; i < n; ++i) {
+      const fb::Action* a = actions->Get(i);
+      if (const fb::Mutation* m = a->op_as_Mutation()) {
+        ncells += CellCount(m);
+      } else if (const fb::GetRequest* g = a->op_as_GetRequest()) {
+        ncolumns += Count(g->columns());
+      } else {
+        return Status::Corruption("flatbuffers: Multi action " + std::to_string(a->index()) +
+                                  " carries neither a Mutation nor a GetRequest");
+      }
+    }
+    Action* out = Slots(actions_, n);
+    Cell* cells = Slots(cells_, ncells);
+    Column* columns = Slots(columns_, ncolumns);
+    for (fbs::uoffset_t i = 0; i < n; ++i) {
+      const fb::Action* a = actions->Get(i);
+      Action& o = out[i];
+      o.index = a->index();
+      o.mutation = Mutation{};
+      o.get = GetRequest{};
+      if (const fb::Mutation* m = a->op_as_Mutation()) {
+        o.kind = ActionKind::kMutation;
+        if (!ReadMutation(m, &cells, &o.mutation)) return Malformed("Multi request mutation");
+      } else {
+        o.kind = ActionKind::kGet;
+        ReadGet(a->op_as_GetRequest(), &columns, &o.get);
+      }
+    }
+    req->actions = std::span<const Action>(out, n);
+    return Status::Ok();
+  }
+
+  // ---- Responses ----
+
+  Status EncodeResponse(uint32_t, const MutateResponse& resp, ByteBuffer* out) override {
+    Begin();
+    auto body = fb::CreateMutateResponse(builder_, resp.processed);
+    return Finish(fb::Body::MutateResponse, body.Union(), out);
+  }
+  Status EncodeResponse(uint32_t, const GetResponse& resp, ByteBuffer* out) override {
+    Begin();
+    auto body = fb::CreateGetResponse(builder_, PutResult(resp.result));
+    return Finish(fb::Body::GetResponse, body.Union(), out);
+  }
+  Status EncodeResponse(uint32_t, const ScanResponse& resp, ByteBuffer* out) override {
+    Begin();
+    const size_t base = result_offsets_.size();
+    for (const Result& r : resp.results) result_offsets_.push_back(PutResult(r));
+    auto results = TakeVector(result_offsets_, base);
+    auto body = fb::CreateScanResponse(builder_, results, resp.more_results);
+    return Finish(fb::Body::ScanResponse, body.Union(), out);
+  }
+  Status EncodeResponse(uint32_t, const MultiResponse& resp, ByteBuffer* out) override {
+    Begin();
+    const size_t base = action_result_offsets_.size();
+    for (const ActionResult& ar : resp.results) {
+      // A failed action carries its reason and no result.
+      fbs::Offset<fb::Result> result = ar.ok ? PutResult(ar.result) : 0;
+      BytesOffset error = ar.ok ? 0 : Bytes(ar.error);
+      action_result_offsets_.push_back(
+          fb::CreateActionResult(builder_, ar.index, ar.ok, result, error));
+    }
+    auto results = TakeVector(action_result_offsets_, base);
+    auto body = fb::CreateMultiResponse(builder_, results);
+    return Finish(fb::Body::MultiResponse, body.Union(), out);
+  }
+
+  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
+    const fb::MutateResponse* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    resp->processed = in->processed();
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
+    const fb::GetResponse* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    Cell* cells = Slots(cells_, CellCount(in->result()));
+    if (!ReadResult(in->result(), &cells, &resp->result)) return Malformed("Get response result");
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
+    const fb::ScanResponse* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    const Tables<fb::Result>* results = in->results();
+    const fbs::uoffset_t n = Count(results);
+    size_t ncells = 0;
+    for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i));
+    Result* out = Slots(results_, n);
+    Cell* cells = Slots(cells_, ncells);
+    for (fbs::uoffset_t i = 0; i < n; ++i)
+      if (!ReadResult(results->Get(i), &cells, &out[i])) return Malformed("Scan response result");
+    resp->results = std::span<const Result>(out, n);
+    resp->more_results = in->more_results();
+    return Status::Ok();
+  }
+  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
+    const fb::MultiResponse* in;
+    WB_RETURN_IF_ERROR(Open(payload, &in));
+    const Tables<fb::ActionResult>* results = in->results();
+    const fbs::uoffset_t n = Count(results);
+    size_t ncells = 0;
+    for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i)->result());
+    ActionResult* out = Slots(action_results_, n);
+    Cell* cells = Slots(cells_, ncells);
+    for (fbs::uoffset_t i = 0; i < n; ++i) {
+      const fb::ActionResult* ar = results->Get(i);
+      ActionResult& o = out[i];
+      o.index = ar->index();
+      o.ok = ar->ok();
+      o.error = View(ar->error());
+      if (!ReadResult(ar->result(), &cells, &o.result)) return Malformed("Multi response result");
+    }
+    resp->results = std::span<const ActionResult>(out, n);
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr size_t kInitialBuilderSize = 4096;
+
+  // A byte string already in the builder, so an equal one can point at it.
+  struct Shared {
+    ByteView bytes;
+    BytesOffset offset;
+  };
+
+  // ---- Encoding ----
+
+  void Begin() {
+    builder_.Clear();
+    copied_ = 0;
+    last_row_ = Shared{};
+    last_family_ = Shared{};
+  }
+
+  Status Finish(fb::Body type, fbs::Offset<void> body, ByteBuffer* out) {
+    fb::FinishSizePrefixedCallBuffer(builder_, fb::CreateCall(builder_, type, body));
+    out->Append(builder_.GetBufferPointer(), builder_.GetSize());
+    // Every payload byte went into the builder once and into `out` once.
+    CountEncodeCopy(2 * copied_);
+    return Status::Ok();
+  }
+
+  // Empty byte strings are left out (an absent vector reads as empty).
+  BytesOffset Bytes(ByteView v) {
+    if (v.empty()) return 0;
+    copied_ += v.size();
+    return builder_.CreateVector(v.data(), v.size());
+  }
+  BytesOffset SharedBytes(ByteView v, Shared* last) {
+    if (v.empty()) return 0;
+    if (last->offset.o != 0 && last->bytes == v) return last->offset;
+    *last = Shared{v, Bytes(v)};
+    return last->offset;
+  }
+
+  static const fb::Timestamp* PutTimestamp(uint64_t t, fb::Timestamp* slot) {
+    if (t == 0) return nullptr;
+    *slot = fb::Timestamp(uint32_t(t), uint32_t(t >> 32));
+    return slot;
+  }
+
+  // Creates a vector from offsets[base..] and drops them from the scratch.
+  template <typename T>
+  TablesOffset<T> TakeVector(std::vector<fbs::Offset<T>>& offsets, size_t base) {
+    if (offsets.size() == base) return 0;
+    auto v = builder_.CreateVector(offsets.data() + base, offsets.size() - base);
+    offsets.resize(base);
+    return v;
+  }
+
+  // Cells of a mutation leave out the row (it is the mutation's).
+  TablesOffset<fb::Cell> PutCells(std::span<const Cell> cells, bool with_row) {
+    const size_t base = cell_offsets_.size();
+    for (const Cell& c : cells) {
+      BytesOffset row = with_row ? SharedBytes(c.row, &last_row_) : 0;
+      BytesOffset family = SharedBytes(c.family, &last_family_);
+      BytesOffset qualifier = Bytes(c.qualifier);
+      BytesOffset value = Bytes(c.value);
+      fb::Timestamp ts;
+      cell_offsets_.push_back(fb::CreateCell(builder_, row, family, qualifier,
+                                             PutTimestamp(c.timestamp, &ts), uint8_t(c.type),
+                                             value));
+    }
+    return TakeVector(cell_offsets_, base);
+  }
+
+  fbs::Offset<fb::Mutation> PutMutation(const Mutation& m) {
+    auto cells = PutCells(m.cells, /*with_row=*/false);
+    auto row = Bytes(m.row);
+    fb::Timestamp ts;
+    return fb::CreateMutation(builder_, row, uint8_t(m.type), PutTimestamp(m.timestamp, &ts),
+                              cells);
+  }
+
+  TablesOffset<fb::Column> PutColumns(std::span<const Column> columns) {
+    const size_t base = column_offsets_.size();
+    for (const Column& c : columns) {
+      BytesOffset family = SharedBytes(c.family, &last_family_);
+      column_offsets_.push_back(fb::CreateColumn(builder_, family, Bytes(c.qualifier)));
+    }
+    return TakeVector(column_offsets_, base);
+  }
+
+  fbs::Offset<fb::GetRequest> PutGet(const GetRequest& g) {
+    auto columns = PutColumns(g.columns);
+    return fb::CreateGetRequest(builder_, Bytes(g.row), columns);
+  }
+
+  fbs::Offset<fb::Result> PutResult(const Result& r) {
+    auto cells = PutCells(r.cells, /*with_row=*/true);
+    return fb::CreateResult(builder_, r.exists, cells);
+  }
+
+  // ---- Decoding ----
+
+  // Verifies the payload and returns its body, which must be of type T.
+  template <typename T>
+  Status Open(ByteView payload, const T** body) {
+    const uint8_t* data = payload.data();
+    const size_t n = payload.size();
+    if (n < kMinBuffer)
+      return Status::Corruption("flatbuffers: payload of " + std::to_string(n) +
+                                " bytes is too short to be a FlatBuffers buffer");
+    if (n >= FLATBUFFERS_MAX_BUFFER_SIZE)
+      return Status::Corruption("flatbuffers: payload exceeds FlatBuffers' 2 GiB limit");
+    if (reinterpret_cast<uintptr_t>(data) % kBufferAlignment != 0) {
+      aligned_.Clear();
+      aligned_.Append(payload);
+      CountDecodeCopy(n);
+      data = aligned_.data();
+    }
+    fbs::Verifier::Options options;
+    options.max_depth = kMaxDepth;
+    options.max_tables = kMaxTables;
+    options.check_alignment = true;
+    fbs::Verifier verifier(data, n, options);
+    if (!fb::VerifySizePrefixedCallBuffer(verifier))
+      return Status::Corruption(
+          "flatbuffers: payload failed verification (truncated, corrupt, or not a "
+          "wirebench FlatBuffers call)");
+    const fb::Call* call = fb::GetSizePrefixedCall(data);
+    constexpr fb::Body kWant = fb::BodyTraits<T>::enum_value;
+    if (call->body_type() != kWant) return WrongBody(kWant, call->body_type());
+    *body = static_cast<const T*>(call->body());
+    if (*body == nullptr)
+      return Status::Corruption(std::string("flatbuffers: ") + BodyName(kWant) +
+                                " payload has no body");
+    return Status::Ok();
+  }
+
+  // Fills one cell; false on an unknown cell type.
+  static bool ReadCell(const fb::Cell* in, ByteView row, Cell* out) {
+    const uint8_t type = in->type();
+    if (!IsValidCellType(type)) return false;
+    out->row = row;
+    out->family = View(in->family());
+    out->qualifier = View(in->qualifier());
+    out->timestamp = Timestamp(in->timestamp());
+    out->type = CellType(type);
+    out->value = View(in->value());
+    return true;
+  }
+
+  // Reads a mutation, taking its cells from *cells onward and advancing it.
+  static bool ReadMutation(const fb::Mutation* in, Cell** cells, Mutation* out) {
+    const uint8_t type = in->type();
+    if (type > uint8_t(MutationType::kDelete)) return false;
+    out->row = View(in->row());
+    out->type = MutationType(type);
+    out->timestamp = Timestamp(in->timestamp());
+    const Tables<fb::Cell>* in_cells = in->cells();
+    const fbs::uoffset_t n = Count(in_cells);
+    Cell* first = *cells;
+    for (fbs::uoffset_t i = 0; i < n; ++i)
+      if (!ReadCell(in_cells->Get(i), out->row, &first[i])) return false;
+    out->cells = std::span<const Cell>(first, n);
+    *cells += n;
+    return true;
+  }
+
+  static std::span<const Column> ReadColumns(const Tables<fb::Column>* in, Column** columns) {
+    const fbs::uoffset_t n = Count(in);
+    Column* first = *columns;
+    for (fbs::uoffset_t i = 0; i < n; ++i) {
+      const fb::Column* c = in->Get(i);
+      first[i] = Column{View(c->family()), View(c->qualifier())};
+    }
+    *columns += n;
+    return std::span<const Column>(first, n);
+  }
+
+  static void ReadGet(const fb::GetRequest* in, Column** columns, GetRequest* out) {
+    out->row = View(in->row());
+    out->columns = ReadColumns(in->columns(), columns);
+  }
+
+  // An absent result reads as the empty one.
+  static bool ReadResult(const fb::Result* in, Cell** cells, Result* out) {
+    if (in == nullptr) {
+      *out = Result{};
+      return true;
+    }
+    out->exists = in->exists();
+    const Tables<fb::Cell>* in_cells = in->cells();
+    const fbs::uoffset_t n = Count(in_cells);
+    Cell* first = *cells;
+    for (fbs::uoffset_t i = 0; i < n; ++i) {
+      const fb::Cell* c = in_cells->Get(i);
+      if (!ReadCell(c, View(c->row()), &first[i])) return false;
+    }
+    out->cells = std::span<const Cell>(first, n);
+    *cells += n;
+    return true;
+  }
+
+  fbs::FlatBufferBuilder builder_;
+  uint64_t copied_ = 0;
+  Shared last_row_;
+  Shared last_family_;
+  std::vector<fbs::Offset<fb::Cell>> cell_offsets_;
+  std::vector<fbs::Offset<fb::Column>> column_offsets_;
+  std::vector<fbs::Offset<fb::Action>> action_offsets_;
+  std::vector<fbs::Offset<fb::Result>> result_offsets_;
+  std::vector<fbs::Offset<fb::ActionResult>> action_result_offsets_;
+
+  ByteBuffer aligned_;  // Copy of a payload that was not 4-byte aligned.
+  std::vector<Cell> cells_;
+  std::vector<Column> columns_;
+  std::vector<Result> results_;
+  std::vector<Action> actions_;
+  std::vector<ActionResult> action_results_;
+};
+
+}  // namespace
+
+std::unique_ptr<Codec> NewFlatBuffersCodec() { return std::make_unique<FlatBuffersCodec>(); }
+
+}  // namespace wirebench

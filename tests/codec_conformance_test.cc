@@ -1,0 +1,500 @@
+// The conformance suite every codec in the registry must pass. It is
+// instantiated over AllCodecs(), so a codec added to codecs/codec_registry.cc
+// is covered without touching this file. Inputs: Cases() in
+// tests/codec_test_messages.h.
+//
+// Payloads are decoded where the RPC layer leaves them: after a 12-byte frame
+// header, in a heap block that ends exactly at the payload's last byte, so
+// AddressSanitizer reports any read past the end.
+//
+// What "rejected" means per codec (see Guarantees()):
+//  - Truncation: raw (lengths + exact end), flatbuffers (size prefix that the
+//    Verifier checks against the payload length) and the HBase-layout codecs
+//    pb, pb-arena, cellblock (varint-delimited header and param, then exactly
+//    associated_cell_count cells) can tell every proper prefix from a whole
+//    payload, so every prefix must fail. A codec not listed must fail or
+//    decode exactly the original message.
+//  - Random garbage: raw and flatbuffers must reject every input (>= 16
+//    bytes). Protobuf parsers accept unknown fields by design, so for the
+//    protobuf codecs a rare garbage input may parse; there at most 1% may be
+//    accepted. Whatever is accepted must be sane (views readable, inside the
+//    payload for zero-copy codecs, valid cell types).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "codecs/codec.h"
+#include "common/thread_stats.h"
+#include "rpc/frame.h"
+#include "tests/codec_test_messages.h"
+
+namespace wirebench {
+namespace {
+
+using testing::AnyMessage;
+using testing::Cases;
+using testing::MessageCase;
+using testing::SameMessage;
+
+constexpr uint32_t kCallId = 0x01020304;
+constexpr uint64_t kGarbageSeed = 20240611;
+constexpr uint64_t kCorruptionSeed = 4242;
+
+struct Guarantees {
+  bool rejects_every_truncation = false;
+  bool rejects_all_garbage = false;
+};
+
+Guarantees GuaranteesOf(std::string_view codec) {
+  if (codec == "raw" || codec == "flatbuffers") return {true, true};
+  if (codec == "pb" || codec == "pb-arena" || codec == "cellblock") return {true, false};
+  return {};
+}
+
+// A payload placed after a frame header, in a block that ends where it ends.
+class FramedPayload {
+ public:
+  explicit FramedPayload(ByteView payload, size_t offset = rpc::kFrameHeaderSize)
+      : block_(new uint8_t[offset + payload.size()]), offset_(offset), size_(payload.size()) {
+    std::memset(block_.get(), 0xEE, offset);
+    if (size_) std::memcpy(block_.get() + offset, payload.data(), size_);
+  }
+  ByteView view() const { return ByteView(block_.get() + offset_, size_); }
+
+ private:
+  std::unique_ptr<uint8_t[]> block_;
+  size_t offset_, size_;
+};
+
+template <typename M>
+constexpr bool kIsRequest = std::is_same_v<M, MutateRequest> || std::is_same_v<M, GetRequest> ||
+                            std::is_same_v<M, ScanRequest> || std::is_same_v<M, MultiRequest>;
+
+template <typename M>
+Status Encode(Codec& c, const M& m, ByteBuffer* out) {
+  if constexpr (kIsRequest<M>) {
+    return c.EncodeRequest(kCallId, m, out);
+  } else {
+    return c.EncodeResponse(kCallId, m, out);
+  }
+}
+
+template <typename M>
+Status Decode(Codec& c, ByteView payload, M* m) {
+  if constexpr (kIsRequest<M>) {
+    return c.DecodeRequest(payload, m);
+  } else {
+    return c.DecodeResponse(payload, m);
+  }
+}
+
+// Encodes after a frame header already in the buffer, as the RPC layer
+// does, checks the header was left alone, and returns the payload alone.
+template <typename M>
+std::string EncodePayload(Codec& c, const M& m) {
+  ByteBuffer out;
+  out.Append(std::string(rpc::kFrameHeaderSize, '\xAB').data(), rpc::kFrameHeaderSize);
+  Status s = Encode(c, m, &out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_GE(out.size(), rpc::kFrameHeaderSize);
+  for (size_t i = 0; i < rpc::kFrameHeaderSize && i < out.size(); ++i)
+    EXPECT_EQ(out.data()[i], 0xAB) << "encode overwrote byte " << i << " before the payload";
+  return std::string(out.view().chars() + rpc::kFrameHeaderSize,
+                     out.size() - rpc::kFrameHeaderSize);
+}
+
+std::string EncodeAny(Codec& c, const AnyMessage& m) {
+  return std::visit([&](const auto& msg) { return EncodePayload(c, msg); }, m);
+}
+
+// Reads every byte of every view (so ASan sees bad views) and checks what a
+// decoded message must satisfy even when it came from garbage.
+template <typename M>
+::testing::AssertionResult Sane(const Codec& codec, ByteView payload, const M& m) {
+  uint64_t sum = 0;
+  std::string bad;
+  testing::ForEachView(m, [&](ByteView v) {
+    for (uint8_t b : v) sum += b;
+    if (codec.zero_copy_decode() && !v.empty() && !v.Within(payload.data(), payload.size()) &&
+        bad.empty())
+      bad = "a view outside the payload: " + testing::Show(v);
+  });
+  auto check_cells = [&](std::span<const Cell> cells) {
+    for (const Cell& c : cells)
+      if (!IsValidCellType(uint8_t(c.type)) && bad.empty()) bad = "an invalid cell type";
+  };
+  if constexpr (std::is_same_v<M, MutateRequest>) check_cells(m.mutation.cells);
+  if constexpr (std::is_same_v<M, GetResponse>) check_cells(m.result.cells);
+  if constexpr (std::is_same_v<M, ScanResponse>)
+    for (const Result& r : m.results) check_cells(r.cells);
+  volatile uint64_t sink = sum;  // Keeps the reads.
+  (void)sink;
+  if (bad.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "decoded message has " << bad;
+}
+
+class CodecConformance : public ::testing::TestWithParam<const CodecInfo*> {
+ protected:
+  std::unique_ptr<Codec> NewInstance() const { return GetParam()->factory(); }
+  Guarantees guarantees() const { return GuaranteesOf(GetParam()->name); }
+};
+
+TEST_P(CodecConformance, RoundTripsEveryMessageAndEncodesDeterministically) {
+  auto encoder = NewInstance();
+  auto decoder = NewInstance();
+  EXPECT_EQ(encoder->name(), GetParam()->name);
+  EXPECT_EQ(encoder->id(), GetParam()->id);
+  for (const MessageCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    std::string payload = EncodeAny(*encoder, c.message);
+    EXPECT_EQ(EncodeAny(*encoder, c.message), payload) << "a reused encoder changed its output";
+    FramedPayload framed(payload);
+    std::visit(
+        [&](const auto& want) {
+          std::decay_t<decltype(want)> got;
+          Status s = Decode(*decoder, framed.view(), &got);
+          ASSERT_TRUE(s.ok()) << s.ToString();
+          EXPECT_TRUE(SameMessage(want, got));
+        },
+        c.message);
+  }
+}
+
+TEST_P(CodecConformance, DecodedViewsPointIntoThePayloadIffZeroCopy) {
+  auto codec = NewInstance();
+  for (const MessageCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    FramedPayload framed(EncodeAny(*codec, c.message));
+    ByteView p = framed.view();
+    std::visit(
+        [&](const auto& want) {
+          std::decay_t<decltype(want)> got;
+          ASSERT_TRUE(Decode(*codec, p, &got).ok());
+          auto check = [&](std::span<const Cell> cells) {
+            for (const Cell& cell : cells) {
+              if (codec->zero_copy_decode()) {
+                testing::ForEachView(cell, [&](ByteView v) {
+                  if (!v.empty()) {
+                    EXPECT_TRUE(v.Within(p.data(), p.size())) << testing::Show(v);
+                  }
+                });
+              } else if (!cell.value.empty()) {
+                EXPECT_FALSE(cell.value.Within(p.data(), p.size())) << "a copying codec's value "
+                                                                       "points into the payload";
+              }
+            }
+          };
+          using M = std::decay_t<decltype(got)>;
+          if constexpr (std::is_same_v<M, MutateRequest>) check(got.mutation.cells);
+          if constexpr (std::is_same_v<M, GetResponse>) check(got.result.cells);
+          if constexpr (std::is_same_v<M, ScanResponse>)
+            for (const Result& r : got.results) check(r.cells);
+          if constexpr (std::is_same_v<M, MultiRequest>)
+            for (const Action& a : got.actions) check(a.mutation.cells);
+          if constexpr (std::is_same_v<M, MultiResponse>)
+            for (const ActionResult& r : got.results) check(r.result.cells);
+        },
+        c.message);
+  }
+}
+
+// The prefix lengths tried for a payload of n bytes: all of them up to 16 KiB,
+// else the first and last 2 KiB and 512 spread between.
+std::vector<size_t> PrefixLengths(size_t n) {
+  std::vector<size_t> out;
+  if (n <= (16u << 10)) {
+    for (size_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  for (size_t i = 0; i < 2048; ++i) out.push_back(i);
+  for (size_t i = 1; i < 512; ++i) out.push_back(2048 + (n - 4096) * i / 512);
+  for (size_t i = n - 2048; i < n; ++i) out.push_back(i);
+  return out;
+}
+
+TEST_P(CodecConformance, EveryTruncationIsRejected) {
+  auto encoder = NewInstance();
+  auto decoder = NewInstance();
+  const bool strict = guarantees().rejects_every_truncation;
+  for (const MessageCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string payload = EncodeAny(*encoder, c.message);
+    std::visit(
+        [&](const auto& want) {
+          using M = std::decay_t<decltype(want)>;
+          size_t accepted = 0;
+          for (size_t len : PrefixLengths(payload.size())) {
+            FramedPayload framed(ByteView(payload.data(), len));
+            M got;
+            Status s = Decode(*decoder, framed.view(), &got);
+            if (s.ok()) {
+              ++accepted;
+              ASSERT_FALSE(strict) << "a " << len << "-byte prefix of a " << payload.size()
+                                   << "-byte payload decoded as OK";
+              ASSERT_TRUE(SameMessage(want, got)) << "prefix " << len << " decoded differently";
+            }
+          }
+          // The decoder must still work after all those errors.
+          FramedPayload whole(payload);
+          M got;
+          ASSERT_TRUE(Decode(*decoder, whole.view(), &got).ok());
+          EXPECT_TRUE(SameMessage(want, got));
+          if (!strict) RecordProperty(c.name + "_accepted_prefixes", int(accepted));
+        },
+        c.message);
+  }
+}
+
+template <typename M>
+void DecodeGarbage(Codec& codec, bool strict, std::mt19937_64& rng, int trials) {
+  int accepted = 0;
+  std::uniform_int_distribution<size_t> len_dist(16, 1024);
+  for (int t = 0; t < trials; ++t) {
+    std::string bytes(len_dist(rng), '\0');
+    for (char& b : bytes) b = char(rng());
+    FramedPayload framed(bytes);
+    M got;
+    if (Decode(codec, framed.view(), &got).ok()) {
+      ++accepted;
+      EXPECT_FALSE(strict) << "garbage input " << t << " (" << bytes.size()
+                           << " bytes) decoded as OK";
+      EXPECT_TRUE(Sane(codec, framed.view(), got)) << "garbage input " << t;
+    }
+  }
+  EXPECT_LE(accepted, trials / 100) << "too much garbage accepted";
+}
+
+TEST_P(CodecConformance, RandomGarbageIsRejected) {
+  std::printf("garbage seed: %llu\n", static_cast<unsigned long long>(kGarbageSeed));
+  std::mt19937_64 rng(kGarbageSeed);
+  auto codec = NewInstance();
+  const bool strict = guarantees().rejects_all_garbage;
+  constexpr int kTrials = 500;
+  DecodeGarbage<MutateRequest>(*codec, strict, rng, kTrials);
+  DecodeGarbage<GetRequest>(*codec, strict, rng, kTrials);
+  DecodeGarbage<ScanRequest>(*codec, strict, rng, kTrials);
+  DecodeGarbage<MultiRequest>(*codec, strict, rng, kTrials);
+  DecodeGarbage<MutateResponse>(*codec, strict, rng, kTrials);
+  DecodeGarbage<GetResponse>(*codec, strict, rng, kTrials);
+  DecodeGarbage<ScanResponse>(*codec, strict, rng, kTrials);
+  DecodeGarbage<MultiResponse>(*codec, strict, rng, kTrials);
+}
+
+// Valid payloads with a few bytes overwritten: these reach deep into a
+// decoder (past any magic or size check), so they are where an unchecked
+// offset or length would read out of bounds. Any result is allowed except a
+// crash or an insane message.
+TEST_P(CodecConformance, CorruptedEncodingsNeverReadOutOfBounds) {
+  std::printf("corruption seed: %llu\n", static_cast<unsigned long long>(kCorruptionSeed));
+  std::mt19937_64 rng(kCorruptionSeed);
+  auto codec = NewInstance();
+  for (const MessageCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    std::string payload = EncodeAny(*codec, c.message);
+    if (payload.empty() || payload.size() > (8u << 10)) continue;
+    std::visit(
+        [&](const auto& want) {
+          using M = std::decay_t<decltype(want)>;
+          for (int t = 0; t < 300; ++t) {
+            std::string bad = payload;
+            const int flips = 1 + int(rng() % 4);
+            for (int f = 0; f < flips; ++f) bad[rng() % bad.size()] = char(rng());
+            FramedPayload framed(bad);
+            M got;
+            if (Decode(*codec, framed.view(), &got).ok()) {
+              ASSERT_TRUE(Sane(*codec, framed.view(), got)) << "corruption " << t;
+            }
+          }
+        },
+        c.message);
+  }
+}
+
+TEST_P(CodecConformance, OneDecoderReusedAcrossMessagesStaysCorrect) {
+  auto encoder = NewInstance();
+  auto decoder = NewInstance();
+  std::vector<std::string> payloads;
+  for (const MessageCase& c : Cases()) payloads.push_back(EncodeAny(*encoder, c.message));
+  // Forward, backward, then big/small interleaved: scratch left over from a
+  // larger or different message must never leak into the next result.
+  std::vector<size_t> order;
+  const size_t n = Cases().size();
+  for (size_t i = 0; i < n; ++i) order.push_back(i);
+  for (size_t i = n; i-- > 0;) order.push_back(i);
+  for (size_t i = 0; i < n; ++i) order.push_back(i % 2 ? i : n - 1 - i);
+  for (size_t i : order) {
+    const MessageCase& c = Cases()[i];
+    SCOPED_TRACE(c.name);
+    FramedPayload framed(payloads[i]);
+    std::visit(
+        [&](const auto& want) {
+          std::decay_t<decltype(want)> got;
+          ASSERT_TRUE(Decode(*decoder, framed.view(), &got).ok());
+          EXPECT_TRUE(SameMessage(want, got));
+        },
+        c.message);
+  }
+}
+
+const AnyMessage& CaseNamed(std::string_view name) {
+  for (const MessageCase& c : Cases())
+    if (c.name == name) return c.message;
+  ADD_FAILURE() << "no case " << name;
+  return Cases()[0].message;
+}
+
+TEST_P(CodecConformance, CarriesTheSameLogicalContent) {
+  auto codec = NewInstance();
+  FramedPayload put(EncodeAny(*codec, CaseNamed("put_1k")));
+  MutateRequest req;
+  ASSERT_TRUE(codec->DecodeRequest(put.view(), &req).ok());
+  MessageSize s = SizeOf(req.mutation);
+  EXPECT_EQ(s.cells, 10u);
+  EXPECT_EQ(s.value_bytes, 1000u);
+  EXPECT_EQ(s.key_bytes, 10u * (23 + 6 + 6));  // row "user"+19 digits, "family", "fieldN".
+  for (const Cell& c : req.mutation.cells) EXPECT_EQ(c.value.size(), 100u);
+
+  FramedPayload get(EncodeAny(*codec, CaseNamed("get_1k")));
+  GetResponse resp;
+  ASSERT_TRUE(codec->DecodeResponse(get.view(), &resp).ok());
+  s = SizeOf(resp.result);
+  EXPECT_EQ(s.cells, 10u);
+  EXPECT_EQ(s.value_bytes, 1000u);
+  EXPECT_TRUE(resp.result.exists);
+}
+
+TEST_P(CodecConformance, DecodesAtEveryPayloadAlignment) {
+  auto codec = NewInstance();
+  for (const char* name : {"put_1k", "get_all_bytes", "multi_response_mixed"}) {
+    SCOPED_TRACE(name);
+    const AnyMessage& m = CaseNamed(name);
+    std::string payload = EncodeAny(*codec, m);
+    for (size_t offset = 0; offset < 16; ++offset) {
+      FramedPayload framed(payload, offset);
+      std::visit(
+          [&](const auto& want) {
+            std::decay_t<decltype(want)> got;
+            ASSERT_TRUE(Decode(*codec, framed.view(), &got).ok()) << "offset " << offset;
+            EXPECT_TRUE(SameMessage(want, got)) << "offset " << offset;
+          },
+          m);
+    }
+  }
+}
+
+TEST_P(CodecConformance, CountsItsCopiesHonestly) {
+  auto codec = NewInstance();
+  const auto& put = std::get<MutateRequest>(CaseNamed("put_1k"));
+  CounterTotals before = ThisThreadTotals();
+  std::string payload = EncodePayload(*codec, put);
+  CounterTotals enc = ThisThreadTotals() - before;
+  // Every codec copies each value byte at least once into the send buffer.
+  EXPECT_GE(enc.encode_copied, 1000u);
+  EXPECT_EQ(enc.decode_copied, 0u);
+
+  FramedPayload framed(payload);
+  MutateRequest got;
+  before = ThisThreadTotals();
+  ASSERT_TRUE(codec->DecodeRequest(framed.view(), &got).ok());
+  CounterTotals dec = ThisThreadTotals() - before;
+  EXPECT_EQ(dec.encode_copied, 0u);
+  if (codec->zero_copy_decode()) {
+    EXPECT_EQ(dec.decode_copied, 0u);
+  } else {
+    EXPECT_GE(dec.decode_copied, 1000u);
+  }
+}
+
+std::vector<const CodecInfo*> RegisteredCodecs() {
+  std::vector<const CodecInfo*> out;
+  for (const CodecInfo& c : AllCodecs()) out.push_back(&c);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecConformance, ::testing::ValuesIn(RegisteredCodecs()),
+                         [](const ::testing::TestParamInfo<const CodecInfo*>& info) {
+                           std::string name(info.param->name);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// ---- Codec-specific promises ----
+
+// Decodes the 1 KB put once to warm the codec's scratch, then counts.
+CounterTotals SteadyStateDecode(std::string_view codec_name, size_t offset) {
+  auto codec = NewCodec(codec_name);
+  EXPECT_TRUE(codec.ok());
+  std::string payload = EncodeAny(**codec, CaseNamed("put_1k"));
+  FramedPayload framed(payload, offset);
+  MutateRequest got;
+  EXPECT_TRUE((*codec)->DecodeRequest(framed.view(), &got).ok());
+  CounterTotals before = ThisThreadTotals();
+  EXPECT_TRUE((*codec)->DecodeRequest(framed.view(), &got).ok());
+  CounterTotals d = ThisThreadTotals() - before;
+  EXPECT_EQ(got.mutation.cells.size(), 10u);
+  return d;
+}
+
+TEST(RawCodec, DecodeOf1KbPutAllocatesNothing) {
+  ASSERT_TRUE(AllocationCountingActive());
+  CounterTotals d = SteadyStateDecode("raw", rpc::kFrameHeaderSize);
+  EXPECT_EQ(d.allocs, 0u);
+  EXPECT_EQ(d.decode_copied, 0u);
+}
+
+TEST(FlatBuffersCodec, DecodeOf1KbPutAllocatesAndCopiesNothing) {
+  ASSERT_TRUE(AllocationCountingActive());
+  CounterTotals d = SteadyStateDecode("flatbuffers", rpc::kFrameHeaderSize);
+  EXPECT_EQ(d.allocs, 0u);
+  EXPECT_EQ(d.decode_copied, 0u);
+}
+
+TEST(FlatBuffersCodec, MisalignedPayloadIsCopiedOnceAndCounted) {
+  std::string payload;
+  {
+    auto codec = NewCodec("flatbuffers");
+    payload = EncodeAny(**codec, CaseNamed("put_1k"));
+  }
+  CounterTotals d = SteadyStateDecode("flatbuffers", rpc::kFrameHeaderSize + 1);
+  EXPECT_EQ(d.allocs, 0u);
+  EXPECT_EQ(d.decode_copied, payload.size());
+}
+
+TEST(FlatBuffersCodec, EncodeReusesItsBuilderAndCountsBothCopies) {
+  auto codec = NewCodec("flatbuffers");
+  ASSERT_TRUE(codec.ok());
+  const auto& put = std::get<MutateRequest>(CaseNamed("put_1k"));
+  ByteBuffer out(64 << 10);
+  ASSERT_TRUE((*codec)->EncodeRequest(kCallId, put, &out).ok());  // Warm-up.
+  out.Clear();
+  CounterTotals before = ThisThreadTotals();
+  ASSERT_TRUE((*codec)->EncodeRequest(kCallId, put, &out).ok());
+  CounterTotals d = ThisThreadTotals() - before;
+  EXPECT_EQ(d.allocs, 0u);
+  // Into the builder and into `out`: row once, "family" once (shared), ten
+  // qualifiers and values.
+  EXPECT_EQ(d.encode_copied, 2u * (23 + 6 + 10 * 6 + 1000));
+}
+
+TEST(FlatBuffersCodec, RejectsAPayloadOfAnotherMethod) {
+  auto codec = NewCodec("flatbuffers");
+  ASSERT_TRUE(codec.ok());
+  FramedPayload framed(EncodeAny(**codec, CaseNamed("get_columns")));
+  MutateRequest got;
+  Status s = (*codec)->DecodeRequest(framed.view(), &got);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("expected a MutateRequest payload, got GetRequest"),
+            std::string_view::npos)
+      << s.ToString();
+}
+
+}  // namespace
+}  // namespace wirebench
