@@ -3,6 +3,8 @@
 #include <string>
 
 #include "codecs/codec.h"
+#include "codecs/flatbuffers/flatbuffers_codec.h"
+#include "codecs/pb/pb_codecs.h"
 #include "codecs/raw/raw_codec.h"
 
 namespace wirebench {
@@ -11,6 +13,20 @@ const std::vector<CodecInfo>& AllCodecs() {
   static const std::vector<CodecInfo> kCodecs = {
       {CodecId::kRaw, "raw", "hand-packed binary; the floor (one copy on encode, none on decode)",
        &NewRawCodec},
+      {CodecId::kPb, "pb",
+       "HBase's protobuf schema, cells inside the messages, fresh messages and string copies "
+       "per call (HBase without a cell-block codec)",
+       &NewPbCodec},
+      {CodecId::kPbArena, "pb-arena",
+       "the same bytes as pb, parsed into arena-allocated, reused messages",
+       &NewPbArenaCodec},
+      {CodecId::kCellBlock, "cellblock",
+       "HBase's default: protobuf header and param, cells in a KeyValueCodec cell block, "
+       "decoded as views",
+       &NewCellBlockCodec},
+      {CodecId::kFlatBuffers, "flatbuffers",
+       "a FlatBuffers table per call, verified and read in place; builder reused",
+       &NewFlatBuffersCodec},
   };
   return kCodecs;
 }
