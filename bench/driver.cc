@@ -32,7 +32,8 @@ int64_t Nanos(Clock::duration d) {
 class LogicalClient final : public rpc::PendingCall {
  public:
   LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn, Codec* codec,
-                std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns)
+                std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
+                double stagger_ns)
       : state_(state),
         thread_(thread),
         conn_(conn),
@@ -40,6 +41,7 @@ class LogicalClient final : public rpc::PendingCall {
         stream_(std::move(stream)),
         quota_(quota),
         interval_ns_(interval_ns),
+        stagger_ns_(stagger_ns),
         wake_(IoContextOf(thread)) {}
 
   asio::awaitable<void> Run();
@@ -59,6 +61,7 @@ class LogicalClient final : public rpc::PendingCall {
   std::unique_ptr<OpStream> stream_;
   int64_t quota_;
   double interval_ns_;
+  double stagger_ns_;  // Open loop: offset of this client's schedule, as YCSB spreads threads.
   asio::steady_timer wake_;
   PlannedOp op_;
   const PlannedCall* call_ = nullptr;
@@ -209,7 +212,8 @@ void LogicalClient::Record(OpType type, OpResult result, Clock::time_point inten
 
 asio::awaitable<void> LogicalClient::Run() {
   const DriverOptions& o = *state_->options;
-  Clock::time_point next_intended = state_->open_loop_start;
+  Clock::time_point next_intended =
+      state_->open_loop_start + std::chrono::nanoseconds(int64_t(stagger_ns_));
   bool flushed = false;
   for (;;) {
     const int phase = state_->phase.load(std::memory_order_relaxed);
@@ -402,7 +406,6 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
 
   // Logical clients: round-robin over threads, then over each thread's connections.
   const double per_client_interval_ns = o.target_ops > 0 ? 1e9 * o.threads / o.target_ops : 0;
-  state.open_loop_start = Clock::now();
   for (int i = 0; i < o.threads; ++i) {
     ClientThread* t = threads[size_t(i % nthreads)].get();
     const size_t ci = size_t(i / nthreads) % t->conns.size();
@@ -410,16 +413,17 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
         o.operations > 0 ? o.operations / o.threads + (i < o.operations % o.threads ? 1 : 0) : 0;
     t->clients.push_back(std::make_unique<LogicalClient>(
         &state, t, t->conns[ci].get(), t->codecs[ci].get(), workload->NewStream(i, o.threads),
-        quota, per_client_interval_ns));
+        quota, per_client_interval_ns, per_client_interval_ns * i / o.threads));
   }
-  // Open loop: stagger the clients' schedules across one interval, as YCSB does.
-  for (auto& t : threads) {
-    for (auto& c : t->clients) {
-      LogicalClient* lc = c.get();
-      asio::co_spawn(t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+  auto spawn_clients = [&] {
+    state.open_loop_start = Clock::now();
+    for (auto& t : threads) {
+      for (auto& c : t->clients) {
+        LogicalClient* lc = c.get();
+        asio::co_spawn(t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+      }
     }
-  }
-
+  };
   RunResult result;
   auto wait_until = [&](Clock::time_point deadline) {
     std::unique_lock<std::mutex> lock(state.mu);
@@ -428,7 +432,10 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
              g_stop_requested.load();
     });
   };
+  // With a warm-up, clients start now and run unmeasured; without one they
+  // start only once the "before" snapshots are taken.
   if (o.warmup_seconds > 0) {
+    spawn_clients();
     wait_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(o.warmup_seconds)));
   }
@@ -444,8 +451,10 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   const ThreadUsage usage_before = ClientUsage();
   const CounterTotals counters_before = ClientCounters();
   const Clock::time_point measure_start = Clock::now();
-  for (auto& t : threads) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
   state.phase.store(kMeasure);
+  for (auto& t : threads) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
+  ArmAllocationTrap(true);
+  if (o.warmup_seconds <= 0) spawn_clients();
 
   const Clock::time_point hard_end =
       o.max_seconds > 0 ? measure_start + std::chrono::duration_cast<Clock::duration>(
@@ -491,6 +500,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   Clock::time_point measure_end = Clock::now();
   if (all_done && state.last_end_ns.load() > 0)
     measure_end = Clock::time_point(std::chrono::nanoseconds(state.last_end_ns.load()));
+  ArmAllocationTrap(false);
   result.client_usage = ClientUsage() - usage_before;
   result.client_counters = ClientCounters() - counters_before;
   if (o.status_interval_s > 0) take_snapshot(measure_end, /*final=*/true);

@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "bench/cli/calibrate_command.h"
 #include "bench/cli/compare_command.h"
+#include "bench/cli/merge_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
 #include "regions/wal/walpe.h"
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
   wirebench::AddServerCommand(app, &exit_code);
   wirebench::AddYcsbCommands(app, &exit_code);
   wirebench::AddCompareCommand(app, &exit_code);
+  wirebench::AddMergeCommand(app, &exit_code);
+  wirebench::AddCalibrateCommand(app, &exit_code);
   // `walpe` has its own parser (HBase WALPerformanceEvaluation's options).
   if (argc >= 2 && std::string(argv[1]) == "walpe") return wirebench::RunWalpe(argc - 1, argv + 1);
   app.add_subcommand("walpe",

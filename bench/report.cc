@@ -14,6 +14,7 @@
 
 #include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/ycsb_summary.h"
+#include "common/perf_counters.h"
 
 #ifndef WIREBENCH_GIT_REVISION
 #define WIREBENCH_GIT_REVISION "unknown"
@@ -29,6 +30,8 @@ namespace {
 struct RoleSums {
   double cpu_ns = 0, user_ns = 0, sys_ns = 0;
   double vcsw = 0, ivcsw = 0, allocs = 0, alloc_bytes = 0, enc = 0, dec = 0;
+  double cycles = 0, instructions = 0, cache_misses = 0;
+  bool hw = true;
   int threads = 0;
 };
 
@@ -57,6 +60,10 @@ std::map<std::string, RoleSums> ServerDeltas(const nlohmann::json& before,
     s.alloc_bytes += d("alloc_bytes");
     s.enc += d("encode_copied");
     s.dec += d("decode_copied");
+    s.cycles += d("cycles");
+    s.instructions += d("instructions");
+    s.cache_misses += d("cache_misses");
+    s.hw = s.hw && t.value("hw_available", false);
     ++s.threads;
   }
   return out;
@@ -104,6 +111,16 @@ void SideLines(std::ostringstream& os, std::string_view section, const SideCosts
   Line(os, section, "InvoluntaryCtxSwitchesPerOp", Num(c.involuntary_switches));
   Line(os, section, "WireBytesOutPerOp", Num(c.wire_bytes_out));
   Line(os, section, "WireBytesInPerOp", Num(c.wire_bytes_in));
+  if (c.hw_available) {
+    Line(os, section, "CyclesPerOp", Num(c.cycles));
+    Line(os, section, "InstructionsPerOp", Num(c.instructions));
+    Line(os, section, "CacheMissesPerOp", Num(c.cache_misses));
+  } else {
+    const std::string why = "unavailable (" + c.hw_reason + ")";
+    Line(os, section, "CyclesPerOp", why);
+    Line(os, section, "InstructionsPerOp", why);
+    Line(os, section, "CacheMissesPerOp", why);
+  }
   Line(os, section, "Threads", std::to_string(c.threads));
 }
 
@@ -124,6 +141,11 @@ nlohmann::json SideJson(const SideCosts& c) {
           {"involuntary_switches_per_op", c.involuntary_switches},
           {"wire_bytes_out_per_op", c.wire_bytes_out},
           {"wire_bytes_in_per_op", c.wire_bytes_in},
+          {"hw_counters_available", c.hw_available},
+          {"hw_counters_reason", c.hw_reason},
+          {"cycles_per_op", c.hw_available ? nlohmann::json(c.cycles) : nlohmann::json()},
+          {"instructions_per_op", c.hw_available ? nlohmann::json(c.instructions) : nlohmann::json()},
+          {"cache_misses_per_op", c.hw_available ? nlohmann::json(c.cache_misses) : nlohmann::json()},
           {"threads", c.threads}};
 }
 
@@ -163,6 +185,12 @@ RunCosts ComputeCosts(const RunResult& r) {
   cl.voluntary_switches = double(r.client_usage.voluntary_switches) / ops;
   cl.involuntary_switches = double(r.client_usage.involuntary_switches) / ops;
   cl.threads = r.client_usage.threads;
+  cl.hw_available = r.client_usage.hw_available && r.client_usage.threads > 0;
+  cl.hw_reason = cl.hw_available ? "" : HardwareCountersUnavailableReason();
+  if (!cl.hw_available && cl.hw_reason.empty()) cl.hw_reason = "counters could not be read";
+  cl.cycles = r.client_usage.cycles / ops;
+  cl.instructions = r.client_usage.instructions / ops;
+  cl.cache_misses = r.client_usage.cache_misses / ops;
   c.frames_per_write =
       r.connections.writes ? double(r.connections.frames_out) / double(r.connections.writes) : 0;
 
@@ -184,8 +212,20 @@ RunCosts ComputeCosts(const RunResult& r) {
       all.alloc_bytes += s.alloc_bytes;
       all.enc += s.enc;
       all.dec += s.dec;
+      all.cycles += s.cycles;
+      all.instructions += s.instructions;
+      all.cache_misses += s.cache_misses;
+      all.hw = all.hw && s.hw;
       all.threads += s.threads;
     }
+    sv.hw_available = all.hw && all.threads > 0;
+    sv.hw_reason = sv.hw_available ? ""
+                                   : r.server_after.value("/hw_counters/reason"_json_pointer,
+                                                          std::string("not reported by the server"));
+    if (!sv.hw_available && sv.hw_reason.empty()) sv.hw_reason = "counters could not be read";
+    sv.cycles = all.cycles / ops;
+    sv.instructions = all.instructions / ops;
+    sv.cache_misses = all.cache_misses / ops;
     sv.cpu_us = all.cpu_ns / 1000.0 / ops;
     sv.user_us = all.user_ns / 1000.0 / ops;
     sv.sys_us = all.sys_ns / 1000.0 / ops;

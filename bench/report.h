@@ -25,6 +25,10 @@ struct SideCosts {
   double encode_copied = 0, decode_copied = 0;  // Payload bytes copied by codecs.
   double voluntary_switches = 0, involuntary_switches = 0;
   double wire_bytes_out = 0, wire_bytes_in = 0;
+  // Hardware counters per op; when !hw_available, hw_reason says why.
+  bool hw_available = false;
+  std::string hw_reason;
+  double cycles = 0, instructions = 0, cache_misses = 0;
   int threads = 0;
 };
 

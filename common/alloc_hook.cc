@@ -3,6 +3,9 @@
 // memory itself comes from malloc, which in wirebench's binaries is jemalloc.
 // Link this file (the wirebench_alloc_hook object library) into executables
 // only; a library must not replace operator new for its users.
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -14,10 +17,40 @@ struct HookActivator {
   HookActivator() { wirebench::MarkAllocationHookActive(); }
 } g_activator;
 
+thread_local bool t_in_trap = false;
+
+// WIREBENCH_ALLOC_TRAP=1: print the stack of every allocation made while
+// the trap is armed (the driver arms it over the measured phase), to find
+// what allocates on a hot path. backtrace_symbols_fd does not allocate.
+void MaybeTrap(size_t n) {
+  if (!wirebench::AllocationTrapArmed() || t_in_trap) return;
+  t_in_trap = true;
+  void* frames[32];
+  int depth = backtrace(frames, 32);
+  char line[64];
+  int len = 0;
+  const char* msg = "wirebench: allocation of ";
+  while (msg[len]) ++len;
+  (void)!write(2, msg, size_t(len));
+  len = 0;
+  char digits[24];
+  size_t v = n;
+  do {
+    digits[len++] = char('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (int i = 0; i < len; ++i) line[i] = digits[len - 1 - i];
+  line[len++] = '\n';
+  (void)!write(2, line, size_t(len));
+  backtrace_symbols_fd(frames, depth, 2);
+  t_in_trap = false;
+}
+
 inline void CountAlloc(size_t n) {
   wirebench::ThreadCounters* c = wirebench::ThisThreadCounters();
   wirebench::Bump(c->allocs, 1);
   wirebench::Bump(c->alloc_bytes, n);
+  MaybeTrap(n);
 }
 inline void CountFree() { wirebench::Bump(wirebench::ThisThreadCounters()->frees, 1); }
 

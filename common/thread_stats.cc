@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "common/perf_counters.h"
 
 namespace wirebench {
 
@@ -18,6 +21,7 @@ struct Slot {
   std::atomic<int> role{0};
   std::atomic<bool> named{false};
   int tid = 0;
+  int hw_handle = -1;
   clockid_t cpu_clock{};
   char name[32] = {};
 };
@@ -130,6 +134,10 @@ ThreadUsage& ThreadUsage::operator+=(const ThreadUsage& o) {
   sys_ns += o.sys_ns;
   voluntary_switches += o.voluntary_switches;
   involuntary_switches += o.involuntary_switches;
+  hw_available = (threads == 0 ? o.hw_available : hw_available && o.hw_available);
+  cycles += o.cycles;
+  instructions += o.instructions;
+  cache_misses += o.cache_misses;
   threads += o.threads;
   return *this;
 }
@@ -141,6 +149,10 @@ ThreadUsage ThreadUsage::operator-(const ThreadUsage& o) const {
   t.sys_ns = sys_ns - o.sys_ns;
   t.voluntary_switches = voluntary_switches - o.voluntary_switches;
   t.involuntary_switches = involuntary_switches - o.involuntary_switches;
+  t.hw_available = hw_available && o.hw_available;
+  t.cycles = cycles - o.cycles;
+  t.instructions = instructions - o.instructions;
+  t.cache_misses = cache_misses - o.cache_misses;
   t.threads = threads;
   return t;
 }
@@ -175,6 +187,19 @@ CounterTotals RoleTotals(ThreadRole role) {
   return t;
 }
 
+std::atomic<bool> g_trap_armed{false};
+thread_local bool t_trap_thread = false;
+
+void ArmAllocationTrap(bool armed) {
+  static const bool enabled = [] {
+    const char* e = std::getenv("WIREBENCH_ALLOC_TRAP");
+    return e && e[0] == '1';
+  }();
+  g_trap_armed.store(armed && enabled, std::memory_order_relaxed);
+}
+
+bool AllocationTrapArmed() { return t_trap_thread && g_trap_armed.load(std::memory_order_relaxed); }
+
 bool AllocationCountingActive() { return g_alloc_hook_active.load(std::memory_order_relaxed); }
 void MarkAllocationHookActive() { g_alloc_hook_active.store(true, std::memory_order_relaxed); }
 
@@ -182,11 +207,14 @@ void RegisterThisThread(ThreadRole role, const char* name) {
   Slot* s = ThisSlot();
   if (s == &g_overflow) return;
   s->tid = int(syscall(SYS_gettid));
+  s->hw_handle = OpenThreadHwCounters();
   pthread_getcpuclockid(pthread_self(), &s->cpu_clock);
   std::snprintf(s->name, sizeof(s->name), "%s", name);
   pthread_setname_np(pthread_self(), s->name[0] ? std::string(s->name).substr(0, 15).c_str() : "wb");
   s->role.store(int(role), std::memory_order_relaxed);
   s->named.store(true, std::memory_order_release);
+  t_trap_thread = role == ThreadRole::kClientLoop || role == ThreadRole::kClientOs ||
+                  role == ThreadRole::kServerIo || role == ThreadRole::kServerHandler;
 }
 
 std::vector<RegisteredThread> ReadRegisteredThreads() {
@@ -205,6 +233,13 @@ std::vector<RegisteredThread> ReadRegisteredThreads() {
       t.usage.cpu_ns = double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
     } else {
       t.usage.cpu_ns = t.usage.user_ns + t.usage.sys_ns;
+    }
+    HwCounts hw;
+    if (ReadHwCounters(s.hw_handle, &hw)) {
+      t.usage.hw_available = true;
+      t.usage.cycles = double(hw.cycles);
+      t.usage.instructions = double(hw.instructions);
+      t.usage.cache_misses = double(hw.cache_misses);
     }
     t.usage.threads = 1;
     t.counters = Read(s.counters);

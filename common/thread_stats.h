@@ -83,6 +83,13 @@ CounterTotals RoleTotals(ThreadRole role);
 bool AllocationCountingActive();
 void MarkAllocationHookActive();
 
+// Debugging aid: with WIREBENCH_ALLOC_TRAP=1 in the environment, ArmAllocationTrap(true)
+// makes the hook print the stack of every allocation by a client or server thread.
+void ArmAllocationTrap(bool armed);
+// True when armed, enabled by the environment, and the calling thread is a
+// registered client or server thread.
+bool AllocationTrapArmed();
+
 // Names the calling thread and gives it a role, for CPU and context-switch
 // attribution. Call once at thread start.
 void RegisterThisThread(ThreadRole role, const char* name);
@@ -94,6 +101,9 @@ struct ThreadUsage {
   double sys_ns = 0;
   uint64_t voluntary_switches = 0;
   uint64_t involuntary_switches = 0;
+  // Hardware counters (common/perf_counters.h); valid only when hw_available.
+  bool hw_available = false;
+  double cycles = 0, instructions = 0, cache_misses = 0;
   int threads = 0;
   ThreadUsage& operator+=(const ThreadUsage& o);
   ThreadUsage operator-(const ThreadUsage& o) const;

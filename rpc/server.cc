@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <nlohmann/json.hpp>
 
+#include "common/perf_counters.h"
 #include "rpc/log.h"
 #include "rpc/server_internal.h"
 
@@ -261,6 +262,10 @@ class Server::Impl final : public ServerImplBase {
                          {"sys_ns", t.usage.sys_ns},
                          {"voluntary_switches", t.usage.voluntary_switches},
                          {"involuntary_switches", t.usage.involuntary_switches},
+                         {"hw_available", t.usage.hw_available},
+                         {"cycles", t.usage.cycles},
+                         {"instructions", t.usage.instructions},
+                         {"cache_misses", t.usage.cache_misses},
                          {"allocs", t.counters.allocs},
                          {"alloc_bytes", t.counters.alloc_bytes},
                          {"encode_copied", t.counters.encode_copied},
@@ -268,6 +273,8 @@ class Server::Impl final : public ServerImplBase {
     }
     j["threads"] = threads;
     j["allocation_counting"] = AllocationCountingActive();
+    j["hw_counters"] = {{"available", HardwareCountersAvailable()},
+                        {"reason", HardwareCountersUnavailableReason()}};
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     j["process"] = {{"user_ns", double(ru.ru_utime.tv_sec) * 1e9 + ru.ru_utime.tv_usec * 1e3},

@@ -32,7 +32,7 @@ TEST(AllocSteadyState, PutRoundTripAllocatesNothing) {
   d.port = server.port();
   d.codec = "raw";
   d.threads = 8;
-  d.warmup_seconds = 0.3;
+  d.warmup_seconds = 1.0;  // Long enough for every buffer and cache to reach its high-water mark.
   d.operations = 20000;
   auto r = RunLoad(d, &w);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
