@@ -20,24 +20,56 @@ namespace wirebench {
 
 namespace {
 
+// Writes into space reserved up front: the encoders first add up the exact
+// size (Sizer), reserve it once, then write through a plain pointer (Writer),
+// so the hot path has no per-field capacity checks.
+class Sizer {
+ public:
+  void U8(uint8_t) { n_ += 1; }
+  void U32(uint32_t) { n_ += 4; }
+  void U64(uint64_t) { n_ += 8; }
+  void Bytes(ByteView v) { n_ += 4 + v.size(); }
+  size_t size() const { return n_; }
+
+ private:
+  size_t n_ = 0;
+};
+
 class Writer {
  public:
-  explicit Writer(ByteBuffer* out) : out_(out) {}
-  void U8(uint8_t v) { out_->PushBack(v); }
-  void U32(uint32_t v) { StoreLE32(out_->Extend(4), v); }
-  void U64(uint64_t v) { StoreLE64(out_->Extend(8), v); }
+  Writer(ByteBuffer* out, size_t size) : p_(out->Extend(size)) {}
+  void U8(uint8_t v) { *p_++ = v; }
+  void U32(uint32_t v) {
+    StoreLE32(p_, v);
+    p_ += 4;
+  }
+  void U64(uint64_t v) {
+    StoreLE64(p_, v);
+    p_ += 8;
+  }
   // Payload bytes: counted as copied.
   void Bytes(ByteView v) {
     U32(uint32_t(v.size()));
-    out_->Append(v);
+    if (!v.empty()) std::memcpy(p_, v.data(), v.size());
+    p_ += v.size();
     copied_ += v.size();
   }
   ~Writer() { CountEncodeCopy(copied_); }
 
  private:
-  ByteBuffer* out_;
+  uint8_t* p_;
   uint64_t copied_ = 0;
 };
+
+// Runs `emit` once to size the payload and once to write it.
+template <typename Emit>
+Status Encode(ByteBuffer* out, Emit&& emit) {
+  Sizer sizer;
+  emit(sizer);
+  Writer w(out, sizer.size());
+  emit(w);
+  return Status::Ok();
+}
 
 constexpr uint32_t kMaxCount = 1u << 24;  // Refuse absurd element counts before reserving.
 
@@ -52,36 +84,36 @@ class RawCodec final : public Codec {
   bool zero_copy_decode() const override { return true; }
 
   Status EncodeRequest(uint32_t, const MutateRequest& req, ByteBuffer* out) override {
-    Writer w(out);
-    PutMutation(w, req.mutation);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      PutMutation(w, req.mutation);
+    });
   }
   Status EncodeRequest(uint32_t, const GetRequest& req, ByteBuffer* out) override {
-    Writer w(out);
-    PutGet(w, req);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      PutGet(w, req);
+    });
   }
   Status EncodeRequest(uint32_t, const ScanRequest& req, ByteBuffer* out) override {
-    Writer w(out);
-    w.Bytes(req.start_row);
-    w.Bytes(req.stop_row);
-    w.U32(req.number_of_rows);
-    PutColumns(w, req.columns);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      w.Bytes(req.start_row);
+      w.Bytes(req.stop_row);
+      w.U32(req.number_of_rows);
+      PutColumns(w, req.columns);
+    });
   }
   Status EncodeRequest(uint32_t, const MultiRequest& req, ByteBuffer* out) override {
-    Writer w(out);
-    w.U32(uint32_t(req.actions.size()));
-    for (const Action& a : req.actions) {
-      w.U32(a.index);
-      w.U8(uint8_t(a.kind));
-      if (a.kind == ActionKind::kMutation) {
-        PutMutation(w, a.mutation);
-      } else {
-        PutGet(w, a.get);
+    return Encode(out, [&](auto& w) {
+      w.U32(uint32_t(req.actions.size()));
+      for (const Action& a : req.actions) {
+        w.U32(a.index);
+        w.U8(uint8_t(a.kind));
+        if (a.kind == ActionKind::kMutation) {
+          PutMutation(w, a.mutation);
+        } else {
+          PutGet(w, a.get);
+        }
       }
-    }
-    return Status::Ok();
+    });
   }
 
   Status DecodeRequest(ByteView payload, MutateRequest* req) override {
@@ -144,35 +176,35 @@ class RawCodec final : public Codec {
   }
 
   Status EncodeResponse(uint32_t, const MutateResponse& resp, ByteBuffer* out) override {
-    Writer w(out);
-    w.U8(resp.processed ? 1 : 0);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      w.U8(resp.processed ? 1 : 0);
+    });
   }
   Status EncodeResponse(uint32_t, const GetResponse& resp, ByteBuffer* out) override {
-    Writer w(out);
-    PutResult(w, resp.result);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      PutResult(w, resp.result);
+    });
   }
   Status EncodeResponse(uint32_t, const ScanResponse& resp, ByteBuffer* out) override {
-    Writer w(out);
-    w.U8(resp.more_results ? 1 : 0);
-    w.U32(uint32_t(resp.results.size()));
-    for (const Result& res : resp.results) PutResult(w, res);
-    return Status::Ok();
+    return Encode(out, [&](auto& w) {
+      w.U8(resp.more_results ? 1 : 0);
+      w.U32(uint32_t(resp.results.size()));
+      for (const Result& res : resp.results) PutResult(w, res);
+    });
   }
   Status EncodeResponse(uint32_t, const MultiResponse& resp, ByteBuffer* out) override {
-    Writer w(out);
-    w.U32(uint32_t(resp.results.size()));
-    for (const ActionResult& ar : resp.results) {
-      w.U32(ar.index);
-      w.U8(ar.ok ? 1 : 0);
-      if (ar.ok) {
-        PutResult(w, ar.result);
-      } else {
-        w.Bytes(ar.error);
+    return Encode(out, [&](auto& w) {
+      w.U32(uint32_t(resp.results.size()));
+      for (const ActionResult& ar : resp.results) {
+        w.U32(ar.index);
+        w.U8(ar.ok ? 1 : 0);
+        if (ar.ok) {
+          PutResult(w, ar.result);
+        } else {
+          w.Bytes(ar.error);
+        }
       }
-    }
-    return Status::Ok();
+    });
   }
 
   Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
@@ -265,14 +297,16 @@ class RawCodec final : public Codec {
     columns_.clear();
   }
 
-  static void PutColumns(Writer& w, std::span<const Column> cols) {
+  template <typename W>
+  static void PutColumns(W& w, std::span<const Column> cols) {
     w.U32(uint32_t(cols.size()));
     for (const Column& c : cols) {
       w.Bytes(c.family);
       w.Bytes(c.qualifier);
     }
   }
-  static void PutMutation(Writer& w, const Mutation& m) {
+  template <typename W>
+  static void PutMutation(W& w, const Mutation& m) {
     w.U8(uint8_t(m.type));
     w.U64(m.timestamp);
     w.Bytes(m.row);
@@ -285,11 +319,13 @@ class RawCodec final : public Codec {
       w.Bytes(c.value);
     }
   }
-  static void PutGet(Writer& w, const GetRequest& g) {
+  template <typename W>
+  static void PutGet(W& w, const GetRequest& g) {
     w.Bytes(g.row);
     PutColumns(w, g.columns);
   }
-  static void PutResult(Writer& w, const Result& res) {
+  template <typename W>
+  static void PutResult(W& w, const Result& res) {
     w.U8(res.exists ? 1 : 0);
     w.U32(uint32_t(res.cells.size()));
     for (const Cell& c : res.cells) {
@@ -329,12 +365,12 @@ class RawCodec final : public Codec {
     m->type = MutationType(type);
     m->cells.begin = uint32_t(cells_.size());
     m->cells.count = n;
-    for (uint32_t i = 0; i < n; ++i) {
-      Cell c;
-      c.row = m->row;
-      if (!r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier) || !ReadCellTail(r, &c))
+    cells_.resize(cells_.size() + n);
+    Cell* c = cells_.data() + m->cells.begin;
+    for (uint32_t i = 0; i < n; ++i, ++c) {
+      c->row = m->row;
+      if (!r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) || !ReadCellTail(r, c))
         return false;
-      cells_.push_back(c);
     }
     return true;
   }
@@ -347,12 +383,12 @@ class RawCodec final : public Codec {
     res->exists = exists == 1;
     res->cells.begin = uint32_t(cells_.size());
     res->cells.count = n;
-    for (uint32_t i = 0; i < n; ++i) {
-      Cell c;
-      if (!r.LenBytesLE(&c.row) || !r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier) ||
-          !ReadCellTail(r, &c))
+    cells_.resize(cells_.size() + n);
+    Cell* c = cells_.data() + res->cells.begin;
+    for (uint32_t i = 0; i < n; ++i, ++c) {
+      if (!r.LenBytesLE(&c->row) || !r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) ||
+          !ReadCellTail(r, c))
         return false;
-      cells_.push_back(c);
     }
     return true;
   }
