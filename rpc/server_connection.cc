@@ -133,11 +133,17 @@ asio::awaitable<void> ServerConnection::ReadLoop() {
   }
   for (;;) {
     if (!ProcessFrames()) co_return;
-    while (Backlogged() && !closed_) {
-      reader_waiting_ = true;
-      read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-      co_await read_signal_.async_wait(kNoThrow);
-      reader_waiting_ = false;
+    if (Backlogged()) {
+      while (Backlogged() && !closed_) {
+        reader_waiting_ = true;
+        read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+        co_await read_signal_.async_wait(kNoThrow);
+        reader_waiting_ = false;
+      }
+      // Frames already received but held back by the limit are handled
+      // before reading more: the client may be waiting for their replies
+      // and have nothing more to send.
+      if (!closed_ && !close_after_flush_) continue;
     }
     if (closed_ || close_after_flush_) co_return;
     if (!co_await ReadMore()) {

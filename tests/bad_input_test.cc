@@ -1,0 +1,652 @@
+// The bad-input matrix, end to end: a live rpc::Server with the null region
+// on port 0, one well-behaved client making calls on its own connection for
+// the whole test, and one misbehaving peer per case on blocking POSIX
+// sockets. Every case must leave the well-behaved client with zero failed
+// calls (and still being served afterwards), the server with no leftover
+// connections, and its memory bounded.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codecs/codec.h"
+#include "nullregion/null_region.h"
+#include "nullregion/region_service.h"
+#include "rpc/client.h"
+#include "rpc/frame.h"
+#include "rpc/server.h"
+#include "tests/test_workloads.h"
+
+namespace wirebench {
+namespace {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+
+// ---------------------------------------------------------------------------
+// Bytes a peer sends.
+
+std::string PreambleBytes(uint8_t codec_id, uint8_t version = rpc::kProtocolVersion) {
+  ByteBuffer b;
+  rpc::WritePreamble(codec_id, &b);
+  b.data()[4] = version;
+  return b.view().ToString();
+}
+
+std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
+  ByteBuffer b;
+  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
+  b.Append(ByteView(payload));
+  rpc::EndFrame(&b, off);
+  return b.view().ToString();
+}
+
+// A length word alone (what an oversized or malformed frame starts with).
+std::string LengthWord(uint32_t length) {
+  uint8_t len[4];
+  StoreLE32(len, length);
+  return std::string(reinterpret_cast<const char*>(len), 4);
+}
+
+size_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages = 0, resident = 0;
+  if (std::fscanf(f, "%lu %lu", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return size_t(resident) * size_t(sysconf(_SC_PAGESIZE));
+}
+
+// ---------------------------------------------------------------------------
+// A misbehaving peer: one blocking socket, with a receive timeout so that a
+// server that fails to answer makes the test fail instead of hang.
+class RawPeer {
+ public:
+  enum class Read { kOk, kClosed, kTimeout, kError };
+
+  explicit RawPeer(uint16_t port, int recv_timeout_ms = 10000) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~RawPeer() { Close(); }
+  RawPeer(const RawPeer&) = delete;
+  RawPeer& operator=(const RawPeer&) = delete;
+
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  // Writes all of `bytes`; false when the socket failed (or timed out).
+  bool Send(std::string_view bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += size_t(n);
+    }
+    return true;
+  }
+
+  // Reads exactly `n` bytes into `out`.
+  Read ReadExactly(size_t n, std::string* out) {
+    out->resize(n);
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = recv(fd_, out->data() + done, n - done, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Read::kTimeout
+             : errno == ECONNRESET                              ? Read::kClosed
+                                                                : Read::kError;
+      done += size_t(r);
+    }
+    return Read::kOk;
+  }
+
+  // Reads one whole frame.
+  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
+    std::string head;
+    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
+    if (r != Read::kOk) return r;
+    const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+    h->length = LoadLE32(p);
+    h->call_id = LoadLE32(p + 4);
+    h->method = p[8];
+    h->status = p[9];
+    h->flags = LoadLE16(p + 10);
+    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
+    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
+  }
+
+  // Reads (and discards) until the server closes the connection: kClosed,
+  // or kTimeout when it is still open after the receive timeout.
+  Read ReadUntilClosed() {
+    char buf[65536];
+    for (;;) {
+      ssize_t r = recv(fd_, buf, sizeof(buf), 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Read::kTimeout
+             : errno == ECONNRESET                              ? Read::kClosed
+                                                                : Read::kError;
+    }
+  }
+
+  // Closes with a TCP reset instead of a FIN.
+  void Reset() {
+    linger l{1, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    Close();
+  }
+  void Close() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+// Sends a ping on `peer` and checks that it comes back intact.
+void ExpectPingWorks(RawPeer* peer, uint32_t call_id) {
+  ASSERT_TRUE(peer->Send(FrameBytes(call_id, uint8_t(Method::kPing), "still there?")));
+  rpc::FrameHeader h;
+  std::string payload;
+  ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
+  EXPECT_EQ(h.call_id, call_id);
+  EXPECT_EQ(h.status, uint8_t(CallStatus::kOk)) << payload;
+  EXPECT_EQ(payload, "still there?");
+}
+
+// Reads the error frame a refused or failed peer gets, then the close.
+void ExpectErrorThenClose(RawPeer* peer, CallStatus status, const std::string& reason_part) {
+  rpc::FrameHeader h;
+  std::string payload;
+  ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
+  EXPECT_EQ(h.status, uint8_t(status)) << payload;
+  EXPECT_NE(payload.find(reason_part), std::string::npos) << payload;
+  EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+// ---------------------------------------------------------------------------
+// The well-behaved client: one connection on its own thread, alternating a
+// raw-codec Mutate and a Ping, one call in flight, until stopped.
+class SteadyClient {
+ public:
+  explicit SteadyClient(uint16_t port) : port_(port) {
+    thread_ = std::thread([this] {
+      asio::co_spawn(ctx_, Run(), asio::detached);
+      ctx_.run();
+    });
+  }
+  ~SteadyClient() { Stop(); }
+
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  uint64_t ok() const { return ok_.load(); }
+  uint64_t failed() const { return failed_.load(); }
+  std::string first_error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_error_;
+  }
+  // Waits until `n` more calls have succeeded; false if that takes over 20 s
+  // or a call failed.
+  bool WaitForMoreCalls(uint64_t n) {
+    const uint64_t target = ok() + n;
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (ok() < target && failed() == 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ok() >= target;
+  }
+
+ private:
+  struct Waiter final : rpc::PendingCall {
+    asio::steady_timer* wake = nullptr;
+    Codec* codec = nullptr;
+    Method method = Method::kPing;
+    bool done = false;
+    std::string error;
+    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+      done = true;
+      if (h.status != uint8_t(CallStatus::kOk)) {
+        error = "call failed with " + std::string(CallStatusName(CallStatus(h.status))) + ": " +
+                payload.ToString();
+      } else if (method == Method::kMutate) {
+        MutateResponse resp;
+        Status s = codec->DecodeResponse(payload, &resp);
+        if (!s.ok() || !resp.processed) error = "bad Mutate reply: " + s.ToString();
+      } else if (payload.str() != "ping") {
+        error = "ping echoed '" + payload.ToString() + "'";
+      }
+      wake->cancel();
+    }
+    void OnFailure(const Status& status) override {
+      done = true;
+      error = status.ToString();
+      wake->cancel();
+    }
+  };
+
+  void Fail(const std::string& why) {
+    failed_.fetch_add(1);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (first_error_.empty()) first_error_ = why;
+  }
+
+  asio::awaitable<void> Run() {
+    rpc::ClientOptions co;
+    co.port = port_;
+    co.codec_id = uint8_t(CodecId::kRaw);
+    auto made = co_await rpc::ClientConnection::Connect(ctx_, co);
+    if (!made.ok()) {
+      Fail(made.status().ToString());
+      co_return;
+    }
+    std::shared_ptr<rpc::ClientConnection> conn = *made;
+    auto codec = NewCodec(uint8_t(CodecId::kRaw));
+    if (!codec.ok()) {
+      Fail(codec.status().ToString());
+      conn->Close();
+      co_return;
+    }
+    testing::Record rec;
+    asio::steady_timer wake(ctx_);
+    Waiter w;
+    w.wake = &wake;
+    w.codec = codec->get();
+    for (uint64_t n = 0; !stop_.load(); ++n) {
+      w.done = false;
+      w.error.clear();
+      w.method = n % 2 == 0 ? Method::kMutate : Method::kPing;
+      uint32_t id = 0;
+      ByteBuffer* out = conn->BeginCall(uint8_t(w.method), &w, &id);
+      if (out == nullptr) {
+        Fail("BeginCall failed: " + conn->error().ToString());
+        break;
+      }
+      if (w.method == Method::kMutate) {
+        MutateRequest req;
+        req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
+        Status s = (*codec)->EncodeRequest(id, req, out);
+        if (!s.ok()) {
+          conn->Abandon();
+          Fail("encode failed: " + s.ToString());
+          break;
+        }
+      } else {
+        out->Append(ByteView("ping"));
+      }
+      conn->Send();
+      wake.expires_after(std::chrono::seconds(10));
+      if (!w.done) co_await wake.async_wait(kNoThrow);
+      if (!w.done) {
+        Fail("no reply within 10 s");
+        conn->Cancel(id);
+        break;
+      }
+      if (!w.error.empty()) {
+        Fail(w.error);
+        break;
+      }
+      ok_.fetch_add(1);
+    }
+    conn->Close();
+  }
+
+  uint16_t port_;
+  asio::io_context ctx_{1};
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> ok_{0}, failed_{0};
+  std::mutex mu_;
+  std::string first_error_;
+};
+
+// ---------------------------------------------------------------------------
+
+class BadInput : public ::testing::Test {
+ protected:
+  void StartServer(rpc::ServerOptions o = {}) {
+    ::testing::internal::CaptureStderr();
+    capturing_ = true;
+    region_ = NewNullRegion({});
+    service_ = std::make_unique<RegionService>(region_.get());
+    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    ASSERT_TRUE(server_->Start().ok());
+    port_ = server_->port();
+    rss_at_start_ = ResidentBytes();
+    client_ = std::make_unique<SteadyClient>(port_);
+    // The misbehaving peer starts only once the good client is being served.
+    ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+  }
+
+  void TearDown() override {
+    if (client_) {
+      // The good client is still being served after the bad peer is done...
+      EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+      client_->Stop();
+      // ... and never had a call fail.
+      EXPECT_EQ(client_->failed(), 0u) << client_->first_error();
+      EXPECT_GT(client_->ok(), 100u);
+      // Every misbehaving connection is gone from the server.
+      EXPECT_TRUE(WaitForActiveConnections(0)) << server_->StatsJson()["connections"].dump();
+      // Bounded memory: nothing a bad peer sent is held on to. (The
+      // largest legitimate buffers here are the 16 MiB max-frame case.)
+      const size_t rss = ResidentBytes();
+      EXPECT_LT(rss, rss_at_start_ + (256u << 20))
+          << "RSS grew from " << rss_at_start_ << " to " << rss << " bytes";
+    }
+    if (server_) server_->Stop();
+    if (capturing_) log_ = ::testing::internal::GetCapturedStderr();
+    if (HasFailure()) std::printf("server log:\n%.20000s\n", log_.c_str());
+  }
+
+  int64_t ActiveConnections() {
+    return server_->StatsJson()["connections"]["active"].get<int64_t>();
+  }
+  // Waits (polling the server's counters) until `n` connections are open.
+  bool WaitForActiveConnections(int64_t n) {
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (ActiveConnections() != n && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ActiveConnections() == n;
+  }
+  // The server's log so far (stops capturing it).
+  std::string TakeLog() {
+    capturing_ = false;
+    log_ = ::testing::internal::GetCapturedStderr();
+    return log_;
+  }
+  static int Count(const std::string& haystack, const std::string& needle) {
+    int n = 0;
+    for (size_t p = haystack.find(needle); p != std::string::npos;
+         p = haystack.find(needle, p + 1))
+      ++n;
+    return n;
+  }
+  void ExpectLoggedOnce(const std::string& reason_part) {
+    std::string log = TakeLog();
+    EXPECT_EQ(Count(log, reason_part), 1) << log;
+  }
+
+  std::unique_ptr<Region> region_;
+  std::unique_ptr<RegionService> service_;
+  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<SteadyClient> client_;
+  uint16_t port_ = 0;
+  size_t rss_at_start_ = 0;
+  bool capturing_ = false;
+  std::string log_;
+};
+
+TEST_F(BadInput, WrongMagicGetsAReasonAndIsClosed) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.connected());
+  ASSERT_TRUE(peer.Send("GET / HTTP/1.1\r\n\r\n"));
+  ExpectErrorThenClose(&peer, CallStatus::kBadPreamble, "magic is not 'WBNC'");
+  ExpectLoggedOnce("magic is not 'WBNC'");
+}
+
+TEST_F(BadInput, UnknownVersionGetsAReasonAndIsClosed) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw), /*version=*/2)));
+  ExpectErrorThenClose(&peer, CallStatus::kBadPreamble, "unsupported protocol version 2");
+  ExpectLoggedOnce("unsupported protocol version 2");
+}
+
+TEST_F(BadInput, UnknownCodecGetsAReasonAndIsClosed) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(200)));
+  ExpectErrorThenClose(&peer, CallStatus::kBadPreamble, "unknown codec id 200");
+  ExpectLoggedOnce("unknown codec id 200");
+}
+
+TEST_F(BadInput, FrameLengthZeroIsRefused) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + LengthWord(0)));
+  ExpectErrorThenClose(&peer, CallStatus::kBadRequest, "shorter than the 8-byte call header");
+}
+
+TEST_F(BadInput, FrameOfExactlyTheMaximumIsServed) {
+  StartServer();
+  RawPeer peer(port_);
+  const std::string payload(rpc::kDefaultMaxFrame - rpc::kFixedHeaderSize, 'm');
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
+                        FrameBytes(77, uint8_t(Method::kPing), payload)));
+  rpc::FrameHeader h;
+  std::string echoed;
+  ASSERT_EQ(peer.ReadFrame(&h, &echoed), RawPeer::Read::kOk);
+  EXPECT_EQ(h.status, uint8_t(CallStatus::kOk));
+  EXPECT_EQ(h.call_id, 77u);
+  EXPECT_EQ(h.length, rpc::kDefaultMaxFrame);
+  EXPECT_TRUE(echoed == payload);
+  ExpectPingWorks(&peer, 78);
+}
+
+TEST_F(BadInput, FrameOneByteOverTheMaximumIsRefused) {
+  StartServer();
+  RawPeer peer(port_);
+  // Only the length word is sent: the server must refuse before buffering.
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
+                        LengthWord(rpc::kDefaultMaxFrame + 1)));
+  ExpectErrorThenClose(&peer, CallStatus::kFrameTooLarge, "exceeds the maximum");
+}
+
+TEST_F(BadInput, FrameLengthAllOnesIsRefused) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + LengthWord(0xFFFFFFFFu)));
+  ExpectErrorThenClose(&peer, CallStatus::kFrameTooLarge, "4294967295 bytes exceeds the maximum");
+}
+
+TEST_F(BadInput, FrameCutShortThenClosed) {
+  StartServer();
+  RawPeer peer(port_);
+  std::string frame = FrameBytes(5, uint8_t(Method::kPing), std::string(100, 'c'));
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + frame.substr(0, 40)));
+  // Half-close: the server sees EOF mid-frame and must close its side.
+  ASSERT_EQ(shutdown(peer.fd(), SHUT_WR), 0);
+  EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 200;
+  StartServer(o);
+  RawPeer peer(port_, /*recv_timeout_ms=*/5000);
+  std::string frame = FrameBytes(5, uint8_t(Method::kPing), std::string(100, 'c'));
+  const auto sent = Clock::now();
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + frame.substr(0, 40)));
+  EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
+  const auto waited = Clock::now() - sent;
+  EXPECT_GE(waited, std::chrono::milliseconds(150)) << "closed before the idle timeout";
+  ExpectLoggedOnce("idle for 200 ms with an incomplete frame");
+}
+
+TEST_F(BadInput, ValidFramesFollowedByGarbage) {
+  StartServer();
+  RawPeer peer(port_);
+  std::string bytes = PreambleBytes(uint8_t(CodecId::kRaw));
+  for (uint32_t id = 1; id <= 3; ++id) bytes += FrameBytes(id, uint8_t(Method::kPing), "ping");
+  bytes += LengthWord(3) + "garbage garbage garbage";  // Length 3: below the call header.
+  ASSERT_TRUE(peer.Send(bytes));
+  for (uint32_t id = 1; id <= 3; ++id) {
+    rpc::FrameHeader h;
+    std::string payload;
+    ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
+    EXPECT_EQ(h.call_id, id);
+    EXPECT_EQ(h.status, uint8_t(CallStatus::kOk));
+    EXPECT_EQ(payload, "ping");
+  }
+  ExpectErrorThenClose(&peer, CallStatus::kBadRequest, "bad frame: length 3");
+}
+
+TEST_F(BadInput, UnknownMethodGetsAnErrorAndTheConnectionSurvives) {
+  StartServer();
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + FrameBytes(9, 42, "x")));
+  rpc::FrameHeader h;
+  std::string payload;
+  ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
+  EXPECT_EQ(h.call_id, 9u);
+  EXPECT_EQ(h.status, uint8_t(CallStatus::kUnknownMethod));
+  EXPECT_NE(payload.find("unknown method 42"), std::string::npos) << payload;
+  ExpectPingWorks(&peer, 10);
+}
+
+TEST_F(BadInput, UndecodablePayloadGetsAReasonForEveryCodecAndMethod) {
+  StartServer();
+  const std::string garbage(64, '\xFF');
+  for (const CodecInfo& info : AllCodecs()) {
+    SCOPED_TRACE(std::string(info.name));
+    RawPeer peer(port_);
+    ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(info.id))));
+    uint32_t id = 100;
+    for (Method m : {Method::kMutate, Method::kGet, Method::kScan, Method::kMulti}) {
+      SCOPED_TRACE(std::string(MethodName(m)));
+      ASSERT_TRUE(peer.Send(FrameBytes(++id, uint8_t(m), garbage)));
+      rpc::FrameHeader h;
+      std::string payload;
+      ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
+      EXPECT_EQ(h.call_id, id);
+      EXPECT_EQ(h.status, uint8_t(CallStatus::kBadRequest)) << payload;
+      EXPECT_NE(payload.find("cannot decode " + std::string(MethodName(m)) + " request"),
+                std::string::npos)
+          << payload;
+    }
+    // Framing was intact, so the connection survives.
+    ExpectPingWorks(&peer, 999);
+  }
+}
+
+TEST_F(BadInput, ClientThatPipelinesAndNeverReadsIsHeldBack) {
+  rpc::ServerOptions o;
+  o.max_queued_bytes = 1u << 20;
+  StartServer(o);
+  RawPeer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  // A send timeout turns "the server stopped reading" into an event.
+  timeval tv{1, 0};
+  ASSERT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), 0);
+  std::string batch;
+  for (uint32_t i = 0; i < 64; ++i)
+    batch += FrameBytes(i + 1, uint8_t(Method::kPing), std::string(1000, 'p'));
+  // Unbounded buffering would swallow all 512 MiB; back-pressure must stop
+  // it after the queued-bytes limit plus what the kernel buffers.
+  const size_t kOffered = 512u << 20;
+  size_t written = 0;
+  while (written < kOffered && peer.Send(batch)) written += batch.size();
+  EXPECT_LT(written, 64u << 20) << "the server kept reading from a client that never reads";
+  EXPECT_LT(ResidentBytes(), rss_at_start_ + (128u << 20));
+  peer.Reset();
+}
+
+TEST_F(BadInput, ThousandsOfConnectionsAtOnce) {
+  rlimit rl{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  const rlim_t kWant = 8192;
+  if (rl.rlim_cur < kWant && rl.rlim_max >= kWant) {
+    rl.rlim_cur = kWant;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  }
+  ASSERT_GE(rl.rlim_cur, kWant) << "raise the hard fd limit (ulimit -Hn) to " << kWant;
+  StartServer();
+  constexpr int kConnections = 3000;
+  std::vector<std::unique_ptr<RawPeer>> peers;
+  for (int i = 0; i < kConnections; ++i) {
+    peers.push_back(std::make_unique<RawPeer>(port_));
+    ASSERT_TRUE(peers.back()->connected()) << "connection " << i << ": " << std::strerror(errno);
+  }
+  for (auto& p : peers) {
+    ASSERT_TRUE(p->Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
+                        FrameBytes(1, uint8_t(Method::kPing), "hi")));
+  }
+  for (int i = 0; i < kConnections; ++i) {
+    rpc::FrameHeader h;
+    std::string payload;
+    ASSERT_EQ(peers[size_t(i)]->ReadFrame(&h, &payload), RawPeer::Read::kOk) << "connection " << i;
+    ASSERT_EQ(payload, "hi");
+  }
+  EXPECT_EQ(ActiveConnections(), kConnections + 1);
+  peers.clear();
+}
+
+TEST_F(BadInput, StormOfConnectsAndDisconnects) {
+  StartServer();
+  const std::string preamble = PreambleBytes(uint8_t(CodecId::kRaw));
+  const std::string ping = FrameBytes(1, uint8_t(Method::kPing), std::string(4096, 's'));
+  for (int i = 0; i < 2000; ++i) {
+    RawPeer peer(port_);
+    ASSERT_TRUE(peer.connected()) << "connection " << i << ": " << std::strerror(errno);
+    switch (i % 5) {
+      case 0:  // Connect and leave at once.
+        break;
+      case 1:  // Half a preamble.
+        ASSERT_TRUE(peer.Send(preamble.substr(0, 3)));
+        break;
+      case 2:  // A call whose reply is never read.
+        ASSERT_TRUE(peer.Send(preamble + ping));
+        break;
+      case 3:  // A reset in the middle of a frame.
+        ASSERT_TRUE(peer.Send(preamble + ping.substr(0, 100)));
+        peer.Reset();
+        break;
+      default:  // A complete exchange.
+        ASSERT_TRUE(peer.Send(preamble + ping));
+        rpc::FrameHeader h;
+        std::string payload;
+        ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
+        break;
+    }
+  }
+}
+
+TEST_F(BadInput, ClientDisconnectsInTheMiddleOfAReply) {
+  StartServer();
+  const std::string big(8u << 20, 'r');
+  for (int i = 0; i < 10; ++i) {
+    RawPeer peer(port_);
+    ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
+                          FrameBytes(1, uint8_t(Method::kPing), big)));
+    std::string part;
+    ASSERT_EQ(peer.ReadExactly(64 * 1024, &part), RawPeer::Read::kOk);
+    if (i % 2 == 0) {
+      peer.Reset();
+    } else {
+      peer.Close();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wirebench

@@ -1,0 +1,375 @@
+// The server's limits (rpc::ServerOptions): maximum connections, calls in
+// flight per connection, queued reply bytes per connection, frame size and
+// the idle timeout are each enforced, and their defaults are sane. Also the
+// rate limit on the log lines a hostile peer can trigger (rpc/log.h).
+// Peers are blocking POSIX sockets against an in-process server on port 0.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "codecs/codec.h"
+#include "nullregion/null_region.h"
+#include "nullregion/region_service.h"
+#include "rpc/frame.h"
+#include "rpc/log.h"
+#include "rpc/server.h"
+#include "tests/test_workloads.h"
+
+namespace wirebench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string PreambleBytes(uint8_t codec_id) {
+  ByteBuffer b;
+  rpc::WritePreamble(codec_id, &b);
+  return b.view().ToString();
+}
+
+std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
+  ByteBuffer b;
+  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
+  b.Append(ByteView(payload));
+  rpc::EndFrame(&b, off);
+  return b.view().ToString();
+}
+
+// A peer on one blocking socket with a receive timeout.
+class Peer {
+ public:
+  enum class Read { kOk, kClosed, kTimeout, kError };
+
+  explicit Peer(uint16_t port, int recv_timeout_ms = 10000) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~Peer() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Peer(const Peer&) = delete;
+  Peer& operator=(const Peer&) = delete;
+
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  // Writes as much of `bytes` as the socket takes; returns the count.
+  size_t SendSome(std::string_view bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += size_t(n);
+    }
+    return done;
+  }
+  bool Send(std::string_view bytes) { return SendSome(bytes) == bytes.size(); }
+
+  Read ReadExactly(size_t n, std::string* out) {
+    out->resize(n);
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = recv(fd_, out->data() + done, n - done, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return Error();
+      done += size_t(r);
+    }
+    return Read::kOk;
+  }
+
+  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
+    std::string head;
+    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
+    if (r != Read::kOk) return r;
+    const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+    h->length = LoadLE32(p);
+    h->call_id = LoadLE32(p + 4);
+    h->method = p[8];
+    h->status = p[9];
+    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
+    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
+  }
+
+  // kClosed once the server closes, kTimeout if it is still open.
+  Read ReadUntilClosed() {
+    char buf[65536];
+    for (;;) {
+      ssize_t r = recv(fd_, buf, sizeof(buf), 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return Error();
+    }
+  }
+
+  // A ping that must come back intact.
+  ::testing::AssertionResult Ping(uint32_t call_id) {
+    if (!Send(FrameBytes(call_id, uint8_t(Method::kPing), "ping")))
+      return ::testing::AssertionFailure() << "send failed";
+    rpc::FrameHeader h;
+    std::string payload;
+    if (Read r = ReadFrame(&h, &payload); r != Read::kOk)
+      return ::testing::AssertionFailure() << "no reply (" << int(r) << ")";
+    if (h.status != 0 || payload != "ping" || h.call_id != call_id)
+      return ::testing::AssertionFailure() << "bad reply: status " << int(h.status) << " " << payload;
+    return ::testing::AssertionSuccess();
+  }
+
+ private:
+  static Read Error() {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return Read::kTimeout;
+    if (errno == ECONNRESET) return Read::kClosed;
+    return Read::kError;
+  }
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+class ServerLimits : public ::testing::Test {
+ protected:
+  void StartServer(rpc::ServerOptions o, NullRegionOptions n = {}) {
+    region_ = NewNullRegion(n);
+    service_ = std::make_unique<RegionService>(region_.get());
+    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    ASSERT_TRUE(server_->Start().ok());
+    port_ = server_->port();
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+  int64_t ActiveConnections() {
+    return server_->StatsJson()["connections"]["active"].get<int64_t>();
+  }
+  bool WaitForActiveConnections(int64_t n) {
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (ActiveConnections() != n && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ActiveConnections() == n;
+  }
+
+  std::unique_ptr<Region> region_;
+  std::unique_ptr<RegionService> service_;
+  std::unique_ptr<rpc::Server> server_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(ServerLimits, DefaultsAreSane) {
+  rpc::ServerOptions o;
+  EXPECT_EQ(o.max_frame, 16u << 20);
+  EXPECT_GE(o.max_connections, 1000);
+  EXPECT_GE(o.max_inflight_per_connection, 64);
+  // A reply of the largest frame must fit in the queue, or it could never be sent.
+  EXPECT_GE(o.max_queued_bytes, size_t(o.max_frame) + rpc::kLengthSize);
+  EXPECT_GT(o.idle_timeout_ms, 0);
+  EXPECT_EQ(o.bind, "127.0.0.1");
+}
+
+TEST_F(ServerLimits, MaxConnectionsRefusesTheNextOneWithAReason) {
+  rpc::ServerOptions o;
+  o.max_connections = 3;
+  StartServer(o);
+  ::testing::internal::CaptureStderr();
+  std::unique_ptr<Peer> peers[3];
+  for (int i = 0; i < 3; ++i) {
+    peers[i] = std::make_unique<Peer>(port_);
+    ASSERT_TRUE(peers[i]->Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+    ASSERT_TRUE(peers[i]->Ping(uint32_t(i + 1)));
+  }
+  {
+    Peer fourth(port_);
+    ASSERT_TRUE(fourth.connected());
+    rpc::FrameHeader h;
+    std::string reason;
+    ASSERT_EQ(fourth.ReadFrame(&h, &reason), Peer::Read::kOk);
+    EXPECT_EQ(h.status, uint8_t(CallStatus::kOverloaded));
+    EXPECT_EQ(h.call_id, 0u);
+    EXPECT_NE(reason.find("connection limit (3)"), std::string::npos) << reason;
+    EXPECT_EQ(fourth.ReadUntilClosed(), Peer::Read::kClosed);
+  }
+  std::string log = ::testing::internal::GetCapturedStderr();
+  size_t first = log.find("refused connection from 127.0.0.1:");
+  EXPECT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find("refused connection from", first + 1), std::string::npos) << log;
+  // The three admitted connections are unaffected.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(peers[i]->Ping(uint32_t(10 + i)));
+  // A slot freed is a slot available.
+  peers[0].reset();
+  ASSERT_TRUE(WaitForActiveConnections(2));
+  Peer again(port_);
+  ASSERT_TRUE(again.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  EXPECT_TRUE(again.Ping(20));
+  EXPECT_EQ(server_->StatsJson()["connections"]["refused"].get<int>(), 1);
+}
+
+TEST_F(ServerLimits, MaxFrameIsEnforcedAtItsExactValue) {
+  rpc::ServerOptions o;
+  o.max_frame = 1024;
+  StartServer(o);
+  Peer peer(port_);
+  const std::string at_limit(1024 - rpc::kFixedHeaderSize, 'a');
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
+                        FrameBytes(1, uint8_t(Method::kPing), at_limit)));
+  rpc::FrameHeader h;
+  std::string payload;
+  ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
+  EXPECT_EQ(h.status, 0);
+  EXPECT_EQ(payload, at_limit);
+  // One byte more, sent whole: refused, closed.
+  ASSERT_TRUE(peer.Send(FrameBytes(2, uint8_t(Method::kPing), at_limit + "b")));
+  ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
+  EXPECT_EQ(h.status, uint8_t(CallStatus::kFrameTooLarge));
+  EXPECT_EQ(h.call_id, 2u);
+  EXPECT_NE(payload.find("frame of 1025 bytes exceeds the maximum of 1024 bytes"),
+            std::string::npos)
+      << payload;
+  EXPECT_EQ(peer.ReadUntilClosed(), Peer::Read::kClosed);
+}
+
+// Calls held by the region (delay_us) count as in flight; with a limit of 4
+// and each reply held 100 ms, 20 pipelined calls need at least 5 rounds.
+class InflightLimit : public ServerLimits, public ::testing::WithParamInterface<int> {};
+
+TEST_P(InflightLimit, CallsInFlightPerConnectionAreCapped) {
+  rpc::ServerOptions o;
+  o.handlers = GetParam();
+  o.max_inflight_per_connection = 4;
+  NullRegionOptions n;
+  n.delay_us = 100000;
+  StartServer(o, n);
+  auto codec = NewCodec(uint8_t(CodecId::kRaw));
+  ASSERT_TRUE(codec.ok());
+  testing::Record rec;
+  ByteBuffer calls;
+  constexpr uint32_t kCalls = 20;
+  for (uint32_t id = 1; id <= kCalls; ++id) {
+    size_t off = rpc::BeginFrame(&calls, id, uint8_t(Method::kMutate), 0);
+    MutateRequest req;
+    req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
+    ASSERT_TRUE((*codec)->EncodeRequest(id, req, &calls).ok());
+    rpc::EndFrame(&calls, off);
+  }
+  Peer peer(port_);
+  const auto start = Clock::now();
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + calls.view().ToString()));
+  uint64_t seen = 0;
+  for (uint32_t i = 0; i < kCalls; ++i) {
+    rpc::FrameHeader h;
+    std::string payload;
+    ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk) << "after " << i << " replies";
+    EXPECT_EQ(h.status, 0) << payload;
+    ASSERT_GE(h.call_id, 1u);
+    ASSERT_LE(h.call_id, kCalls);
+    seen |= uint64_t(1) << h.call_id;
+  }
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(seen, ((uint64_t(1) << (kCalls + 1)) - 1) & ~uint64_t(1)) << "a call id is missing";
+  EXPECT_GE(took, std::chrono::milliseconds(450))
+      << "20 calls of 100 ms each finished faster than 4 at a time allows";
+  EXPECT_TRUE(peer.Ping(100));
+}
+
+INSTANTIATE_TEST_SUITE_P(InlineAndPool, InflightLimit, ::testing::Values(0, 2),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return p.param == 0 ? std::string("Inline")
+                                               : "Handlers" + std::to_string(p.param);
+                         });
+
+TEST_F(ServerLimits, QueuedBytesLimitStopsReadingAndEverythingIsAnsweredOnceTheClientReads) {
+  rpc::ServerOptions o;
+  o.max_queued_bytes = 256u << 10;
+  StartServer(o);
+  Peer peer(port_);
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  timeval tv{1, 0};
+  ASSERT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), 0);
+  const std::string one = FrameBytes(7, uint8_t(Method::kPing), std::string(1000, 'q'));
+  std::string batch;
+  for (int i = 0; i < 256; ++i) batch += one;
+  // Write until the server stops reading (a send blocks for a whole second).
+  size_t written = 0;
+  for (;;) {
+    size_t n = peer.SendSome(batch);
+    written += n;
+    if (n < batch.size() || written > (256u << 20)) break;
+  }
+  EXPECT_LT(written, 64u << 20) << "the server never stopped reading";
+  // Now read: every whole frame that was written is answered.
+  const size_t frames = written / one.size();
+  ASSERT_EQ(shutdown(peer.fd(), SHUT_WR), 0);
+  for (size_t i = 0; i < frames; ++i) {
+    rpc::FrameHeader h;
+    std::string payload;
+    ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk)
+        << "reply " << i << " of " << frames << " never came";
+    ASSERT_EQ(h.call_id, 7u);
+    ASSERT_EQ(payload.size(), 1000u);
+  }
+  EXPECT_EQ(peer.ReadUntilClosed(), Peer::Read::kClosed);
+}
+
+TEST_F(ServerLimits, IdleTimeoutClosesOnlyConnectionsPartWayThroughSomething) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 200;
+  StartServer(o);
+  // Part of a preamble, then nothing.
+  Peer half_preamble(port_, 5000);
+  ASSERT_TRUE(half_preamble.Send(PreambleBytes(uint8_t(CodecId::kRaw)).substr(0, 5)));
+  // A complete exchange, then nothing: not part-way through anything.
+  Peer quiet(port_, 600);
+  ASSERT_TRUE(quiet.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  ASSERT_TRUE(quiet.Ping(1));
+  const auto start = Clock::now();
+  EXPECT_EQ(half_preamble.ReadUntilClosed(), Peer::Read::kClosed);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(100));
+  std::string nothing;
+  EXPECT_EQ(quiet.ReadExactly(1, &nothing), Peer::Read::kTimeout);  // 600 ms: 3 timeouts.
+  EXPECT_TRUE(quiet.Ping(2));
+}
+
+TEST_F(ServerLimits, IdleTimeoutZeroNeverCloses) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 0;
+  StartServer(o);
+  Peer peer(port_, 500);
+  const std::string frame = FrameBytes(3, uint8_t(Method::kPing), "ping");
+  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + frame.substr(0, 6)));
+  std::string nothing;
+  EXPECT_EQ(peer.ReadExactly(1, &nothing), Peer::Read::kTimeout);
+  ASSERT_TRUE(peer.Send(frame.substr(6)));
+  rpc::FrameHeader h;
+  std::string payload;
+  ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
+  EXPECT_EQ(payload, "ping");
+}
+
+TEST(ServerLog, RateLimitedLinesAreCappedAndTheRestCounted) {
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 1000; ++i) rpc::LogRateLimited("hostile peer " + std::to_string(i));
+  rpc::LogRateLimited("after the flood");  // May report the suppressed count.
+  std::string log = ::testing::internal::GetCapturedStderr();
+  int lines = 0;
+  for (char c : log) lines += c == '\n';
+  // 1001 calls within (at most) a couple of one-second windows.
+  EXPECT_GE(lines, 1);
+  EXPECT_LE(lines, 3 * rpc::kLogBurst) << log;
+  EXPECT_NE(log.find("hostile peer 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wirebench
