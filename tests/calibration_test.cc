@@ -158,6 +158,21 @@ TEST(Calibration, ReportMarksChecksThatAreOff) {
   EXPECT_NE(text.find("(d) timing"), std::string::npos);
 }
 
+// Sanitizer runtimes add start-up and shutdown CPU that no measured phase
+// covers (shadow memory, interceptors), so the fixed-overhead bound below is
+// checked only in uninstrumented builds.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // The command's path: a fresh child server process per point, OS CPU of
 // both processes.
 TEST(Calibration, CoLocatedCalibrationWithTheRealBinary) {
@@ -183,8 +198,9 @@ TEST(Calibration, CoLocatedCalibrationWithTheRealBinary) {
       // wirebench never accounts more than the OS charged.
       EXPECT_LE(r.accounted_cpu_ms, r.os_cpu_ms + 0.5)
           << r.accounted_cpu_ms << " vs " << r.os_cpu_ms;
-      EXPECT_LT(r.os_cpu_ms - r.accounted_cpu_ms, 10.0 + 0.05 * r.os_cpu_ms)
-          << r.accounted_cpu_ms << " vs " << r.os_cpu_ms;
+      if (!kSanitized)
+        EXPECT_LT(r.os_cpu_ms - r.accounted_cpu_ms, 10.0 + 0.05 * r.os_cpu_ms)
+            << r.accounted_cpu_ms << " vs " << r.os_cpu_ms;
       // /proc/<pid>/stat says the same, to its two processes' 10 ms ticks.
       EXPECT_NEAR(r.os_stat_cpu_ms, r.os_cpu_ms, 25.0 + 0.05 * r.os_cpu_ms);
     }
