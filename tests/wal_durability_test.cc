@@ -74,17 +74,29 @@ class GetStream final : public OpStream {
   size_t found_ = 0;
 };
 
+// Hands the driver streams the test keeps owning (the driver destroys the
+// streams it is given when RunLoad returns; the test reads them afterwards).
+class Borrowed final : public OpStream {
+ public:
+  explicit Borrowed(OpStream* s) : s_(s) {}
+  bool Next(PlannedOp* op) override { return s_->Next(op); }
+  OpResult OnRead(const PlannedOp& op, const GetResponse& r) override { return s_->OnRead(op, r); }
+  void Finish(const PlannedOp& op, OpResult r) override { s_->Finish(op, r); }
+
+ private:
+  OpStream* s_;
+};
+
 template <typename S>
 class Streams final : public Workload {
  public:
-  explicit Streams(std::vector<std::unique_ptr<S>>* made) : made_(made) {}
+  explicit Streams(std::vector<std::unique_ptr<S>>* owned) : owned_(owned) {}
   std::unique_ptr<OpStream> NewStream(int i, int) override {
-    auto s = std::move((*made_)[size_t(i)]);
-    raw_.push_back(s.get());
-    return s;
+    return std::make_unique<Borrowed>((*owned_)[size_t(i)].get());
   }
-  std::vector<std::unique_ptr<S>>* made_;
-  std::vector<S*> raw_;
+
+ private:
+  std::vector<std::unique_ptr<S>>* owned_;
 };
 
 TEST(WalDurability, EveryAcknowledgedPutSurvivesKillNine) {
