@@ -76,7 +76,11 @@ std::string Fmt(double v) {
 }
 
 std::string Spread(const Aggregate& a) {
-  if (a.n < 2 || a.median == 0) return "";
+  if (a.n < 2) return "";
+  if (std::fabs(a.median) < 0.0005) {
+    // A median that prints as 0: say how far the other repeats were from it.
+    return a.max > 0.0005 ? " (max " + Fmt(a.max) + ")" : "";
+  }
   char buf[32];
   std::snprintf(buf, sizeof(buf), " ±%.0f%%", 50.0 * (a.max - a.min) / std::fabs(a.median));
   return buf;

@@ -1,5 +1,7 @@
 #include "bench/driver.h"
 
+#include <sys/prctl.h>
+
 #include <boost/asio.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -79,6 +81,8 @@ struct ClientThread {
   std::array<OpStats, kOpTypes> stats;
   std::array<OpStats, kOpTypes> interval;
   hdr::Histogram lateness;
+  hdr::Histogram timer_lateness;
+  uint64_t behind_schedule = 0;
   uint64_t measured_ops = 0;
   Status error;  // First failure seen by this thread.
 };
@@ -228,17 +232,25 @@ asio::awaitable<void> LogicalClient::Run() {
     }
     const bool measured = phase == kMeasure;
     Clock::time_point intended = Clock::now();
+    bool waited = false;
     if (interval_ns_ > 0 && !flushed) {
       intended = next_intended;
       next_intended += std::chrono::nanoseconds(int64_t(interval_ns_));
       if (intended > Clock::now()) {
+        waited = true;
         wake_.expires_at(intended);
         co_await wake_.async_wait(kNoThrow);
       }
     }
     const Clock::time_point start = Clock::now();
-    if (interval_ns_ > 0 && measured && !flushed)
+    if (interval_ns_ > 0 && measured && !flushed) {
       thread_->lateness.Record(Nanos(start - intended));
+      if (waited) {
+        thread_->timer_lateness.Record(Nanos(start - intended));
+      } else {
+        ++thread_->behind_schedule;
+      }
+    }
     read_result_ = OpResult::kOk;
     for (int i = 0; i < op_.ncalls; ++i) {
       if (!co_await DoCall(op_.calls[i])) break;
@@ -354,6 +366,9 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
     t->thread = std::thread([t, i, role] {
       std::string name = "client-" + std::to_string(i);
       RegisterThisThread(role, name.c_str());
+      // Linux lets a sleeping thread's timer fire up to 50 us late by default
+      // (timer slack); open-loop pacing wants it on time.
+      prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
       t->ctx.run();
     });
   }
@@ -518,6 +533,8 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
     RunOn(raw, [&] {
       for (int k = 0; k < kOpTypes; ++k) result.ops[size_t(k)].Add(raw->stats[size_t(k)]);
       result.schedule_lateness.Add(raw->lateness);
+      result.timer_lateness.Add(raw->timer_lateness);
+      result.behind_schedule += raw->behind_schedule;
       result.operations += raw->measured_ops;
       for (auto& c : raw->conns) {
         const rpc::ClientConnectionStats& cs = c->stats();

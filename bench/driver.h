@@ -115,8 +115,15 @@ struct RunResult {
   double runtime_s = 0;  // Of the measured phase.
   uint64_t operations = 0;
   std::array<OpStats, kOpTypes> ops;
-  // Open loop: how late operations started against their schedule, ns.
+  // Open loop: how late operations started against their schedule, ns (all
+  // operations; includes waiting for the client's previous operation).
   hdr::Histogram schedule_lateness;
+  // Open loop: lateness of the operations whose client was idle and woke on
+  // its timer for them: the pacing's own precision.
+  hdr::Histogram timer_lateness;
+  // Open loop: operations that found their client still busy with the
+  // previous one at their intended start (the server fell behind).
+  uint64_t behind_schedule = 0;
   ThreadUsage client_usage;      // Client loop threads, over the measured phase.
   CounterTotals client_counters;  // Allocations and copies of client loop threads.
   rpc::ClientConnectionStats connections;

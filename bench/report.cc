@@ -285,6 +285,14 @@ std::string FormatTextReport(const RunResult& r, const RunCosts& c, const Report
          Num(double(r.schedule_lateness.ValueAtPercentile(50)) / 1000.0));
     Line(os, "SCHEDULE", "LatenessP99(us)",
          Num(double(r.schedule_lateness.ValueAtPercentile(99)) / 1000.0));
+    // Pacing precision: operations whose client was idle and woke on time for them.
+    Line(os, "SCHEDULE", "TimerLatenessP50(us)",
+         Num(double(r.timer_lateness.ValueAtPercentile(50)) / 1000.0));
+    Line(os, "SCHEDULE", "TimerLatenessP99(us)",
+         Num(double(r.timer_lateness.ValueAtPercentile(99)) / 1000.0));
+    // Operations whose client was still busy with its previous one.
+    Line(os, "SCHEDULE", "BehindSchedule(%)",
+         Num(100.0 * double(r.behind_schedule) / double(r.schedule_lateness.total_count())));
   }
   if (r.partial)
     Line(os, "OVERALL", "Partial", "true (" + r.error.ToString() + ")");
@@ -330,8 +338,11 @@ nlohmann::json ResultToJson(const RunResult& r, const RunCosts& c, const ReportO
                      {"bytes_out", r.connections.bytes_out},
                      {"bytes_in", r.connections.bytes_in},
                      {"threads", r.client_usage.threads}};
-  if (r.schedule_lateness.total_count() > 0)
+  if (r.schedule_lateness.total_count() > 0) {
     j["schedule_lateness"] = HistogramJson(r.schedule_lateness, o);
+    j["timer_lateness"] = HistogramJson(r.timer_lateness, o);
+    j["behind_schedule"] = r.behind_schedule;
+  }
   j["server"] = {{"before", r.server_before}, {"after", r.server_after}};
   return j;
 }
