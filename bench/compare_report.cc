@@ -383,7 +383,7 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
         << AggregateMetric(cells, scpu, c, wl, t).median << "\n";
     std::ostringstream plot;
     plot << "set title 'CPU per operation (" << wl << ", " << t << " clients)'\n"
-         << "set ylabel 'CPU us per op'\nset style data histograms\nset style histogram rowstacked\n"
+         << "set xlabel 'codec'\nset ylabel 'CPU us per op'\nset style data histograms\nset style histogram rowstacked\n"
          << "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key left top\nset grid y\n"
          << "set yrange [0:*]\nplot '" << dir << "/cpu.dat' using 2:xtic(1) title 'client', '' using 3 "
          << "title 'server'\nunset style\n";
