@@ -21,8 +21,10 @@
 #include <variant>
 #include <utility>
 #include <variant>
+#include <type_traits>
 #include <vector>
 
+#include "codecs/codec.h"
 #include "codecs/message.h"
 #include "common/bytes.h"
 
@@ -474,6 +476,30 @@ inline const std::vector<MessageCase>& Cases() {
   static MessageStore* store = new MessageStore();  // Leaked: outlives every test.
   static const std::vector<MessageCase> cases = BuildCases(store);
   return cases;
+}
+
+// Encode/decode any message kind through the overload for its side
+// (request or response), so typed tests can treat every kind alike.
+template <typename M>
+constexpr bool kIsRequest = std::is_same_v<M, MutateRequest> || std::is_same_v<M, GetRequest> ||
+                            std::is_same_v<M, ScanRequest> || std::is_same_v<M, MultiRequest>;
+
+template <typename M>
+Status EncodeMessage(Codec& c, uint32_t call_id, const M& m, ByteBuffer* out) {
+  if constexpr (kIsRequest<M>) {
+    return c.EncodeRequest(call_id, m, out);
+  } else {
+    return c.EncodeResponse(call_id, m, out);
+  }
+}
+
+template <typename M>
+Status DecodeMessage(Codec& c, ByteView payload, M* m) {
+  if constexpr (kIsRequest<M>) {
+    return c.DecodeRequest(payload, m);
+  } else {
+    return c.DecodeResponse(payload, m);
+  }
 }
 
 }  // namespace wirebench::testing

@@ -36,26 +36,16 @@ using testing::SameMessage;
 
 constexpr uint32_t kCallId = 0x01020304;
 
-template <typename M>
-constexpr bool kIsRequest = std::is_same_v<M, MutateRequest> || std::is_same_v<M, GetRequest> ||
-                            std::is_same_v<M, ScanRequest> || std::is_same_v<M, MultiRequest>;
+using testing::kIsRequest;
 
 template <typename M>
 Status Encode(Codec& c, const M& m, ByteBuffer* out) {
-  if constexpr (kIsRequest<M>) {
-    return c.EncodeRequest(kCallId, m, out);
-  } else {
-    return c.EncodeResponse(kCallId, m, out);
-  }
+  return testing::EncodeMessage(c, kCallId, m, out);
 }
 
 template <typename M>
 Status Decode(Codec& c, ByteView payload, M* m) {
-  if constexpr (kIsRequest<M>) {
-    return c.DecodeRequest(payload, m);
-  } else {
-    return c.DecodeResponse(payload, m);
-  }
+  return testing::DecodeMessage(c, payload, m);
 }
 
 template <typename M>
