@@ -31,6 +31,7 @@
 #include "rpc/client.h"
 #include "rpc/frame.h"
 #include "rpc/server.h"
+#include "tests/raw_peer.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {
@@ -39,31 +40,6 @@ namespace {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-
-// ---------------------------------------------------------------------------
-// Bytes a peer sends.
-
-std::string PreambleBytes(uint8_t codec_id, uint8_t version = rpc::kProtocolVersion) {
-  ByteBuffer b;
-  rpc::WritePreamble(codec_id, &b);
-  b.data()[4] = version;
-  return b.view().ToString();
-}
-
-std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
-  ByteBuffer b;
-  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
-  b.Append(ByteView(payload));
-  rpc::EndFrame(&b, off);
-  return b.view().ToString();
-}
-
-// A length word alone (what an oversized or malformed frame starts with).
-std::string LengthWord(uint32_t length) {
-  uint8_t len[4];
-  StoreLE32(len, length);
-  return std::string(reinterpret_cast<const char*>(len), 4);
-}
 
 size_t ResidentBytes() {
   FILE* f = std::fopen("/proc/self/statm", "r");
@@ -74,102 +50,10 @@ size_t ResidentBytes() {
   return size_t(resident) * size_t(sysconf(_SC_PAGESIZE));
 }
 
-// ---------------------------------------------------------------------------
-// A misbehaving peer: one blocking socket, with a receive timeout so that a
-// server that fails to answer makes the test fail instead of hang.
-class RawPeer {
- public:
-  enum class Read { kOk, kClosed, kTimeout, kError };
-
-  explicit RawPeer(uint16_t port, int recv_timeout_ms = 10000) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  }
-  ~RawPeer() { Close(); }
-  RawPeer(const RawPeer&) = delete;
-  RawPeer& operator=(const RawPeer&) = delete;
-
-  bool connected() const { return connected_; }
-  int fd() const { return fd_; }
-
-  // Writes all of `bytes`; false when the socket failed (or timed out).
-  bool Send(std::string_view bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += size_t(n);
-    }
-    return true;
-  }
-
-  // Reads exactly `n` bytes into `out`.
-  Read ReadExactly(size_t n, std::string* out) {
-    out->resize(n);
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = recv(fd_, out->data() + done, n - done, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) return Read::kClosed;
-      if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Read::kTimeout
-             : errno == ECONNRESET                              ? Read::kClosed
-                                                                : Read::kError;
-      done += size_t(r);
-    }
-    return Read::kOk;
-  }
-
-  // Reads one whole frame.
-  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
-    std::string head;
-    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
-    if (r != Read::kOk) return r;
-    const auto* p = reinterpret_cast<const uint8_t*>(head.data());
-    h->length = LoadLE32(p);
-    h->call_id = LoadLE32(p + 4);
-    h->method = p[8];
-    h->status = p[9];
-    h->flags = LoadLE16(p + 10);
-    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
-    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
-  }
-
-  // Reads (and discards) until the server closes the connection: kClosed,
-  // or kTimeout when it is still open after the receive timeout.
-  Read ReadUntilClosed() {
-    char buf[65536];
-    for (;;) {
-      ssize_t r = recv(fd_, buf, sizeof(buf), 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) return Read::kClosed;
-      if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Read::kTimeout
-             : errno == ECONNRESET                              ? Read::kClosed
-                                                                : Read::kError;
-    }
-  }
-
-  // Closes with a TCP reset instead of a FIN.
-  void Reset() {
-    linger l{1, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-    Close();
-  }
-  void Close() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using testing::FrameBytes;
+using testing::LengthWord;
+using testing::PreambleBytes;
+using testing::RawPeer;
 
 // Sends a ping on `peer` and checks that it comes back intact.
 void ExpectPingWorks(RawPeer* peer, uint32_t call_id) {

@@ -23,6 +23,7 @@
 #include "rpc/frame.h"
 #include "rpc/log.h"
 #include "rpc/server.h"
+#include "tests/raw_peer.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {
@@ -30,116 +31,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string PreambleBytes(uint8_t codec_id) {
-  ByteBuffer b;
-  rpc::WritePreamble(codec_id, &b);
-  return b.view().ToString();
-}
-
-std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
-  ByteBuffer b;
-  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
-  b.Append(ByteView(payload));
-  rpc::EndFrame(&b, off);
-  return b.view().ToString();
-}
-
-// A peer on one blocking socket with a receive timeout.
-class Peer {
- public:
-  enum class Read { kOk, kClosed, kTimeout, kError };
-
-  explicit Peer(uint16_t port, int recv_timeout_ms = 10000) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  }
-  ~Peer() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Peer(const Peer&) = delete;
-  Peer& operator=(const Peer&) = delete;
-
-  bool connected() const { return connected_; }
-  int fd() const { return fd_; }
-
-  // Writes as much of `bytes` as the socket takes; returns the count.
-  size_t SendSome(std::string_view bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += size_t(n);
-    }
-    return done;
-  }
-  bool Send(std::string_view bytes) { return SendSome(bytes) == bytes.size(); }
-
-  Read ReadExactly(size_t n, std::string* out) {
-    out->resize(n);
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = recv(fd_, out->data() + done, n - done, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) return Read::kClosed;
-      if (r < 0) return Error();
-      done += size_t(r);
-    }
-    return Read::kOk;
-  }
-
-  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
-    std::string head;
-    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
-    if (r != Read::kOk) return r;
-    const auto* p = reinterpret_cast<const uint8_t*>(head.data());
-    h->length = LoadLE32(p);
-    h->call_id = LoadLE32(p + 4);
-    h->method = p[8];
-    h->status = p[9];
-    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
-    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
-  }
-
-  // kClosed once the server closes, kTimeout if it is still open.
-  Read ReadUntilClosed() {
-    char buf[65536];
-    for (;;) {
-      ssize_t r = recv(fd_, buf, sizeof(buf), 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) return Read::kClosed;
-      if (r < 0) return Error();
-    }
-  }
-
-  // A ping that must come back intact.
-  ::testing::AssertionResult Ping(uint32_t call_id) {
-    if (!Send(FrameBytes(call_id, uint8_t(Method::kPing), "ping")))
-      return ::testing::AssertionFailure() << "send failed";
-    rpc::FrameHeader h;
-    std::string payload;
-    if (Read r = ReadFrame(&h, &payload); r != Read::kOk)
-      return ::testing::AssertionFailure() << "no reply (" << int(r) << ")";
-    if (h.status != 0 || payload != "ping" || h.call_id != call_id)
-      return ::testing::AssertionFailure() << "bad reply: status " << int(h.status) << " " << payload;
-    return ::testing::AssertionSuccess();
-  }
-
- private:
-  static Read Error() {
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return Read::kTimeout;
-    if (errno == ECONNRESET) return Read::kClosed;
-    return Read::kError;
-  }
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using testing::FrameBytes;
+using testing::PreambleBytes;
+using Peer = testing::RawPeer;
 
 class ServerLimits : public ::testing::Test {
  protected:

@@ -1,0 +1,158 @@
+// A misbehaving (or merely hand-driven) peer for end-to-end tests of the
+// server: one blocking POSIX socket on loopback with a receive timeout, so a
+// server that fails to answer makes a test fail instead of hang; plus the
+// bytes such a peer sends (preambles, frames, bare length words).
+// Thread-safety: one RawPeer per thread.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+
+#include "common/bytes.h"
+#include "common/protocol.h"
+#include "rpc/frame.h"
+
+namespace wirebench::testing {
+
+inline std::string PreambleBytes(uint8_t codec_id, uint8_t version = rpc::kProtocolVersion) {
+  ByteBuffer b;
+  rpc::WritePreamble(codec_id, &b);
+  b.data()[4] = version;
+  return b.view().ToString();
+}
+
+inline std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
+  ByteBuffer b;
+  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
+  b.Append(ByteView(payload));
+  rpc::EndFrame(&b, off);
+  return b.view().ToString();
+}
+
+// A length word alone (what an oversized or malformed frame starts with).
+inline std::string LengthWord(uint32_t length) {
+  uint8_t len[4];
+  StoreLE32(len, length);
+  return std::string(reinterpret_cast<const char*>(len), 4);
+}
+
+class RawPeer {
+ public:
+  enum class Read { kOk, kClosed, kTimeout, kError };
+
+  explicit RawPeer(uint16_t port, int recv_timeout_ms = 10000) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~RawPeer() { Close(); }
+  RawPeer(const RawPeer&) = delete;
+  RawPeer& operator=(const RawPeer&) = delete;
+
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  // Writes as much of `bytes` as the socket takes; returns the count.
+  size_t SendSome(std::string_view bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += size_t(n);
+    }
+    return done;
+  }
+  // Writes all of `bytes`; false when the socket failed (or timed out).
+  bool Send(std::string_view bytes) { return SendSome(bytes) == bytes.size(); }
+
+  // Reads exactly `n` bytes into `out`.
+  Read ReadExactly(size_t n, std::string* out) {
+    out->resize(n);
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = recv(fd_, out->data() + done, n - done, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return Error();
+      done += size_t(r);
+    }
+    return Read::kOk;
+  }
+
+  // Reads one whole frame.
+  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
+    std::string head;
+    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
+    if (r != Read::kOk) return r;
+    const auto* p = reinterpret_cast<const uint8_t*>(head.data());
+    h->length = LoadLE32(p);
+    h->call_id = LoadLE32(p + 4);
+    h->method = p[8];
+    h->status = p[9];
+    h->flags = LoadLE16(p + 10);
+    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
+    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
+  }
+
+  // Reads (and discards) until the server closes the connection: kClosed,
+  // or kTimeout when it is still open after the receive timeout.
+  Read ReadUntilClosed() {
+    char buf[65536];
+    for (;;) {
+      ssize_t r = recv(fd_, buf, sizeof(buf), 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return Read::kClosed;
+      if (r < 0) return Error();
+    }
+  }
+
+  // A ping that must come back intact.
+  ::testing::AssertionResult Ping(uint32_t call_id) {
+    if (!Send(FrameBytes(call_id, uint8_t(Method::kPing), "ping")))
+      return ::testing::AssertionFailure() << "send failed";
+    rpc::FrameHeader h;
+    std::string payload;
+    if (Read r = ReadFrame(&h, &payload); r != Read::kOk)
+      return ::testing::AssertionFailure() << "no reply (" << int(r) << ")";
+    if (h.status != 0 || payload != "ping" || h.call_id != call_id)
+      return ::testing::AssertionFailure() << "bad reply: status " << int(h.status) << " " << payload;
+    return ::testing::AssertionSuccess();
+  }
+
+  // Closes with a TCP reset instead of a FIN.
+  void Reset() {
+    linger l{1, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    Close();
+  }
+  void Close() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  static Read Error() {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return Read::kTimeout;
+    if (errno == ECONNRESET) return Read::kClosed;
+    return Read::kError;
+  }
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+}  // namespace wirebench::testing
