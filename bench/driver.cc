@@ -277,16 +277,11 @@ void RunOn(ClientThread* t, Fn fn) {
   done.get_future().wait();
 }
 
-ThreadUsage ClientUsage() {
-  ThreadUsage u = RoleUsage(ThreadRole::kClientLoop);
-  u += RoleUsage(ThreadRole::kClientOs);
-  return u;
-}
+// One pass over the registered threads (each pass reads /proc per thread).
+ThreadUsage ClientUsage() { return RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs}); }
 
 CounterTotals ClientCounters() {
-  CounterTotals c = RoleTotals(ThreadRole::kClientLoop);
-  c += RoleTotals(ThreadRole::kClientOs);
-  return c;
+  return RoleTotals({ThreadRole::kClientLoop, ThreadRole::kClientOs});
 }
 
 // Fetches the server's Stats over an existing load connection (on its
@@ -553,8 +548,6 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   if (state.failed.load() || g_stop_requested.load()) {
     result.partial = true;
     if (result.error.ok()) result.error = Status::Aborted("stopped on request (SIGINT)");
-  } else if (!all_done && o.operations > 0 && result.operations < uint64_t(o.operations)) {
-    // Stopped by max_seconds before the operation count: a normal end in YCSB.
   }
   shutdown();
   for (auto& t : threads) t->clients.clear();

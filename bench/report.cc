@@ -33,6 +33,23 @@ struct RoleSums {
   double cycles = 0, instructions = 0, cache_misses = 0;
   bool hw = true;
   int threads = 0;
+  RoleSums& operator+=(const RoleSums& o) {
+    cpu_ns += o.cpu_ns;
+    user_ns += o.user_ns;
+    sys_ns += o.sys_ns;
+    vcsw += o.vcsw;
+    ivcsw += o.ivcsw;
+    allocs += o.allocs;
+    alloc_bytes += o.alloc_bytes;
+    enc += o.enc;
+    dec += o.dec;
+    cycles += o.cycles;
+    instructions += o.instructions;
+    cache_misses += o.cache_misses;
+    hw = hw && o.hw;
+    threads += o.threads;
+    return *this;
+  }
 };
 
 // Sums the per-thread server figures of `after` minus `before`, matching
@@ -202,22 +219,7 @@ RunCosts ComputeCosts(const RunResult& r) {
     sv.available = true;
     auto roles = ServerDeltas(r.server_before, r.server_after);
     RoleSums all;
-    for (auto& [role, s] : roles) {
-      all.cpu_ns += s.cpu_ns;
-      all.user_ns += s.user_ns;
-      all.sys_ns += s.sys_ns;
-      all.vcsw += s.vcsw;
-      all.ivcsw += s.ivcsw;
-      all.allocs += s.allocs;
-      all.alloc_bytes += s.alloc_bytes;
-      all.enc += s.enc;
-      all.dec += s.dec;
-      all.cycles += s.cycles;
-      all.instructions += s.instructions;
-      all.cache_misses += s.cache_misses;
-      all.hw = all.hw && s.hw;
-      all.threads += s.threads;
-    }
+    for (auto& [role, s] : roles) all += s;
     sv.hw_available = all.hw && all.threads > 0;
     sv.hw_reason = sv.hw_available ? ""
                                    : r.server_after.value("/hw_counters/reason"_json_pointer,

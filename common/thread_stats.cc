@@ -176,12 +176,20 @@ CounterTotals ProcessTotals() {
   return t;
 }
 
-CounterTotals RoleTotals(ThreadRole role) {
+namespace {
+bool InRoles(int role, std::initializer_list<ThreadRole> roles) {
+  for (ThreadRole r : roles)
+    if (role == int(r)) return true;
+  return false;
+}
+}  // namespace
+
+CounterTotals RoleTotals(std::initializer_list<ThreadRole> roles) {
   CounterTotals t;
   int n = SlotCount();
   for (int i = 0; i < n; ++i) {
     if (g_slots[i].named.load(std::memory_order_acquire) &&
-        g_slots[i].role.load(std::memory_order_relaxed) == int(role))
+        InRoles(g_slots[i].role.load(std::memory_order_relaxed), roles))
       t += Read(g_slots[i].counters);
   }
   return t;
@@ -248,10 +256,10 @@ std::vector<RegisteredThread> ReadRegisteredThreads() {
   return out;
 }
 
-ThreadUsage RoleUsage(ThreadRole role) {
+ThreadUsage RoleUsage(std::initializer_list<ThreadRole> roles) {
   ThreadUsage u;
   for (const auto& t : ReadRegisteredThreads())
-    if (t.role == role) u += t.usage;
+    if (InRoles(int(t.role), roles)) u += t.usage;
   return u;
 }
 

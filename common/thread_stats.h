@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,8 @@ CounterTotals ThisThreadTotals();
 void ExcludeFromThisThread(const CounterTotals& d);
 // Totals over every thread that ever touched a counter in this process.
 CounterTotals ProcessTotals();
-// Totals over registered threads of one role.
-CounterTotals RoleTotals(ThreadRole role);
+// Totals over registered threads of any of `roles`.
+CounterTotals RoleTotals(std::initializer_list<ThreadRole> roles);
 
 // True once the operator new hook has counted an allocation in this process;
 // false means allocation figures are unavailable (the hook is not linked).
@@ -118,7 +119,7 @@ struct RegisteredThread {
 };
 // Reads every registered thread that is still alive.
 std::vector<RegisteredThread> ReadRegisteredThreads();
-// Sums ReadRegisteredThreads() by role.
-ThreadUsage RoleUsage(ThreadRole role);
+// Sums ReadRegisteredThreads() over threads of any of `roles`, in one pass.
+ThreadUsage RoleUsage(std::initializer_list<ThreadRole> roles);
 
 }  // namespace wirebench

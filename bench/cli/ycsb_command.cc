@@ -201,7 +201,6 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   }
 
   const std::string label = o.label.empty() ? "" : o.label + " ";
-  const auto wall_start = std::chrono::steady_clock::now();
   // Interval snapshots feed the -s status line (every status.interval s)
   // and the .hlog file (one interval per second, one tag per operation).
   std::ostringstream hlog_text;
@@ -260,7 +259,6 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   }
   ResetStopRequest();
   if (!run.ok()) return run.status();
-  (void)wall_start;
 
   YcsbOutcome out;
   out.result = std::move(run).value();
