@@ -65,6 +65,9 @@ ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, ui
     if (slots_.size() >= kMaxSlots) return nullptr;
     slot = uint32_t(slots_.size());
     slots_.emplace_back();
+    // Every slot can be free at once: size the free list with the table, so
+    // freeing a slot in the reply path never grows (allocates) it later.
+    free_slots_.reserve(slots_.capacity());
   }
   generation_ = (generation_ + 1) & 0xFFFF;
   if (generation_ == 0) generation_ = 1;  // Call id 0 is reserved for connection errors.
