@@ -1,5 +1,5 @@
 // The Codec interface: one serialization scheme for every method's request
-// and response (DESIGN.md §4), plus the registry that finds codecs by name
+// and response (docs/design.md, "Codecs"), plus the registry that finds codecs by name
 // and by wire id.
 //
 // A Codec instance belongs to one connection (or one handler thread) and is

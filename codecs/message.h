@@ -1,4 +1,4 @@
-// The codec-neutral message model (DESIGN.md §4): what a Mutate, Get, Scan or
+// The codec-neutral message model (docs/design.md, "Codecs"): what a Mutate, Get, Scan or
 // Multi request and its response say, independent of any serialization.
 //
 // Every type here is a view. ByteView and std::span members point into memory

@@ -1,5 +1,5 @@
 // Constants of the wirebench wire protocol that more than one layer needs:
-// method ids, call status codes and codec ids (DESIGN.md §3). The framing
+// method ids, call status codes and codec ids (docs/design.md, "Wire format"). The framing
 // itself lives in rpc/frame.h; what a payload means lives in codecs/.
 // Thread-safety: constants only.
 #pragma once
@@ -37,7 +37,7 @@ enum class CallStatus : uint8_t {
 };
 std::string_view CallStatusName(CallStatus s);
 
-// Codec ids of the connection preamble (DESIGN.md §4).
+// Codec ids of the connection preamble (docs/design.md, "Codecs").
 enum class CodecId : uint8_t {
   kRaw = 1,
   kPb = 2,

@@ -1,4 +1,4 @@
-// The null region (DESIGN.md §5, HBASE-10001's WriteSinkCoprocessor): it
+// The null region (docs/design.md, HBASE-10001's WriteSinkCoprocessor): it
 // discards every mutation and answers OK; Get and Scan answer empty, or,
 // with reads = kCanned, every Get answers one pre-built record of the
 // workload's shape so each codec's response path is exercised too. It

@@ -1,4 +1,4 @@
-// The Region interface (DESIGN.md §5): what the server does with a decoded
+// The Region interface (docs/design.md, "Regions"): what the server does with a decoded
 // call. The null region discards writes and answers reads empty (HBASE-10001);
 // later regions (memstore, wal under regions/) plug in behind the same
 // interface without any change to rpc/ or codecs/.

@@ -55,6 +55,17 @@ struct ClientConnectionStats {
   uint64_t bytes_out = 0, bytes_in = 0;
   uint64_t writes = 0, reads = 0;  // Socket operations: frames_out / writes = coalescing.
   uint64_t stray_replies = 0;      // Replies whose call id matched no pending call.
+
+  ClientConnectionStats& operator+=(const ClientConnectionStats& o) {
+    frames_out += o.frames_out;
+    frames_in += o.frames_in;
+    bytes_out += o.bytes_out;
+    bytes_in += o.bytes_in;
+    writes += o.writes;
+    reads += o.reads;
+    stray_replies += o.stray_replies;
+    return *this;
+  }
 };
 
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {

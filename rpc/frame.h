@@ -1,4 +1,4 @@
-// The wirebench wire format (DESIGN.md §3): the connection preamble and the
+// The wirebench wire format (docs/design.md, "Wire format"): the connection preamble and the
 // length-prefixed call frame, with an incremental parser for each.
 //
 //   Preamble (client -> server, once): "WBNC" magic, u8 version, u8 codec id,

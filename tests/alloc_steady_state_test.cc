@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"

@@ -1,4 +1,4 @@
-// The instrument checks itself (bench/calibrate.h) against in-process
+// The instrument checks itself (bench/loadgen/calibrate.h) against in-process
 // servers with the null region's calibration knobs: spin_us shows up in the
 // server CPU per op, delay_us in p50 and not in the server CPU, the CPU
 // wirebench accounts for matches what the OS charged the process, and the
@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "bench/calibrate.h"
+#include "bench/loadgen/calibrate.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
@@ -198,9 +198,10 @@ TEST(Calibration, CoLocatedCalibrationWithTheRealBinary) {
       // wirebench never accounts more than the OS charged.
       EXPECT_LE(r.accounted_cpu_ms, r.os_cpu_ms + 0.5)
           << r.accounted_cpu_ms << " vs " << r.os_cpu_ms;
-      if (!kSanitized)
+      if (!kSanitized) {
         EXPECT_LT(r.os_cpu_ms - r.accounted_cpu_ms, 10.0 + 0.05 * r.os_cpu_ms)
             << r.accounted_cpu_ms << " vs " << r.os_cpu_ms;
+      }
       // /proc/<pid>/stat says the same, to its two processes' 10 ms ticks.
       EXPECT_NEAR(r.os_stat_cpu_ms, r.os_cpu_ms, 25.0 + 0.05 * r.os_cpu_ms);
     }

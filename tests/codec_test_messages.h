@@ -82,7 +82,7 @@ inline std::string PatternValue(size_t n, uint32_t seed) {
 }
 
 // Cells of one row, family "family", qualifiers field0.., values of
-// `value_size` bytes: the YCSB record shape (DESIGN.md §4).
+// `value_size` bytes: the YCSB record shape (docs/design.md, "Codecs").
 inline std::span<const Cell> YcsbCells(MessageStore* st, ByteView row, int fields,
                                        size_t value_size, uint64_t timestamp, uint32_t seed) {
   ByteView family = st->Bytes("family");

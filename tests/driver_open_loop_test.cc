@@ -3,7 +3,7 @@
 // the schedule shows up as queueing in the intended latency, not hidden.
 #include <gtest/gtest.h>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"

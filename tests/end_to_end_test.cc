@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"

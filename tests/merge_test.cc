@@ -1,4 +1,4 @@
-// wirebench merge (bench/merge.h): merging two client results equals one run
+// wirebench merge (bench/results/merge.h): merging two client results equals one run
 // holding both histograms, bucket for bucket, with counters summed and the
 // server's figures taken once; bad inputs give errors that say what is wrong.
 // Also two real runs against one in-process server, and the command itself.
@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "bench/hdr/histogram_encoding.h"
-#include "bench/merge.h"
-#include "bench/report.h"
+#include "bench/results/merge.h"
+#include "bench/results/report.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/merge.h"
+#include "bench/results/merge.h"
 
 namespace wirebench {
 namespace {

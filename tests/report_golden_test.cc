@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/report.h"
+#include "bench/results/report.h"
 
 namespace wirebench {
 namespace {

@@ -1,4 +1,4 @@
-// The Stats snapshot arithmetic of ComputeCosts (bench/report.cc), on
+// The Stats snapshot arithmetic of ComputeCosts (bench/results/report.cc), on
 // hand-built server_before / server_after documents: per-thread figures are
 // after minus before (so warm-up is excluded), threads are matched by tid (a
 // thread only in "after" started during the phase and counts from zero),
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/report.h"
+#include "bench/results/report.h"
 
 namespace wirebench {
 namespace {

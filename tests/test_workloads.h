@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 
 namespace wirebench::testing {
 

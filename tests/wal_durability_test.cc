@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "bench/driver.h"
-#include "bench/local_server.h"
+#include "bench/loadgen/driver.h"
+#include "bench/loadgen/local_server.h"
 
 namespace wirebench {
 namespace {

@@ -1,4 +1,4 @@
-#include "regions/wal/walpe.h"
+#include "regions/wal/walpe/walpe.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "bench/calibrate.h"
+#include "bench/loadgen/calibrate.h"
 #include "codecs/codec.h"
 
 namespace wirebench {

@@ -2,7 +2,7 @@
 // runs against the null region's calibration knobs (--spin-us, --delay-us),
 // compares the CPU it accounts for with what the OS charged, and measures
 // its own per-operation timing cost; prints one small table (see
-// bench/calibrate.h).
+// bench/loadgen/calibrate.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

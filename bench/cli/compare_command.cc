@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "bench/cli/ycsb_command.h"
-#include "bench/compare_report.h"
-#include "bench/report.h"
+#include "bench/results/compare_report.h"
+#include "bench/results/report.h"
 #include "codecs/codec.h"
 
 namespace wirebench {
@@ -48,17 +48,32 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
   return out;
 }
 
-// "a" or "workloada" or a path: returns (short name, path).
+// "a" or "workloada" or a path: returns (short name, path). A relative path
+// not found from the working directory is looked for beside the binary's
+// checkout (the folders above the executable), so a built tree runs from
+// anywhere without the binary embedding its source path.
 StatusOr<std::pair<std::string, std::string>> ResolveWorkload(const std::string& w) {
   std::string path = w;
   if (w.size() == 1 && w[0] >= 'a' && w[0] <= 'f') path = "workloads/workload" + w;
+  std::vector<std::string> tried = {path};
+  if (access(path.c_str(), R_OK) != 0 && !path.empty() && path[0] != '/') {
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    for (int up = 0; up < 5 && !ec && !dir.empty(); ++up, dir = dir.parent_path()) {
+      const std::string alt = (dir / path).string();
+      tried.push_back(alt);
+      if (access(alt.c_str(), R_OK) == 0) {
+        path = alt;
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+  }
   if (access(path.c_str(), R_OK) != 0) {
-    // Also look next to the binary's source tree (installed checkouts run from anywhere).
-    std::string alt = std::string(WIREBENCH_SOURCE_DIR) + "/" + path;
-    if (access(alt.c_str(), R_OK) != 0)
-      return Status::NotFound("workload '" + w + "' not found (tried " + path + " and " + alt +
-                              "); give a-f or a YCSB workload file");
-    path = alt;
+    std::string list;
+    for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+    return Status::NotFound("workload '" + w + "' not found (tried " + list +
+                            "); give a-f or a YCSB workload file");
   }
   return std::make_pair(std::filesystem::path(path).filename().string(), path);
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/merge.h"
-#include "bench/report.h"
+#include "bench/results/merge.h"
+#include "bench/results/report.h"
 
 namespace wirebench {
 

@@ -1,6 +1,6 @@
 // `wirebench merge`: combines the JSON results of client processes that ran
 // against one server at the same time (clients on several hosts) into one
-// result of the same shape as a single run's (see bench/merge.h), prints
+// result of the same shape as a single run's (see bench/results/merge.h), prints
 // its YCSB-style text report and writes the merged JSON atomically.
 #pragma once
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "bench/local_server.h"
-#include "bench/region_factory.h"
+#include "bench/loadgen/local_server.h"
+#include "bench/cli/region_factory.h"
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
 #include "nullregion/region_service.h"

@@ -12,10 +12,10 @@
 
 #include "bench/hdr/histogram_log.h"
 #include "bench/hdr/ycsb_summary.h"
-#include "bench/local_server.h"
+#include "bench/loadgen/local_server.h"
 #include "bench/ycsb/core_workload.h"
 #include "bench/ycsb/properties.h"
-#include "bench/ycsb_stream.h"
+#include "bench/loadgen/ycsb_stream.h"
 #include "codecs/codec.h"
 
 namespace wirebench {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/driver.h"
-#include "bench/region_factory.h"
-#include "bench/report.h"
+#include "bench/loadgen/driver.h"
+#include "bench/cli/region_factory.h"
+#include "bench/results/report.h"
 
 namespace wirebench {
 

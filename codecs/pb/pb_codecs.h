@@ -1,5 +1,5 @@
 // The protobuf-based codecs, all laying out their payload as HBase lays out
-// a call (DESIGN.md §3): a varint-delimited RequestHeader / ResponseHeader,
+// a call (docs/design.md, "Wire format"): a varint-delimited RequestHeader / ResponseHeader,
 // the varint-delimited param message of HBase's Client.proto, and for
 // cellblock the cell block.
 //

@@ -38,7 +38,7 @@ class SeedWriter {
   int n_ = 0;
 };
 
-// The logical content every codec is given (DESIGN.md §4), shrunk to keep
+// The logical content every codec is given (docs/design.md, "Codecs"), shrunk to keep
 // seeds small: a row, one family, three fields.
 struct Content {
   std::string row = "user6284781860667377211", row2 = "user6284781860667377299";

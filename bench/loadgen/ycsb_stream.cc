@@ -1,4 +1,4 @@
-#include "bench/ycsb_stream.h"
+#include "bench/loadgen/ycsb_stream.h"
 
 #include "bench/ycsb/client_workload.h"
 

@@ -9,7 +9,7 @@
 #include "bench/cli/merge_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
-#include "regions/wal/walpe.h"
+#include "regions/wal/walpe/walpe.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

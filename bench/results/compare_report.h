@@ -21,6 +21,8 @@ struct CompareCell {
   int threads = 0;
   int repeat = 0;
   nlohmann::json results;  // The "results" object of a run's JSON.
+  // Stopped early (SIGINT, server lost): its figures cover `runtime_s` only.
+  bool partial = false;
 };
 
 struct CompareReportOptions {

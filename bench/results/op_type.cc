@@ -1,4 +1,4 @@
-#include "bench/operation.h"
+#include "bench/results/op_type.h"
 
 namespace wirebench {
 

@@ -1,4 +1,4 @@
-#include "bench/calibrate.h"
+#include "bench/loadgen/calibrate.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "bench/hdr/histogram.h"
-#include "bench/local_server.h"
-#include "bench/report.h"
+#include "bench/loadgen/local_server.h"
+#include "bench/results/report.h"
 
 namespace wirebench {
 

@@ -1,4 +1,4 @@
-#include "bench/local_server.h"
+#include "bench/loadgen/local_server.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/hdr/histogram.h"
-#include "bench/operation.h"
+#include "bench/loadgen/operation.h"
+#include "bench/results/run_result.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "rpc/client.h"
@@ -88,48 +88,6 @@ struct DriverOptions {
   std::function<void(double elapsed_s, const struct StatusSnapshot&)> on_status;
   // Fetch the server's Stats before and after the measured phase.
   bool fetch_server_stats = true;
-};
-
-// Per-operation-type figures of a run (or of an interval).
-struct OpStats {
-  // OK and NOT_FOUND operations (YCSB's <OP>), ns from the actual send.
-  hdr::Histogram latency;
-  // The same from the intended start time (open loop), YCSB's Intended-<OP>.
-  hdr::Histogram intended_latency;
-  // Failed operations (YCSB's <OP>-FAILED), ns from the actual send.
-  hdr::Histogram failed_latency;
-  std::array<uint64_t, size_t(OpResult::kCount)> results{};
-  uint64_t count() const { return results[0] + results[1] + results[2]; }
-  void Add(const OpStats& o);
-};
-
-struct StatusSnapshot {
-  bool final = false;                     // The last one, at the end of the run.
-  uint64_t operations = 0;                // Since the measured phase began.
-  std::array<OpStats, kOpTypes> interval;  // Since the previous snapshot.
-};
-
-struct RunResult {
-  bool partial = false;  // Stopped early (server lost, SIGINT): figures cover what ran.
-  Status error;          // Why it stopped early.
-  double runtime_s = 0;  // Of the measured phase.
-  uint64_t operations = 0;
-  std::array<OpStats, kOpTypes> ops;
-  // Open loop: how late operations started against their schedule, ns (all
-  // operations; includes waiting for the client's previous operation).
-  hdr::Histogram schedule_lateness;
-  // Open loop: lateness of the operations whose client was idle and woke on
-  // its timer for them: the pacing's own precision.
-  hdr::Histogram timer_lateness;
-  // Open loop: operations that found their client still busy with the
-  // previous one at their intended start (the server fell behind).
-  uint64_t behind_schedule = 0;
-  ThreadUsage client_usage;      // Client loop threads, over the measured phase.
-  CounterTotals client_counters;  // Allocations and copies of client loop threads.
-  rpc::ClientConnectionStats connections;
-  nlohmann::json server_before;  // Stats replies, or null when not fetched.
-  nlohmann::json server_after;
-  std::string server_stats_error;
 };
 
 // Runs the workload against the server in `options`. Never loses what was

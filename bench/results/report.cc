@@ -1,4 +1,4 @@
-#include "bench/report.h"
+#include "bench/results/report.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -14,14 +14,9 @@
 
 #include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/ycsb_summary.h"
+#include "common/build_info.h"
 #include "common/perf_counters.h"
 
-#ifndef WIREBENCH_GIT_REVISION
-#define WIREBENCH_GIT_REVISION "unknown"
-#endif
-#ifndef WIREBENCH_BUILD_TYPE
-#define WIREBENCH_BUILD_TYPE "unknown"
-#endif
 
 namespace wirebench {
 
@@ -366,8 +361,8 @@ nlohmann::json EnvironmentJson() {
   }
   e["cpus_online"] = sysconf(_SC_NPROCESSORS_ONLN);
   e["compiler"] = std::string("g++ ") + __VERSION__;
-  e["build_type"] = WIREBENCH_BUILD_TYPE;
-  e["git_revision"] = WIREBENCH_GIT_REVISION;
+  e["build_type"] = BuildType();
+  e["git_revision"] = GitRevision();
   e["boost"] = BOOST_LIB_VERSION;
   e["jemalloc"] = JEMALLOC_VERSION;
   return e;

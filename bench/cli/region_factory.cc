@@ -1,4 +1,4 @@
-#include "bench/region_factory.h"
+#include "bench/cli/region_factory.h"
 
 #include "regions/memstore/memstore_region.h"
 #include "regions/wal/wal_region.h"

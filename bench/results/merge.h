@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/driver.h"
-#include "bench/report.h"
+#include "bench/results/run_result.h"
+#include "bench/results/report.h"
 #include "common/status.h"
 
 namespace wirebench {

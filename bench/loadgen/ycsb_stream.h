@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 #include "bench/ycsb/core_workload.h"
 
 namespace wirebench {

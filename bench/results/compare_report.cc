@@ -1,4 +1,4 @@
-#include "bench/compare_report.h"
+#include "bench/results/compare_report.h"
 
 #include <algorithm>
 #include <cmath>

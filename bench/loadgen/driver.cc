@@ -1,4 +1,4 @@
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 
 #include <sys/prctl.h>
 
@@ -323,13 +323,6 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
 
 }  // namespace
 
-void OpStats::Add(const OpStats& o) {
-  latency.Add(o.latency);
-  intended_latency.Add(o.intended_latency);
-  failed_latency.Add(o.failed_latency);
-  for (size_t r = 0; r < results.size(); ++r) results[r] += o.results[r];
-}
-
 void RequestStop() { g_stop_requested.store(true); }
 void ResetStopRequest() { g_stop_requested.store(false); }
 
@@ -532,14 +525,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
       result.behind_schedule += raw->behind_schedule;
       result.operations += raw->measured_ops;
       for (auto& c : raw->conns) {
-        const rpc::ClientConnectionStats& cs = c->stats();
-        result.connections.frames_out += cs.frames_out;
-        result.connections.frames_in += cs.frames_in;
-        result.connections.bytes_out += cs.bytes_out;
-        result.connections.bytes_in += cs.bytes_in;
-        result.connections.writes += cs.writes;
-        result.connections.reads += cs.reads;
-        result.connections.stray_replies += cs.stray_replies;
+        result.connections += c->stats();
       }
       if (!raw->error.ok() && result.error.ok()) result.error = raw->error;
     });

@@ -1,4 +1,4 @@
-#include "bench/merge.h"
+#include "bench/results/merge.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -218,13 +218,7 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
     m.schedule_lateness.Add(r.schedule_lateness);
     m.client_usage += r.client_usage;
     m.client_counters += r.client_counters;
-    m.connections.frames_out += r.connections.frames_out;
-    m.connections.frames_in += r.connections.frames_in;
-    m.connections.bytes_out += r.connections.bytes_out;
-    m.connections.bytes_in += r.connections.bytes_in;
-    m.connections.writes += r.connections.writes;
-    m.connections.reads += r.connections.reads;
-    m.connections.stray_replies += r.connections.stray_replies;
+    m.connections += r.connections;
     if (!r.server_before.is_object() || !r.server_after.is_object()) {
       if (no_stats.empty())
         no_stats = name(i) + " has no server Stats (" +

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/driver.h"
+#include "bench/loadgen/driver.h"
 #include "common/status.h"
 
 namespace wirebench {

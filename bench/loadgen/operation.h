@@ -10,23 +10,9 @@
 
 #include "codecs/message.h"
 #include "common/protocol.h"
+#include "bench/results/op_type.h"
 
 namespace wirebench {
-
-// YCSB's operation names, in the order its output lists them.
-enum class OpType : uint8_t {
-  kRead = 0,
-  kUpdate,
-  kInsert,
-  kScan,
-  kReadModifyWrite,
-  kDelete,
-  kFlush,  // clientbuffering=true: one Multi call carrying buffered puts.
-  kCount,
-};
-constexpr int kOpTypes = int(OpType::kCount);
-// "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "FLUSH".
-std::string_view OpTypeName(OpType t);
 
 // One RPC call of an operation.
 struct PlannedCall {
@@ -45,9 +31,5 @@ struct PlannedOp {
   // With clientbuffering, an update/insert that only went into the buffer
   // makes no call: ncalls == 0.
 };
-
-// How an operation ended, as YCSB's Status names it.
-enum class OpResult : uint8_t { kOk = 0, kNotFound, kError, kCount };
-std::string_view OpResultName(OpResult r);  // "OK", "NOT_FOUND", "ERROR".
 
 }  // namespace wirebench

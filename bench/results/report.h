@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/driver.h"
+#include "bench/results/run_result.h"
 
 namespace wirebench {
 
