@@ -14,11 +14,17 @@ using nlohmann::json;
 const char* const kOpOrder[] = {"READ",  "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE",
                                 "DELETE", "FLUSH"};
 
-// Reads the sum of the numbers at `pointers`; NaN when any is absent.
-std::function<double(const json&)> SumOf(std::vector<std::string> pointers) {
-  std::vector<json::json_pointer> ps;
+// Reads the sum of the numbers at `pointers`; NaN when any is absent or
+// when a flag at `required` is not true (a figure that was not measured
+// reads as n/a, never 0).
+std::function<double(const json&)> SumOf(const std::vector<std::string>& pointers,
+                                         const std::vector<std::string>& required) {
+  std::vector<json::json_pointer> ps, rs;
   for (const std::string& p : pointers) ps.emplace_back(p);
-  return [ps](const json& results) {
+  for (const std::string& r : required) rs.emplace_back(r);
+  return [ps, rs](const json& results) {
+    for (const json::json_pointer& r : rs)
+      if (!results.contains(r) || results[r] != true) return std::nan("");
     double sum = 0;
     for (const json::json_pointer& p : ps) {
       if (!results.contains(p) || !results[p].is_number()) return std::nan("");
@@ -28,38 +34,49 @@ std::function<double(const json&)> SumOf(std::vector<std::string> pointers) {
   };
 }
 
-MetricDef Cost(std::string name, std::string unit, std::vector<std::string> pointers) {
+MetricDef Cost(std::string name, std::string unit, const std::vector<std::string>& pointers,
+               const std::vector<std::string>& required = {}) {
   MetricDef m;
   m.name = std::move(name);
   m.unit = std::move(unit);
-  m.extract = SumOf(std::move(pointers));
+  m.extract = SumOf(pointers, required);
   return m;
 }
+
+constexpr const char* kServer = "/costs/server/available";
+constexpr const char* kClientAllocs = "/costs/client/allocs_available";
+constexpr const char* kServerAllocs = "/costs/server/allocs_available";
 
 // The fixed metrics, indexed by Metric. Ratio rows: throughput, total CPU
 // (and each operation's p99, see LatencyMetric).
 std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   std::array<MetricDef, size_t(Metric::kCount)> c;
-  auto set = [&](Metric m, std::string name, std::string unit, std::vector<std::string> ptrs) {
-    c[size_t(m)] = Cost(std::move(name), std::move(unit), std::move(ptrs));
+  auto set = [&](Metric m, std::string name, std::string unit, std::vector<std::string> ptrs,
+                 std::vector<std::string> required = {}) {
+    c[size_t(m)] = Cost(std::move(name), std::move(unit), ptrs, required);
     return &c[size_t(m)];
   };
   MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
   tput->higher_is_better = tput->baseline_ratio = tput->thread_sweep = true;
   set(Metric::kClientCpu, "Client CPU (us/op)", "us/op", {"/costs/client/cpu_us_per_op"});
-  set(Metric::kServerCpu, "Server CPU (us/op)", "us/op", {"/costs/server/cpu_us_per_op"});
-  MetricDef* cpu = set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op", {"/costs/total_cpu_us_per_op"});
+  set(Metric::kServerCpu, "Server CPU (us/op)", "us/op", {"/costs/server/cpu_us_per_op"},
+      {kServer});
+  MetricDef* cpu = set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op",
+                       {"/costs/total_cpu_us_per_op"}, {kServer});
   cpu->baseline_ratio = cpu->thread_sweep = true;
-  set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"});
+  set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"},
+      {kClientAllocs});
   set(Metric::kClientAllocBytes, "Client allocated bytes/op", "bytes/op",
-      {"/costs/client/alloc_bytes_per_op"});
-  set(Metric::kServerAllocs, "Server allocations/op", "allocs/op", {"/costs/server/allocs_per_op"});
+      {"/costs/client/alloc_bytes_per_op"}, {kClientAllocs});
+  set(Metric::kServerAllocs, "Server allocations/op", "allocs/op", {"/costs/server/allocs_per_op"},
+      {kServer, kServerAllocs});
   set(Metric::kServerAllocBytes, "Server allocated bytes/op", "bytes/op",
-      {"/costs/server/alloc_bytes_per_op"});
+      {"/costs/server/alloc_bytes_per_op"}, {kServer, kServerAllocs});
   set(Metric::kClientCopied, "Client payload bytes copied/op", "bytes/op",
       {"/costs/client/encode_copied_bytes_per_op", "/costs/client/decode_copied_bytes_per_op"});
   set(Metric::kServerCopied, "Server payload bytes copied/op", "bytes/op",
-      {"/costs/server/encode_copied_bytes_per_op", "/costs/server/decode_copied_bytes_per_op"});
+      {"/costs/server/encode_copied_bytes_per_op", "/costs/server/decode_copied_bytes_per_op"},
+      {kServer});
   set(Metric::kWireOut, "Wire bytes/op client->server", "bytes/op",
       {"/costs/client/wire_bytes_out_per_op"});
   set(Metric::kWireIn, "Wire bytes/op server->client", "bytes/op",
@@ -67,7 +84,8 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
       {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"});
   set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
-      {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"});
+      {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},
+      {kServer});
   return c;
 }
 
@@ -87,7 +105,8 @@ MetricDef LatencyMetric(const std::string& op, LatencyStat stat) {
       {"avg", "average_us"}, {"p50", "p50_us"}, {"p95", "p95_us"}, {"p99", "p99_us"},
       {"max", "max_us"}};
   const auto [label, field] = kStats[size_t(stat)];
-  MetricDef m = Cost(op + " " + label + " latency (us)", "us", {"/ops/" + op + "/latency/" + field});
+  MetricDef m =
+      Cost(op + " " + label + " latency (us)", "us", {"/ops/" + op + "/latency/" + field});
   m.op = op;
   m.baseline_ratio = stat == LatencyStat::kP99;
   return m;
