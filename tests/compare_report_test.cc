@@ -4,7 +4,13 @@
 // and JSON, and the repeats actually present stated, not the requested count.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "bench/results/compare_report.h"
 #include "bench/results/report.h"
@@ -140,6 +146,24 @@ TEST(CompareTables, ThreadSweepsForTheSweepMetrics) {
   EXPECT_EQ(md.find("## workloada: Client CPU (us/op) by thread count"), std::string::npos);
   // The partial cell is marked in the sweep too.
   EXPECT_NE(md.find("| 8 | 1050.0 | 1236.7 (partial) |"), std::string::npos) << md;
+}
+
+TEST(CompareCharts, RendersEachChartFromTheMetricDefinitions) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("wirebench_compare_charts_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<CompareCell> cells = Cells(8);
+  for (CompareCell& c : Cells(16)) cells.push_back(c);
+  auto files = WriteCharts(cells, Options(), dir.string());
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_EQ(files->size(), 6u);  // Throughput, latency, CPU; PNG and SVG each.
+  for (const std::string& f : *files) EXPECT_GT(std::filesystem::file_size(f), 0u) << f;
+  std::ifstream cpu(dir / "cpu.dat");
+  std::stringstream ss;
+  ss << cpu.rdbuf();
+  EXPECT_NE(ss.str().find("pb "), std::string::npos) << ss.str();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
