@@ -232,6 +232,68 @@ TEST(Merge, PartialInputMakesAPartialResult) {
   EXPECT_TRUE(m->json["results"]["partial"].get<bool>());
 }
 
+TEST(Merge, TheSameRunTwiceIsRefused) {
+  const NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
+  NamedResult again = a;
+  again.name = "copy-of-a.json";
+  auto m = MergeResults({a, Document("b.json", MakeRun(2, 10, 10, 1, 1, 2)), again});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), Status::Code::kInvalidArgument);
+  const std::string msg(m.status().message());
+  EXPECT_NE(msg.find("a.json and copy-of-a.json are the same run"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(a.doc["results"]["run_id"].get<std::string>()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("double"), std::string::npos) << msg;
+}
+
+TEST(Merge, AMergedResultCannotBeMergedWithItsOwnInput) {
+  const NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
+  const NamedResult b = Document("b.json", MakeRun(2, 10, 10, 1, 1, 2));
+  auto ab = MergeResults({a, b});
+  ASSERT_TRUE(ab.ok()) << ab.status().ToString();
+  EXPECT_EQ(ab->json["results"]["merged_run_ids"].size(), 2u);
+  const NamedResult merged{"ab.json", ab->json};
+  auto again = MergeResults({merged, b});
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().ToString().find("ab.json and b.json share a run"), std::string::npos)
+      << again.status().ToString();
+  // A third client's result merges with the merged one.
+  auto abc = MergeResults({merged, Document("c.json", MakeRun(3, 10, 10, 1, 1, 2))});
+  ASSERT_TRUE(abc.ok()) << abc.status().ToString();
+  EXPECT_EQ(abc->json["results"]["merged_run_ids"].size(), 3u);
+}
+
+TEST(Merge, FilesWithoutRunIdsAreToldApartByClientAndStart) {
+  NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
+  NamedResult b = Document("b.json", MakeRun(2, 10, 10, 1, 1.5, 2));
+  for (NamedResult* d : {&a, &b}) d->doc["results"].erase("run_id");
+  ASSERT_TRUE(MergeResults({a, b}).ok());
+  auto m = MergeResults({a, a});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().ToString().find("client a.json, started at server uptime 1"),
+            std::string::npos)
+      << m.status().ToString();
+}
+
+TEST(Merge, OpenLoopFiguresAreMerged) {
+  RunResult a = MakeRun(1, 10, 10, 1, 1, 2);
+  RunResult b = MakeRun(2, 10, 10, 1, 1, 2);
+  for (int i = 1; i <= 30; ++i) {
+    a.schedule_lateness.Record(i * 1000);
+    a.timer_lateness.Record(i * 100);
+    b.schedule_lateness.Record(i * 2000);
+    b.timer_lateness.Record(i * 200);
+  }
+  a.behind_schedule = 5;
+  b.behind_schedule = 7;
+  auto m = MergeResults({Document("a.json", a), Document("b.json", b)});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->result.timer_lateness.total_count(), 60);
+  EXPECT_EQ(m->result.behind_schedule, 12u);
+  EXPECT_EQ(m->json["results"]["behind_schedule"].get<uint64_t>(), 12u);
+  EXPECT_EQ(m->json["results"]["timer_lateness"]["operations"].get<int64_t>(), 60);
+  EXPECT_NE(m->text.find("[SCHEDULE], BehindSchedule(%), 20.000"), std::string::npos) << m->text;
+}
+
 class MergeFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -316,6 +378,15 @@ TEST_F(MergeFiles, CommandWritesMergedJsonAndPrintsText) {
 
   EXPECT_EQ(RunBinary("merge " + a + " " + (dir_ / "nope.json").string(), &out, &err, dir_), 2);
   EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
+
+  // The same file twice: refused, naming it.
+  EXPECT_EQ(RunBinary("merge " + a + " " + a + " --out " + merged, &out, &err, dir_), 2);
+  EXPECT_NE(err.find("are the same run"), std::string::npos) << err;
+
+  // A write error is an error, and /dev/full stays a device.
+  EXPECT_EQ(RunBinary("merge " + a + " " + b + " --out /dev/full", &out, &err, dir_), 2);
+  EXPECT_NE(err.find("/dev/full"), std::string::npos) << err;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
 }
 
 // Two real runs, one after the other, against one in-process server.

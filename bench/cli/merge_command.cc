@@ -61,7 +61,9 @@ void AddMergeCommand(CLI::App& app, int* exit_code) {
       "(histograms merged exactly, counts and client costs summed, server figures taken once)");
   cmd->add_option("results", o->inputs, "Result files written by `wirebench run --json`")
       ->required();
-  cmd->add_option("--out", o->out, "Write the merged JSON result here (atomically)");
+  cmd->add_option("--out", o->out,
+                  "Write the merged JSON result here (a regular file is replaced atomically; "
+                  "a symlink is followed; a FIFO or device is written through; - = stdout)");
   cmd->add_flag("--text", o->text,
                 "Print the merged YCSB-style text report (the default when --out is not given)");
   cmd->callback([o, exit_code] { *exit_code = RunMerge(*o); });

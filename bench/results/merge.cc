@@ -1,12 +1,9 @@
 #include "bench/results/merge.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <map>
 #include <sstream>
 
-#include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/ycsb_summary.h"
 
 namespace wirebench {
@@ -14,90 +11,6 @@ namespace wirebench {
 namespace {
 
 using nlohmann::json;
-
-StatusOr<hdr::Histogram> DecodeHistogram(const json& entry, const std::string& where) {
-  if (!entry.is_object() || !entry.contains("histogram_ns") || !entry["histogram_ns"].is_string())
-    return Status::Corruption(where + " has no \"histogram_ns\" string");
-  auto h = hdr::DecodeCompressedBase64(entry["histogram_ns"].get<std::string>());
-  if (!h.ok()) return Status::Corruption(where + ".histogram_ns does not decode: " +
-                                         h.status().ToString());
-  return std::move(h).value();
-}
-
-// The OpType whose YCSB name is `name`, or kCount.
-OpType OpTypeByName(const std::string& name) {
-  for (int t = 0; t < kOpTypes; ++t)
-    if (OpTypeName(OpType(t)) == name) return OpType(t);
-  return OpType::kCount;
-}
-
-StatusOr<RunResult> RunResultFromJsonOrThrow(const json& r, const std::string& name) {
-  RunResult out;
-  if (!r.is_object()) return Status::Corruption(name + ": \"results\" is not an object");
-  out.partial = r.value("partial", false);
-  if (out.partial)
-    out.error = Status::Unavailable(r.value("error", std::string("stopped early")));
-  out.runtime_s = r.at("runtime_ms").get<double>() / 1000.0;
-  out.operations = r.at("operations").get<uint64_t>();
-  for (const auto& [op_name, e] : r.at("ops").items()) {
-    const OpType t = OpTypeByName(op_name);
-    if (t == OpType::kCount)
-      return Status::Corruption(name + ": unknown operation type \"" + op_name + "\" in results.ops");
-    OpStats& s = out.ops[size_t(t)];
-    const std::string where = name + ": results.ops." + op_name;
-    for (int k = 0; k < int(OpResult::kCount); ++k)
-      s.results[size_t(k)] =
-          e.at("return").value(std::string(OpResultName(OpResult(k))), uint64_t(0));
-    auto lat = DecodeHistogram(e.at("latency"), where + ".latency");
-    if (!lat.ok()) return lat.status();
-    s.latency = std::move(lat).value();
-    for (const char* k : {"intended_latency", "failed_latency"}) {
-      if (!e.contains(k)) continue;
-      auto h = DecodeHistogram(e[k], where + "." + k);
-      if (!h.ok()) return h.status();
-      (std::string(k) == "intended_latency" ? s.intended_latency : s.failed_latency) =
-          std::move(h).value();
-    }
-  }
-  if (r.contains("schedule_lateness")) {
-    auto h = DecodeHistogram(r["schedule_lateness"], name + ": results.schedule_lateness");
-    if (!h.ok()) return h.status();
-    out.schedule_lateness = std::move(h).value();
-  }
-  const json& c = r.at("client_raw");
-  out.client_usage.cpu_ns = c.value("cpu_ns", 0.0);
-  out.client_usage.user_ns = c.value("user_ns", 0.0);
-  out.client_usage.sys_ns = c.value("sys_ns", 0.0);
-  out.client_usage.voluntary_switches = c.value("voluntary_switches", uint64_t(0));
-  out.client_usage.involuntary_switches = c.value("involuntary_switches", uint64_t(0));
-  out.client_usage.threads = c.value("threads", 0);
-  // Hardware counters, where the result carries them.
-  out.client_usage.hw_available = c.value("hw_available", false);
-  out.client_usage.cycles = c.value("cycles", 0.0);
-  out.client_usage.instructions = c.value("instructions", 0.0);
-  out.client_usage.cache_misses = c.value("cache_misses", 0.0);
-  out.client_counters.allocs = c.value("allocs", uint64_t(0));
-  out.client_counters.alloc_bytes = c.value("alloc_bytes", uint64_t(0));
-  out.client_counters.encode_copied = c.value("encode_copied", uint64_t(0));
-  out.client_counters.decode_copied = c.value("decode_copied", uint64_t(0));
-  out.connections.frames_out = c.value("frames_out", uint64_t(0));
-  out.connections.writes = c.value("writes", uint64_t(0));
-  out.connections.bytes_out = c.value("bytes_out", uint64_t(0));
-  out.connections.bytes_in = c.value("bytes_in", uint64_t(0));
-  if (r.contains("server") && r["server"].is_object()) {
-    out.server_before = r["server"].value("before", json());
-    out.server_after = r["server"].value("after", json());
-  }
-  if (!out.server_before.is_object() || !out.server_after.is_object()) {
-    out.server_before = json();
-    out.server_after = json();
-    out.server_stats_error = r.contains("costs")
-                                 ? r["costs"]["server"].value("unavailable_reason", std::string())
-                                 : std::string();
-    if (out.server_stats_error.empty()) out.server_stats_error = "server Stats not in the result";
-  }
-  return out;
-}
 
 double Uptime(const json& stats) {
   return stats.is_object() ? stats.value("/server/uptime_s"_json_pointer, 0.0) : 0.0;
@@ -107,6 +20,60 @@ std::string ServerIdentity(const json& after) {
   const json s = after.value("server", json::object());
   return s.value("bind", std::string("?")) + ":" + std::to_string(s.value("port", 0)) +
          " (io_threads " + std::to_string(s.value("io_threads", 0)) + ")";
+}
+
+// Names input i in messages: its path, or "input <i+1>".
+struct InputName {
+  const std::vector<std::string>* names;
+  std::string operator()(size_t i) const {
+    return i < names->size() ? (*names)[i] : "input " + std::to_string(i + 1);
+  }
+};
+
+// Same server: compare what the server says about itself.
+Status CheckOneServer(const std::vector<RunResult>& runs, const InputName& name) {
+  std::string identity;
+  size_t identity_from = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].server_after.is_object()) continue;
+    const std::string id = ServerIdentity(runs[i].server_after);
+    if (identity.empty()) {
+      identity = id;
+      identity_from = i;
+    } else if (id != identity) {
+      return Status::InvalidArgument(
+          "results come from different servers: " + name(identity_from) + " ran against " +
+          identity + ", " + name(i) + " against " + id +
+          "; merge only clients that ran against one server at the same time (co-located runs "
+          "each had a server of their own: use `wirebench server` and `run --server HOST:PORT`)");
+    }
+  }
+  return Status::Ok();
+}
+
+// The runs a result holds: its own id, or those it was merged from.
+std::vector<std::string> RunIds(const RunResult& r) {
+  if (!r.merged_run_ids.empty()) return r.merged_run_ids;
+  if (!r.run_id.empty()) return {r.run_id};
+  return {};
+}
+
+// No run given twice, directly or inside a merged input.
+Status CheckDistinctRuns(const std::vector<RunResult>& runs, const InputName& name) {
+  std::map<std::string, size_t> seen;  // Run id -> input.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const std::string& id : RunIds(runs[i])) {
+      auto [it, added] = seen.emplace(id, i);
+      if (added || it->second == i) continue;
+      const bool direct = RunIds(runs[i]) == RunIds(runs[it->second]);
+      return Status::InvalidArgument(
+          name(it->second) + " and " + name(i) +
+          (direct ? " are the same run" : " share a run (one is a merge that includes it)") +
+          " (run " + id + "); merging it twice would double its counts: give each client's "
+          "result once");
+    }
+  }
+  return Status::Ok();
 }
 
 // The configuration fields every input agrees on, "threads" summed, plus a
@@ -140,67 +107,12 @@ json MergedConfig(const std::vector<NamedResult>& inputs, const std::vector<std:
 
 }  // namespace
 
-StatusOr<NamedResult> ReadResultFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::IoError("cannot read " + path + ": " + std::strerror(errno) +
-                           " (give result files written by `wirebench run --json FILE`)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  NamedResult out;
-  out.name = path;
-  try {
-    out.doc = json::parse(ss.str());
-  } catch (const json::exception& e) {
-    return Status::Corruption(path + " is not JSON (" + e.what() +
-                              "); give result files written by `wirebench run --json FILE`");
-  }
-  if (!out.doc.is_object() || !out.doc.contains("wirebench_result_version"))
-    return Status::InvalidArgument(path + " is not a wirebench result (no "
-                                   "\"wirebench_result_version\"); give result files written by "
-                                   "`wirebench run --json FILE`");
-  const json& v = out.doc["wirebench_result_version"];
-  if (!v.is_number_integer() || v.get<int64_t>() != kResultVersion)
-    return Status::InvalidArgument(path + " has wirebench_result_version " + v.dump() +
-                                   "; this wirebench reads version " +
-                                   std::to_string(kResultVersion) +
-                                   " (merge it with the wirebench that wrote it)");
-  if (!out.doc.contains("results") || !out.doc["results"].is_object())
-    return Status::Corruption(path + " has no \"results\" section (a truncated result file?)");
-  return out;
-}
-
-StatusOr<RunResult> RunResultFromJson(const json& results, const std::string& name) {
-  try {
-    return RunResultFromJsonOrThrow(results, name);
-  } catch (const json::exception& e) {
-    return Status::Corruption(name + ": malformed result (" + e.what() + ")");
-  }
-}
-
 StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
                                     const std::vector<std::string>& names) {
   if (runs.empty()) return Status::InvalidArgument("nothing to merge: give at least one result");
-  auto name = [&](size_t i) {
-    return i < names.size() ? names[i] : "input " + std::to_string(i + 1);
-  };
-  // Same server: compare what the server says about itself.
-  std::string identity;
-  size_t identity_from = 0;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].server_after.is_object()) continue;
-    const std::string id = ServerIdentity(runs[i].server_after);
-    if (identity.empty()) {
-      identity = id;
-      identity_from = i;
-    } else if (id != identity) {
-      return Status::InvalidArgument(
-          "results come from different servers: " + name(identity_from) + " ran against " +
-          identity + ", " + name(i) + " against " + id +
-          "; merge only clients that ran against one server at the same time (co-located runs "
-          "each had a server of their own: use `wirebench server` and `run --server HOST:PORT`)");
-    }
-  }
+  const InputName name{&names};
+  WB_RETURN_IF_ERROR(CheckOneServer(runs, name));
+  WB_RETURN_IF_ERROR(CheckDistinctRuns(runs, name));
 
   RunResult m;
   const RunResult* earliest_before = nullptr;
@@ -212,10 +124,13 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
       m.partial = true;
       m.error = Status::Unavailable(name(i) + " stopped early: " + r.error.ToString());
     }
+    for (const std::string& id : RunIds(r)) m.merged_run_ids.push_back(id);
     m.runtime_s = std::max(m.runtime_s, r.runtime_s);
     m.operations += r.operations;
     for (size_t t = 0; t < m.ops.size(); ++t) m.ops[t].Add(r.ops[t]);
     m.schedule_lateness.Add(r.schedule_lateness);
+    m.timer_lateness.Add(r.timer_lateness);
+    m.behind_schedule += r.behind_schedule;
     m.client_usage += r.client_usage;
     m.client_counters += r.client_counters;
     m.connections += r.connections;
@@ -248,6 +163,7 @@ StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs) {
       return Status::Corruption(in.name + " has no \"results\" section");
     auto r = RunResultFromJson(in.doc["results"], in.name);
     if (!r.ok()) return r.status();
+    if (r->run_id.empty()) r->run_id = RunIdentity(in.doc);  // Written before run ids.
     runs.push_back(std::move(r).value());
     names.push_back(in.name);
   }

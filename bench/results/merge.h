@@ -7,7 +7,7 @@
 // "before" and the latest "after" Stats snapshot (by the server's uptime),
 // divided by the summed operations (report.h's ComputeCosts does the
 // arithmetic, so merged and single-run costs cannot drift apart).
-// Thread-safety: pure functions (ReadResultFile reads a file).
+// Thread-safety: pure functions.
 #pragma once
 
 #include <string>
@@ -15,35 +15,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/results/run_result.h"
 #include "bench/results/report.h"
+#include "bench/results/result_json.h"
+#include "bench/results/run_result.h"
 #include "common/status.h"
 
 namespace wirebench {
 
-// The wirebench_result_version this code reads and writes.
-inline constexpr int kResultVersion = 1;
-
-// One input: a full result document (as `wirebench run --json` writes it)
-// and a name for messages (its path).
-struct NamedResult {
-  std::string name;
-  nlohmann::json doc;
-};
-
-// Reads and parses one result file; checks it is a wirebench result of a
-// version this code reads. Errors name the file and say what to do.
-[[nodiscard]] StatusOr<NamedResult> ReadResultFile(const std::string& path);
-
-// Rebuilds the RunResult of a document's "results" section: histograms
-// decoded from "histogram_ns", client figures from "client_raw", server
-// Stats from "server". `name` is used in error messages.
-[[nodiscard]] StatusOr<RunResult> RunResultFromJson(const nlohmann::json& results,
-                                                    const std::string& name);
-
 // Merges runs made against one server at the same time. Fails when `runs`
-// is empty or when their server Stats name different servers (bind, port,
-// io_threads). Runs without server Stats leave the merged server figures
+// is empty, when their server Stats name different servers (bind, port,
+// io_threads), or when one run is given twice (same run_id, directly or
+// inside a merged input: its counts would double). Runs without server Stats leave the merged server figures
 // unavailable (server_stats_error says which input lacked them).
 // `names` (same length as runs, or empty) is used in messages.
 [[nodiscard]] StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
@@ -57,7 +39,8 @@ struct MergeOutcome {
   std::vector<std::string> warnings;  // E.g. runs that did not overlap in time.
 };
 
-// Merges whole result documents: MergeRunResults plus the document around
+// Merges whole result documents: MergeRunResults (a document without a
+// run_id, written before run ids, is identified by RunIdentity) plus the document around
 // it ("config" lists the inputs' configurations, "environment" this host's
 // and the inputs'), the text report, and the report options (percentiles,
 // measurement.interval) of the first input.

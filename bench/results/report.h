@@ -1,7 +1,10 @@
 // Turns a RunResult into what users read: YCSB's text output line for line
 // (plus wirebench's cost lines in the same `[SECTION], name, value` shape),
-// per-operation costs on both sides, and the self-describing JSON result.
-// Thread-safety: pure functions.
+// and YCSB's JSON exporters, both rendered from one list of measurements.
+// Also the environment block of a result document, and the output-file
+// writer under its historical name. The per-op costs are in costs.h, the
+// result JSON in result_json.h (both included here for callers).
+// Thread-safety: pure functions (WriteFileAtomically writes a file).
 #pragma once
 
 #include <optional>
@@ -10,55 +13,43 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/results/costs.h"
+#include "bench/results/report_options.h"
+#include "bench/results/result_json.h"
 #include "bench/results/run_result.h"
 
 namespace wirebench {
 
-// Per-operation costs of one side, over the measured phase.
-struct SideCosts {
-  bool available = false;  // False when the figures could not be fetched.
-  std::string unavailable_reason;
-  double cpu_us = 0, user_us = 0, sys_us = 0;
-  double io_cpu_us = 0, handler_cpu_us = 0;  // Server: by thread role.
-  double allocs = 0, alloc_bytes = 0;
-  bool allocs_available = false;
-  double encode_copied = 0, decode_copied = 0;  // Payload bytes copied by codecs.
-  double voluntary_switches = 0, involuntary_switches = 0;
-  double wire_bytes_out = 0, wire_bytes_in = 0;
-  // Hardware counters per op; when !hw_available, hw_reason says why.
-  bool hw_available = false;
-  std::string hw_reason;
-  double cycles = 0, instructions = 0, cache_misses = 0;
-  int threads = 0;
+// One line of the report: "[section], name, value".
+struct Measurement {
+  std::string section;  // "OVERALL", "READ", "CLIENT", ...
+  std::string name;     // "RunTime(ms)", "99thPercentileLatency(us)", ...
+  std::string value;    // As printed.
+  // The printed value as a number, for numeric measurements (absent for
+  // text such as "unavailable (...)").
+  std::optional<double> number;
 };
 
-struct RunCosts {
-  SideCosts client, server;
-  double frames_per_write = 0;  // Client-side coalescing.
-};
-
-RunCosts ComputeCosts(const RunResult& r);
-
-struct ReportOptions {
-  std::vector<double> percentiles = {50, 95, 99};
-  // Which latencies to print: "op", "intended" or "both" (measurement.interval).
-  std::string measurement_interval = "op";
-};
+// The report's measurements in YCSB's order, then wirebench's.
+std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& costs,
+                                            const ReportOptions& o);
 
 // YCSB's text output followed by wirebench's cost lines.
 std::string FormatTextReport(const RunResult& r, const RunCosts& costs, const ReportOptions& o);
 
-// Result JSON: "results" (per operation type: counts, latency summary,
-// encoded histogram), "costs" and "server" (Stats before/after). The caller
-// adds "config" and "environment".
-nlohmann::json ResultToJson(const RunResult& r, const RunCosts& costs, const ReportOptions& o);
+// YCSB's JSON exporters, from the same measurements: each one as
+// {"metric": section, "measurement": name, "value": number or text};
+// `array` = JsonArrayMeasurementsExporter (one indented array), otherwise
+// JsonMeasurementsExporter (one object per line).
+std::string YcsbJsonExport(const RunResult& r, const RunCosts& costs, const ReportOptions& o,
+                           bool array);
 
 // The environment of this build and machine: CPU, kernel, compiler,
 // library versions, git revision, build type.
 nlohmann::json EnvironmentJson();
 
-// Writes `contents` to `path` atomically (temp file + rename), so an
-// interrupted run never leaves a half-written file where a good one was.
+// Writes `contents` to `path` without ever replacing what is not a regular
+// file: see WriteOutputFile (output_file.h), which this forwards to.
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 }  // namespace wirebench

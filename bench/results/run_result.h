@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,12 @@ struct StatusSnapshot {
 };
 
 struct RunResult {
+  // Names this run in merges ("merge a.json a.json" is refused). The result
+  // JSON writer gives a result without one a fresh id (result_json.h).
+  std::string run_id;
+  // A merged result: the run ids it was made of (so it cannot be merged
+  // again with one of its own inputs).
+  std::vector<std::string> merged_run_ids;
   bool partial = false;  // Stopped early (server lost, SIGINT): figures cover what ran.
   Status error;          // Why it stopped early.
   double runtime_s = 0;  // Of the measured phase.

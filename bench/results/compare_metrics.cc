@@ -1,0 +1,194 @@
+#include "bench/results/compare_metrics.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+namespace wirebench {
+
+namespace {
+
+using nlohmann::json;
+
+const char* const kOpOrder[] = {"READ",  "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE",
+                                "DELETE", "FLUSH"};
+
+// Reads the sum of the numbers at `pointers`; NaN when any is absent or
+// when a flag at `required` is not true (a figure that was not measured
+// reads as n/a, never 0).
+std::function<double(const json&)> SumOf(const std::vector<std::string>& pointers,
+                                         const std::vector<std::string>& required) {
+  std::vector<json::json_pointer> ps, rs;
+  for (const std::string& p : pointers) ps.emplace_back(p);
+  for (const std::string& r : required) rs.emplace_back(r);
+  return [ps, rs](const json& results) {
+    for (const json::json_pointer& r : rs)
+      if (!results.contains(r) || results[r] != true) return std::nan("");
+    double sum = 0;
+    for (const json::json_pointer& p : ps) {
+      if (!results.contains(p) || !results[p].is_number()) return std::nan("");
+      sum += results[p].get<double>();
+    }
+    return sum;
+  };
+}
+
+MetricDef Cost(std::string name, std::string unit, const std::vector<std::string>& pointers,
+               const std::vector<std::string>& required = {}) {
+  MetricDef m;
+  m.name = std::move(name);
+  m.unit = std::move(unit);
+  m.extract = SumOf(pointers, required);
+  return m;
+}
+
+constexpr const char* kServer = "/costs/server/available";
+constexpr const char* kClientAllocs = "/costs/client/allocs_available";
+constexpr const char* kServerAllocs = "/costs/server/allocs_available";
+
+// The fixed metrics, indexed by Metric. Ratio rows: throughput, total CPU
+// (and each operation's p99, see LatencyMetric).
+std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
+  std::array<MetricDef, size_t(Metric::kCount)> c;
+  auto set = [&](Metric m, std::string name, std::string unit, std::vector<std::string> ptrs,
+                 std::vector<std::string> required = {}) {
+    c[size_t(m)] = Cost(std::move(name), std::move(unit), ptrs, required);
+    return &c[size_t(m)];
+  };
+  MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
+  tput->higher_is_better = tput->baseline_ratio = tput->thread_sweep = true;
+  set(Metric::kClientCpu, "Client CPU (us/op)", "us/op", {"/costs/client/cpu_us_per_op"});
+  set(Metric::kServerCpu, "Server CPU (us/op)", "us/op", {"/costs/server/cpu_us_per_op"},
+      {kServer});
+  MetricDef* cpu = set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op",
+                       {"/costs/total_cpu_us_per_op"}, {kServer});
+  cpu->baseline_ratio = cpu->thread_sweep = true;
+  set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"},
+      {kClientAllocs});
+  set(Metric::kClientAllocBytes, "Client allocated bytes/op", "bytes/op",
+      {"/costs/client/alloc_bytes_per_op"}, {kClientAllocs});
+  set(Metric::kServerAllocs, "Server allocations/op", "allocs/op", {"/costs/server/allocs_per_op"},
+      {kServer, kServerAllocs});
+  set(Metric::kServerAllocBytes, "Server allocated bytes/op", "bytes/op",
+      {"/costs/server/alloc_bytes_per_op"}, {kServer, kServerAllocs});
+  set(Metric::kClientCopied, "Client payload bytes copied/op", "bytes/op",
+      {"/costs/client/encode_copied_bytes_per_op", "/costs/client/decode_copied_bytes_per_op"});
+  set(Metric::kServerCopied, "Server payload bytes copied/op", "bytes/op",
+      {"/costs/server/encode_copied_bytes_per_op", "/costs/server/decode_copied_bytes_per_op"},
+      {kServer});
+  set(Metric::kWireOut, "Wire bytes/op client->server", "bytes/op",
+      {"/costs/client/wire_bytes_out_per_op"});
+  set(Metric::kWireIn, "Wire bytes/op server->client", "bytes/op",
+      {"/costs/client/wire_bytes_in_per_op"});
+  set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
+      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"});
+  set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
+      {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},
+      {kServer});
+  return c;
+}
+
+}  // namespace
+
+bool CellIsPartial(const CompareCell& c) {
+  return c.partial || (c.results.is_object() && c.results.value("partial", false));
+}
+
+const MetricDef& MetricOf(Metric m) {
+  static const std::array<MetricDef, size_t(Metric::kCount)> catalog = Catalog();
+  return catalog[size_t(m)];
+}
+
+MetricDef LatencyMetric(const std::string& op, LatencyStat stat) {
+  static constexpr std::pair<const char*, const char*> kStats[] = {
+      {"avg", "average_us"}, {"p50", "p50_us"}, {"p95", "p95_us"}, {"p99", "p99_us"},
+      {"max", "max_us"}};
+  const auto [label, field] = kStats[size_t(stat)];
+  MetricDef m =
+      Cost(op + " " + label + " latency (us)", "us", {"/ops/" + op + "/latency/" + field});
+  m.op = op;
+  m.baseline_ratio = stat == LatencyStat::kP99;
+  return m;
+}
+
+std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells) {
+  std::vector<MetricDef> rows = {MetricOf(Metric::kThroughput)};
+  std::set<std::string> ops;
+  for (const auto& c : cells)
+    if (c.results.contains("ops"))
+      for (auto& [k, v] : c.results["ops"].items()) ops.insert(k);
+  for (const char* op : kOpOrder) {
+    if (!ops.count(op)) continue;
+    for (int s = 0; s < int(LatencyStat::kCount); ++s)
+      rows.push_back(LatencyMetric(op, LatencyStat(s)));
+  }
+  for (int m = int(Metric::kThroughput) + 1; m < int(Metric::kCount); ++m)
+    rows.push_back(MetricOf(Metric(m)));
+  return rows;
+}
+
+double MetricValue(const MetricDef& m, const json& results) {
+  return m.extract ? m.extract(results) : std::nan("");
+}
+
+Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef& m,
+                          const std::string& codec, const std::string& workload, int threads) {
+  std::vector<double> v;
+  Aggregate a;
+  for (const auto& c : cells) {
+    if (c.codec != codec || c.workload != workload || c.threads != threads) continue;
+    double x = MetricValue(m, c.results);
+    if (std::isnan(x)) continue;
+    v.push_back(x);
+    a.partial += CellIsPartial(c) ? 1 : 0;
+  }
+  a.n = int(v.size());
+  if (v.empty()) {
+    a.median = a.min = a.max = std::nan("");
+    return a;
+  }
+  std::sort(v.begin(), v.end());
+  a.min = v.front();
+  a.max = v.back();
+  a.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return a;
+}
+
+std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells) {
+  std::vector<std::pair<std::string, int>> g;
+  for (const auto& c : cells) {
+    std::pair<std::string, int> k{c.workload, c.threads};
+    if (std::find(g.begin(), g.end(), k) == g.end()) g.push_back(k);
+  }
+  return g;
+}
+
+std::vector<std::string> CompareWorkloads(const std::vector<CompareCell>& cells) {
+  std::vector<std::string> w;
+  for (const auto& c : cells)
+    if (std::find(w.begin(), w.end(), c.workload) == w.end()) w.push_back(c.workload);
+  return w;
+}
+
+std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, const std::string& wl) {
+  std::vector<int> t;
+  for (const auto& c : cells)
+    if (c.workload == wl && std::find(t.begin(), t.end(), c.threads) == t.end())
+      t.push_back(c.threads);
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& codec,
+                     const std::string& workload, int threads) {
+  CellCount n;
+  for (const auto& c : cells) {
+    if (c.codec != codec || c.workload != workload || c.threads != threads) continue;
+    ++n.present;
+    n.partial += CellIsPartial(c) ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace wirebench

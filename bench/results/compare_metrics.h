@@ -1,0 +1,110 @@
+// What a codec comparison measures: the cells of a matrix run (one result
+// each), and the metrics of its tables as typed definitions (name, unit, how
+// to read the value from a cell's results, whether it gets a ratio row
+// against the baseline, which direction is better), with the median and
+// spread of a metric over the repeats of one (codec, workload, threads).
+// The Markdown, CSV and JSON tables (compare_tables.h) and the charts
+// (compare_charts.h) all take their metrics from here.
+// Thread-safety: pure functions; the catalog is immutable.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wirebench {
+
+// One measured run of the matrix.
+struct CompareCell {
+  std::string codec;
+  std::string workload;  // Short name, e.g. "workloada".
+  int threads = 0;
+  int repeat = 0;
+  nlohmann::json results;  // The "results" object of a run's JSON.
+  // Stopped early (SIGINT, server lost): its figures cover what ran. A cell
+  // whose results say "partial" counts as partial too.
+  bool partial = false;
+};
+
+// Whether `c` was cut short (its flag, or its results' "partial").
+bool CellIsPartial(const CompareCell& c);
+
+struct CompareReportOptions {
+  std::vector<std::string> codecs;  // Column order.
+  std::string baseline = "pb";
+  std::string title;
+  std::string setup;  // One paragraph: region, server threads, machine.
+  // Repeats the matrix asked for (0 = not stated); the tables state the
+  // repeats actually present, and this only for comparison.
+  int requested_repeats = 0;
+};
+
+// A metric row of the tables.
+struct MetricDef {
+  std::string name;  // Row label, e.g. "READ p99 latency (us)".
+  std::string unit;  // "ops/s", "us", "us/op", "allocs/op", "bytes/op", "switches/op".
+  std::string op;    // Operation type of latency rows ("" for others).
+  // The value in one cell's results; NaN when absent.
+  std::function<double(const nlohmann::json& results)> extract;
+  bool baseline_ratio = false;  // Followed by a "<name> vs <baseline>" row.
+  bool higher_is_better = false;
+  bool thread_sweep = false;  // Gets a table by thread count per workload.
+};
+
+// The fixed metrics, in table order after the latency rows.
+enum class Metric {
+  kThroughput,
+  kClientCpu,
+  kServerCpu,
+  kTotalCpu,
+  kClientAllocs,
+  kClientAllocBytes,
+  kServerAllocs,
+  kServerAllocBytes,
+  kClientCopied,
+  kServerCopied,
+  kWireOut,
+  kWireIn,
+  kClientSwitches,
+  kServerSwitches,
+  kCount,
+};
+const MetricDef& MetricOf(Metric m);
+
+// The latency statistics of each operation type's rows.
+enum class LatencyStat { kAvg, kP50, kP95, kP99, kMax, kCount };
+MetricDef LatencyMetric(const std::string& op, LatencyStat stat);
+
+// The metrics present in these cells, in table order: throughput, latency
+// rows of each operation type present, then costs.
+std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells);
+// The value of one metric in one cell; NaN when absent.
+double MetricValue(const MetricDef& m, const nlohmann::json& results);
+
+// Median and spread of a metric over repeats of one (codec, workload, threads).
+struct Aggregate {
+  double median = 0;
+  double min = 0, max = 0;
+  int n = 0;        // Cells with a value.
+  int partial = 0;  // Of them, cells cut short.
+};
+Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef& m,
+                          const std::string& codec, const std::string& workload, int threads);
+
+// The (workload, threads) groups, workloads, and a workload's thread counts
+// (sorted), in the order the cells first name them.
+std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells);
+std::vector<std::string> CompareWorkloads(const std::vector<CompareCell>& cells);
+std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, const std::string& wl);
+
+// Cells present, and cut short, for one codec in one group.
+struct CellCount {
+  int present = 0;
+  int partial = 0;
+};
+CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& codec,
+                     const std::string& workload, int threads);
+
+}  // namespace wirebench
