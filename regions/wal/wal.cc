@@ -33,17 +33,6 @@ Status Errno(const std::string& what, const std::string& path) {
   return Status::IoError("wal: " + what + " " + path + ": " + std::strerror(errno));
 }
 
-Status WriteAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Errno("cannot write", path);
-    p += w;
-    n -= size_t(w);
-  }
-  return Status::Ok();
-}
-
 uint64_t NowNs() {
   return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now().time_since_epoch())
@@ -116,7 +105,7 @@ Status Wal::OpenSegment(uint64_t number) {
   if (seg->fd < 0) return Errno("cannot create segment", seg->path);
   uint8_t header[wal::kSegmentHeaderSize];
   wal::EncodeSegmentHeader(number, header);
-  WB_RETURN_IF_ERROR(WriteAll(seg->fd, header, sizeof(header), seg->path));
+  WB_RETURN_IF_ERROR(wal::WriteAll(seg->fd, header, sizeof(header), seg->path));
   seg->size = sizeof(header);
   if (!options_.nosync) {
     // The header and the directory entry must be durable before any record
@@ -231,7 +220,7 @@ void Wal::AppenderLoop() {
         }
         seg = segment_;
       }
-      if (s.ok()) s = WriteAll(seg->fd, write_buf_.data(), write_buf_.size(), seg->path);
+      if (s.ok()) s = wal::WriteAll(seg->fd, write_buf_.data(), write_buf_.size(), seg->path);
       if (s.ok()) {
         seg->size += write_buf_.size();
         append_bytes_.fetch_add(write_buf_.size(), std::memory_order_relaxed);
