@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 #include "common/thread_stats.h"
 #include "regions/wal/wal_format.h"
@@ -86,12 +87,18 @@ StatusOr<std::unique_ptr<Wal>> Wal::Open(const WalOptions& options, uint64_t fir
   wal->highest_synced_.store(last_sequence);
   WB_RETURN_IF_ERROR(wal->OpenSegment(first_segment));
   const uint32_t n = std::max<uint32_t>(1, options.sync_runners);
-  for (uint32_t i = 0; i < n; ++i) {
-    wal->runners_.push_back(std::make_unique<Runner>());
-    Runner* r = wal->runners_.back().get();
-    r->thread = std::thread([w = wal.get(), r] { w->RunnerLoop(r); });
+  try {
+    for (uint32_t i = 0; i < n; ++i) {
+      wal->runners_.push_back(std::make_unique<Runner>());
+      Runner* r = wal->runners_.back().get();
+      r->thread = std::thread([w = wal.get(), r] { w->RunnerLoop(r); });
+    }
+    wal->appender_ = std::thread([w = wal.get()] { w->AppenderLoop(); });
+  } catch (const std::system_error& e) {
+    // The destructor stops the threads that did start.
+    return Status::ResourceExhausted(std::string("wal: cannot start the log's threads: ") +
+                                     e.what());
   }
-  wal->appender_ = std::thread([w = wal.get()] { w->AppenderLoop(); });
   return wal;
 }
 
