@@ -58,11 +58,18 @@ size_t WalReader::FindNextValidRecord(size_t from) {
   uint64_t sequence;
   Mutation m;
   for (size_t p = from; p + kRecordHeaderSize + kMinBodySize <= all.size(); ++p) {
+    // Cheapest test first: over random bytes most lengths do not fit, and
+    // most of the rest fail to decode at once. The checksum, which costs a
+    // pass over the body, runs only on a body that decodes; checking it
+    // first would make a scan of garbage quadratic in its size.
+    const uint32_t len = LoadLE32(all.data() + p);
+    if (len < kMinBodySize || len > all.size() - p - kRecordHeaderSize) continue;
+    if (!DecodeRecordBody(all.Sub(p + kRecordHeaderSize, len), &sequence, &m, &cells_).ok() ||
+        sequence <= last_sequence_)
+      continue;
     ByteView body;
     size_t size;
-    if (CheckRecord(all.Sub(p, all.size() - p), &body, &size) == RecordCheck::kOk &&
-        DecodeRecordBody(body, &sequence, &m, &cells_).ok() && sequence > last_sequence_)
-      return p;
+    if (CheckRecord(all.Sub(p, all.size() - p), &body, &size) == RecordCheck::kOk) return p;
   }
   return all.size();
 }
