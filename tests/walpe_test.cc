@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -129,7 +133,8 @@ TEST(Walpe, RejectsZeroAndNegativeIterationsNamingTheFlag) {
 // lands there) after `limit(child)` adjusts the child's limits. Returns the
 // wait status; *err gets the child's stderr.
 int WalpeInChild(const std::vector<std::string>& args, const std::string& tmp,
-                 void (*limit)(), std::string* err) {
+                 void (*limit)(), std::string* err,
+                 const std::function<void(pid_t)>& while_running = nullptr) {
   TempDir out_dir;
   const std::string err_path = out_dir.path() + "/stderr";
   const pid_t pid = fork();
@@ -146,6 +151,7 @@ int WalpeInChild(const std::vector<std::string>& args, const std::string& tmp,
     std::fflush(stderr);
     _exit(rc);
   }
+  if (while_running) while_running(pid);
   int status = 0;
   EXPECT_EQ(waitpid(pid, &status, 0), pid);
   std::ifstream in(err_path);
@@ -198,6 +204,31 @@ TEST(Walpe, ThreadCreationFailureIsReportedAndTheTemporaryDirectoryRemoved) {
   EXPECT_NE(err.find("could not start thread "), std::string::npos) << err;
   EXPECT_NE(err.find(" of 4000 ("), std::string::npos) << err;
   EXPECT_NE(err.find("lower -threads"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(tmp.path()));
+}
+
+// SIGINT in the middle of a run stops it, and the temporary directory goes
+// with it (the run would take hours otherwise).
+TEST(Walpe, SigintStopsTheRunAndRemovesTheTemporaryDirectory) {
+  TempDir tmp;
+  const int watch = inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(inotify_add_watch(watch, tmp.path().c_str(), IN_CREATE), 0);
+  std::string err;
+  bool created = false;
+  const int status = WalpeInChild(
+      {"-threads", "2", "-iterations", "1000000000", "-nosync"}, tmp.path(), [] {}, &err,
+      [&](pid_t child) {
+        // walpe makes its temporary directory once its signal handlers are in.
+        pollfd p{watch, POLLIN, 0};
+        created = poll(&p, 1, 60000) == 1;
+        kill(child, created ? SIGINT : SIGKILL);
+      });
+  close(watch);
+  ASSERT_TRUE(created) << "walpe never created its temporary directory";
+  ASSERT_TRUE(WIFEXITED(status)) << "walpe died: " << status << "\n" << err;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_NE(err.find("stopped by SIGINT"), std::string::npos) << err;
   EXPECT_TRUE(fs::is_empty(tmp.path()));
 }
 

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -266,6 +267,48 @@ class DirectoryGuard {
   const bool keep_;
 };
 
+// One appending thread: o.iterations appends (and syncs) of maker's records,
+// each timed into hist, until done, stop is set or a stop signal arrives.
+Status AppendLoop(const WalpeOptions& o, Wal* wal, RecordMaker* maker, LogHistogram* hist,
+                  const std::atomic<bool>& stop) {
+  for (uint64_t i = 0;
+       i < o.iterations && !stop.load(std::memory_order_relaxed) && g_stop_signal == 0; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const Mutation& m = maker->Make(i);
+    const bool sync_now = o.sync_interval == 0 || (i + 1) % o.sync_interval == 0;
+    auto seq = wal->Append(m, o.sync_interval == 0);
+    if (seq.ok() && o.sync_interval != 0 && sync_now) {
+      Status s = wal->Sync(seq.value());
+      if (!s.ok()) seq = s;
+    }
+    if (!seq.ok()) return seq.status();
+    hist->Record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count()));
+  }
+  return Status::Ok();
+}
+
+// Starts n threads running body(0..n-1) into *threads. If one cannot be
+// started (a limit CheckResources does not model, e.g. ulimit -v), sets
+// *stop for those already running and says so; the caller joins *threads.
+Status StartThreads(uint32_t n, const std::function<void(uint32_t)>& body,
+                    std::vector<std::thread>* threads, std::atomic<bool>* stop) {
+  for (uint32_t t = 0; t < n; ++t) {
+    try {
+      threads->emplace_back(body, t);
+    } catch (const std::system_error& e) {
+      stop->store(true);
+      return Status::ResourceExhausted(
+          "walpe: could not start thread " + std::to_string(t + 1) + " of " + std::to_string(n) +
+          " (" + e.what() +
+          "); lower -threads (limits: ulimit -u, ulimit -v, /proc/sys/kernel/threads-max, "
+          "/proc/sys/vm/max_map_count)");
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<RunResult> RunOnce(const WalpeOptions& o, uint32_t threads, const std::string& dir) {
   WalOptions wo;
   wo.directory = dir;
@@ -289,47 +332,14 @@ StatusOr<RunResult> RunOnce(const WalpeOptions& o, uint32_t threads, const std::
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   std::atomic<bool> stop{false};
-  Status early_stop;
-  for (uint32_t t = 0; t < threads && early_stop.ok(); ++t) {
-    auto work = [&, t] {
-      RecordMaker& maker = *makers[t];
-      LogHistogram& hist = *latency[t];
-      for (uint64_t i = 0;
-           i < o.iterations && !stop.load(std::memory_order_relaxed) && g_stop_signal == 0; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        const Mutation& m = maker.Make(i);
-        const bool sync_now = o.sync_interval == 0 || (i + 1) % o.sync_interval == 0;
-        auto seq = wal->Append(m, o.sync_interval == 0);
-        if (seq.ok() && o.sync_interval != 0 && sync_now) {
-          Status s = wal->Sync(seq.value());
-          if (!s.ok()) seq = s;
-        }
-        if (!seq.ok()) {
-          errors[t] = seq.status();
-          return;
-        }
-        hist.Record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - start)
-                                 .count()));
-      }
-    };
-    try {
-      workers.emplace_back(work);
-    } catch (const std::system_error& e) {
-      // Out of threads despite CheckResources (another limit, e.g. ulimit -v):
-      // stop the threads already running and report it.
-      stop.store(true);
-      early_stop = Status::ResourceExhausted(
-          "walpe: could not start thread " + std::to_string(t + 1) + " of " +
-          std::to_string(threads) + " (" + e.what() +
-          "); lower -threads (limits: ulimit -u, ulimit -v, /proc/sys/kernel/threads-max, "
-          "/proc/sys/vm/max_map_count)");
-    }
-  }
+  Status early_stop = StartThreads(
+      threads,
+      [&](uint32_t t) { errors[t] = AppendLoop(o, wal, makers[t].get(), latency[t].get(), stop); },
+      &workers, &stop);
   for (auto& w : workers) w.join();
   if (g_stop_signal != 0 && early_stop.ok())
     early_stop = Status::Aborted(std::string("walpe: stopped by ") +
-                                  (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"));
+                                 (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"));
   if (!early_stop.ok()) {
     (void)wal->Close();
     return early_stop;
@@ -491,6 +501,8 @@ int RunWalpe(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 2;
   }
+  // From here on SIGINT/SIGTERM stop the run and walpe cleans up.
+  ScopedStopSignals stop_signals;
   std::string base = o.path;
   if (base.empty()) {
     std::error_code ec;
@@ -506,7 +518,6 @@ int RunWalpe(int argc, char** argv) {
   DirectoryGuard remove_base(o.path.empty() ? base : "", o.nocleanup);
   int rc = 1;
   try {
-    ScopedStopSignals stop_signals;
     rc = RunSweep(o, base);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "walpe: failed: %s\n", e.what());
