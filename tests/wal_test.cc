@@ -8,12 +8,14 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "regions/wal/wal_format.h"
 #include "regions/wal/wal_reader.h"
+#include "regions/wal/wal_recovery.h"
 #include "regions/wal/wal_region.h"
 
 namespace wirebench {
@@ -171,13 +173,14 @@ TEST(WalRegion, EditsSurviveReopen) {
 
 // Writes `n` puts (row i = RowName(i)) into a fresh log of one segment and
 // returns the segment's path and the end offset of every record.
-std::string WriteSmallLog(const std::string& dir, int n, std::vector<uint64_t>* ends) {
+std::string WriteSmallLog(const std::string& dir, int n, std::vector<uint64_t>* ends,
+                          std::string (*value_of)(int) = ValueOf) {
   WalOptions o;
   o.directory = dir;
   o.nosync = true;
   {
     auto r = OpenRegion(o);
-    for (int i = 0; i < n; ++i) EXPECT_TRUE(PutOne(r.get(), RowName(i), ValueOf(i)).ok());
+    for (int i = 0; i < n; ++i) EXPECT_TRUE(PutOne(r.get(), RowName(i), value_of(i)).ok());
   }
   auto reader = wal::WalReader::Open(dir);
   EXPECT_TRUE(reader.ok());
@@ -218,9 +221,10 @@ TEST(WalRegion, RecoversExactlyTheCompleteRecordsAtEveryTruncation) {
       ASSERT_TRUE(r);
       for (int i = 0; i < 20; ++i)
         ASSERT_EQ(GetOne(r.get(), RowName(i)), i < complete ? ValueOf(i) : "<none>") << i;
-      // The torn tail is gone from the file (or the file, if its header was torn).
+      // The torn tail is gone from the file; a torn header is completed
+      // (the segment is never deleted).
       if (cut < wal::kSegmentHeaderSize) {
-        EXPECT_FALSE(fs::exists(d + "/" + name));
+        EXPECT_EQ(ReadFile(d + "/" + name), bytes.substr(0, wal::kSegmentHeaderSize));
       } else {
         EXPECT_EQ(fs::file_size(d + "/" + name),
                   complete ? ends[complete - 1] : wal::kSegmentHeaderSize);
@@ -482,6 +486,188 @@ TEST(WalRegion, RefusesBadOptionsAndMutations) {
   nlohmann::json j;
   r->AppendStats(&j);
   EXPECT_EQ(j["wal"]["appends"], 0);  // Refused edits are never logged.
+}
+
+// ~560-byte values, so a few thousand records make a log of megabytes.
+std::string BigValueOf(int i) { return ValueOf(i) + std::string(540, char('a' + i % 26)); }
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = char(rng());
+  return s;
+}
+
+// A damaged log: one segment of kRecords records with 1 KB of garbage
+// written over it at offset 1,000,000 (issue 12's reproduction).
+struct DamagedLog {
+  static constexpr int kRecords = 4800;
+  static constexpr uint64_t kAt = 1000000, kLen = 1024;
+  std::vector<uint64_t> ends;
+  std::string dir, seg, original, damaged;
+  int first_hit = 0, last_hit = 0;  // Records the garbage overlaps.
+
+  explicit DamagedLog(const std::string& d) : dir(d) {
+    seg = WriteSmallLog(dir, kRecords, &ends, BigValueOf);
+    original = ReadFile(seg);
+    EXPECT_GT(original.size(), 2 * kAt);
+    damaged = original;
+    damaged.replace(kAt, kLen, RandomBytes(kLen, 12));
+    WriteFile(seg, damaged);
+    while (ends[size_t(first_hit)] <= kAt) ++first_hit;
+    last_hit = first_hit;
+    while (ends[size_t(last_hit)] < kAt + kLen) ++last_hit;
+  }
+  bool Hit(int i) const { return i >= first_hit && i <= last_hit; }
+  uint64_t DamageStart() const { return ends[size_t(first_hit) - 1]; }
+  uint64_t DamageEnd() const { return ends[size_t(last_hit)]; }
+};
+
+TEST(WalRecovery, GarbageFollowedByIntactRecordsIsRefusedAndNothingChanges) {
+  TempDir dir;
+  DamagedLog log(dir.path());
+  WalOptions o;
+  o.directory = dir.path();
+  WalRecoveryReport report;
+  auto r = NewWalRegion(o, &report);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+  const std::string msg(r.status().message());
+  EXPECT_NE(msg.find(log.seg + " at offset " + std::to_string(log.DamageStart())),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("valid records resume at offset " + std::to_string(log.DamageEnd())),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("--wal-recover=skip-damaged"), std::string::npos) << msg;
+  EXPECT_EQ(report.records, uint64_t(log.first_hit));
+  // Nothing was truncated, deleted or added.
+  EXPECT_EQ(ReadFile(log.seg), log.damaged);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(WalRecovery, SkipDamagedReplaysEveryIntactRecordAndKeepsTheDamagedBytes) {
+  TempDir dir;
+  DamagedLog log(dir.path());
+  ASSERT_GT(log.first_hit, 1000);
+  ASSERT_LT(log.last_hit, DamagedLog::kRecords - 1000);
+  WalOptions o;
+  o.directory = dir.path();
+  o.recovery = WalRecovery::kSkipDamaged;
+  const int lost = log.last_hit - log.first_hit + 1;
+  {
+    WalRecoveryReport report;
+    auto r = NewWalRegion(o, &report);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(report.records, uint64_t(DamagedLog::kRecords - lost));
+    for (int i = 0; i < DamagedLog::kRecords; ++i)
+      ASSERT_EQ(GetOne(r.value().get(), RowName(i)), log.Hit(i) ? "<none>" : BigValueOf(i)) << i;
+    ASSERT_EQ(report.skipped.size(), 1u);
+    EXPECT_EQ(report.skipped[0].offset, log.DamageStart());
+    EXPECT_EQ(report.skipped[0].end, log.DamageEnd());
+    ASSERT_EQ(report.side_files.size(), 1u);
+    EXPECT_EQ(ReadFile(report.side_files[0]),
+              log.damaged.substr(log.DamageStart(), log.DamageEnd() - log.DamageStart()));
+    EXPECT_FALSE(report.torn_tail);
+    const std::string text = report.ToString();
+    EXPECT_NE(text.find(std::to_string(DamagedLog::kRecords - lost) + " record(s) replayed"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("kept in " + report.side_files[0]), std::string::npos) << text;
+    EXPECT_NE(text.find("rewrote " + log.seg), std::string::npos) << text;
+    // The segment is still there, now without the damaged bytes.
+    EXPECT_EQ(fs::file_size(log.seg), log.original.size() - report.skipped_bytes());
+    ASSERT_TRUE(PutOne(r.value().get(), "after", "x").ok());
+  }
+  // The repaired log opens without the option and keeps everything.
+  o.recovery = WalRecovery::kRefuseDamaged;
+  WalRecoveryReport report;
+  auto r = NewWalRegion(o, &report);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(report.records, uint64_t(DamagedLog::kRecords - lost + 1));
+  EXPECT_TRUE(report.skipped.empty());
+  EXPECT_EQ(GetOne(r.value().get(), "after"), "x");
+  EXPECT_EQ(GetOne(r.value().get(), RowName(DamagedLog::kRecords - 1)),
+            BigValueOf(DamagedLog::kRecords - 1));
+}
+
+TEST(WalRecovery, TornTailIsTruncatedAndReported) {
+  TempDir dir;
+  std::vector<uint64_t> ends;
+  const std::string seg = WriteSmallLog(dir.path(), 20, &ends);
+  // The last record was cut in the middle of its body.
+  const uint64_t cut = ends[18] + 20;
+  fs::resize_file(seg, cut);
+  WalOptions o;
+  o.directory = dir.path();
+  WalRecoveryReport report;
+  auto r = NewWalRegion(o, &report);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(report.records, 19u);
+  ASSERT_TRUE(report.torn_tail);
+  EXPECT_EQ(report.torn_tail->offset, ends[18]);
+  EXPECT_EQ(report.truncated_bytes, 20u);
+  EXPECT_EQ(fs::file_size(seg), ends[18]);
+  const std::string text = report.ToString();
+  EXPECT_NE(text.find("torn tail in " + seg + " at offset " + std::to_string(ends[18])),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("truncated 20 byte(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("19 record(s) replayed from 1 segment(s)"), std::string::npos) << text;
+}
+
+// A last segment that is random bytes, or whose header is wrong, is not a
+// torn tail: refused, and the file is left exactly as it was.
+TEST(WalRecovery, BadHeaderOrRandomSegmentIsRefusedNeverDeleted) {
+  TempDir dir;
+  std::vector<uint64_t> ends;
+  const std::string first = WriteSmallLog(dir.sub("log"), 20, &ends);
+  const std::string valid = ReadFile(first);
+  std::string bad_magic = valid;
+  bad_magic[2] ^= 0x10;
+  struct Case {
+    const char* name;
+    std::string bytes;
+    int intact;  // Records of the damaged segment that are intact.
+  };
+  for (const Case& c : {Case{"random", RandomBytes(4096, 7), 0},
+                        Case{"random-short", RandomBytes(9, 8), 0},
+                        Case{"bad-magic", bad_magic, 20}}) {
+    SCOPED_TRACE(c.name);
+    const std::string d = dir.sub(c.name);
+    fs::remove_all(d);
+    fs::create_directories(d);
+    fs::copy_file(first, d + "/" + wal::SegmentFileName(1));
+    // The damaged segment is the last one, numbered 2; its records (when
+    // intact) carry sequence ids after segment 1's.
+    std::string bytes = c.bytes;
+    if (c.intact) {
+      std::vector<uint64_t> ends2;
+      const std::string two = WriteSmallLog(dir.sub(std::string(c.name) + "-src"), 40, &ends2);
+      const std::string all = ReadFile(two);
+      bytes = bad_magic.substr(0, wal::kSegmentHeaderSize) + all.substr(ends2[19]);
+    }
+    const std::string seg2 = d + "/" + wal::SegmentFileName(2);
+    WriteFile(seg2, bytes);
+    WalOptions o;
+    o.directory = d;
+    auto r = NewWalRegion(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+    EXPECT_NE(r.status().message().find(seg2 + " at offset 0"), std::string_view::npos)
+        << r.status().ToString();
+    EXPECT_EQ(ReadFile(seg2), bytes);
+    EXPECT_EQ(ReadFile(d + "/" + wal::SegmentFileName(1)), valid);
+
+    // skip-damaged keeps the bad bytes aside and replays what is intact.
+    o.recovery = WalRecovery::kSkipDamaged;
+    WalRecoveryReport report;
+    auto skipped = NewWalRegion(o, &report);
+    ASSERT_TRUE(skipped.ok()) << skipped.status().ToString();
+    EXPECT_EQ(report.records, uint64_t(20 + c.intact));
+    ASSERT_EQ(report.side_files.size(), 1u);
+    const uint64_t kept = c.intact ? wal::kSegmentHeaderSize : bytes.size();
+    EXPECT_EQ(ReadFile(report.side_files[0]), bytes.substr(0, kept));
+    EXPECT_TRUE(fs::exists(seg2));
+    for (int i = 0; i < 20 + c.intact; ++i)
+      ASSERT_EQ(GetOne(skipped.value().get(), RowName(i)), ValueOf(i)) << i;
+  }
 }
 
 }  // namespace

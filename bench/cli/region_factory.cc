@@ -1,5 +1,7 @@
 #include "bench/cli/region_factory.h"
 
+#include <cstdio>
+
 #include "regions/memstore/memstore_region.h"
 #include "regions/wal/wal_region.h"
 
@@ -25,6 +27,13 @@ void AddRegionOptions(CLI::App* cmd, RegionConfig* c) {
                   "'none' (never fsync)")
       ->capture_default_str();
   cmd->add_option("--wal-sync-interval", c->wal_sync_interval, "wal region: N for --wal-sync every-n")
+      ->capture_default_str();
+  cmd->add_option("--wal-recover", c->wal_recover,
+                  "wal region: what recovery does with damaged bytes that are not a torn tail "
+                  "(intact records follow them, or an older segment, or a bad segment header): "
+                  "'refuse' (do not start; change nothing) or 'skip-damaged' (replay every intact "
+                  "record, keep the damaged bytes in <segment>.damaged-<from>-<to> and rewrite the "
+                  "segment without them)")
       ->capture_default_str();
 }
 
@@ -57,7 +66,18 @@ StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& c) {
       return Status::InvalidArgument("--wal-sync must be every, every-n or none, got '" +
                                      c.wal_sync + "'");
     }
-    return NewWalRegion(w);
+    if (c.wal_recover == "refuse") {
+      w.recovery = WalRecovery::kRefuseDamaged;
+    } else if (c.wal_recover == "skip-damaged") {
+      w.recovery = WalRecovery::kSkipDamaged;
+    } else {
+      return Status::InvalidArgument("--wal-recover must be refuse or skip-damaged, got '" +
+                                     c.wal_recover + "'");
+    }
+    WalRecoveryReport report;
+    auto region = NewWalRegion(w, &report);
+    if (region.ok()) std::fprintf(stderr, "%s", report.ToString().c_str());
+    return region;
   }
   return Status::InvalidArgument("unknown region '" + c.name + "'; known regions: " +
                                  RegionNames());

@@ -20,9 +20,11 @@ struct RegionConfig {
   std::string wal_dir;
   std::string wal_sync = "every";  // Sync mode for the wal region.
   uint32_t wal_sync_interval = 100;
+  std::string wal_recover = "refuse";  // What recovery does with damage: refuse or skip-damaged.
 };
 
 void AddRegionOptions(CLI::App* cmd, RegionConfig* config);
+// For the wal region, also prints what log recovery found and did to stderr.
 StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& config);
 // The names NewRegion accepts, for messages.
 std::string RegionNames();

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,9 +65,14 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std:
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // Die with the client: if it is killed (kill -9, OOM) the server gets
+    // SIGTERM instead of living on re-parented to PID 1. The check after it
+    // covers a client that died before the prctl took effect.
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
     dup2(fds[1], STDOUT_FILENO);
     if (!cpu_list.empty()) {
       cpu_set_t set;

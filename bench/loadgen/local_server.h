@@ -3,7 +3,10 @@
 // separate process (rather than server threads inside the client) keeps the
 // two sides' CPU, allocations and context switches apart exactly as they
 // are when the server runs on another host, and the Stats call reports them
-// the same way in both cases.
+// the same way in both cases. The child never outlives the client: it gets
+// SIGTERM when the thread that spawned it exits (PR_SET_PDEATHSIG), so
+// spawn it from a thread that lives as long as the server should (the main
+// thread).
 // Thread-safety: not thread-safe; owned by the command that started it.
 #pragma once
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 #include "common/thread_stats.h"
 #include "regions/wal/wal_format.h"
@@ -31,17 +32,6 @@ void FutexWake(std::atomic<uint32_t>* word) {
 
 Status Errno(const std::string& what, const std::string& path) {
   return Status::IoError("wal: " + what + " " + path + ": " + std::strerror(errno));
-}
-
-Status WriteAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Errno("cannot write", path);
-    p += w;
-    n -= size_t(w);
-  }
-  return Status::Ok();
 }
 
 uint64_t NowNs() {
@@ -97,12 +87,18 @@ StatusOr<std::unique_ptr<Wal>> Wal::Open(const WalOptions& options, uint64_t fir
   wal->highest_synced_.store(last_sequence);
   WB_RETURN_IF_ERROR(wal->OpenSegment(first_segment));
   const uint32_t n = std::max<uint32_t>(1, options.sync_runners);
-  for (uint32_t i = 0; i < n; ++i) {
-    wal->runners_.push_back(std::make_unique<Runner>());
-    Runner* r = wal->runners_.back().get();
-    r->thread = std::thread([w = wal.get(), r] { w->RunnerLoop(r); });
+  try {
+    for (uint32_t i = 0; i < n; ++i) {
+      wal->runners_.push_back(std::make_unique<Runner>());
+      Runner* r = wal->runners_.back().get();
+      r->thread = std::thread([w = wal.get(), r] { w->RunnerLoop(r); });
+    }
+    wal->appender_ = std::thread([w = wal.get()] { w->AppenderLoop(); });
+  } catch (const std::system_error& e) {
+    // The destructor stops the threads that did start.
+    return Status::ResourceExhausted(std::string("wal: cannot start the log's threads: ") +
+                                     e.what());
   }
-  wal->appender_ = std::thread([w = wal.get()] { w->AppenderLoop(); });
   return wal;
 }
 
@@ -116,7 +112,7 @@ Status Wal::OpenSegment(uint64_t number) {
   if (seg->fd < 0) return Errno("cannot create segment", seg->path);
   uint8_t header[wal::kSegmentHeaderSize];
   wal::EncodeSegmentHeader(number, header);
-  WB_RETURN_IF_ERROR(WriteAll(seg->fd, header, sizeof(header), seg->path));
+  WB_RETURN_IF_ERROR(wal::WriteAll(seg->fd, header, sizeof(header), seg->path));
   seg->size = sizeof(header);
   if (!options_.nosync) {
     // The header and the directory entry must be durable before any record
@@ -231,7 +227,7 @@ void Wal::AppenderLoop() {
         }
         seg = segment_;
       }
-      if (s.ok()) s = WriteAll(seg->fd, write_buf_.data(), write_buf_.size(), seg->path);
+      if (s.ok()) s = wal::WriteAll(seg->fd, write_buf_.data(), write_buf_.size(), seg->path);
       if (s.ok()) {
         seg->size += write_buf_.size();
         append_bytes_.fetch_add(write_buf_.size(), std::memory_order_relaxed);

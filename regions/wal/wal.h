@@ -45,6 +45,17 @@ enum class WalSyncMode : uint8_t {
   kEveryNEdits = 1,
 };
 
+// What recovery (opening the wal region) does with damage that is not a
+// torn tail: damaged bytes followed by intact records, an older segment's
+// damage, a wrong segment header.
+enum class WalRecovery : uint8_t {
+  // Refuse to open, naming the file and offset; nothing is changed on disk.
+  kRefuseDamaged = 0,
+  // Replay every intact record, move the damaged bytes to a side file next
+  // to their segment and rewrite the segment without them.
+  kSkipDamaged = 1,
+};
+
 // Options of both the log and the wal region (which also uses `memstore`
 // and `row_lock_stripes`).
 struct WalOptions {
@@ -62,6 +73,8 @@ struct WalOptions {
   uint32_t sync_runners = 5;
   // Appenders block while this many bytes wait for the appender.
   uint64_t max_pending_bytes = 64ull << 20;
+  // wal region only: what recovery does with damage that is not a torn tail.
+  WalRecovery recovery = WalRecovery::kRefuseDamaged;
   // wal region only: the memstore that holds what the log recovered and
   // every edit acknowledged since.
   MemstoreOptions memstore;

@@ -1,6 +1,9 @@
 #include "regions/wal/wal_format.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -122,6 +125,13 @@ bool DecodeSegmentHeader(ByteView in, uint64_t* segment_number) {
   return true;
 }
 
+bool IsTornSegmentHeader(ByteView in, uint64_t segment_number) {
+  if (in.size() >= kSegmentHeaderSize) return false;
+  uint8_t header[kSegmentHeaderSize];
+  EncodeSegmentHeader(segment_number, header);
+  return in.empty() || std::memcmp(in.data(), header, in.size()) == 0;
+}
+
 std::string SegmentFileName(uint64_t segment_number) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "wal-%020llu.log",
@@ -139,6 +149,56 @@ bool ParseSegmentFileName(std::string_view name, uint64_t* segment_number) {
   }
   *segment_number = v;
   return true;
+}
+
+Status ReadWholeFile(const std::string& path, std::string* out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError("wal: cannot open " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return Status::IoError("wal: cannot stat " + path + ": " + std::strerror(e));
+  }
+  out->resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    ssize_t n = read(fd, out->data() + done, out->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : 0;
+      close(fd);
+      if (n == 0) {
+        out->resize(done);  // The file shrank while being read.
+        return Status::Ok();
+      }
+      return Status::IoError("wal: cannot read " + path + ": " + std::strerror(e));
+    }
+    done += size_t(n);
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+Status WriteAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return Status::IoError("wal: cannot write " + path + ": " + std::strerror(errno));
+    p += w;
+    n -= size_t(w);
+  }
+  return Status::Ok();
+}
+
+Status WriteFileSynced(const std::string& path, std::string_view bytes) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError("wal: cannot create " + path + ": " + std::strerror(errno));
+  Status s = WriteAll(fd, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path);
+  if (s.ok() && fdatasync(fd) != 0)
+    s = Status::IoError("wal: cannot sync " + path + ": " + std::strerror(errno));
+  close(fd);
+  return s;
 }
 
 StatusOr<std::vector<SegmentFile>> ListSegments(const std::string& directory) {

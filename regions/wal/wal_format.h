@@ -58,9 +58,19 @@ RecordCheck CheckRecord(ByteView in, ByteView* body, size_t* record_size);
 void EncodeSegmentHeader(uint64_t segment_number, uint8_t out[kSegmentHeaderSize]);
 // True when the header is valid; sets *segment_number.
 bool DecodeSegmentHeader(ByteView in, uint64_t* segment_number);
+// True when `in` is shorter than a header and a prefix of segment
+// segment_number's header (empty included): a segment whose creation was cut
+// short. Such a file holds no records.
+bool IsTornSegmentHeader(ByteView in, uint64_t segment_number);
 std::string SegmentFileName(uint64_t segment_number);
 // True for names SegmentFileName() makes; sets *segment_number.
 bool ParseSegmentFileName(std::string_view name, uint64_t* segment_number);
+
+// File helpers shared by the log, its reader and recovery. Errors name the path.
+[[nodiscard]] Status ReadWholeFile(const std::string& path, std::string* out);
+[[nodiscard]] Status WriteAll(int fd, const uint8_t* p, size_t n, const std::string& path);
+// Creates or replaces `path` with `bytes` and fdatasyncs it.
+[[nodiscard]] Status WriteFileSynced(const std::string& path, std::string_view bytes);
 
 struct SegmentFile {
   uint64_t number = 0;

@@ -1,52 +1,25 @@
 #include "regions/wal/wal_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 namespace wirebench::wal {
 
-namespace {
-
-Status ReadWholeFile(const std::string& path, std::string* out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IoError("wal: cannot open " + path + ": " + std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return Status::IoError("wal: cannot stat " + path + ": " + std::strerror(e));
-  }
-  out->resize(size_t(st.st_size));
-  size_t done = 0;
-  while (done < out->size()) {
-    ssize_t n = read(fd, out->data() + done, out->size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : 0;
-      close(fd);
-      if (n == 0) {
-        out->resize(done);  // The file shrank while being read.
-        return Status::Ok();
-      }
-      return Status::IoError("wal: cannot read " + path + ": " + std::strerror(e));
-    }
-    done += size_t(n);
-  }
-  close(fd);
-  return Status::Ok();
-}
-
-}  // namespace
 
 StatusOr<std::unique_ptr<WalReader>> WalReader::Open(const std::string& directory,
                                                      const WalReaderOptions& options) {
   auto segs = ListSegments(directory);
   if (!segs.ok()) return segs.status();
   return std::unique_ptr<WalReader>(new WalReader(std::move(segs.value()), options));
+}
+
+std::string DamagedRange::Describe() const {
+  std::string s = path + " at offset " + std::to_string(offset) + ": " + reason;
+  if (end < file_size) {
+    s += "; valid records resume at offset " + std::to_string(end) + " (" +
+         std::to_string(bytes()) + " damaged bytes)";
+  } else {
+    s += "; no valid record follows (" + std::to_string(bytes()) + " bytes to the end of the file)";
+  }
+  return s;
 }
 
 StatusOr<bool> WalReader::LoadNextSegment() {
@@ -57,7 +30,19 @@ StatusOr<bool> WalReader::LoadNextSegment() {
   loaded_ = true;
   uint64_t number;
   if (!DecodeSegmentHeader(ByteView(data_), &number)) {
-    WB_RETURN_IF_ERROR(Damage("segment header is missing or torn"));
+    // Only a header cut short can be a torn tail: the log syncs a segment's
+    // header before it writes any record there, so a wrong one is damage.
+    if (next_segment_ == segments_.size() && options_.tolerate_torn_tail &&
+        IsTornSegmentHeader(ByteView(data_), seg.number)) {
+      torn_tail_ = TornTail{seg.path, 0, data_.size(),
+                            "segment header is torn (" + std::to_string(data_.size()) + " of " +
+                                std::to_string(kSegmentHeaderSize) + " bytes)"};
+      done_ = true;
+      return true;
+    }
+    WB_RETURN_IF_ERROR(Damage(data_.size() < kSegmentHeaderSize
+                                  ? "segment header is torn"
+                                  : "segment header is not a WBWALv1 header"));
     return true;
   }
   if (number != seg.number) {
@@ -68,16 +53,52 @@ StatusOr<bool> WalReader::LoadNextSegment() {
   return true;
 }
 
+size_t WalReader::FindNextValidRecord(size_t from) {
+  const ByteView all(data_);
+  uint64_t sequence;
+  Mutation m;
+  for (size_t p = from; p + kRecordHeaderSize + kMinBodySize <= all.size(); ++p) {
+    // Cheapest test first: over random bytes most lengths do not fit, and
+    // most of the rest fail to decode at once. The checksum, which costs a
+    // pass over the body, runs only on a body that decodes; checking it
+    // first would make a scan of garbage quadratic in its size.
+    const uint32_t len = LoadLE32(all.data() + p);
+    if (len < kMinBodySize || len > all.size() - p - kRecordHeaderSize) continue;
+    if (!DecodeRecordBody(all.Sub(p + kRecordHeaderSize, len), &sequence, &m, &cells_).ok() ||
+        sequence <= last_sequence_)
+      continue;
+    ByteView body;
+    size_t size;
+    if (CheckRecord(all.Sub(p, all.size() - p), &body, &size) == RecordCheck::kOk) return p;
+  }
+  return all.size();
+}
+
 Status WalReader::Damage(const std::string& why) {
   const SegmentFile& seg = segments_[next_segment_ - 1];
   const bool last = next_segment_ == segments_.size();
-  if (last && options_.tolerate_torn_tail) {
+  const size_t resume = FindNextValidRecord(offset_ + 1);
+  if (last && resume == data_.size() && offset_ >= kSegmentHeaderSize &&
+      options_.tolerate_torn_tail) {
     torn_tail_ = TornTail{seg.path, offset_, data_.size(), why};
     done_ = true;
     return Status::Ok();
   }
-  return Status::Corruption("wal: " + seg.path + " at offset " + std::to_string(offset_) + ": " +
-                            why + (last ? "" : " (not the last segment, so not a torn tail)"));
+  damaged_.push_back(DamagedRange{seg.path, seg.number, offset_, resume, data_.size(), why});
+  const DamagedRange& d = damaged_.back();
+  if (options_.skip_damaged) {
+    offset_ = resume;
+    return Status::Ok();
+  }
+  std::string s = "wal: " + d.Describe();
+  if (resume < data_.size()) {
+    s += ": intact records follow the damage, so it is not a torn tail";
+  } else if (!last) {
+    s += ": not the last segment, so not a torn tail";
+  } else if (offset_ < kSegmentHeaderSize) {
+    s += ": a wrong segment header is damage, not a torn tail";
+  }
+  return Status::Corruption(s);
 }
 
 StatusOr<bool> WalReader::Next(WalRecord* rec) {

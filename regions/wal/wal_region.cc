@@ -1,11 +1,6 @@
 #include "regions/wal/wal_region.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -13,42 +8,11 @@
 #include <vector>
 
 #include "regions/memstore/memstore_region.h"
-#include "regions/wal/wal_reader.h"
+#include "regions/wal/wal_recovery.h"
 
 namespace wirebench {
 
 namespace {
-
-struct RecoveryStats {
-  uint64_t records = 0;
-  uint64_t segments = 0;
-  uint64_t torn_bytes = 0;  // Bytes truncated from a torn tail.
-};
-
-// Cuts a torn tail off its segment (or removes a segment whose very header
-// is torn) and makes that durable.
-Status CutTornTail(const wal::TornTail& t, const std::string& directory) {
-  if (t.offset == 0) {
-    if (unlink(t.path.c_str()) != 0)
-      return Status::IoError("wal: cannot remove torn segment " + t.path + ": " +
-                             std::strerror(errno));
-  } else {
-    int fd = open(t.path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, off_t(t.offset)) != 0 || fdatasync(fd) != 0) {
-      int e = errno;
-      if (fd >= 0) close(fd);
-      return Status::IoError("wal: cannot truncate torn tail of " + t.path + ": " +
-                             std::strerror(e));
-    }
-    close(fd);
-  }
-  int dfd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-  return Status::Ok();
-}
 
 bool Loggable(const Mutation& m) {
   return !m.row.empty() && (m.type == MutationType::kPut || m.type == MutationType::kDelete);
@@ -61,10 +25,10 @@ Status NotLoggable(const Mutation& m) {
 
 class WalRegion final : public Region {
  public:
-  WalRegion(const WalOptions& options, std::unique_ptr<Region> memstore, RecoveryStats recovery)
+  WalRegion(const WalOptions& options, std::unique_ptr<Region> memstore, WalRecoveryReport recovery)
       : options_(options),
         memstore_(std::move(memstore)),
-        recovery_(recovery),
+        recovery_(std::move(recovery)),
         row_locks_(std::max<uint32_t>(1, options.row_lock_stripes)) {}
 
   ~WalRegion() override {
@@ -150,7 +114,9 @@ class WalRegion final : public Region {
     j["appends_per_sync_mean"] = wal_->appends_per_sync().mean();
     j["recovered_records"] = recovery_.records;
     j["recovered_segments"] = recovery_.segments;
-    j["recovery_truncated_bytes"] = recovery_.torn_bytes;
+    j["recovery_truncated_bytes"] = recovery_.truncated_bytes;
+    j["recovery_skipped_ranges"] = recovery_.skipped.size();
+    j["recovery_skipped_bytes"] = recovery_.skipped_bytes();
   }
 
  private:
@@ -175,39 +141,30 @@ class WalRegion final : public Region {
 
   const WalOptions options_;
   std::unique_ptr<Region> memstore_;
-  const RecoveryStats recovery_;
+  const WalRecoveryReport recovery_;
   std::vector<RowLockStripe> row_locks_;
   std::unique_ptr<Wal> wal_;
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Region>> NewWalRegion(const WalOptions& options) {
+StatusOr<std::unique_ptr<Region>> NewWalRegion(const WalOptions& options,
+                                               WalRecoveryReport* report) {
   if (options.directory.empty())
     return Status::InvalidArgument("wal: no log directory given (WalOptions::directory)");
-  auto reader = wal::WalReader::Open(options.directory, wal::WalReaderOptions{});
-  if (!reader.ok()) return reader.status();
   std::unique_ptr<Region> memstore = NewMemstoreRegion(options.memstore);
-  RecoveryStats recovery;
-  uint64_t last_sequence = 0;
-  wal::WalRecord rec;
-  for (;;) {
-    auto more = reader.value()->Next(&rec);
-    if (!more.ok()) return more.status();
-    if (!more.value()) break;
-    MutateResponse ignored;
-    WB_RETURN_IF_ERROR(memstore->Mutate(rec.mutation, &ignored));
-    last_sequence = rec.sequence;
-    ++recovery.records;
-  }
-  const auto& segments = reader.value()->segments();
-  recovery.segments = segments.size();
-  if (const auto& torn = reader.value()->torn_tail()) {
-    recovery.torn_bytes = torn->file_size - torn->offset;
-    WB_RETURN_IF_ERROR(CutTornTail(*torn, options.directory));
-  }
-  const uint64_t first_segment = segments.empty() ? 1 : segments.back().number + 1;
-  auto region = std::make_unique<WalRegion>(options, std::move(memstore), recovery);
+  WalRecoveryReport recovery;
+  Status s = RecoverWal(
+      options,
+      [&](const Mutation& m) {
+        MutateResponse ignored;
+        return memstore->Mutate(m, &ignored);
+      },
+      &recovery);
+  if (report) *report = recovery;
+  if (!s.ok()) return s;
+  const uint64_t first_segment = recovery.next_segment, last_sequence = recovery.last_sequence;
+  auto region = std::make_unique<WalRegion>(options, std::move(memstore), std::move(recovery));
   WB_RETURN_IF_ERROR(region->Start(first_segment, last_sequence));
   return std::unique_ptr<Region>(std::move(region));
 }

@@ -1,21 +1,29 @@
 #include "regions/wal/walpe/walpe.h"
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -157,6 +165,150 @@ Status Verify(const WalpeOptions& o, uint32_t threads, const std::string& dir) {
   return Status::Ok();
 }
 
+// Memory one appending thread needs beyond its stack's address space: the
+// stack pages it touches (an estimate), its latency histogram and its value
+// pool.
+uint64_t BytesPerThread(const WalpeOptions& o) {
+  constexpr uint64_t kTouchedStack = 64 << 10;
+  return kTouchedStack + sizeof(LogHistogram) + o.key_size + o.value_size + kValuePoolExtra;
+}
+
+// A number from a /proc file (kernel limits, /proc/meminfo's "Key: N kB"), or 0.
+uint64_t ReadProcNumber(const char* path, const char* key = nullptr) {
+  std::ifstream in(path);
+  std::string word;
+  if (!key) return (in >> word) ? std::strtoull(word.c_str(), nullptr, 10) : 0;
+  while (in >> word) {
+    if (word == key && (in >> word)) return std::strtoull(word.c_str(), nullptr, 10) * 1024;
+  }
+  return 0;
+}
+
+// Refuses up front a thread count this machine cannot run (issue 12 item 5:
+// 100,000 threads ended in an uncaught std::system_error).
+Status CheckResources(const WalpeOptions& o) {
+  const uint64_t workers = *std::max_element(o.threads.begin(), o.threads.end());
+  const std::string what = "walpe: -threads " + std::to_string(workers);
+  const uint64_t need_bytes = workers * BytesPerThread(o);
+  const uint64_t available = ReadProcNumber("/proc/meminfo", "MemAvailable:");
+  if (available && need_bytes > available / 10 * 8) {
+    return Status::ResourceExhausted(
+        what + " with -valueSize " + std::to_string(o.value_size) + " needs about " +
+        std::to_string(need_bytes >> 20) + " MiB (" + std::to_string(BytesPerThread(o) >> 10) +
+        " KiB per thread) but only " + std::to_string(available >> 20) +
+        " MiB of memory is available; lower -threads or -valueSize");
+  }
+  // Workers, sync runners, the appender and this thread.
+  const uint64_t need_threads = workers + o.sync_runners + 2;
+  rlimit nproc;
+  if (getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY &&
+      need_threads > nproc.rlim_cur) {
+    return Status::ResourceExhausted(what + " needs " + std::to_string(need_threads) +
+                                     " threads but RLIMIT_NPROC (ulimit -u) allows " +
+                                     std::to_string(nproc.rlim_cur) +
+                                     " processes and threads; lower -threads or raise ulimit -u");
+  }
+  const uint64_t threads_max = ReadProcNumber("/proc/sys/kernel/threads-max");
+  if (threads_max && need_threads > threads_max) {
+    return Status::ResourceExhausted(what + " needs " + std::to_string(need_threads) +
+                                     " threads but /proc/sys/kernel/threads-max is " +
+                                     std::to_string(threads_max) + "; lower -threads");
+  }
+  // Each thread stack is two memory mappings (the stack and its guard page).
+  const uint64_t max_maps = ReadProcNumber("/proc/sys/vm/max_map_count");
+  if (max_maps && 2 * need_threads + 1000 > max_maps) {
+    return Status::ResourceExhausted(what + " needs about " + std::to_string(2 * need_threads) +
+                                     " memory mappings for thread stacks but "
+                                     "/proc/sys/vm/max_map_count is " +
+                                     std::to_string(max_maps) + "; lower -threads");
+  }
+  return Status::Ok();
+}
+
+// Set by SIGINT/SIGTERM while a ScopedStopSignals lives: appending threads
+// stop, and walpe cleans up and exits instead of dying with its files left.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+class ScopedStopSignals {
+ public:
+  ScopedStopSignals() {
+    g_stop_signal = 0;
+    struct sigaction sa = {};
+    sa.sa_handler = [](int sig) { g_stop_signal = sig; };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~ScopedStopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  ScopedStopSignals(const ScopedStopSignals&) = delete;
+  ScopedStopSignals& operator=(const ScopedStopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ = {}, old_term_ = {};
+};
+
+// Removes a directory walpe made when it goes out of scope, on every path out
+// (errors and exceptions included), unless told to keep it.
+class DirectoryGuard {
+ public:
+  DirectoryGuard(std::string path, bool keep) : path_(std::move(path)), keep_(keep) {}
+  ~DirectoryGuard() {
+    std::error_code ec;
+    if (!keep_ && !path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  DirectoryGuard(const DirectoryGuard&) = delete;
+  DirectoryGuard& operator=(const DirectoryGuard&) = delete;
+
+ private:
+  const std::string path_;
+  const bool keep_;
+};
+
+// One appending thread: o.iterations appends (and syncs) of maker's records,
+// each timed into hist, until done, stop is set or a stop signal arrives.
+Status AppendLoop(const WalpeOptions& o, Wal* wal, RecordMaker* maker, LogHistogram* hist,
+                  const std::atomic<bool>& stop) {
+  for (uint64_t i = 0;
+       i < o.iterations && !stop.load(std::memory_order_relaxed) && g_stop_signal == 0; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const Mutation& m = maker->Make(i);
+    const bool sync_now = o.sync_interval == 0 || (i + 1) % o.sync_interval == 0;
+    auto seq = wal->Append(m, o.sync_interval == 0);
+    if (seq.ok() && o.sync_interval != 0 && sync_now) {
+      Status s = wal->Sync(seq.value());
+      if (!s.ok()) seq = s;
+    }
+    if (!seq.ok()) return seq.status();
+    hist->Record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count()));
+  }
+  return Status::Ok();
+}
+
+// Starts n threads running body(0..n-1) into *threads. If one cannot be
+// started (a limit CheckResources does not model, e.g. ulimit -v), sets
+// *stop for those already running and says so; the caller joins *threads.
+Status StartThreads(uint32_t n, const std::function<void(uint32_t)>& body,
+                    std::vector<std::thread>* threads, std::atomic<bool>* stop) {
+  for (uint32_t t = 0; t < n; ++t) {
+    try {
+      threads->emplace_back(body, t);
+    } catch (const std::system_error& e) {
+      stop->store(true);
+      return Status::ResourceExhausted(
+          "walpe: could not start thread " + std::to_string(t + 1) + " of " + std::to_string(n) +
+          " (" + e.what() +
+          "); lower -threads (limits: ulimit -u, ulimit -v, /proc/sys/kernel/threads-max, "
+          "/proc/sys/vm/max_map_count)");
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<RunResult> RunOnce(const WalpeOptions& o, uint32_t threads, const std::string& dir) {
   WalOptions wo;
   wo.directory = dir;
@@ -179,30 +331,19 @@ StatusOr<RunResult> RunOnce(const WalpeOptions& o, uint32_t threads, const std::
   const double cpu0 = ProcessCpuSeconds();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
-  for (uint32_t t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      RecordMaker& maker = *makers[t];
-      LogHistogram& hist = *latency[t];
-      for (uint64_t i = 0; i < o.iterations; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        const Mutation& m = maker.Make(i);
-        const bool sync_now = o.sync_interval == 0 || (i + 1) % o.sync_interval == 0;
-        auto seq = wal->Append(m, o.sync_interval == 0);
-        if (seq.ok() && o.sync_interval != 0 && sync_now) {
-          Status s = wal->Sync(seq.value());
-          if (!s.ok()) seq = s;
-        }
-        if (!seq.ok()) {
-          errors[t] = seq.status();
-          return;
-        }
-        hist.Record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - start)
-                                 .count()));
-      }
-    });
-  }
+  std::atomic<bool> stop{false};
+  Status early_stop = StartThreads(
+      threads,
+      [&](uint32_t t) { errors[t] = AppendLoop(o, wal, makers[t].get(), latency[t].get(), stop); },
+      &workers, &stop);
   for (auto& w : workers) w.join();
+  if (g_stop_signal != 0 && early_stop.ok())
+    early_stop = Status::Aborted(std::string("walpe: stopped by ") +
+                                 (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  if (!early_stop.ok()) {
+    (void)wal->Close();
+    return early_stop;
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = ProcessCpuSeconds() - cpu0;
@@ -275,58 +416,70 @@ std::vector<std::string> NormalizeArgs(int argc, char** argv) {
   return args;
 }
 
-}  // namespace
-
-int RunWalpe(int argc, char** argv) {
-  WalpeOptions o;
+// Parses the command line into *o: 0 to go on, else the exit code.
+int ParseWalpeArgs(int argc, char** argv, WalpeOptions* o) {
   std::string threads = "1";
   CLI::App app("walpe: WAL performance evaluation (HBase's WALPerformanceEvaluation)", "walpe");
-  app.add_option("--threads", threads, "Appending threads, or a comma list for a sweep (1,3,5)");
-  app.add_option("--iterations", o.iterations, "Appends per thread")->check(CLI::PositiveNumber);
-  app.add_option("--keySize", o.key_size, "Row key bytes (at least 12)")
+  app.add_option("--threads", threads,
+                 "Appending threads (1 to 100000), or a comma list for a sweep (1,3,5)");
+  int64_t iterations = int64_t(o->iterations);  // Signed, so "-1" is refused, not wrapped.
+  app.add_option("--iterations", iterations, "Appends per thread (at least 1)");
+  app.add_option("--keySize", o->key_size, "Row key bytes (at least 12)")
       ->check(CLI::Range(kMinKeySize, 1u << 16));
-  app.add_option("--valueSize", o.value_size, "Value bytes")->check(CLI::Range(0u, 1u << 26));
-  app.add_option("--syncInterval", o.sync_interval,
+  app.add_option("--valueSize", o->value_size, "Value bytes")->check(CLI::Range(0u, 1u << 26));
+  app.add_option("--syncInterval", o->sync_interval,
                  "0 = sync every append; N = each thread syncs after every N appends");
-  app.add_flag("--nosync", o.nosync, "Never fdatasync (syncs complete at once)");
-  app.add_flag("--verify", o.verify, "Read the log back and check every record");
-  app.add_option("--path", o.path, "Directory for the log (default: a fresh temporary directory)");
-  app.add_flag("--nocleanup", o.nocleanup, "Keep the log files afterwards");
-  app.add_option("--syncRunners", o.sync_runners, "Sync runner threads")
+  app.add_flag("--nosync", o->nosync, "Never fdatasync (syncs complete at once)");
+  app.add_flag("--verify", o->verify, "Read the log back and check every record");
+  app.add_option("--path", o->path, "Directory for the log (default: a fresh temporary directory)");
+  app.add_flag("--nocleanup", o->nocleanup, "Keep the log files afterwards");
+  app.add_option("--syncRunners", o->sync_runners, "Sync runner threads")
       ->check(CLI::Range(1u, 64u));
-  app.add_option("--seed", o.seed, "Seed of the value generator");
+  app.add_option("--seed", o->seed, "Seed of the value generator");
   std::vector<std::string> args = NormalizeArgs(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector.
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? -1 : 2;
   }
-  if (!ParseThreadList(threads, &o.threads)) {
-    std::fprintf(stderr, "walpe: --threads wants a number or a comma list like 1,3,5; got '%s'\n",
+  if (!ParseThreadList(threads, &o->threads)) {
+    std::fprintf(stderr,
+                 "walpe: --threads wants a number from 1 to 100000 or a comma list like 1,3,5; "
+                 "got '%s'\n",
                  threads.c_str());
     return 2;
   }
-
-  std::error_code ec;
-  bool made_base = false;
-  std::string base = o.path;
-  if (base.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "walpe-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) {
-      std::fprintf(stderr, "walpe: cannot create a temporary directory %s\n", tmpl.c_str());
-      return 1;
-    }
-    base = tmpl;
-    made_base = true;
+  if (iterations < 1) {
+    std::fprintf(stderr,
+                 "walpe: --iterations must be at least 1 (appends per thread); got %" PRId64 "\n",
+                 iterations);
+    return 2;
   }
+  o->iterations = uint64_t(iterations);
+  return 0;
+}
+
+void PrintSweep(const std::vector<RunResult>& results) {
+  std::printf("\n%8s %10s %12s %10s %14s %12s %10s\n", "clients", "time(s)", "ops/s", "syncs/s",
+              "appends/sync", "cpu_us/op", "cs/op");
+  for (const RunResult& r : results) {
+    std::printf("%8u %10.3f %12.1f %10.1f %14.2f %12.2f %10.3f\n", r.threads, r.seconds,
+                double(r.appends) / r.seconds, double(r.syncs) / r.seconds, r.appends_per_sync,
+                r.cpu_us_per_op, r.cs_per_op);
+  }
+}
+
+// Runs every thread count of the sweep under `base`; the exit code.
+int RunSweep(const WalpeOptions& o, const std::string& base) {
   std::vector<RunResult> results;
   int rc = 0;
   for (uint32_t t : o.threads) {
     const std::string dir = base + "/walpe-" + std::to_string(getpid()) + "-t" + std::to_string(t);
+    std::error_code ec;
     std::filesystem::remove_all(dir, ec);
+    DirectoryGuard remove_dir(dir, o.nocleanup);
     auto r = RunOnce(o, t, dir);
-    if (!o.nocleanup) std::filesystem::remove_all(dir, ec);
     if (!r.ok()) {
       std::fprintf(stderr, "walpe: threads=%u failed: %s\n", t, r.status().ToString().c_str());
       rc = 1;
@@ -334,16 +487,40 @@ int RunWalpe(int argc, char** argv) {
     }
     results.push_back(r.value());
   }
-  if (made_base && !o.nocleanup) std::filesystem::remove_all(base, ec);
   if (o.nocleanup) std::printf("Log files kept under %s\n", base.c_str());
-  if (results.size() > 1) {
-    std::printf("\n%8s %10s %12s %10s %14s %12s %10s\n", "clients", "time(s)", "ops/s", "syncs/s",
-                "appends/sync", "cpu_us/op", "cs/op");
-    for (const RunResult& r : results) {
-      std::printf("%8u %10.3f %12.1f %10.1f %14.2f %12.2f %10.3f\n", r.threads, r.seconds,
-                  double(r.appends) / r.seconds, double(r.syncs) / r.seconds, r.appends_per_sync,
-                  r.cpu_us_per_op, r.cs_per_op);
+  if (results.size() > 1) PrintSweep(results);
+  return rc;
+}
+
+}  // namespace
+
+int RunWalpe(int argc, char** argv) {
+  WalpeOptions o;
+  if (int rc = ParseWalpeArgs(argc, argv, &o); rc != 0) return rc < 0 ? 0 : rc;
+  if (Status s = CheckResources(o); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  // From here on SIGINT/SIGTERM stop the run and walpe cleans up.
+  ScopedStopSignals stop_signals;
+  std::string base = o.path;
+  if (base.empty()) {
+    std::error_code ec;
+    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "walpe-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
+      std::fprintf(stderr, "walpe: cannot create a temporary directory %s: %s\n", tmpl.c_str(),
+                   std::strerror(errno));
+      return 1;
     }
+    base = tmpl;
+  }
+  // Removes the temporary directory (not a --path the user gave) on every way out.
+  DirectoryGuard remove_base(o.path.empty() ? base : "", o.nocleanup);
+  int rc = 1;
+  try {
+    rc = RunSweep(o, base);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "walpe: failed: %s\n", e.what());
   }
   std::fflush(stdout);
   return rc;

@@ -6,6 +6,11 @@
 // and context switches per append, and can read the log back to verify it.
 // `--threads 1,3,5` runs a sweep and prints one row per thread count.
 // Options may be spelled HBase's way (-threads) or CLI11's (--threads).
+// A thread count the machine cannot run (memory, ulimit -u, threads-max,
+// max_map_count) is refused up front; a thread that still cannot be started
+// fails the run with a message. The temporary log directory is removed on
+// every way out: success, error, exception, SIGINT or SIGTERM (which stop
+// the run while RunWalpe runs).
 // Thread-safety: RunWalpe is a command entry point; call from one thread.
 #pragma once
 
