@@ -64,21 +64,17 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
   const bool os_model = o.thread_model == ThreadModel::kOs;
   const std::string threads = "-threads " + std::to_string(o.threads);
   if (l.max_clients_per_connection > kMaxClientsPerConnection) {
-    const int64_t need = (int64_t(o.threads) + kMaxClientsPerConnection - 1) /
-                         kMaxClientsPerConnection;
+    DriverOptions enough = o;  // The fewest connections that fit.
+    enough.connections = (o.threads + kMaxClientsPerConnection - 1) / kMaxClientsPerConnection;
+    while (PlanLayout(enough).max_clients_per_connection > kMaxClientsPerConnection)
+      ++enough.connections;
     return Status::InvalidArgument(
         threads + " over --connections " + std::to_string(o.connections) + " puts " +
         std::to_string(l.max_clients_per_connection) +
         " logical clients on one connection; a connection carries at most " +
         std::to_string(kMaxClientsPerConnection) + ": use --connections " +
-        std::to_string(std::max<int64_t>(need, l.client_threads)) + " or more");
+        std::to_string(enough.connections) + " or more");
   }
-  // Descriptors: one per connection, plus some for the process itself.
-  if (uint64_t(l.connections) + 64 > host.max_open_files)
-    return Status::ResourceExhausted(
-        threads + " needs " + std::to_string(l.connections) + " connections but only " +
-        std::to_string(host.max_open_files) + " files may be open (ulimit -n): raise ulimit -n " +
-        (os_model ? "or lower -threads" : "or lower --connections"));
   if (uint64_t(l.client_threads) + 64 > host.max_processes)
     return Status::ResourceExhausted(
         threads + " with --thread-model os needs " + std::to_string(l.client_threads) +
@@ -94,6 +90,13 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         " KiB per logical client), more than the " + GiB(host.memory_available) +
         " available (MemAvailable): lower -threads" +
         (os_model ? " or use --thread-model coroutines" : ""));
+  // Descriptors: one per connection, plus some for the process itself.
+  if (uint64_t(l.connections) + 64 > host.max_open_files)
+    return Status::ResourceExhausted(
+        threads + (os_model ? " with --thread-model os" : "") + " needs " +
+        std::to_string(l.connections) + " connections but only " +
+        std::to_string(host.max_open_files) + " files may be open (ulimit -n): raise ulimit -n " +
+        (os_model ? "or lower -threads" : "or lower --connections"));
   return Status::Ok();
 }
 

@@ -124,7 +124,6 @@ class LoadRun {
 
   StatusOr<RunResult> Run() {
     WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
-    WB_RETURN_IF_ERROR(CheckClientLimits(o_, ReadHostLimits()));
     codec_id_ = uint8_t(NewCodec(o_.codec).value()->id());
     layout_ = PlanLayout(o_);
     WB_RETURN_IF_ERROR(StartThreads());
@@ -458,7 +457,8 @@ Status ValidateDriverOptions(const DriverOptions& o) {
     return Status::InvalidArgument(
         "-target must be a positive number of operations per second (omit it for closed loop), "
         "got " + hdr::JavaDoubleToString(o.target_ops));
-  return NewCodec(o.codec).status();
+  WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
+  return CheckClientLimits(o, ReadHostLimits());
 }
 
 StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {

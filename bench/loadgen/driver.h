@@ -94,7 +94,8 @@ struct DriverOptions {
   bool fetch_server_stats = true;
 };
 
-// Checks each option on its own (ranges, the codec name); messages name the
+// Checks each option (ranges, the codec name) and the load's size against
+// the call-slot limit and this host (client_limits.h); messages name the
 // command-line flag and its valid range. RunLoad calls it first.
 Status ValidateDriverOptions(const DriverOptions& options);
 

@@ -1,0 +1,133 @@
+// Test helpers: a TCP listener on loopback that accepts connections and
+// never writes a byte (a peer that is not a wirebench server), and a
+// `wirebench` child process whose stderr is captured, for tests that signal
+// it and check how it ends.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace wirebench::testing {
+
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    listen(fd_, 64);
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~SilentListener() {
+    stop_.store(true);
+    thread_.join();
+    for (int c : accepted_) close(c);
+    close(fd_);
+  }
+  uint16_t port() const { return port_; }
+  // Waits until a connection was accepted; false after `timeout`.
+  bool WaitForConnection(std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return !accepted_.empty(); });
+  }
+
+ private:
+  void AcceptLoop() {
+    while (!stop_.load()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 20) <= 0) continue;
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      accepted_.push_back(c);  // Kept open, never written to.
+      cv_.notify_all();
+    }
+  }
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<int> accepted_;
+};
+
+// `wirebench ARGS...` as a child process; stdout and stderr go to files.
+class WirebenchProcess {
+ public:
+  WirebenchProcess(const std::string& binary, const std::vector<std::string>& args,
+                   const std::string& stem) : out_(stem + ".out"), err_(stem + ".err") {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1);
+      dup2(e, 2);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(binary.c_str()));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~WirebenchProcess() {
+    if (pid_ > 0 && !exited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  void Signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
+  // Waits for the exit; returns the exit code (128 + signal if killed, -1
+  // if still running after `timeout`).
+  int Wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      int status = 0;
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Polling waitpid, not a wait.
+    }
+  }
+  std::string Stderr() const { return ReadAll(err_); }
+  std::string Stdout() const { return ReadAll(out_); }
+
+ private:
+  static std::string ReadAll(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string out_, err_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+}  // namespace wirebench::testing
