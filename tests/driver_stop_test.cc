@@ -79,7 +79,7 @@ TEST_F(DriverStop, StopRequestEndsARunStuckOnASilentServer) {
   d.threads = 4;
   d.fetch_server_stats = false;  // Straight to the calls that get no answer.
   AsyncLoad load(d);
-  ASSERT_TRUE(silent.WaitForConnection());
+  ASSERT_TRUE(silent.WaitForBytes(1000));  // Puts sent, waiting for answers.
   const auto asked = steady_clock::now();
   RequestStop(StopReason::kSigint);
   auto r = load.Get(std::chrono::seconds(60));

@@ -43,24 +43,48 @@ class SilentListener {
     stop_.store(true);
     thread_.join();
     for (int c : accepted_) close(c);
+    for (int c : finished_) close(c);
     close(fd_);
   }
   uint16_t port() const { return port_; }
   // Waits until a connection was accepted; false after `timeout`.
   bool WaitForConnection(std::chrono::seconds timeout = std::chrono::seconds(30)) {
     std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return !accepted_.empty(); });
+    return cv_.wait_for(lock, timeout, [&] { return !accepted_.empty() || !finished_.empty(); });
+  }
+  // Waits until at least `n` bytes were received in all (calls are waiting
+  // for their answer); false after `timeout`.
+  bool WaitForBytes(size_t n, std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return received_ >= n; });
   }
 
  private:
+  // Accepts, and reads (and drops) what the peers send; never writes.
   void AcceptLoop() {
     while (!stop_.load()) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
-      const int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) continue;
+      std::vector<pollfd> fds = {{fd_, POLLIN, 0}};
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (int c : accepted_) fds.push_back({c, POLLIN, 0});
+      }
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
       std::lock_guard<std::mutex> lock(mu_);
-      accepted_.push_back(c);  // Kept open, never written to.
+      for (size_t i = 1; i < fds.size(); ++i) {
+        char buf[4096];
+        if (fds[i].revents == 0) continue;
+        const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+        if (n > 0) {
+          received_ += size_t(n);
+        } else {  // The peer closed: stop polling it (closed in the destructor).
+          std::erase(accepted_, fds[i].fd);
+          finished_.push_back(fds[i].fd);
+        }
+      }
+      if (fds[0].revents & POLLIN) {
+        const int c = accept(fd_, nullptr, nullptr);
+        if (c >= 0) accepted_.push_back(c);  // Kept open, never written to.
+      }
       cv_.notify_all();
     }
   }
@@ -71,6 +95,8 @@ class SilentListener {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<int> accepted_;
+  std::vector<int> finished_;
+  size_t received_ = 0;
 };
 
 // `wirebench ARGS...` as a child process; stdout and stderr go to files.

@@ -59,6 +59,10 @@ bool WaitStopAware(const std::future<T>& f, Clock::time_point deadline) {
   }
 }
 
+Status StopStatus() {
+  return Status::Aborted("stopped on request (" + StopReasonText(StopRequestReason()) + ")");
+}
+
 // One pass over the registered threads (each pass reads /proc per thread).
 ThreadUsage ClientUsage() { return RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs}); }
 
@@ -366,10 +370,15 @@ void LoadRun::Drain() {
       for (auto& c : raw->conns) unanswered += c->inflight();
       for (auto& c : raw->conns) c->Close();
     });
-  if (result_.error.ok() && !StopRequested())
-    result_.error = Status::Unavailable(
-        o_.host + ":" + std::to_string(o_.port) + " left " + std::to_string(unanswered) +
-        " call(s) unanswered for 2 s after the run ended; is it a wirebench server, and alive?");
+  if (result_.error.ok()) {
+    result_.error =
+        StopRequested()
+            ? StopStatus()
+            : Status::Unavailable(o_.host + ":" + std::to_string(o_.port) + " left " +
+                                  std::to_string(unanswered) +
+                                  " call(s) unanswered for 2 s after the run ended; is it a "
+                                  "wirebench server, and alive?");
+  }
   state_.Fail();
   std::unique_lock<std::mutex> lock(state_.mu);
   state_.cv.wait_for(lock, std::chrono::seconds(5), [&] { return state_.clients_left.load() == 0; });
@@ -379,7 +388,9 @@ void LoadRun::Collect() {
   result_.client_usage = ClientUsage() - usage_before_;
   result_.client_counters = ClientCounters() - counters_before_;
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
-  if (o_.fetch_server_stats && !state_.failed.load()) {
+  // No "after" without a "before" (a server that did not answer it would
+  // only hold the end of the run up again).
+  if (o_.fetch_server_stats && !state_.failed.load() && result_.server_stats_error.empty()) {
     auto after = FetchStats(threads_.front().get());
     if (after.ok()) {
       result_.server_after = *after;
@@ -403,12 +414,9 @@ void LoadRun::Collect() {
   result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
   if (state_.failed.load() || StopRequested()) {
     result_.partial = true;
-    if (result_.error.ok()) {
-      result_.error =
-          StopRequested()
-              ? Status::Aborted("stopped on request (" + StopReasonText(StopRequestReason()) + ")")
-              : Status::Internal("a logical client stopped without saying why");
-    }
+    if (result_.error.ok())
+      result_.error = StopRequested() ? StopStatus()
+                                      : Status::Internal("a logical client stopped without saying why");
   }
 }
 
