@@ -80,16 +80,17 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         threads + " with --thread-model os needs " + std::to_string(l.client_threads) +
         " threads but this user may run only " + std::to_string(host.max_processes) +
         " (ulimit -u, kernel.threads-max): lower -threads or use --thread-model coroutines");
-  const uint64_t per_client = os_model ? kOsThreadClientBytes : kCoroutineClientBytes;
-  const uint64_t estimate = per_client * uint64_t(o.threads) +
-                            (os_model ? 0 : kConnectionBytes * uint64_t(l.connections));
+  const uint64_t estimate = kClientThreadBytes * uint64_t(l.client_threads) +
+                            kLogicalClientBytes * uint64_t(o.threads) +
+                            kConnectionBytes * uint64_t(l.connections);
   if (estimate > host.memory_available)
     return Status::ResourceExhausted(
         threads + (os_model ? " with --thread-model os" : "") + " needs about " + GiB(estimate) +
-        " of client memory (" + std::to_string(per_client >> 10) +
-        " KiB per logical client), more than the " + GiB(host.memory_available) +
+        " of client memory (" + std::to_string(kClientThreadBytes >> 20) +
+        " MiB per client thread" + (os_model ? ", one per logical client" : "") +
+        "), more than the " + GiB(host.memory_available) +
         " available (MemAvailable): lower -threads" +
-        (os_model ? " or use --thread-model coroutines" : ""));
+        (os_model ? " or use --thread-model coroutines" : " or --client-io-threads"));
   // Descriptors: one per connection, plus some for the process itself.
   if (uint64_t(l.connections) + 64 > host.max_open_files)
     return Status::ResourceExhausted(

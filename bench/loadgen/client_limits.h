@@ -18,10 +18,12 @@ struct DriverOptions;
 // table, rpc/client.cc kMaxSlots); one is kept free for the Stats call.
 inline constexpr int kMaxClientsPerConnection = 65535 - 1;
 
-// Estimated client memory per logical client (measured on x86-64 Linux:
-// --thread-model os reached ~240 KiB per client at 100,000 clients).
-inline constexpr uint64_t kOsThreadClientBytes = 256u << 10;
-inline constexpr uint64_t kCoroutineClientBytes = 8u << 10;
+// Estimated client memory, measured on x86-64 Linux (RSS growth per unit):
+// each client thread holds its per-operation HdrHistograms (~12 MiB, the
+// bulk of --thread-model os, which has one thread per logical client); a
+// coroutine logical client ~5 KiB; a connection its buffers.
+inline constexpr uint64_t kClientThreadBytes = 12u << 20;
+inline constexpr uint64_t kLogicalClientBytes = 8u << 10;
 inline constexpr uint64_t kConnectionBytes = 64u << 10;
 
 struct HostLimits {
