@@ -3,9 +3,8 @@
 // answers ends the run by itself, SIGINT/SIGTERM end a run promptly and are
 // reported as themselves, oversized loads are refused up front, --server
 // takes [IPV6]:PORT, and an interrupted compare says what it ran.
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 
@@ -30,7 +29,7 @@ struct Outcome {
 };
 
 Outcome RunWirebench(const std::string& name, const std::vector<std::string>& args,
-            std::chrono::seconds bound = std::chrono::seconds(60)) {
+                     std::chrono::seconds bound = std::chrono::seconds(60)) {
   WirebenchProcess p(kBinary, args, Stem(name));
   const int rc = p.Wait(bound);
   return {rc, p.Stderr()};
@@ -84,7 +83,8 @@ TEST(CliReliability, OversizedLoadsAreRefusedUpFront) {
 TEST(CliReliability, SilentPeerRunEndsByItself) {
   testing::SilentListener silent;
   const std::string where = "127.0.0.1:" + std::to_string(silent.port());
-  const Outcome o = RunWirebench("silent", {"run", "-P", kWorkloadA, "--server", where, "--seconds", "0.5"});
+  const Outcome o =
+      RunWirebench("silent", {"run", "-P", kWorkloadA, "--server", where, "--seconds", "0.5"});
   EXPECT_NE(o.rc, -1) << "still running";
   EXPECT_TRUE(o.rc == 2 || o.rc == 3) << o.rc << "\n" << o.err;
   EXPECT_NE(o.err.find(where), std::string::npos) << o.err;
@@ -104,8 +104,7 @@ void SignalEndsStuckRun(int sig, const std::string& name) {
   // Designed for well under 1 s; the bound leaves room for a loaded machine.
   EXPECT_LT(steady_clock::now() - sent, std::chrono::seconds(3));
   EXPECT_EQ(rc, 3) << p.Stderr();
-  EXPECT_NE(p.Stderr().find("stopped on request (" + name + ")"), std::string::npos)
-      << p.Stderr();
+  EXPECT_NE(p.Stderr().find("stopped on request (" + name + ")"), std::string::npos) << p.Stderr();
 }
 
 TEST(CliReliability, SigintEndsARunStuckOnASilentPeer) { SignalEndsStuckRun(SIGINT, "SIGINT"); }
@@ -125,8 +124,8 @@ TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
   const size_t colon = out.rfind(':');
   ASSERT_NE(colon, std::string::npos) << out;
   const std::string port = out.substr(colon + 1, out.find('\n') - colon - 1);
-  const Outcome o = RunWirebench("v6run", {"run", "-P", kWorkloadA, "--server", "[::1]:" + port, "--ops",
-                                  "100", "-p", "recordcount=100"});
+  const Outcome o = RunWirebench("v6run", {"run", "-P", kWorkloadA, "--server", "[::1]:" + port,
+                                           "--ops", "100", "-p", "recordcount=100"});
   EXPECT_EQ(o.rc, 0) << o.err;
 }
 
@@ -145,11 +144,11 @@ int CountSockets(pid_t pid) {
 TEST(CliReliability, InterruptedCompareStatesTheRepeatsRun) {
   const std::string out = Stem("compare_out");
   std::filesystem::remove_all(out);
-  WirebenchProcess p(kBinary,
-                     {"compare", "--codecs", "raw", "--workloads", kWorkloadA, "--threads", "1",
-                      "--repeat", "2", "--seconds", "30", "--warmup", "0", "--records", "100",
-                      "--out", out},
-                     Stem("compare"));
+  WirebenchProcess p(
+      kBinary,
+      {"compare", "--codecs", "raw", "--workloads", kWorkloadA, "--threads", "1", "--repeat", "2",
+       "--seconds", "30", "--warmup", "0", "--records", "100", "--out", out},
+      Stem("compare"));
   // The first cell is measuring once its client connection exists.
   const auto deadline = steady_clock::now() + std::chrono::seconds(60);
   while (CountSockets(p.pid()) == 0) {

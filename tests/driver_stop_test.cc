@@ -157,8 +157,8 @@ TEST(HostPort, AcceptsHostPortAndBracketedIpv6) {
   EXPECT_EQ(port, 9);
   ASSERT_TRUE(ParseHostPort("localhost:1", &host, &port).ok());
   EXPECT_EQ(host, "localhost");
-  for (const char* bad : {"::1:80", "[::1]", "[::1]80", "[]:80", "host", ":80", "h:0", "h:65536",
-                          "h:80x", "h:"}) {
+  for (const char* bad :
+       {"::1:80", "[::1]", "[::1]80", "[]:80", "host", ":80", "h:0", "h:65536", "h:80x", "h:"}) {
     Status s = ParseHostPort(bad, &host, &port);
     EXPECT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.message().find("--server"), std::string::npos) << s.ToString();

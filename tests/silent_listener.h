@@ -103,7 +103,8 @@ class SilentListener {
 class WirebenchProcess {
  public:
   WirebenchProcess(const std::string& binary, const std::vector<std::string>& args,
-                   const std::string& stem) : out_(stem + ".out"), err_(stem + ".err") {
+                   const std::string& stem)
+      : out_(stem + ".out"), err_(stem + ".err") {
     pid_ = fork();
     if (pid_ == 0) {
       int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -31,7 +31,8 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
 }
 
 void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
-  cmd->add_option("--threads", o->threads, "Logical clients (YCSB -threads), one op in flight each");
+  cmd->add_option("--threads", o->threads,
+                  "Logical clients (YCSB -threads), one op in flight each");
   cmd->add_option("--target", o->target, "Target ops/sec in all: open loop (YCSB -target)");
   cmd->add_option("--codec", o->codec, "Codec: " + CodecNames())->capture_default_str();
   cmd->add_option("--connections", o->connections, "Connections in all")->capture_default_str();
@@ -62,7 +63,8 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("-l", o->label, "Label prefixed to status lines");
   cmd->add_flag("--load", o->load_phase, "YCSB's -load (same as the load subcommand)");
   cmd->add_flag("-t", ignored->run_flag, "YCSB's -t (the run phase; accepted for compatibility)");
-  cmd->add_option("--db", ignored->db, "YCSB's -db binding class (ignored: wirebench is the binding)");
+  cmd->add_option("--db", ignored->db,
+                  "YCSB's -db binding class (ignored: wirebench is the binding)");
   cmd->add_option("--json", o->json_out, "Write the self-describing JSON result here");
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");

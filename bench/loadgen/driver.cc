@@ -260,9 +260,9 @@ void LoadRun::PlaceClients() {
   for (int i = 0; i < o_.threads; ++i) {
     ClientThread* t = threads_[size_t(i % nthreads)].get();
     const size_t ci = size_t(i / nthreads) % t->conns.size();
-    const int64_t quota = o_.operations > 0
-                              ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
-                              : 0;
+    const int64_t quota =
+        o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
+                          : 0;
     t->clients.push_back(std::make_unique<LogicalClient>(
         &state_, t, t->conns[ci].get(), t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
@@ -274,7 +274,8 @@ void LoadRun::SpawnClients() {
   for (auto& t : threads_) {
     for (auto& c : t->clients) {
       LogicalClient* lc = c.get();
-      asio::co_spawn(t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+      asio::co_spawn(
+          t->ctx, [lc]() { return lc->Run(); }, asio::detached);
     }
   }
 }
@@ -381,7 +382,8 @@ void LoadRun::Drain() {
   }
   state_.Fail();
   std::unique_lock<std::mutex> lock(state_.mu);
-  state_.cv.wait_for(lock, std::chrono::seconds(5), [&] { return state_.clients_left.load() == 0; });
+  state_.cv.wait_for(lock, std::chrono::seconds(5),
+                     [&] { return state_.clients_left.load() == 0; });
 }
 
 void LoadRun::Collect() {
@@ -415,8 +417,9 @@ void LoadRun::Collect() {
   if (state_.failed.load() || StopRequested()) {
     result_.partial = true;
     if (result_.error.ok())
-      result_.error = StopRequested() ? StopStatus()
-                                      : Status::Internal("a logical client stopped without saying why");
+      result_.error = StopRequested()
+                          ? StopStatus()
+                          : Status::Internal("a logical client stopped without saying why");
   }
 }
 
@@ -464,7 +467,8 @@ Status ValidateDriverOptions(const DriverOptions& o) {
   if (!std::isfinite(o.target_ops) || o.target_ops < 0)
     return Status::InvalidArgument(
         "-target must be a positive number of operations per second (omit it for closed loop), "
-        "got " + hdr::JavaDoubleToString(o.target_ops));
+        "got " +
+        hdr::JavaDoubleToString(o.target_ops));
   WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
   return CheckClientLimits(o, ReadHostLimits());
 }

@@ -7,8 +7,8 @@ namespace wirebench {
 Status ParseHostPort(const std::string& s, std::string* host, uint16_t* port,
                      const std::string& flag) {
   const Status bad = Status::InvalidArgument(
-      flag + " must be HOST:PORT or [IPV6]:PORT (e.g. 127.0.0.1:16020 or [::1]:16020), got '" +
-      s + "'");
+      flag + " must be HOST:PORT or [IPV6]:PORT (e.g. 127.0.0.1:16020 or [::1]:16020), got '" + s +
+      "'");
   size_t colon;
   if (!s.empty() && s[0] == '[') {
     const size_t close = s.find(']');

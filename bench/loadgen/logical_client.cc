@@ -121,11 +121,21 @@ asio::awaitable<bool> LogicalClient::DoCall(const PlannedCall& call) {
   }
   Status s;
   switch (call.method) {
-    case Method::kMutate: s = codec_->EncodeRequest(call_id, call.mutate, out); break;
-    case Method::kGet: s = codec_->EncodeRequest(call_id, call.get, out); break;
-    case Method::kScan: s = codec_->EncodeRequest(call_id, call.scan, out); break;
-    case Method::kMulti: s = codec_->EncodeRequest(call_id, call.multi, out); break;
-    default: s = Status::InvalidArgument("not a region method"); break;
+    case Method::kMutate:
+      s = codec_->EncodeRequest(call_id, call.mutate, out);
+      break;
+    case Method::kGet:
+      s = codec_->EncodeRequest(call_id, call.get, out);
+      break;
+    case Method::kScan:
+      s = codec_->EncodeRequest(call_id, call.scan, out);
+      break;
+    case Method::kMulti:
+      s = codec_->EncodeRequest(call_id, call.multi, out);
+      break;
+    default:
+      s = Status::InvalidArgument("not a region method");
+      break;
   }
   if (!s.ok()) {
     conn_->Abandon();

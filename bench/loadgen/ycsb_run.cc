@@ -28,7 +28,8 @@ Status CheckFlags(const YcsbRunOptions& o) {
   if (o.target && !(std::isfinite(*o.target) && *o.target > 0))
     return Status::InvalidArgument(
         "-target must be a positive number of operations per second (omit it for closed loop), "
-        "got " + hdr::JavaDoubleToString(*o.target));
+        "got " +
+        hdr::JavaDoubleToString(*o.target));
   if (o.thread_model != "coroutines" && o.thread_model != "os")
     return Status::InvalidArgument("--thread-model must be 'coroutines' or 'os', got '" +
                                    o.thread_model + "'");
@@ -67,8 +68,10 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   auto interval_kind = props.GetString("measurement.interval");
   if (!interval_kind.ok()) return interval_kind.status();
   if (*interval_kind != "op" && *interval_kind != "intended" && *interval_kind != "both")
-    return Status::InvalidArgument("property 'measurement.interval' must be op, intended or both, "
-                                   "got '" + *interval_kind + "'");
+    return Status::InvalidArgument(
+        "property 'measurement.interval' must be op, intended or both, "
+        "got '" +
+        *interval_kind + "'");
   auto pct = props.GetString("hdrhistogram.percentiles");
   if (!pct.ok()) return pct.status();
   auto percentiles = hdr::ParseYcsbPercentiles(*pct);
@@ -108,9 +111,8 @@ Status StartHlog(const YcsbRunOptions& o, std::ostream* out,
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  WB_RETURN_IF_ERROR((*hlog)->WriteComment("[wirebench " +
-                                           std::string(o.load_phase ? "load" : "run") +
-                                           ", codec " + o.codec + "]"));
+  WB_RETURN_IF_ERROR((*hlog)->WriteComment(
+      "[wirebench " + std::string(o.load_phase ? "load" : "run") + ", codec " + o.codec + "]"));
   return (*hlog)->WriteHeader(now_ms, now_ms);
 }
 
@@ -223,7 +225,9 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   StatusLine status_line(o.status, settings->status_interval_s, o.label, hlog.get());
   d.status_interval_s = status_line.snapshot_interval_s();
   if (d.status_interval_s > 0)
-    d.on_status = [&](double elapsed, const StatusSnapshot& s) { status_line.OnSnapshot(elapsed, s); };
+    d.on_status = [&](double elapsed, const StatusSnapshot& s) {
+      status_line.OnSnapshot(elapsed, s);
+    };
   if (!o.quiet)
     std::fprintf(stderr, "wirebench %s: codec=%s threads=%d seed=%llu server=%s:%u%s\n",
                  o.load_phase ? "load" : "run", o.codec.c_str(), d.threads,
@@ -237,8 +241,8 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   YcsbOutcome out;
   out.result = std::move(run).value();
   if (out.result.partial && local && !local->Alive())
-    out.result.error = Status::Unavailable("the co-located server process died: " +
-                                           out.result.error.ToString());
+    out.result.error =
+        Status::Unavailable("the co-located server process died: " + out.result.error.ToString());
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = 1;
