@@ -3,6 +3,8 @@
 // the schedule shows up as queueing in the intended latency, not hidden.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "bench/loadgen/driver.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
@@ -42,6 +44,25 @@ TEST(OpenLoop, RunsTheScheduledNumberOfOperations) {
   EXPECT_EQ(r->schedule_lateness.total_count(), 1000);
   // Intended latency includes the wait for the send, so it is never below it.
   EXPECT_GE(s.intended_latency.ValueAtPercentile(50), s.latency.ValueAtPercentile(50));
+}
+
+// A client sleeping until its next scheduled operation (here 60 s away) is
+// woken when the run ends, instead of holding the run open until then.
+TEST(OpenLoop, EndOfRunWakesClientsWaitingForTheirSchedule) {
+  Fixture f;
+  testing::MixedWorkload w(/*puts_only=*/true);
+  DriverOptions d;
+  d.port = f.server->port();
+  d.threads = 2;
+  d.target_ops = 2.0 / 60;  // One operation per client per minute.
+  d.max_seconds = 0.2;
+  const auto start = std::chrono::steady_clock::now();
+  auto r = RunLoad(d, &w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->partial) << r->error.ToString();
+  EXPECT_LE(r->operations, 2u);  // Each client's first operation, at most.
+  // Far below the 60 s schedule; loose for a loaded machine.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 TEST(OpenLoop, SlowServerShowsQueueingDelayInIntendedLatency) {

@@ -1,7 +1,5 @@
-// `wirebench compare`: runs a matrix of codecs x workloads x thread counts,
-// co-located (a fresh server process per cell), each cell repeated, and
-// writes the comparison tables (Markdown, CSV, JSON), per-cell results and
-// .hlog files, and charts into one folder.
+// `wirebench compare`: the flags of the codec comparison; the matrix itself
+// runs in RunCompare (bench/loadgen/compare_runner.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

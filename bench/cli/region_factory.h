@@ -7,21 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "bench/loadgen/colocated_server.h"  // RegionConfig
 #include "nullregion/null_region.h"
 #include "nullregion/region.h"
 
 namespace wirebench {
-
-struct RegionConfig {
-  std::string name = "null";
-  std::string null_reads = "empty";
-  uint32_t spin_us = 0;
-  uint32_t delay_us = 0;
-  std::string wal_dir;
-  std::string wal_sync = "every";  // Sync mode for the wal region.
-  uint32_t wal_sync_interval = 100;
-  std::string wal_recover = "refuse";  // What recovery does with damage: refuse or skip-damaged.
-};
 
 void AddRegionOptions(CLI::App* cmd, RegionConfig* config);
 // For the wal region, also prints what log recovery found and did to stderr.

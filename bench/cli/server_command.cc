@@ -91,18 +91,23 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "Handler threads; 0 runs the region inline on the I/O thread")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
-  cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes")->capture_default_str();
-  cmd->add_option("--max-connections", s.max_connections, "Most open connections")
-      ->capture_default_str();
+  cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t(1024), uint32_t(1) << 30));
+  cmd->add_option("--max-connections", s.max_connections, "Most open connections (1-1000000)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--max-inflight", s.max_inflight_per_connection,
                   "Most calls in flight per connection before the server stops reading it")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-queued-bytes", s.max_queued_bytes,
                   "Most reply bytes queued per connection before the server stops reading it")
       ->capture_default_str();
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
                   "Close a connection idle this long with an incomplete frame (0 = never)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);

@@ -4,266 +4,35 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
-#include <condition_variable>
+#include <cmath>
 #include <future>
-#include <mutex>
-#include <thread>
+#include <system_error>
 
+#include "bench/hdr/ycsb_summary.h"
+#include "bench/loadgen/client_limits.h"
+#include "bench/loadgen/logical_client.h"
 #include "codecs/codec.h"
 
 namespace wirebench {
 
 namespace asio = boost::asio;
-using Clock = std::chrono::steady_clock;
+using Clock = LoadClock;
 
 namespace {
 
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-std::atomic<bool> g_stop_requested{false};
+// A connection attempt that makes no progress for this long fails.
+constexpr auto kConnectTimeout = std::chrono::seconds(10);
+constexpr auto kStatsTimeout = std::chrono::seconds(10);
+// After the run ends, calls in flight get this long to be answered before
+// their connections are closed (after a stop request: kStopGrace).
+constexpr auto kDrainTimeout = std::chrono::seconds(2);
+// Everything left after a stop request (drain, Stats) fits in this, so a
+// SIGINT ends the run well within a second.
+constexpr auto kStopGrace = std::chrono::milliseconds(300);
+constexpr auto kPoll = std::chrono::milliseconds(20);
 
-enum Phase : int { kWarmup = 0, kMeasure = 1, kStopping = 2 };
-
-struct RunState;
-struct ClientThread;
-
-int64_t Nanos(Clock::duration d) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-}
-
-// One logical client: a coroutine with one operation in flight.
-class LogicalClient final : public rpc::PendingCall {
- public:
-  LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn, Codec* codec,
-                std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
-                double stagger_ns)
-      : state_(state),
-        thread_(thread),
-        conn_(conn),
-        codec_(codec),
-        stream_(std::move(stream)),
-        quota_(quota),
-        interval_ns_(interval_ns),
-        stagger_ns_(stagger_ns),
-        wake_(IoContextOf(thread)) {}
-
-  asio::awaitable<void> Run();
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override;
-  void OnFailure(const Status& status) override;
-
- private:
-  static asio::io_context& IoContextOf(ClientThread* t);
-  asio::awaitable<bool> DoCall(const PlannedCall& call);
-  void Record(OpType type, OpResult result, Clock::time_point intended, Clock::time_point start,
-              Clock::time_point end, bool measured);
-
-  RunState* state_;
-  ClientThread* thread_;
-  rpc::ClientConnection* conn_;
-  Codec* codec_;
-  std::unique_ptr<OpStream> stream_;
-  int64_t quota_;
-  double interval_ns_;
-  double stagger_ns_;  // Open loop: offset of this client's schedule, as YCSB spreads threads.
-  asio::steady_timer wake_;
-  PlannedOp op_;
-  const PlannedCall* call_ = nullptr;
-  bool done_ = false;
-  bool failed_ = false;
-  OpResult read_result_ = OpResult::kOk;
-};
-
-struct ClientThread {
-  asio::io_context ctx{1};
-  std::thread thread;
-  std::vector<std::shared_ptr<rpc::ClientConnection>> conns;
-  std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
-  std::vector<std::unique_ptr<LogicalClient>> clients;
-  std::array<OpStats, kOpTypes> stats;
-  std::array<OpStats, kOpTypes> interval;
-  hdr::Histogram lateness;
-  hdr::Histogram timer_lateness;
-  uint64_t behind_schedule = 0;
-  uint64_t measured_ops = 0;
-  Status error;  // First failure seen by this thread.
-};
-
-struct RunState {
-  const DriverOptions* options = nullptr;
-  std::atomic<int> phase{kWarmup};
-  std::atomic<int> clients_left{0};
-  std::atomic<int64_t> last_end_ns{0};  // Steady-clock ns of the last measured op's end.
-  std::atomic<bool> failed{false};
-  Clock::time_point open_loop_start;
-  std::mutex mu;
-  std::condition_variable cv;
-  void ClientDone() {
-    if (clients_left.fetch_sub(1) == 1) {
-      std::lock_guard<std::mutex> lock(mu);
-      cv.notify_all();
-    }
-  }
-  void Fail() {
-    failed.store(true);
-    phase.store(kStopping);
-    std::lock_guard<std::mutex> lock(mu);
-    cv.notify_all();
-  }
-};
-
-asio::io_context& LogicalClient::IoContextOf(ClientThread* t) { return t->ctx; }
-
-void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
-  done_ = true;
-  wake_.cancel();
-  if (h.status != uint8_t(CallStatus::kOk)) {
-    read_result_ = OpResult::kError;
-    return;
-  }
-  Status s;
-  switch (call_->method) {
-    case Method::kMutate: {
-      MutateResponse r;
-      s = codec_->DecodeResponse(payload, &r);
-      break;
-    }
-    case Method::kGet: {
-      GetResponse r;
-      s = codec_->DecodeResponse(payload, &r);
-      if (s.ok()) read_result_ = stream_->OnRead(op_, r);
-      break;
-    }
-    case Method::kScan: {
-      ScanResponse r;
-      s = codec_->DecodeResponse(payload, &r);
-      break;
-    }
-    case Method::kMulti: {
-      MultiResponse r;
-      s = codec_->DecodeResponse(payload, &r);
-      if (s.ok())
-        for (const ActionResult& ar : r.results)
-          if (!ar.ok) read_result_ = OpResult::kError;
-      break;
-    }
-    default:
-      break;
-  }
-  if (!s.ok()) read_result_ = OpResult::kError;
-}
-
-void LogicalClient::OnFailure(const Status& status) {
-  done_ = true;
-  failed_ = true;
-  if (thread_->error.ok()) thread_->error = status;
-  wake_.cancel();
-}
-
-asio::awaitable<bool> LogicalClient::DoCall(const PlannedCall& call) {
-  call_ = &call;
-  uint32_t call_id = 0;
-  ByteBuffer* out = conn_->BeginCall(uint8_t(call.method), this, &call_id);
-  if (out == nullptr) {
-    failed_ = true;
-    if (thread_->error.ok()) thread_->error = conn_->error();
-    co_return false;
-  }
-  Status s;
-  switch (call.method) {
-    case Method::kMutate: s = codec_->EncodeRequest(call_id, call.mutate, out); break;
-    case Method::kGet: s = codec_->EncodeRequest(call_id, call.get, out); break;
-    case Method::kScan: s = codec_->EncodeRequest(call_id, call.scan, out); break;
-    case Method::kMulti: s = codec_->EncodeRequest(call_id, call.multi, out); break;
-    default: s = Status::InvalidArgument("not a region method"); break;
-  }
-  if (!s.ok()) {
-    conn_->Abandon();
-    read_result_ = OpResult::kError;
-    co_return true;
-  }
-  done_ = false;
-  conn_->Send();
-  while (!done_) {
-    wake_.expires_at(Clock::time_point::max());
-    co_await wake_.async_wait(kNoThrow);
-  }
-  co_return !failed_;
-}
-
-void LogicalClient::Record(OpType type, OpResult result, Clock::time_point intended,
-                           Clock::time_point start, Clock::time_point end, bool measured) {
-  if (!measured) return;
-  const size_t t = size_t(type);
-  const int64_t latency = Nanos(end - start);
-  OpStats& s = thread_->stats[t];
-  OpStats& iv = thread_->interval[t];
-  if (result == OpResult::kError) {
-    s.failed_latency.Record(latency);
-    iv.failed_latency.Record(latency);
-  } else {
-    s.latency.Record(latency);
-    iv.latency.Record(latency);
-  }
-  if (interval_ns_ > 0 && result != OpResult::kError) {
-    const int64_t intended_latency = Nanos(end - intended);
-    s.intended_latency.Record(intended_latency);
-    iv.intended_latency.Record(intended_latency);
-  }
-  ++s.results[size_t(result)];
-  ++iv.results[size_t(result)];
-  ++thread_->measured_ops;
-  state_->last_end_ns.store(Nanos(end.time_since_epoch()), std::memory_order_relaxed);
-}
-
-asio::awaitable<void> LogicalClient::Run() {
-  const DriverOptions& o = *state_->options;
-  Clock::time_point next_intended =
-      state_->open_loop_start + std::chrono::nanoseconds(int64_t(stagger_ns_));
-  bool flushed = false;
-  for (;;) {
-    const int phase = state_->phase.load(std::memory_order_relaxed);
-    bool have_op = false;
-    if (phase != kStopping && !g_stop_requested.load(std::memory_order_relaxed) &&
-        !(phase == kMeasure && o.operations > 0 && quota_ <= 0)) {
-      have_op = stream_->Next(&op_);
-    }
-    if (!have_op) {
-      if (flushed || failed_ || !stream_->Flush(&op_)) break;
-      flushed = true;
-    }
-    const bool measured = phase == kMeasure;
-    Clock::time_point intended = Clock::now();
-    bool waited = false;
-    if (interval_ns_ > 0 && !flushed) {
-      intended = next_intended;
-      next_intended += std::chrono::nanoseconds(int64_t(interval_ns_));
-      if (intended > Clock::now()) {
-        waited = true;
-        wake_.expires_at(intended);
-        co_await wake_.async_wait(kNoThrow);
-      }
-    }
-    const Clock::time_point start = Clock::now();
-    if (interval_ns_ > 0 && measured && !flushed) {
-      thread_->lateness.Record(Nanos(start - intended));
-      if (waited) {
-        thread_->timer_lateness.Record(Nanos(start - intended));
-      } else {
-        ++thread_->behind_schedule;
-      }
-    }
-    read_result_ = OpResult::kOk;
-    for (int i = 0; i < op_.ncalls; ++i) {
-      if (!co_await DoCall(op_.calls[i])) break;
-      if (read_result_ == OpResult::kError) break;
-    }
-    if (failed_) break;
-    const Clock::time_point end = Clock::now();
-    stream_->Finish(op_, read_result_);
-    Record(op_.type, read_result_, intended, start, end, measured);
-    if (measured) --quota_;
-  }
-  if (failed_) state_->Fail();
-  state_->ClientDone();
+Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
 // Runs `fn` on the thread's event loop and waits for it.
@@ -277,6 +46,23 @@ void RunOn(ClientThread* t, Fn fn) {
   done.get_future().wait();
 }
 
+// Waits for `f` until `deadline`, which a stop request shortens to
+// kStopGrace from when it is seen. False if `f` is still not ready.
+template <typename T>
+bool WaitStopAware(const std::future<T>& f, Clock::time_point deadline) {
+  for (;;) {
+    if (StopRequested()) deadline = std::min(deadline, Clock::now() + kStopGrace);
+    const auto now = Clock::now();
+    if (now >= deadline) return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    if (f.wait_for(std::min<Clock::duration>(kPoll, deadline - now)) == std::future_status::ready)
+      return true;
+  }
+}
+
+Status StopStatus() {
+  return Status::Aborted("stopped on request (" + StopReasonText(StopRequestReason()) + ")");
+}
+
 // One pass over the registered threads (each pass reads /proc per thread).
 ThreadUsage ClientUsage() { return RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs}); }
 
@@ -284,9 +70,7 @@ CounterTotals ClientCounters() {
   return RoleTotals({ThreadRole::kClientLoop, ThreadRole::kClientOs});
 }
 
-// Fetches the server's Stats over an existing load connection (on its
-// thread), so no connection is set up on the server inside the measured
-// phase and the figures are the same whether the server is local or remote.
+// The server's Stats, fetched over an existing load connection.
 class StatsCall final : public rpc::PendingCall {
  public:
   void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
@@ -305,239 +89,393 @@ class StatsCall final : public rpc::PendingCall {
   std::promise<StatusOr<nlohmann::json>> done;
 };
 
+// Fetches the server's Stats over an existing load connection (on its
+// thread), so no connection is set up on the server inside the measured
+// phase and the figures are the same whether the server is local or remote.
+// A call left unanswered is unregistered before returning.
 StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
   StatsCall call;
   auto reply = call.done.get_future();
+  rpc::ClientConnection* c = t->conns.front().get();
+  uint32_t call_id = 0;
   bool sent = false;
   RunOn(t, [&] {
-    rpc::ClientConnection* c = t->conns.front().get();
-    if (c->BeginCall(uint8_t(Method::kStats), &call) == nullptr) return;
+    if (c->BeginCall(uint8_t(Method::kStats), &call, &call_id) == nullptr) return;
     c->Send();
     sent = true;
   });
   if (!sent) return Status::Unavailable("cannot send the Stats call: connection is down");
-  if (reply.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
-    return Status::Unavailable("no Stats reply from the server within 10 s");
+  if (!WaitStopAware(reply, Clock::now() + kStatsTimeout)) {
+    RunOn(t, [&] { c->Cancel(call_id); });
+    if (reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+      return Status::Unavailable(c->peer() + " did not answer the Stats call" +
+                                 (StopRequested() ? " before the stop" : " within 10 s"));
+  }
   return reply.get();
+}
+
+// One run, phase by phase. Run() is the whole sequence; each phase leaves
+// the object ready for the next, and the destructor stops whatever was
+// started if a phase failed.
+class LoadRun {
+ public:
+  LoadRun(const DriverOptions& o, Workload* workload) : o_(o), workload_(workload) {
+    state_.options = &o_;
+    state_.clients_left.store(o_.threads);
+    state_.phase.store(o_.warmup_seconds > 0 ? kWarmup : kMeasure);
+  }
+  ~LoadRun() { Shutdown(/*force=*/true); }
+
+  StatusOr<RunResult> Run() {
+    WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
+    codec_id_ = uint8_t(NewCodec(o_.codec).value()->id());
+    layout_ = PlanLayout(o_);
+    WB_RETURN_IF_ERROR(StartThreads());
+    WB_RETURN_IF_ERROR(Connect());
+    PlaceClients();
+    Warmup();
+    Measure();
+    Drain();
+    Collect();
+    Shutdown(/*force=*/false);
+    return std::move(result_);
+  }
+
+ private:
+  Status StartThreads();
+  Status Connect();
+  Status ConnectThread(ClientThread* t, int n);
+  void PlaceClients();
+  void SpawnClients();
+  void Warmup();
+  void BeginMeasure();
+  void Measure();
+  void TakeSnapshot(Clock::time_point now, bool final);
+  void Drain();
+  void Collect();
+  void Shutdown(bool force);
+
+  const DriverOptions o_;
+  Workload* workload_;
+  RunState state_;
+  LoadLayout layout_;
+  uint8_t codec_id_ = 0;
+  std::vector<std::unique_ptr<ClientThread>> threads_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  RunResult result_;
+  bool all_done_ = false;
+  ThreadUsage usage_before_;
+  CounterTotals counters_before_;
+  Clock::time_point measure_start_;
+  Clock::time_point measure_end_;
+};
+
+Status LoadRun::StartThreads() {
+  const bool os_model = o_.thread_model == ThreadModel::kOs;
+  const ThreadRole role = os_model ? ThreadRole::kClientOs : ThreadRole::kClientLoop;
+  for (int i = 0; i < layout_.client_threads; ++i) {
+    threads_.push_back(std::make_unique<ClientThread>());
+    ClientThread* t = threads_.back().get();
+    guards_.emplace_back(asio::make_work_guard(t->ctx));
+    try {
+      t->thread = std::thread([t, i, role] {
+        std::string name = "client-" + std::to_string(i);
+        RegisterThisThread(role, name.c_str());
+        // Linux lets a sleeping thread's timer fire up to 50 us late by default
+        // (timer slack); open-loop pacing wants it on time.
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        t->ctx.run();
+      });
+    } catch (const std::system_error& e) {
+      threads_.pop_back();
+      guards_.pop_back();
+      return Status::ResourceExhausted("cannot start client thread " + std::to_string(i + 1) +
+                                       " of " + std::to_string(layout_.client_threads) + ": " +
+                                       e.what() + ": lower -threads or --client-io-threads");
+    }
+  }
+  return Status::Ok();
+}
+
+// Connects `n` connections on `t`'s own thread. The wait is bounded: it
+// gives up when a stop is requested or no connection completes for
+// kConnectTimeout (the coroutine is then abandoned with the thread's loop).
+Status LoadRun::ConnectThread(ClientThread* t, int n) {
+  struct Progress {
+    std::promise<Status> done;
+    std::atomic<int> connected{0};
+  };
+  auto progress = std::make_shared<Progress>();
+  rpc::ClientOptions co;
+  co.host = o_.host;
+  co.port = o_.port;
+  co.codec_id = codec_id_;
+  asio::co_spawn(
+      t->ctx,
+      [t, n, co, progress]() -> asio::awaitable<void> {
+        for (int c = 0; c < n; ++c) {
+          auto conn = co_await rpc::ClientConnection::Connect(t->ctx, co);
+          if (!conn.ok()) {
+            progress->done.set_value(conn.status());
+            co_return;
+          }
+          t->conns.push_back(*conn);
+          t->codecs.push_back(std::move(NewCodec(co.codec_id)).value());
+          progress->connected.fetch_add(1);
+        }
+        progress->done.set_value(Status::Ok());
+      },
+      asio::detached);
+  auto done = progress->done.get_future();
+  int seen = 0;
+  Clock::time_point deadline = Clock::now() + kConnectTimeout;
+  while (done.wait_for(kPoll) != std::future_status::ready) {
+    if (StopRequested())
+      return Status::Aborted("stopped by " + StopReasonText(StopRequestReason()) +
+                             " while connecting");
+    if (const int now_seen = progress->connected.load(); now_seen != seen) {
+      seen = now_seen;
+      deadline = Clock::now() + kConnectTimeout;
+    } else if (Clock::now() >= deadline) {
+      return Status::Unavailable(o_.host + ":" + std::to_string(o_.port) +
+                                 " did not complete a connection within 10 s");
+    }
+  }
+  return done.get();
+}
+
+Status LoadRun::Connect() {
+  for (int i = 0; i < layout_.client_threads; ++i) {
+    const int n = layout_.connections / layout_.client_threads +
+                  (i < layout_.connections % layout_.client_threads ? 1 : 0);
+    WB_RETURN_IF_ERROR(ConnectThread(threads_[size_t(i)].get(), n));
+  }
+  return Status::Ok();
+}
+
+// Logical clients: round-robin over threads, then over each thread's connections.
+void LoadRun::PlaceClients() {
+  const int nthreads = layout_.client_threads;
+  const double per_client_interval_ns = o_.target_ops > 0 ? 1e9 * o_.threads / o_.target_ops : 0;
+  for (int i = 0; i < o_.threads; ++i) {
+    ClientThread* t = threads_[size_t(i % nthreads)].get();
+    const size_t ci = size_t(i / nthreads) % t->conns.size();
+    const int64_t quota =
+        o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
+                          : 0;
+    t->clients.push_back(std::make_unique<LogicalClient>(
+        &state_, t, t->conns[ci].get(), t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
+        quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
+  }
+}
+
+void LoadRun::SpawnClients() {
+  state_.open_loop_start = Clock::now();
+  for (auto& t : threads_) {
+    for (auto& c : t->clients) {
+      LogicalClient* lc = c.get();
+      asio::co_spawn(
+          t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+    }
+  }
+}
+
+// With a warm-up, clients start now and run unmeasured; without one they
+// start only once the "before" snapshots are taken (BeginMeasure).
+void LoadRun::Warmup() {
+  if (o_.warmup_seconds <= 0) return;
+  SpawnClients();
+  state_.WaitUntil(Clock::now() + Seconds(o_.warmup_seconds));
+}
+
+void LoadRun::BeginMeasure() {
+  if (o_.fetch_server_stats && !StopRequested()) {
+    auto before = FetchStats(threads_.front().get());
+    if (before.ok()) {
+      result_.server_before = *before;
+    } else {
+      result_.server_stats_error = before.status().ToString();
+    }
+  }
+  usage_before_ = ClientUsage();
+  counters_before_ = ClientCounters();
+  measure_start_ = Clock::now();
+  state_.phase.store(kMeasure);
+  for (auto& t : threads_) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
+  ArmAllocationTrap(true);
+  if (o_.warmup_seconds <= 0) SpawnClients();
+}
+
+void LoadRun::Measure() {
+  BeginMeasure();
+  const Clock::time_point hard_end =
+      o_.max_seconds > 0 ? measure_start_ + Seconds(o_.max_seconds) : Clock::time_point::max();
+  Clock::time_point next_status = o_.status_interval_s > 0
+                                      ? measure_start_ + Seconds(o_.status_interval_s)
+                                      : Clock::time_point::max();
+  for (;;) {
+    state_.WaitUntil(std::min(hard_end, next_status));
+    if (state_.ShouldEnd()) break;
+    const Clock::time_point now = Clock::now();
+    if (now >= hard_end) break;
+    if (now >= next_status) {
+      TakeSnapshot(now, /*final=*/false);
+      next_status += Seconds(o_.status_interval_s);
+    }
+  }
+  all_done_ = state_.clients_left.load() == 0;
+}
+
+void LoadRun::TakeSnapshot(Clock::time_point now, bool final) {
+  StatusSnapshot snap;
+  snap.final = final;
+  for (auto& t : threads_) {
+    ClientThread* raw = t.get();
+    std::array<OpStats, kOpTypes> taken;
+    RunOn(raw, [&] {
+      std::swap(taken, raw->interval);
+      snap.operations += raw->measured_ops;
+    });
+    for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
+  }
+  if (o_.on_status) o_.on_status(std::chrono::duration<double>(now - measure_start_).count(), snap);
+}
+
+// Lets the operations in flight finish, for kDrainTimeout at most (kStopGrace
+// once a stop is requested); then closes the connections, which fails the
+// calls the server left unanswered, and says so.
+void LoadRun::Drain() {
+  state_.phase.store(kStopping);
+  for (auto& t : threads_)  // Wake clients sleeping until their next scheduled operation.
+    RunOn(t.get(), [raw = t.get()] {
+      for (auto& c : raw->clients) c->Interrupt();
+    });
+  Clock::time_point deadline = Clock::now() + kDrainTimeout;
+  {
+    std::unique_lock<std::mutex> lock(state_.mu);
+    while (state_.clients_left.load() > 0 && Clock::now() < deadline) {
+      if (StopRequested()) deadline = std::min(deadline, Clock::now() + kStopGrace);
+      state_.cv.wait_until(lock, std::min(deadline, Clock::now() + kPoll));
+    }
+  }
+  measure_end_ = Clock::now();
+  if (all_done_ && state_.last_end_ns.load() > 0)
+    measure_end_ = Clock::time_point(std::chrono::nanoseconds(state_.last_end_ns.load()));
+  ArmAllocationTrap(false);
+  if (state_.clients_left.load() == 0) return;
+  // Keep the first real failure, if any, ahead of the "closed by the client" the close causes.
+  size_t unanswered = 0;
+  for (auto& t : threads_)
+    RunOn(t.get(), [&, raw = t.get()] {
+      if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
+      for (auto& c : raw->conns) unanswered += c->inflight();
+      for (auto& c : raw->conns) c->Close();
+    });
+  if (result_.error.ok()) {
+    result_.error =
+        StopRequested()
+            ? StopStatus()
+            : Status::Unavailable(o_.host + ":" + std::to_string(o_.port) + " left " +
+                                  std::to_string(unanswered) +
+                                  " call(s) unanswered for 2 s after the run ended; is it a "
+                                  "wirebench server, and alive?");
+  }
+  state_.Fail();
+  std::unique_lock<std::mutex> lock(state_.mu);
+  state_.cv.wait_for(lock, std::chrono::seconds(5),
+                     [&] { return state_.clients_left.load() == 0; });
+}
+
+void LoadRun::Collect() {
+  result_.client_usage = ClientUsage() - usage_before_;
+  result_.client_counters = ClientCounters() - counters_before_;
+  if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
+  // No "after" without a "before" (a server that did not answer it would
+  // only hold the end of the run up again).
+  if (o_.fetch_server_stats && !state_.failed.load() && result_.server_stats_error.empty()) {
+    auto after = FetchStats(threads_.front().get());
+    if (after.ok()) {
+      result_.server_after = *after;
+    } else {
+      result_.server_stats_error = after.status().ToString();
+    }
+  }
+  // Collect per-thread results on their own threads.
+  for (auto& t : threads_) {
+    ClientThread* raw = t.get();
+    RunOn(raw, [&] {
+      for (int k = 0; k < kOpTypes; ++k) result_.ops[size_t(k)].Add(raw->stats[size_t(k)]);
+      result_.schedule_lateness.Add(raw->lateness);
+      result_.timer_lateness.Add(raw->timer_lateness);
+      result_.behind_schedule += raw->behind_schedule;
+      result_.operations += raw->measured_ops;
+      for (auto& c : raw->conns) result_.connections += c->stats();
+      if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
+    });
+  }
+  result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
+  if (state_.failed.load() || StopRequested()) {
+    result_.partial = true;
+    if (result_.error.ok())
+      result_.error = StopRequested()
+                          ? StopStatus()
+                          : Status::Internal("a logical client stopped without saying why");
+  }
+}
+
+// Closes every connection and joins the threads. `force` (a phase failed,
+// e.g. a connect that never completed): the loops are stopped without
+// waiting for work still pending on them.
+void LoadRun::Shutdown(bool force) {
+  if (threads_.empty()) return;
+  for (auto& t : threads_) {
+    ClientThread* raw = t.get();
+    asio::post(raw->ctx, [raw] {
+      for (auto& c : raw->conns) c->Close();
+    });
+  }
+  guards_.clear();
+  if (force)
+    for (auto& t : threads_) t->ctx.stop();
+  for (auto& t : threads_) t->thread.join();
+  for (auto& t : threads_) t->clients.clear();
+  threads_.clear();
 }
 
 }  // namespace
 
-void RequestStop() { g_stop_requested.store(true); }
-void ResetStopRequest() { g_stop_requested.store(false); }
+Status ValidateDriverOptions(const DriverOptions& o) {
+  if (o.threads < 1)
+    return Status::InvalidArgument("-threads (threadcount) must be 1 or more, got " +
+                                   std::to_string(o.threads));
+  if (o.client_io_threads < 1)
+    return Status::InvalidArgument("--client-io-threads must be 1 or more, got " +
+                                   std::to_string(o.client_io_threads));
+  if (o.connections < 1)
+    return Status::InvalidArgument("--connections must be 1 or more, got " +
+                                   std::to_string(o.connections));
+  if (o.operations < 0)
+    return Status::InvalidArgument("--ops (operationcount) must be 0 (no limit) or more, got " +
+                                   std::to_string(o.operations));
+  if (!std::isfinite(o.max_seconds) || o.max_seconds < 0)
+    return Status::InvalidArgument(
+        "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got " +
+        hdr::JavaDoubleToString(o.max_seconds));
+  if (!std::isfinite(o.warmup_seconds) || o.warmup_seconds < 0)
+    return Status::InvalidArgument("--warmup must be 0 or a positive number of seconds, got " +
+                                   hdr::JavaDoubleToString(o.warmup_seconds));
+  if (!std::isfinite(o.target_ops) || o.target_ops < 0)
+    return Status::InvalidArgument(
+        "-target must be a positive number of operations per second (omit it for closed loop), "
+        "got " +
+        hdr::JavaDoubleToString(o.target_ops));
+  WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
+  return CheckClientLimits(o, ReadHostLimits());
+}
 
 StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
-  if (o.threads < 1) return Status::InvalidArgument("-threads must be at least 1");
-  if (o.client_io_threads < 1)
-    return Status::InvalidArgument("--client-io-threads must be at least 1");
-  if (o.connections < 1) return Status::InvalidArgument("--connections must be at least 1");
-  const CodecInfo* codec = FindCodec(o.codec);
-  if (codec == nullptr)
-    return Status::InvalidArgument("unknown codec '" + o.codec + "'; known codecs: " +
-                                   CodecNames());
-  const bool os_model = o.thread_model == ThreadModel::kOs;
-  const int nthreads = os_model ? o.threads : std::min(o.client_io_threads, o.threads);
-  const int nconns_total = os_model ? o.threads : std::max(o.connections, nthreads);
-
-  RunState state;
-  state.options = &o;
-  state.clients_left.store(o.threads);
-  state.phase.store(o.warmup_seconds > 0 ? kWarmup : kMeasure);
-
-  std::vector<std::unique_ptr<ClientThread>> threads;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
-  for (int i = 0; i < nthreads; ++i) {
-    threads.push_back(std::make_unique<ClientThread>());
-    ClientThread* t = threads.back().get();
-    guards.emplace_back(asio::make_work_guard(t->ctx));
-    const ThreadRole role = os_model ? ThreadRole::kClientOs : ThreadRole::kClientLoop;
-    t->thread = std::thread([t, i, role] {
-      std::string name = "client-" + std::to_string(i);
-      RegisterThisThread(role, name.c_str());
-      // Linux lets a sleeping thread's timer fire up to 50 us late by default
-      // (timer slack); open-loop pacing wants it on time.
-      prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-      t->ctx.run();
-    });
-  }
-  auto shutdown = [&] {
-    for (auto& t : threads) {
-      ClientThread* raw = t.get();
-      asio::post(raw->ctx, [raw] {
-        for (auto& c : raw->conns) c->Close();
-      });
-    }
-    guards.clear();
-    for (auto& t : threads) t->thread.join();
-  };
-
-  // Connect every connection on its own thread.
-  Status connect_error;
-  for (int i = 0; i < nthreads; ++i) {
-    ClientThread* t = threads[size_t(i)].get();
-    const int n = nconns_total / nthreads + (i < nconns_total % nthreads ? 1 : 0);
-    std::promise<Status> connected;
-    asio::co_spawn(
-        t->ctx,
-        [&, t, n]() -> asio::awaitable<void> {
-          for (int c = 0; c < n; ++c) {
-            rpc::ClientOptions co;
-            co.host = o.host;
-            co.port = o.port;
-            co.codec_id = uint8_t(codec->id);
-            auto conn = co_await rpc::ClientConnection::Connect(t->ctx, co);
-            if (!conn.ok()) {
-              connected.set_value(conn.status());
-              co_return;
-            }
-            t->conns.push_back(*conn);
-            t->codecs.push_back(codec->factory());
-          }
-          connected.set_value(Status::Ok());
-        },
-        asio::detached);
-    Status s = connected.get_future().get();
-    if (!s.ok()) {
-      connect_error = s;
-      break;
-    }
-  }
-  if (!connect_error.ok()) {
-    shutdown();
-    return connect_error;
-  }
-
-  // Logical clients: round-robin over threads, then over each thread's connections.
-  const double per_client_interval_ns = o.target_ops > 0 ? 1e9 * o.threads / o.target_ops : 0;
-  for (int i = 0; i < o.threads; ++i) {
-    ClientThread* t = threads[size_t(i % nthreads)].get();
-    const size_t ci = size_t(i / nthreads) % t->conns.size();
-    const int64_t quota =
-        o.operations > 0 ? o.operations / o.threads + (i < o.operations % o.threads ? 1 : 0) : 0;
-    t->clients.push_back(std::make_unique<LogicalClient>(
-        &state, t, t->conns[ci].get(), t->codecs[ci].get(), workload->NewStream(i, o.threads),
-        quota, per_client_interval_ns, per_client_interval_ns * i / o.threads));
-  }
-  auto spawn_clients = [&] {
-    state.open_loop_start = Clock::now();
-    for (auto& t : threads) {
-      for (auto& c : t->clients) {
-        LogicalClient* lc = c.get();
-        asio::co_spawn(t->ctx, [lc]() { return lc->Run(); }, asio::detached);
-      }
-    }
-  };
-  RunResult result;
-  auto wait_until = [&](Clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(state.mu);
-    state.cv.wait_until(lock, deadline, [&] {
-      return state.clients_left.load() == 0 || state.failed.load() ||
-             g_stop_requested.load();
-    });
-  };
-  // With a warm-up, clients start now and run unmeasured; without one they
-  // start only once the "before" snapshots are taken.
-  if (o.warmup_seconds > 0) {
-    spawn_clients();
-    wait_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(o.warmup_seconds)));
-  }
-  // Measured phase begins.
-  if (o.fetch_server_stats) {
-    auto before = FetchStats(threads.front().get());
-    if (before.ok()) {
-      result.server_before = *before;
-    } else {
-      result.server_stats_error = before.status().ToString();
-    }
-  }
-  const ThreadUsage usage_before = ClientUsage();
-  const CounterTotals counters_before = ClientCounters();
-  const Clock::time_point measure_start = Clock::now();
-  state.phase.store(kMeasure);
-  for (auto& t : threads) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
-  ArmAllocationTrap(true);
-  if (o.warmup_seconds <= 0) spawn_clients();
-
-  const Clock::time_point hard_end =
-      o.max_seconds > 0 ? measure_start + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(o.max_seconds))
-                        : Clock::time_point::max();
-  Clock::time_point next_status =
-      o.status_interval_s > 0 ? measure_start + std::chrono::duration_cast<Clock::duration>(
-                                                    std::chrono::duration<double>(
-                                                        o.status_interval_s))
-                              : Clock::time_point::max();
-  auto take_snapshot = [&](Clock::time_point now, bool final) {
-    StatusSnapshot snap;
-    snap.final = final;
-    for (auto& t : threads) {
-      ClientThread* raw = t.get();
-      std::array<OpStats, kOpTypes> taken;
-      RunOn(raw, [&] {
-        std::swap(taken, raw->interval);
-        snap.operations += raw->measured_ops;
-      });
-      for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
-    }
-    if (o.on_status) o.on_status(std::chrono::duration<double>(now - measure_start).count(), snap);
-  };
-  for (;;) {
-    wait_until(std::min(hard_end, next_status));
-    if (state.clients_left.load() == 0 || state.failed.load() || g_stop_requested.load()) break;
-    const Clock::time_point now = Clock::now();
-    if (now >= hard_end) break;
-    if (now >= next_status) {
-      take_snapshot(now, /*final=*/false);
-      next_status += std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(o.status_interval_s));
-    }
-  }
-  const bool all_done = state.clients_left.load() == 0;
-  state.phase.store(kStopping);
-  {
-    std::unique_lock<std::mutex> lock(state.mu);
-    state.cv.wait_for(lock, std::chrono::seconds(10),
-                      [&] { return state.clients_left.load() == 0; });
-  }
-  Clock::time_point measure_end = Clock::now();
-  if (all_done && state.last_end_ns.load() > 0)
-    measure_end = Clock::time_point(std::chrono::nanoseconds(state.last_end_ns.load()));
-  ArmAllocationTrap(false);
-  result.client_usage = ClientUsage() - usage_before;
-  result.client_counters = ClientCounters() - counters_before;
-  if (o.status_interval_s > 0) take_snapshot(measure_end, /*final=*/true);
-  if (o.fetch_server_stats && !state.failed.load()) {
-    auto after = FetchStats(threads.front().get());
-    if (after.ok()) {
-      result.server_after = *after;
-    } else {
-      result.server_stats_error = after.status().ToString();
-    }
-  }
-  // Collect per-thread results on their own threads, then stop them.
-  for (auto& t : threads) {
-    ClientThread* raw = t.get();
-    RunOn(raw, [&] {
-      for (int k = 0; k < kOpTypes; ++k) result.ops[size_t(k)].Add(raw->stats[size_t(k)]);
-      result.schedule_lateness.Add(raw->lateness);
-      result.timer_lateness.Add(raw->timer_lateness);
-      result.behind_schedule += raw->behind_schedule;
-      result.operations += raw->measured_ops;
-      for (auto& c : raw->conns) {
-        result.connections += c->stats();
-      }
-      if (!raw->error.ok() && result.error.ok()) result.error = raw->error;
-    });
-  }
-  result.runtime_s = std::chrono::duration<double>(measure_end - measure_start).count();
-  if (state.failed.load() || g_stop_requested.load()) {
-    result.partial = true;
-    if (result.error.ok()) result.error = Status::Aborted("stopped on request (SIGINT)");
-  }
-  shutdown();
-  for (auto& t : threads) t->clients.clear();
-  return result;
+  LoadRun run(o, workload);
+  return run.Run();
 }
 
 }  // namespace wirebench

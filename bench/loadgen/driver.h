@@ -6,8 +6,11 @@
 // client's own CPU, allocations and context switches over the measured
 // phase, with the server's figures fetched over the Stats call before and
 // after it.
+// RunLoad drives one run through its phases (see LoadRun in driver.cc):
+// start the client threads, connect, warm up, measure, drain, collect.
 // Thread-safety: RunLoad is called from one thread; it owns every thread it
-// starts and joins them before returning.
+// starts and joins them before returning. A stop may be requested from any
+// thread (stop_request.h).
 #pragma once
 
 #include <array>
@@ -21,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/operation.h"
+#include "bench/loadgen/stop_request.h"
 #include "bench/results/run_result.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
@@ -90,14 +94,16 @@ struct DriverOptions {
   bool fetch_server_stats = true;
 };
 
+// Checks each option (ranges, the codec name) and the load's size against
+// the call-slot limit and this host (client_limits.h); messages name the
+// command-line flag and its valid range. RunLoad calls it first.
+Status ValidateDriverOptions(const DriverOptions& options);
+
 // Runs the workload against the server in `options`. Never loses what was
 // measured: on a server failure or a stop request the result is returned
-// with partial = true and the error set.
+// with partial = true and the error set. Never blocks for long once a stop
+// is requested or max_seconds has passed: calls the server leaves
+// unanswered are given up (the connection closed) after a short drain.
 StatusOr<RunResult> RunLoad(const DriverOptions& options, Workload* workload);
-
-// Asks a running RunLoad to stop (SIGINT handlers call it); it returns what
-// was measured so far, marked partial.
-void RequestStop();
-void ResetStopRequest();
 
 }  // namespace wirebench

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -125,6 +126,11 @@ Status Properties::Load(std::span<const std::string> files,
 }
 
 Status Properties::LoadFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::InvalidArgument("-P " + path +
+                                   " is a directory; give a property file (e.g. "
+                                   "workloads/workloada)");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Status::NotFound("cannot open property file '" + path + "' (given with -P)");

@@ -1,0 +1,50 @@
+// Up-front checks of a load's size against what one connection and this
+// host can carry: calls in flight per connection, file descriptors, OS
+// threads (RLIMIT_NPROC, kernel.threads-max) and an estimate of the client's
+// memory against MemAvailable, so an oversized run is refused with a message
+// naming the flag instead of failing (or being OOM-killed) part way.
+// Thread-safety: pure functions, except ReadHostLimits (reads /proc).
+#pragma once
+
+#include <cstdint>
+
+#include "common/status.h"
+
+namespace wirebench {
+
+struct DriverOptions;
+
+// A connection carries at most this many calls in flight (its call-slot
+// table, rpc/client.cc kMaxSlots); one is kept free for the Stats call.
+inline constexpr int kMaxClientsPerConnection = 65535 - 1;
+
+// Estimated client memory, measured on x86-64 Linux (RSS growth per unit):
+// each client thread holds its per-operation HdrHistograms (~12 MiB, the
+// bulk of --thread-model os, which has one thread per logical client); a
+// coroutine logical client ~5 KiB; a connection its buffers.
+inline constexpr uint64_t kClientThreadBytes = 12u << 20;
+inline constexpr uint64_t kLogicalClientBytes = 8u << 10;
+inline constexpr uint64_t kConnectionBytes = 64u << 10;
+
+struct HostLimits {
+  uint64_t max_processes = UINT64_MAX;    // RLIMIT_NPROC (soft), or threads-max if lower.
+  uint64_t max_open_files = UINT64_MAX;   // RLIMIT_NOFILE (soft).
+  uint64_t memory_available = UINT64_MAX; // MemAvailable, bytes.
+};
+
+// This host's limits (UINT64_MAX where unlimited or unknown).
+HostLimits ReadHostLimits();
+
+// How the driver lays out a load: client threads and connections in all.
+struct LoadLayout {
+  int client_threads = 1;
+  int connections = 1;
+  int max_clients_per_connection = 1;
+};
+LoadLayout PlanLayout(const DriverOptions& o);
+
+// Checks `o` (already valid on its own, see ValidateDriverOptions) against
+// the call-slot limit and `host`.
+Status CheckClientLimits(const DriverOptions& o, const HostLimits& host);
+
+}  // namespace wirebench

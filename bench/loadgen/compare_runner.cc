@@ -1,0 +1,245 @@
+#include "bench/loadgen/compare_runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "bench/loadgen/stop_on_signal.h"
+#include "bench/results/report.h"
+#include "codecs/codec.h"
+
+namespace wirebench {
+
+namespace {
+
+// "a" or "workloada" or a path: returns (short name, path). A relative path
+// not found from the working directory is looked for beside the binary's
+// checkout (the folders above the executable), so a built tree runs from
+// anywhere without the binary embedding its source path.
+StatusOr<std::pair<std::string, std::string>> ResolveWorkload(const std::string& w) {
+  std::string path = w;
+  if (w.size() == 1 && w[0] >= 'a' && w[0] <= 'f') path = "workloads/workload" + w;
+  std::vector<std::string> tried = {path};
+  if (access(path.c_str(), R_OK) != 0 && !path.empty() && path[0] != '/') {
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    for (int up = 0; up < 5 && !ec && !dir.empty(); ++up, dir = dir.parent_path()) {
+      const std::string alt = (dir / path).string();
+      tried.push_back(alt);
+      if (access(alt.c_str(), R_OK) == 0) {
+        path = alt;
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  if (access(path.c_str(), R_OK) != 0) {
+    std::string list;
+    for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+    return Status::NotFound("workload '" + w + "' not found (tried " + list +
+                            "); give a-f or a YCSB workload file");
+  }
+  return std::make_pair(std::filesystem::path(path).filename().string(), path);
+}
+
+std::string MinSec(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%d:%02d", int(s) / 60, int(s) % 60);
+  return buf;
+}
+
+std::string DefaultOutDir() {
+  char stamp[32];
+  time_t now = time(nullptr);
+  tm t;
+  localtime_r(&now, &t);
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &t);
+  return std::string("results/compare-") + stamp;
+}
+
+// The matrix, resolved and checked before any cell runs.
+struct Matrix {
+  std::vector<std::string> codecs;
+  std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
+  std::vector<int> threads;
+  int total = 0;
+};
+
+StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
+  Matrix m;
+  m.codecs = o->codecs;
+  if (m.codecs.empty())
+    for (const CodecInfo& c : AllCodecs()) m.codecs.push_back(std::string(c.name));
+  for (const auto& c : m.codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
+  auto threads = ParseThreadList(o->threads);
+  if (!threads.ok()) return threads.status();
+  m.threads = *threads;
+  for (const auto& w : o->workloads) {
+    auto r = ResolveWorkload(w);
+    if (!r.ok()) return r.status();
+    m.workloads.push_back(*r);
+  }
+  if (o->out.empty()) o->out = DefaultOutDir();
+  std::error_code ec;
+  std::filesystem::create_directories(o->out + "/cells", ec);
+  if (ec) return Status::IoError("cannot create --out " + o->out + ": " + ec.message());
+  m.total = int(m.codecs.size() * m.workloads.size() * m.threads.size()) * o->repeat;
+  return m;
+}
+
+YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, int threads,
+                           const std::string& codec, const std::string& base) {
+  YcsbRunOptions c = o.cell;
+  c.load_phase = false;
+  c.property_files = {wl_path};
+  c.properties.insert(c.properties.begin(), "recordcount=" + std::to_string(o.records));
+  c.properties.push_back("operationcount=0");
+  c.threads = threads;
+  c.codec = codec;
+  c.seconds = o.seconds;
+  c.warmup = o.warmup;
+  c.quiet = true;
+  c.status = false;
+  c.json_out = base + ".json";
+  c.hlog_out = base + ".hlog";
+  return c;
+}
+
+// Runs one cell; adds it to `out` (marked partial if cut short). Sets
+// out->interrupted when a stop was requested.
+void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
+             int threads, const std::string& codec, int rep, CompareOutcome* out) {
+  const std::string base = o.out + "/cells/" + wl_name + "-t" + std::to_string(threads) + "-" +
+                           codec + "-r" + std::to_string(rep + 1);
+  auto r = RunYcsb(CellOptions(o, wl_path, threads, codec, base));
+  if (StopRequested()) out->interrupted = true;
+  if (!r.ok()) {
+    std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
+                 r.status().ToString().c_str());
+    return;
+  }
+  if (r->result.partial)
+    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s\n", base.c_str(),
+                 r->result.error.ToString().c_str());
+  out->cells.push_back(
+      CompareCell{codec, wl_name, threads, rep + 1, r->json["results"], r->result.partial});
+}
+
+// Repeats are the outer loop, so drift on a shared machine spreads over
+// every codec instead of landing on one.
+void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  for (int rep = 0; rep < o.repeat && !out->interrupted; ++rep) {
+    out->repeats_run = rep + 1;
+    for (const auto& [wl_name, wl_path] : m.workloads) {
+      for (int t : m.threads) {
+        for (const auto& codec : m.codecs) {
+          if (out->interrupted) return;
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          const double eta =
+              done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
+          std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
+                       done + 1, m.total, codec.c_str(), wl_name.c_str(), t, rep + 1, o.repeat,
+                       MinSec(elapsed).c_str(), MinSec(eta).c_str());
+          RunCell(o, wl_name, wl_path, t, codec, rep, out);
+          ++done;
+        }
+      }
+    }
+  }
+}
+
+std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
+  std::ostringstream setup;
+  nlohmann::json env = EnvironmentJson();
+  const YcsbRunOptions& c = o.cell;
+  setup << "Co-located on " << env.value("cpu", std::string("?")) << " ("
+        << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"))
+        << "; server: region " << c.colocated.region.name << " (reads "
+        << c.colocated.region.null_reads << "), " << c.colocated.io_threads << " I/O thread(s), "
+        << c.colocated.handlers << " handlers, separate process; client: " << c.client_io_threads
+        << " event-loop thread(s), " << c.connections << " connection(s); " << o.seconds
+        << " s measured after " << o.warmup << " s warm-up per cell, ";
+  if (out.interrupted) {
+    setup << out.repeats_run << " of " << o.repeat << " repeats run (INTERRUPTED: partial matrix, "
+          << "the last cell cut short)";
+  } else {
+    setup << o.repeat << " repeats";
+  }
+  setup << "; git " << env.value("git_revision", std::string("?")) << ", "
+        << env.value("build_type", std::string("?")) << " build.";
+  return setup.str();
+}
+
+void WriteReports(const CompareOptions& o, const std::vector<std::string>& codecs,
+                  CompareOutcome* out) {
+  CompareReportOptions ro;
+  ro.codecs = codecs;
+  ro.baseline = o.baseline;
+  ro.title = "wirebench codec comparison";
+  ro.setup = SetupText(o, *out);
+  auto put = [&](const std::string& name, const std::string& body) {
+    Status s = WriteFileAtomically(o.out + "/" + name, body);
+    if (!s.ok()) {
+      std::fprintf(stderr, "wirebench compare: %s\n", s.ToString().c_str());
+    } else {
+      out->written.push_back(o.out + "/" + name);
+    }
+  };
+  out->markdown = CompareMarkdown(out->cells, ro);
+  put("comparison.md", out->markdown);
+  put("comparison.csv", CompareCsv(out->cells, ro));
+  put("comparison.json", CompareJson(out->cells, ro).dump(2));
+  auto charts = WriteCharts(out->cells, ro, o.out);
+  if (charts.ok()) {
+    out->written.insert(out->written.end(), charts->begin(), charts->end());
+  } else {
+    std::fprintf(stderr, "wirebench compare: %s\n", charts.status().ToString().c_str());
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    char* end = nullptr;
+    long v = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != 0 || v < 1 || v > 100000)
+      return Status::InvalidArgument(
+          "--threads must be a list of counts 1-100000 like 32 or 1,3,5,10, got '" + s + "'");
+    out.push_back(int(v));
+  }
+  if (out.empty()) return Status::InvalidArgument("--threads is empty");
+  return out;
+}
+
+StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
+  auto m = ResolveMatrix(&o);
+  if (!m.ok()) return m.status();
+  std::fprintf(stderr,
+               "wirebench compare: %zu codecs x %zu workloads x %zu thread counts x %d repeats = "
+               "%d cells of %.1f s (+%.1f s warm-up); results in %s\n",
+               m->codecs.size(), m->workloads.size(), m->threads.size(), o.repeat, m->total,
+               o.seconds, o.warmup, o.out.c_str());
+  CompareOutcome out;
+  out.out = o.out;
+  {
+    StopOnSignal stop_on_signal;  // Also between cells, while no run watches.
+    RunMatrix(o, *m, &out);
+  }
+  ResetStopRequest();
+  std::fprintf(stderr, "\n");
+  WriteReports(o, m->codecs, &out);
+  return out;
+}
+
+}  // namespace wirebench

@@ -1,0 +1,48 @@
+// The codec comparison matrix behind `wirebench compare`: codecs x
+// workloads x thread counts, co-located (a fresh server process per cell),
+// each cell repeated, then the comparison tables (Markdown, CSV, JSON),
+// per-cell results and .hlog files, and charts written into one folder.
+// Thread-safety: RunCompare is called from one thread; it watches
+// SIGINT/SIGTERM while it runs and stops the matrix on either.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/loadgen/ycsb_run.h"
+#include "bench/results/compare_report.h"
+#include "common/status.h"
+
+namespace wirebench {
+
+struct CompareOptions {
+  std::vector<std::string> codecs;  // Empty = every codec.
+  std::vector<std::string> workloads = {"a"};
+  std::string threads = "32";  // A list like "1,3,5,10".
+  int repeat = 3;
+  std::string baseline = "pb";
+  std::string out;  // Empty = results/compare-<time>.
+  double seconds = 5;
+  double warmup = 1;
+  int64_t records = 100000;
+  YcsbRunOptions cell;  // Shared settings of every cell.
+};
+
+struct CompareOutcome {
+  std::vector<CompareCell> cells;
+  std::string out;       // The folder written.
+  std::string markdown;  // comparison.md.
+  std::vector<std::string> written;
+  int repeats_run = 0;  // Repeats started (the last one cut short when interrupted).
+  bool interrupted = false;
+};
+
+// Runs the matrix and writes its outputs. Errors are for bad options (an
+// unknown codec, a workload not found, --out not creatable); a cell that
+// fails is reported on stderr and left out.
+StatusOr<CompareOutcome> RunCompare(CompareOptions o);
+
+// "32" or "1,3,5,10" -> {32} / {1,3,5,10}; each 1-100000.
+StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
+
+}  // namespace wirebench

@@ -1,0 +1,64 @@
+// One YCSB load or run phase, orchestrated: reads the property files and
+// overrides, validates the command-line values, starts the co-located
+// server (unless a server address is given), drives the load, and writes
+// YCSB's text report, its JSON exports, the wirebench JSON result and the
+// .hlog interval log. `wirebench load/run` and `compare` (per cell) call it.
+// Thread-safety: RunYcsb is called from one thread at a time (it installs a
+// SIGINT/SIGTERM watcher for the duration of the run; a stop request it
+// sees stays set, see stop_request.h, until the caller resets it).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/loadgen/colocated_server.h"
+#include "bench/loadgen/driver.h"
+#include "bench/results/report.h"
+
+namespace wirebench {
+
+// Options of one load/run invocation. An unset optional falls back to its
+// YCSB property.
+struct YcsbRunOptions {
+  bool load_phase = false;
+  std::vector<std::string> property_files;
+  std::vector<std::string> properties;  // key=value overrides.
+  std::optional<int> threads;           // -threads (threadcount).
+  std::optional<double> target;         // -target (target); must be > 0 when given.
+  bool status = false;
+  std::string label;
+  std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.
+  std::string codec = "raw";
+  int connections = 1;
+  int client_io_threads = 1;
+  std::string thread_model = "coroutines";
+  std::optional<int64_t> ops;     // --ops (operationcount).
+  std::optional<double> seconds;  // --seconds (maxexecutiontime).
+  double warmup = 0;
+  std::string json_out;
+  std::string hlog_out;
+  std::string client_cpus;
+  ColocatedServerOptions colocated;
+  bool quiet = false;  // No text report on stdout (compare prints its own).
+};
+
+// What one invocation produced.
+struct YcsbOutcome {
+  RunResult result;
+  RunCosts costs;
+  nlohmann::json json;  // The full result document.
+  std::string text;     // The text report.
+};
+
+// Runs one load or run and returns its outcome (results are kept even when
+// the run stopped early: see RunResult::partial).
+StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o);
+
+// YCSB's JSON exporters (JSONMeasurementsExporter and its array form), from
+// the text report's `[SECTION], name, value` lines.
+std::string ExportJson(const std::string& text, bool array);
+
+}  // namespace wirebench
