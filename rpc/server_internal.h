@@ -25,6 +25,7 @@
 #include "rpc/frame.h"
 #include "rpc/server.h"
 #include "rpc/service.h"
+#include "rpc/write_loop.h"
 
 namespace wirebench::rpc {
 
@@ -137,6 +138,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void WakeReader();
   bool Backlogged() const;
 
+  friend struct ServerWriteHooks;
+
   ServerImplBase* server_;
   IoThread* io_;
   tcp::socket socket_;
@@ -144,13 +147,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   uint8_t codec_id_ = 0;
   std::unique_ptr<CallHandler> handler_;  // Inline mode.
   ByteBuffer in_;
-  ByteBuffer out_;
-  ByteBuffer writing_;
-  asio::steady_timer write_signal_;
+  OutputQueue q_;  // Replies, written by WriteLoop (rpc/write_loop.h).
   asio::steady_timer read_signal_;
   asio::steady_timer watchdog_;
   std::chrono::steady_clock::time_point last_read_;
-  bool writer_waiting_ = false;
   bool reader_waiting_ = false;
   bool preamble_done_ = false;
   bool close_after_flush_ = false;
