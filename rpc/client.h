@@ -29,6 +29,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "common/bytes.h"
+#include "common/counters.h"
 #include "common/status.h"
 #include "rpc/frame.h"
 #include "rpc/write_loop.h"
@@ -70,15 +71,13 @@ struct ClientConnectionStats {
   uint64_t writes = 0, reads = 0;  // Socket operations: frames_out / writes = coalescing.
   uint64_t stray_replies = 0;      // Replies whose call id matched no pending call.
 
-  ClientConnectionStats& operator+=(const ClientConnectionStats& o) {
-    frames_out += o.frames_out;
-    frames_in += o.frames_in;
-    bytes_out += o.bytes_out;
-    bytes_in += o.bytes_in;
-    writes += o.writes;
-    reads += o.reads;
-    stray_replies += o.stray_replies;
-    return *this;
+  using Fields = FieldList<&ClientConnectionStats::frames_out, &ClientConnectionStats::frames_in,
+                           &ClientConnectionStats::bytes_out, &ClientConnectionStats::bytes_in,
+                           &ClientConnectionStats::writes, &ClientConnectionStats::reads,
+                           &ClientConnectionStats::stray_replies>;
+  ClientConnectionStats& operator+=(const ClientConnectionStats& o) { return AddFields(*this, o); }
+  ClientConnectionStats operator-(const ClientConnectionStats& o) const {
+    return SubtractFields(*this, o);
   }
 };
 

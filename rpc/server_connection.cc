@@ -31,12 +31,12 @@ ServerConnection::~ServerConnection() = default;
 
 void ServerConnection::Start(std::string refuse_reason) {
   io_->connections.insert(this);
-  Bump(io_->stats.accepted, 1);
-  io_->stats.active.fetch_add(1, std::memory_order_relaxed);
+  BumpShared(io_->stats.accepted, 1);
+  BumpShared(io_->stats.active, 1);
   auto self = shared_from_this();
   asio::co_spawn(io_->ctx, [self]() { return self->WriteLoop(); }, asio::detached);
   if (!refuse_reason.empty()) {
-    Bump(io_->stats.refused, 1);
+    BumpShared(io_->stats.refused, 1);
     LogRateLimited("refused connection from " + peer_ + ": " + refuse_reason);
     AppendErrorFrame(&q_.out, 0, 0, CallStatus::kOverloaded, refuse_reason);
     close_after_flush_ = true;
@@ -58,8 +58,8 @@ void ServerConnection::Close() {
   read_signal_.cancel();
   watchdog_.cancel();
   io_->connections.erase(this);
-  Bump(io_->stats.closed, 1);
-  io_->stats.active.fetch_sub(1, std::memory_order_relaxed);
+  BumpShared(io_->stats.closed, 1);
+  BumpShared(io_->stats.active, -1);
   server_->active_connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -77,7 +77,7 @@ void ServerConnection::WakeReader() {
 void ServerConnection::Fatal(CallStatus status, uint32_t call_id, const std::string& why) {
   LogRateLimited("closing connection from " + peer_ + ": " + why);
   AppendErrorFrame(&q_.out, call_id, 0, status, why);
-  Bump(io_->stats.frames_out, 1);
+  BumpShared(io_->stats.frames_out, 1);
   close_after_flush_ = true;
   WakeWriter();
 }
@@ -88,7 +88,7 @@ asio::awaitable<bool> ServerConnection::ReadMore() {
       asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
   if (ec) co_return false;
   in_.Resize(in_.size() + n);
-  Bump(io_->stats.bytes_in, n);
+  BumpShared(io_->stats.bytes_in, n);
   last_read_ = std::chrono::steady_clock::now();
   co_return true;
 }
@@ -173,7 +173,7 @@ bool ServerConnection::ProcessFrames() {
       ok = false;
       break;
     }
-    Bump(io_->stats.frames_in, 1);
+    BumpShared(io_->stats.frames_in, 1);
     Dispatch(f);
     pos += f.total_size;
   }
@@ -184,29 +184,29 @@ bool ServerConnection::ProcessFrames() {
 
 void ServerConnection::QueueReply(ByteView frame) {
   q_.out.Append(frame);
-  Bump(io_->stats.frames_out, 1);
+  BumpShared(io_->stats.frames_out, 1);
   if (frame.size() >= kFrameHeaderSize && frame[kLengthSize + 5] != uint8_t(CallStatus::kOk))
-    Bump(io_->stats.failed_calls, 1);
+    BumpShared(io_->stats.failed_calls, 1);
 }
 
 void ServerConnection::Dispatch(const Frame& f) {
   const FrameHeader& h = f.header;
   if (!IsKnownMethod(h.method)) {
-    Bump(io_->stats.unknown_method_calls, 1);
-    Bump(io_->stats.failed_calls, 1);
-    Bump(io_->stats.frames_out, 1);
+    BumpShared(io_->stats.unknown_method_calls, 1);
+    BumpShared(io_->stats.failed_calls, 1);
+    BumpShared(io_->stats.frames_out, 1);
     AppendErrorFrame(&q_.out, h.call_id, h.method, CallStatus::kUnknownMethod,
                      "unknown method " + std::to_string(h.method) + "; known methods are 1-" +
                          std::to_string(kMaxMethod));
     return;
   }
-  Bump(io_->stats.calls[h.method], 1);
+  BumpShared(io_->stats.calls[h.method], 1);
   switch (Method(h.method)) {
     case Method::kPing: {
       size_t off = BeginFrame(&q_.out, h.call_id, h.method, 0);
       q_.out.Append(f.payload);
       EndFrame(&q_.out, off);
-      Bump(io_->stats.frames_out, 1);
+      BumpShared(io_->stats.frames_out, 1);
       return;
     }
     case Method::kStats: {
@@ -220,7 +220,7 @@ void ServerConnection::Dispatch(const Frame& f) {
         EndFrame(&q_.out, off);
       }
       ExcludeFromThisThread(ThisThreadTotals() - at_entry);
-      Bump(io_->stats.frames_out, 1);
+      BumpShared(io_->stats.frames_out, 1);
       return;
     }
     default:
@@ -249,7 +249,7 @@ void ServerConnection::HandleInline(const Frame& f) {
     q_.out.Resize(off + kFrameHeaderSize);
     SetFrameStatus(&q_.out, off, uint8_t(outcome.status));
     q_.out.Append(ByteView(outcome.error));
-    Bump(io_->stats.failed_calls, 1);
+    BumpShared(io_->stats.failed_calls, 1);
   }
   EndFrame(&q_.out, off);
   if (outcome.reply_delay_us > 0) {
@@ -258,7 +258,7 @@ void ServerConnection::HandleInline(const Frame& f) {
     q_.out.Resize(off);
     return;
   }
-  Bump(io_->stats.frames_out, 1);
+  BumpShared(io_->stats.frames_out, 1);
 }
 
 void ServerConnection::DelayReply(ByteView frame, uint32_t delay_us) {
@@ -309,7 +309,7 @@ struct ServerWriteHooks {
   bool Finished() const { return c->close_after_flush_ && c->inflight_ == 0; }
   // Room in the output buffer may unblock a reader held back by the limit.
   void OnSwapped() { c->WakeReader(); }
-  void OnWritten(size_t n) { Bump(c->io_->stats.bytes_out, n); }
+  void OnWritten(size_t n) { BumpShared(c->io_->stats.bytes_out, n); }
 };
 
 asio::awaitable<void> ServerConnection::WriteLoop() {

@@ -20,6 +20,7 @@
 #include <boost/asio.hpp>
 
 #include "common/bytes.h"
+#include "common/counters.h"
 #include "common/protocol.h"
 #include "common/thread_stats.h"
 #include "rpc/frame.h"
@@ -32,15 +33,20 @@ namespace wirebench::rpc {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-// Counters of one I/O thread; written only by it.
+// Counters of one I/O thread: written only by it (BumpShared), summed by
+// Stats on another thread (AddShared; common/counters.h).
 struct IoStats {
-  std::atomic<uint64_t> calls[kMaxMethod + 1] = {};
-  std::atomic<uint64_t> unknown_method_calls{0};
-  std::atomic<uint64_t> failed_calls{0};  // Replies with a non-OK status.
-  std::atomic<uint64_t> frames_in{0}, frames_out{0};
-  std::atomic<uint64_t> bytes_in{0}, bytes_out{0};
-  std::atomic<uint64_t> accepted{0}, closed{0}, refused{0};
-  std::atomic<int64_t> active{0};
+  uint64_t calls[kMaxMethod + 1] = {};
+  uint64_t unknown_method_calls = 0;
+  uint64_t failed_calls = 0;  // Replies with a non-OK status.
+  uint64_t frames_in = 0, frames_out = 0;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  uint64_t accepted = 0, closed = 0, refused = 0;
+  int64_t active = 0;
+  using Fields = FieldList<&IoStats::calls, &IoStats::unknown_method_calls, &IoStats::failed_calls,
+                           &IoStats::frames_in, &IoStats::frames_out, &IoStats::bytes_in,
+                           &IoStats::bytes_out, &IoStats::accepted, &IoStats::closed,
+                           &IoStats::refused, &IoStats::active>;
 };
 
 class ServerConnection;
