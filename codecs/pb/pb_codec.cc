@@ -7,7 +7,9 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
+#include "codecs/codec_adapter.h"
 #include "codecs/pb/pb_codecs.h"
 #include "codecs/pb/pb_mapping.h"
 #include "codecs/pb/pb_wire.h"
@@ -111,64 +113,52 @@ bool ParseDelimited(ByteView* in, google::protobuf::MessageLite* m) {
          m->ParseFromArray(bytes.data(), int(bytes.size()));
 }
 
-class ProtoCodec final : public Codec {
+// The generated message that carries each model message as the call's param.
+template <typename M>
+struct ProtoOf;
+template <>
+struct ProtoOf<MutateRequest> : std::type_identity<hbase::MutateRequest> {};
+template <>
+struct ProtoOf<GetRequest> : std::type_identity<hbase::GetRequest> {};
+template <>
+struct ProtoOf<ScanRequest> : std::type_identity<hbase::ScanRequest> {};
+template <>
+struct ProtoOf<MultiRequest> : std::type_identity<hbase::MultiRequest> {};
+template <>
+struct ProtoOf<MutateResponse> : std::type_identity<hbase::MutateResponse> {};
+template <>
+struct ProtoOf<GetResponse> : std::type_identity<hbase::GetResponse> {};
+template <>
+struct ProtoOf<ScanResponse> : std::type_identity<hbase::ScanResponse> {};
+template <>
+struct ProtoOf<MultiResponse> : std::type_identity<hbase::MultiResponse> {};
+
+class ProtoCodec final : public CodecAdapter<ProtoCodec> {
  public:
   ProtoCodec(CodecId id, std::string_view name, MessageSource::Mode mode,
              const PbArenaOptions& options)
-      : id_(id), name_(name), enc_(mode, options), dec_(mode, options) {}
+      : CodecAdapter(id, name, /*zero_copy_decode=*/false),
+        name_(name),
+        enc_(mode, options),
+        dec_(mode, options) {}
 
-  CodecId id() const override { return id_; }
-  std::string_view name() const override { return name_; }
-  bool zero_copy_decode() const override { return false; }
-
-  Status EncodeRequest(uint32_t call_id, const MutateRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::MutateRequest>(call_id, Method::kMutate, req, out);
+  template <typename M>
+  Status Encode(uint32_t call_id, const M& m, ByteBuffer* out) {
+    using Proto = typename ProtoOf<M>::type;
+    if constexpr (MessageTraits<M>::kIsRequest) {
+      return EncodeReq<Proto>(call_id, MessageTraits<M>::kMethod, m, out);
+    } else {
+      return EncodeResp<Proto>(call_id, m, out);
+    }
   }
-  Status EncodeRequest(uint32_t call_id, const GetRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::GetRequest>(call_id, Method::kGet, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const ScanRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::ScanRequest>(call_id, Method::kScan, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const MultiRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::MultiRequest>(call_id, Method::kMulti, req, out);
-  }
-  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
-    return DecodeReq<hbase::MutateRequest>(payload, Method::kMutate, req);
-  }
-  Status DecodeRequest(ByteView payload, GetRequest* req) override {
-    return DecodeReq<hbase::GetRequest>(payload, Method::kGet, req);
-  }
-  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
-    return DecodeReq<hbase::ScanRequest>(payload, Method::kScan, req);
-  }
-  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
-    return DecodeReq<hbase::MultiRequest>(payload, Method::kMulti, req);
-  }
-
-  Status EncodeResponse(uint32_t call_id, const MutateResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::MutateResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const GetResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::GetResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const ScanResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::ScanResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const MultiResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::MultiResponse>(call_id, resp, out);
-  }
-  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
-    return DecodeResp<hbase::MutateResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
-    return DecodeResp<hbase::GetResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
-    return DecodeResp<hbase::ScanResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
-    return DecodeResp<hbase::MultiResponse>(payload, resp);
+  template <typename M>
+  Status Decode(ByteView payload, M* m) {
+    using Proto = typename ProtoOf<M>::type;
+    if constexpr (MessageTraits<M>::kIsRequest) {
+      return DecodeReq<Proto>(payload, MessageTraits<M>::kMethod, m);
+    } else {
+      return DecodeResp<Proto>(payload, m);
+    }
   }
 
  private:
@@ -248,8 +238,7 @@ class ProtoCodec final : public Codec {
     return Status::Ok();
   }
 
-  CodecId id_;
-  std::string_view name_;
+  std::string_view name_;  // For messages.
   MessageSource enc_;
   MessageSource dec_;  // Its messages back the views of the last decode.
   pb::ModelBuilder builder_;
