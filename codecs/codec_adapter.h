@@ -13,57 +13,39 @@
 // Thread-safety: as the codec it adapts (one instance per thread at a time).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include "codecs/codec.h"
 
 namespace wirebench {
 
-// What a message type is: a request (and of which method) or a response.
+// Every message type: the requests in Method order, then the responses.
+using MessageTypes = std::tuple<MutateRequest, GetRequest, ScanRequest, MultiRequest,
+                                MutateResponse, GetResponse, ScanResponse, MultiResponse>;
+
+template <typename M, typename... Ts>
+constexpr size_t IndexOfType(std::tuple<Ts...>*) {
+  constexpr bool match[] = {std::is_same_v<M, Ts>...};
+  for (size_t i = 0; i < sizeof...(Ts); ++i)
+    if (match[i]) return i;
+  return sizeof...(Ts);
+}
+
+// M's position in MessageTypes (for mapping it to a codec's own types with
+// std::tuple_element_t), whether it is a request, and its method.
 template <typename M>
-struct MessageTraits;
-template <>
-struct MessageTraits<MutateRequest> {
-  static constexpr bool kIsRequest = true;
-  static constexpr Method kMethod = Method::kMutate;
-};
-template <>
-struct MessageTraits<GetRequest> {
-  static constexpr bool kIsRequest = true;
-  static constexpr Method kMethod = Method::kGet;
-};
-template <>
-struct MessageTraits<ScanRequest> {
-  static constexpr bool kIsRequest = true;
-  static constexpr Method kMethod = Method::kScan;
-};
-template <>
-struct MessageTraits<MultiRequest> {
-  static constexpr bool kIsRequest = true;
-  static constexpr Method kMethod = Method::kMulti;
-};
-template <>
-struct MessageTraits<MutateResponse> {
-  static constexpr bool kIsRequest = false;
-  static constexpr Method kMethod = Method::kMutate;
-};
-template <>
-struct MessageTraits<GetResponse> {
-  static constexpr bool kIsRequest = false;
-  static constexpr Method kMethod = Method::kGet;
-};
-template <>
-struct MessageTraits<ScanResponse> {
-  static constexpr bool kIsRequest = false;
-  static constexpr Method kMethod = Method::kScan;
-};
-template <>
-struct MessageTraits<MultiResponse> {
-  static constexpr bool kIsRequest = false;
-  static constexpr Method kMethod = Method::kMulti;
-};
+inline constexpr size_t kMessageIndex = IndexOfType<M>(static_cast<MessageTypes*>(nullptr));
+template <typename M>
+inline constexpr bool kIsRequest = kMessageIndex<M> < 4;
+template <typename M>
+inline constexpr Method kMethodOf = Method(uint8_t(Method::kMutate) + kMessageIndex<M> % 4);
+
+static_assert(kMethodOf<MultiResponse> == Method::kMulti && kIsRequest<ScanRequest> &&
+              !kIsRequest<GetResponse>);
 
 template <typename Impl>
 class CodecAdapter : public Codec {

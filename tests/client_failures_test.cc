@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -125,21 +126,29 @@ TEST(ClientHandshake, DefaultTimeoutIsTwoSeconds) {
   EXPECT_EQ(rpc::ClientOptions().max_request_frame, rpc::kDefaultMaxFrame);
 }
 
-TEST(ClientHandshake, SilentPeerIsNamedAsNotAWirebenchServer) {
-  RawListener listener;
+// CallOnce(Ping) against `listener`, whose connection `serve` plays (the
+// socket stays open until the call ends); returns the call's error message,
+// "" when it succeeded.
+std::string PingErrorAgainst(RawListener& listener, const std::function<void(RawPeer&)>& serve,
+                             int timeout_ms = 10000) {
   auto result = std::async(std::launch::async, [&] {
-    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"), 60000);
+    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"), timeout_ms);
   });
   std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
+  if (peer == nullptr) return "no connection arrived";
+  serve(*peer);
+  if (result.wait_for(kGenerous) != std::future_status::ready) return "CallOnce did not return";
+  StatusOr<std::string> r = result.get();
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
+TEST(ClientHandshake, SilentPeerIsNamedAsNotAWirebenchServer) {
+  RawListener listener;
   // Accepted and never answered: the call fails after the 2 s handshake
   // timeout, long before CallOnce's own 60 s.
-  ASSERT_EQ(result.wait_for(kGenerous), std::future_status::ready);
-  StatusOr<std::string> r = result.get();
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), Where(listener.port()) +
-                                      " did not answer the wirebench preamble within 2 s: is it "
-                                      "a wirebench server?");
+  EXPECT_EQ(PingErrorAgainst(listener, [](RawPeer&) {}, 60000),
+            Where(listener.port()) +
+                " did not answer the wirebench preamble within 2 s: is it a wirebench server?");
 }
 
 TEST(ClientHandshake, EveryPendingCallFailsAndTheConnectionRefusesNewOnes) {
@@ -164,53 +173,35 @@ TEST(ClientHandshake, EveryPendingCallFailsAndTheConnectionRefusesNewOnes) {
 
 TEST(ClientHandshake, HttpAnswerIsNamed) {
   RawListener listener;
-  auto result = std::async(std::launch::async, [&] {
-    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"));
-  });
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
-  ASSERT_TRUE(peer->Send("HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\n\r\n<html></html>"));
-  ASSERT_EQ(result.wait_for(kGenerous), std::future_status::ready);
-  StatusOr<std::string> r = result.get();
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(),
+  EXPECT_EQ(PingErrorAgainst(listener,
+                             [](RawPeer& peer) {
+                               peer.Send("HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\n\r\n");
+                             }),
             Where(listener.port()) + " is not a wirebench server: it answered 'HTTP/1.0 200 OK'");
 }
 
 TEST(ClientHandshake, BinaryGarbageAnswerIsNamed) {
   RawListener listener;
-  auto result = std::async(std::launch::async, [&] {
-    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"));
-  });
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
-  ASSERT_TRUE(peer->Send(std::string("\xff\xff\xff\xff\x01\x02\x03\x04", 8)));
-  ASSERT_EQ(result.wait_for(kGenerous), std::future_status::ready);
-  StatusOr<std::string> r = result.get();
-  ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()),
+  EXPECT_THAT(PingErrorAgainst(listener,
+                               [](RawPeer& peer) {
+                                 peer.Send(std::string("\xff\xff\xff\xff\x01\x02\x03\x04", 8));
+                               }),
               HasSubstr(Where(listener.port()) + " is not a wirebench server: its first reply is "
                                                  "not a wirebench frame (frame of 4294967295"));
 }
 
 TEST(ClientHandshake, CloseBeforeAnsweringIsNamed) {
   RawListener listener;
-  auto result = std::async(std::launch::async, [&] {
-    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"));
-  });
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
-  std::string preamble;
-  ASSERT_EQ(peer->ReadExactly(rpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
-  rpc::FrameHeader h;
-  std::string payload;
-  ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);  // Nothing unread: a FIN, no reset.
-  peer->Close();
-  ASSERT_EQ(result.wait_for(kGenerous), std::future_status::ready);
-  StatusOr<std::string> r = result.get();
-  ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()),
-              HasSubstr("closed by the server before answering the wirebench preamble"));
+  EXPECT_THAT(PingErrorAgainst(listener,
+                               [](RawPeer& peer) {
+                                 // Read everything first: a FIN, not a reset.
+                                 std::string preamble, payload;
+                                 rpc::FrameHeader h;
+                                 peer.ReadExactly(rpc::kPreambleSize, &preamble);
+                                 peer.ReadFrame(&h, &payload);
+                                 peer.Close();
+                               }),
+              HasSubstr("lost: closed by the server before answering the wirebench preamble"));
 }
 
 // The Stats-call pattern of the driver: a call made from another thread with

@@ -18,7 +18,7 @@ class CellBlockCodec final : public CodecAdapter<CellBlockCodec> {
 
   template <typename M>
   Status Encode(uint32_t call_id, const M& m, ByteBuffer* out) {
-    if constexpr (MessageTraits<M>::kIsRequest) {
+    if constexpr (kIsRequest<M>) {
       return pb::AppendCellBlockRequest(call_id, m, out);
     } else {
       return pb::AppendCellBlockResponse(call_id, m, out);

@@ -7,7 +7,6 @@
 #include <memory>
 #include <string>
 #include <tuple>
-#include <type_traits>
 
 #include "codecs/codec_adapter.h"
 #include "codecs/pb/pb_codecs.h"
@@ -115,23 +114,11 @@ bool ParseDelimited(ByteView* in, google::protobuf::MessageLite* m) {
 
 // The generated message that carries each model message as the call's param.
 template <typename M>
-struct ProtoOf;
-template <>
-struct ProtoOf<MutateRequest> : std::type_identity<hbase::MutateRequest> {};
-template <>
-struct ProtoOf<GetRequest> : std::type_identity<hbase::GetRequest> {};
-template <>
-struct ProtoOf<ScanRequest> : std::type_identity<hbase::ScanRequest> {};
-template <>
-struct ProtoOf<MultiRequest> : std::type_identity<hbase::MultiRequest> {};
-template <>
-struct ProtoOf<MutateResponse> : std::type_identity<hbase::MutateResponse> {};
-template <>
-struct ProtoOf<GetResponse> : std::type_identity<hbase::GetResponse> {};
-template <>
-struct ProtoOf<ScanResponse> : std::type_identity<hbase::ScanResponse> {};
-template <>
-struct ProtoOf<MultiResponse> : std::type_identity<hbase::MultiResponse> {};
+using ProtoOf = std::tuple_element_t<
+    kMessageIndex<M>,
+    std::tuple<hbase::MutateRequest, hbase::GetRequest, hbase::ScanRequest, hbase::MultiRequest,
+               hbase::MutateResponse, hbase::GetResponse, hbase::ScanResponse,
+               hbase::MultiResponse>>;
 
 class ProtoCodec final : public CodecAdapter<ProtoCodec> {
  public:
@@ -144,20 +131,18 @@ class ProtoCodec final : public CodecAdapter<ProtoCodec> {
 
   template <typename M>
   Status Encode(uint32_t call_id, const M& m, ByteBuffer* out) {
-    using Proto = typename ProtoOf<M>::type;
-    if constexpr (MessageTraits<M>::kIsRequest) {
-      return EncodeReq<Proto>(call_id, MessageTraits<M>::kMethod, m, out);
+    if constexpr (kIsRequest<M>) {
+      return EncodeReq<ProtoOf<M>>(call_id, kMethodOf<M>, m, out);
     } else {
-      return EncodeResp<Proto>(call_id, m, out);
+      return EncodeResp<ProtoOf<M>>(call_id, m, out);
     }
   }
   template <typename M>
   Status Decode(ByteView payload, M* m) {
-    using Proto = typename ProtoOf<M>::type;
-    if constexpr (MessageTraits<M>::kIsRequest) {
-      return DecodeReq<Proto>(payload, MessageTraits<M>::kMethod, m);
+    if constexpr (kIsRequest<M>) {
+      return DecodeReq<ProtoOf<M>>(payload, kMethodOf<M>, m);
     } else {
-      return DecodeResp<Proto>(payload, m);
+      return DecodeResp<ProtoOf<M>>(payload, m);
     }
   }
 
