@@ -109,51 +109,15 @@ const char* ThreadRoleName(ThreadRole role) {
   return "unknown";
 }
 
-CounterTotals& CounterTotals::operator+=(const CounterTotals& o) {
-  allocs += o.allocs;
-  alloc_bytes += o.alloc_bytes;
-  frees += o.frees;
-  encode_copied += o.encode_copied;
-  decode_copied += o.decode_copied;
-  return *this;
-}
-
-CounterTotals CounterTotals::operator-(const CounterTotals& o) const {
-  CounterTotals t;
-  t.allocs = allocs - o.allocs;
-  t.alloc_bytes = alloc_bytes - o.alloc_bytes;
-  t.frees = frees - o.frees;
-  t.encode_copied = encode_copied - o.encode_copied;
-  t.decode_copied = decode_copied - o.decode_copied;
-  return t;
-}
-
 ThreadUsage& ThreadUsage::operator+=(const ThreadUsage& o) {
-  cpu_ns += o.cpu_ns;
-  user_ns += o.user_ns;
-  sys_ns += o.sys_ns;
-  voluntary_switches += o.voluntary_switches;
-  involuntary_switches += o.involuntary_switches;
   hw_available = (threads == 0 ? o.hw_available : hw_available && o.hw_available);
-  cycles += o.cycles;
-  instructions += o.instructions;
-  cache_misses += o.cache_misses;
   threads += o.threads;
-  return *this;
+  return AddFields(*this, o);
 }
 
 ThreadUsage ThreadUsage::operator-(const ThreadUsage& o) const {
-  ThreadUsage t;
-  t.cpu_ns = cpu_ns - o.cpu_ns;
-  t.user_ns = user_ns - o.user_ns;
-  t.sys_ns = sys_ns - o.sys_ns;
-  t.voluntary_switches = voluntary_switches - o.voluntary_switches;
-  t.involuntary_switches = involuntary_switches - o.involuntary_switches;
+  ThreadUsage t = SubtractFields(*this, o);
   t.hw_available = hw_available && o.hw_available;
-  t.cycles = cycles - o.cycles;
-  t.instructions = instructions - o.instructions;
-  t.cache_misses = cache_misses - o.cache_misses;
-  t.threads = threads;
   return t;
 }
 

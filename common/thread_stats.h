@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "common/counters.h"
+
 namespace wirebench {
 
 enum class ThreadRole : uint8_t {
@@ -54,8 +56,11 @@ struct CounterTotals {
   uint64_t frees = 0;
   uint64_t encode_copied = 0;
   uint64_t decode_copied = 0;
-  CounterTotals& operator+=(const CounterTotals& o);
-  CounterTotals operator-(const CounterTotals& o) const;
+  using Fields = FieldList<&CounterTotals::allocs, &CounterTotals::alloc_bytes,
+                           &CounterTotals::frees, &CounterTotals::encode_copied,
+                           &CounterTotals::decode_copied>;
+  CounterTotals& operator+=(const CounterTotals& o) { return AddFields(*this, o); }
+  CounterTotals operator-(const CounterTotals& o) const { return SubtractFields(*this, o); }
 };
 
 // The calling thread's counters. Never null; claims a slot on first use
@@ -106,7 +111,14 @@ struct ThreadUsage {
   bool hw_available = false;
   double cycles = 0, instructions = 0, cache_misses = 0;
   int threads = 0;
+  // The summed fields; hw_available and threads are combined by the operators.
+  using Fields = FieldList<&ThreadUsage::cpu_ns, &ThreadUsage::user_ns, &ThreadUsage::sys_ns,
+                           &ThreadUsage::voluntary_switches, &ThreadUsage::involuntary_switches,
+                           &ThreadUsage::cycles, &ThreadUsage::instructions,
+                           &ThreadUsage::cache_misses>;
+  // A sum over threads: hw_available only if every thread has it.
   ThreadUsage& operator+=(const ThreadUsage& o);
+  // A difference of two readings of the same threads (keeps `threads`).
   ThreadUsage operator-(const ThreadUsage& o) const;
 };
 

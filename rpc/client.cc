@@ -2,6 +2,7 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
+#include <future>
 
 namespace wirebench::rpc {
 
@@ -12,7 +13,56 @@ namespace {
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr uint32_t kMaxSlots = 65535;
+
+// "2 s" or "1500 ms".
+std::string DurationText(int ms) {
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
+// Statuses after which the server closes the connection (common/protocol.h).
+bool ClosesConnection(uint8_t status) {
+  switch (CallStatus(status)) {
+    case CallStatus::kFrameTooLarge:
+    case CallStatus::kBadPreamble:
+    case CallStatus::kOverloaded:
+    case CallStatus::kShuttingDown:
+      return true;
+    default:
+      return false;
+  }
+}
 }  // namespace
+
+std::string FrameLimitText(uint32_t bytes) {
+  if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::string PrintablePrefix(ByteView bytes, size_t max_chars) {
+  std::string text;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const uint8_t c = bytes[i];
+    if (c == '\r' || c == '\n') break;
+    if (c < 0x20 || c > 0x7e) return i < 4 ? std::string() : text;  // Not text at all.
+    if (text.size() == max_chars) return text + "...";
+    text.push_back(char(c));
+  }
+  return text;
+}
+
+// What RunWriteLoop needs from a client connection.
+struct ClientWriteHooks {
+  ClientConnection* c;
+  bool Stopped() const { return c->closed_; }
+  bool CanSend() const { return c->open_frame_ == SIZE_MAX; }
+  bool Finished() const { return false; }
+  void OnSwapped() {}
+  void OnWritten(size_t n) {
+    ++c->stats_.writes;
+    c->stats_.bytes_out += n;
+  }
+};
 
 asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::Connect(
     asio::io_context& ctx, ClientOptions options) {
@@ -36,11 +86,13 @@ asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::C
 
 ClientConnection::ClientConnection(asio::io_context& ctx, tcp::socket socket,
                                    ClientOptions options)
-    : ctx_(ctx), socket_(std::move(socket)), options_(std::move(options)), write_signal_(ctx) {
+    : ctx_(ctx),
+      socket_(std::move(socket)),
+      options_(std::move(options)),
+      q_(ctx.get_executor(), kReadChunk),
+      handshake_timer_(ctx) {
   in_.Reserve(kReadChunk);
-  out_.Reserve(kReadChunk);
-  writing_.Reserve(kReadChunk);
-  WritePreamble(options_.codec_id, &out_);
+  WritePreamble(options_.codec_id, &q_.out);
 }
 
 ClientConnection::~ClientConnection() = default;
@@ -74,21 +126,47 @@ ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, ui
   const uint32_t id = (generation_ << 16) | slot;
   slots_[slot] = Slot{pending, id};
   open_slot_ = slot;
-  open_frame_ = BeginFrame(&out_, id, method, 0);
+  open_frame_ = BeginFrame(&q_.out, id, method, 0);
   if (call_id) *call_id = id;
-  return &out_;
+  return &q_.out;
 }
 
 void ClientConnection::Send() {
-  EndFrame(&out_, open_frame_);
+  const size_t length = q_.out.size() - open_frame_ - kLengthSize;
+  if (length > options_.max_request_frame) {
+    PendingCall* p = slots_[open_slot_].pending;
+    Abandon();
+    p->OnFailure(Status::InvalidArgument(
+        "request of " + std::to_string(length) + " bytes exceeds the " +
+        FrameLimitText(options_.max_request_frame) +
+        " frame limit (--max-frame on the server); make the request smaller or raise "
+        "--max-frame"));
+    return;
+  }
+  EndFrame(&q_.out, open_frame_);
   open_frame_ = SIZE_MAX;
   ++inflight_;
   ++stats_.frames_out;
-  if (writer_waiting_) write_signal_.cancel();
+  if (!handshake_armed_) ArmHandshakeTimer();
+  q_.Wake();
+}
+
+void ClientConnection::ArmHandshakeTimer() {
+  handshake_armed_ = true;
+  if (answered_ || options_.handshake_timeout_ms <= 0) return;
+  handshake_timer_.expires_after(std::chrono::milliseconds(options_.handshake_timeout_ms));
+  auto self = shared_from_this();
+  handshake_timer_.async_wait([self](const boost::system::error_code& ec) {
+    if (ec || self->answered_ || self->closed_) return;
+    self->FailAll(Status::Unavailable(
+        self->peer() + " did not answer the wirebench preamble within " +
+        DurationText(self->options_.handshake_timeout_ms) + ": is it a wirebench server?"));
+    self->Close();
+  });
 }
 
 void ClientConnection::Abandon() {
-  out_.Resize(open_frame_);
+  q_.out.Resize(open_frame_);
   open_frame_ = SIZE_MAX;
   slots_[open_slot_] = Slot{};
   free_slots_.push_back(open_slot_);
@@ -109,9 +187,14 @@ void ClientConnection::Close() {
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  write_signal_.cancel();
+  q_.Cancel();
+  handshake_timer_.cancel();
   FailAll(error_.ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
                       : error_);
+}
+
+void ClientConnection::CloseFromAnyThread() {
+  asio::post(ctx_, [self = shared_from_this()] { self->Close(); });
 }
 
 void ClientConnection::FailAll(const Status& status) {
@@ -131,12 +214,14 @@ void ClientConnection::FailAll(const Status& status) {
 void ClientConnection::DispatchFrame(const Frame& f) {
   ++stats_.frames_in;
   const FrameHeader& h = f.header;
-  if (h.call_id == 0 && h.status != uint8_t(CallStatus::kOk)) {
-    // A connection-level refusal (bad preamble, unknown codec, limits).
-    error_ = Status::Unavailable("server " + peer() + " refused the connection (" +
-                                 std::string(CallStatusName(CallStatus(h.status))) +
-                                 "): " + f.payload.ToString());
-    return;
+  if (h.status != uint8_t(CallStatus::kOk) && (h.call_id == 0 || ClosesConnection(h.status))) {
+    // The server is closing the connection (bad preamble, unknown codec,
+    // limits, an oversized frame): keep its reason for every call it strands.
+    if (error_.ok())
+      error_ = Status::Unavailable("server " + peer() + " closed the connection (" +
+                                   std::string(CallStatusName(CallStatus(h.status))) +
+                                   "): " + f.payload.ToString());
+    if (h.call_id == 0) return;
   }
   const uint32_t slot = h.call_id & 0xFFFF;
   if (slot >= slots_.size() || slots_[slot].call_id != h.call_id || !slots_[slot].pending) {
@@ -150,6 +235,30 @@ void ClientConnection::DispatchFrame(const Frame& f) {
   p->OnReply(h, f.payload);
 }
 
+void ClientConnection::FailBadReply(const std::string& why) {
+  if (stats_.frames_in > 0) {
+    FailAll(Status::Corruption("bad reply frame from server " + peer() + ": " + why));
+  } else {
+    // Nothing valid has come back yet: the peer speaks another protocol.
+    const std::string text = PrintablePrefix(in_.view());
+    FailAll(Status::Unavailable(
+        peer() + " is not a wirebench server: " +
+        (text.empty() ? "its first reply is not a wirebench frame (" + why + ")"
+                      : "it answered '" + text + "'")));
+  }
+  Close();
+}
+
+void ClientConnection::OnReadError(const boost::system::error_code& ec) {
+  if (closed_) return;
+  std::string cause = ec == asio::error::eof ? "closed by the server" : ec.message();
+  if (!answered_ && inflight_ > 0)
+    cause += " before answering the wirebench preamble (is it a wirebench server?)";
+  FailAll(error_.ok() ? Status::Unavailable("connection to server " + peer() + " lost: " + cause)
+                      : error_);
+  Close();
+}
+
 asio::awaitable<void> ClientConnection::ReadLoop() {
   auto self = shared_from_this();
   for (;;) {
@@ -157,17 +266,12 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
     auto [ec, n] = co_await socket_.async_read_some(
         asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
     if (ec) {
-      if (!closed_) {
-        std::string cause = ec == asio::error::eof ? "closed by the server" : ec.message();
-        FailAll(error_.ok() ? Status::Unavailable("connection to server " + peer() + " lost: " +
-                                                  cause)
-                            : error_);
-        closed_ = true;
-        boost::system::error_code ignored;
-        socket_.close(ignored);
-        write_signal_.cancel();
-      }
+      OnReadError(ec);
       co_return;
+    }
+    if (!answered_) {
+      answered_ = true;
+      handshake_timer_.cancel();
     }
     ++stats_.reads;
     stats_.bytes_in += n;
@@ -183,8 +287,7 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
         break;
       }
       if (r == ParseResult::kBad) {
-        FailAll(Status::Corruption("bad reply frame from server " + peer() + ": " + why));
-        Close();
+        FailBadReply(why);
         co_return;
       }
       DispatchFrame(f);
@@ -196,50 +299,42 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
 
 asio::awaitable<void> ClientConnection::WriteLoop() {
   auto self = shared_from_this();
-  while (!closed_) {
-    if (out_.empty() || open_frame_ != SIZE_MAX) {
-      writer_waiting_ = true;
-      write_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-      co_await write_signal_.async_wait(kNoThrow);
-      writer_waiting_ = false;
-      continue;
-    }
-    writing_.Swap(out_);
-    out_.Clear();
-    auto [ec, n] =
-        co_await asio::async_write(socket_, asio::buffer(writing_.data(), writing_.size()), kNoThrow);
-    if (ec) {
-      if (!closed_)
-        FailAll(Status::Unavailable("cannot write to server " + peer() + ": " + ec.message()));
-      Close();
-      co_return;
-    }
-    ++stats_.writes;
-    stats_.bytes_out += n;
-    writing_.Clear();
-  }
+  ClientWriteHooks hooks{this};
+  const boost::system::error_code ec = co_await RunWriteLoop(socket_, q_, hooks);
+  if (ec && !closed_)
+    FailAll(Status::Unavailable("cannot write to server " + peer() + ": " + ec.message()));
+  Close();
 }
+
+namespace {
+
+// A PendingCall that hands its outcome to a waiting thread through a promise.
+struct ReplyPromise final : PendingCall {
+  void OnReply(const FrameHeader& h, ByteView p) override {
+    if (h.status != uint8_t(CallStatus::kOk)) {
+      Complete(Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) + ": " +
+                                   p.ToString()));
+    } else {
+      Complete(p.ToString());
+    }
+  }
+  void OnFailure(const Status& s) override { Complete(s); }
+  void Complete(StatusOr<std::string> r) {
+    if (completed) return;
+    completed = true;
+    done.set_value(std::move(r));
+  }
+  bool completed = false;
+  uint32_t call_id = 0;
+  std::promise<StatusOr<std::string>> done;
+};
+
+}  // namespace
 
 StatusOr<std::string> CallOnce(const ClientOptions& options, Method method, ByteView payload,
                                int timeout_ms) {
-  struct Waiter final : PendingCall {
-    bool done = false;
-    Status status;
-    std::string reply;
-    void OnReply(const FrameHeader& h, ByteView p) override {
-      done = true;
-      if (h.status != uint8_t(CallStatus::kOk)) {
-        status = Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) + ": " +
-                                     p.ToString());
-      } else {
-        reply = p.ToString();
-      }
-    }
-    void OnFailure(const Status& s) override {
-      done = true;
-      status = s;
-    }
-  } waiter;
+  ReplyPromise waiter;
+  auto reply = waiter.done.get_future();
   asio::io_context ctx(1);
   Status result = Status::Unavailable("no reply from server " + options.host + ":" +
                                       std::to_string(options.port) + " within " +
@@ -266,16 +361,42 @@ StatusOr<std::string> CallOnce(const ClientOptions& options, Method method, Byte
       },
       asio::detached);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!waiter.done && !ctx.stopped() && std::chrono::steady_clock::now() < deadline)
+  while (!waiter.completed && !ctx.stopped() && std::chrono::steady_clock::now() < deadline)
     ctx.run_one_for(std::chrono::milliseconds(50));
+  const bool completed = waiter.completed;
+  // Close fails the call if it is still pending, so `waiter` is never
+  // touched after this function returns.
   if (conn) conn->Close();
   ctx.restart();
   ctx.poll();
-  if (waiter.done) {
-    if (!waiter.status.ok()) return waiter.status;
-    return waiter.reply;
-  }
+  if (completed) return reply.get();
   return result;
+}
+
+StatusOr<std::string> CallFromOtherThread(ClientConnection& conn, Method method,
+                                          ByteView payload, std::chrono::milliseconds timeout) {
+  // Shared with the connection's thread: it lives until the call can no
+  // longer be completed (replied, failed or cancelled there).
+  auto waiter = std::make_shared<ReplyPromise>();
+  auto reply = waiter->done.get_future();
+  auto self = conn.shared_from_this();
+  asio::post(conn.context(), [self, waiter, method, body = payload.ToString()] {
+    ByteBuffer* out = self->BeginCall(uint8_t(method), waiter.get(), &waiter->call_id);
+    if (out == nullptr) {
+      waiter->Complete(self->ok() ? Status::ResourceExhausted("too many calls in flight on " +
+                                                              self->peer())
+                                  : self->error());
+      return;
+    }
+    out->Append(ByteView(body));
+    self->Send();
+  });
+  if (reply.wait_for(timeout) == std::future_status::ready) return reply.get();
+  // Unregister the call on its own thread; `waiter` stays alive until then.
+  asio::post(conn.context(), [self, waiter] { self->Cancel(waiter->call_id); });
+  return Status::Unavailable("no " + std::string(MethodName(method)) + " reply from server " +
+                             conn.peer() + " within " +
+                             DurationText(int(timeout.count())));
 }
 
 }  // namespace wirebench::rpc

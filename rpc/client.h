@@ -2,15 +2,22 @@
 //
 // Calls are matched to replies by call id, in any order. Every frame a
 // logical client writes lands in the connection's output buffer; one writer
-// coroutine sends whatever has accumulated while the previous write was in
-// flight, so frames of many logical clients leave in as few writes as
-// possible. Replies are dispatched synchronously from the reader to the
-// call's PendingCall, while the payload is still in the receive buffer.
+// coroutine (rpc/write_loop.h) sends whatever has accumulated while the
+// previous write was in flight, so frames of many logical clients leave in as
+// few writes as possible. Replies are dispatched synchronously from the reader
+// to the call's PendingCall, while the payload is still in the receive buffer.
+//
+// The server sends nothing until it answers a call, so the first call is the
+// handshake: if no byte comes back within `handshake_timeout_ms` of it, or
+// what comes back is not a wirebench frame, every call fails with an error
+// that says the peer is not (or does not behave as) a wirebench server.
 //
 // Thread-safety: a ClientConnection belongs to one io_context, which must
-// be run by one thread; every method must be called on that thread.
+// be run by one thread; every method must be called on that thread, except
+// CloseFromAnyThread() and CallFromOtherThread().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,8 +29,10 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "common/bytes.h"
+#include "common/counters.h"
 #include "common/status.h"
 #include "rpc/frame.h"
+#include "rpc/write_loop.h"
 
 namespace wirebench::rpc {
 
@@ -34,6 +43,12 @@ struct ClientOptions {
   uint8_t codec_id = 1;
   // Largest reply frame accepted.
   uint32_t max_frame = kDefaultMaxFrame;
+  // Largest request frame the server accepts (its --max-frame). A bigger
+  // request is not sent: its call fails at once, saying so.
+  uint32_t max_request_frame = kDefaultMaxFrame;
+  // How long the first call may wait for the first byte of an answer before
+  // the peer is declared not to be a wirebench server. 0: no limit.
+  int handshake_timeout_ms = 2000;
   bool tcp_nodelay = true;
 };
 
@@ -56,15 +71,13 @@ struct ClientConnectionStats {
   uint64_t writes = 0, reads = 0;  // Socket operations: frames_out / writes = coalescing.
   uint64_t stray_replies = 0;      // Replies whose call id matched no pending call.
 
-  ClientConnectionStats& operator+=(const ClientConnectionStats& o) {
-    frames_out += o.frames_out;
-    frames_in += o.frames_in;
-    bytes_out += o.bytes_out;
-    bytes_in += o.bytes_in;
-    writes += o.writes;
-    reads += o.reads;
-    stray_replies += o.stray_replies;
-    return *this;
+  using Fields = FieldList<&ClientConnectionStats::frames_out, &ClientConnectionStats::frames_in,
+                           &ClientConnectionStats::bytes_out, &ClientConnectionStats::bytes_in,
+                           &ClientConnectionStats::writes, &ClientConnectionStats::reads,
+                           &ClientConnectionStats::stray_replies>;
+  ClientConnectionStats& operator+=(const ClientConnectionStats& o) { return AddFields(*this, o); }
+  ClientConnectionStats operator-(const ClientConnectionStats& o) const {
+    return SubtractFields(*this, o);
   }
 };
 
@@ -85,10 +98,15 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // Returns nullptr if the connection has failed (see error()) or has 65535
   // calls in flight.
   ByteBuffer* BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id = nullptr);
+  // Queues the call. A request over options.max_request_frame is dropped
+  // instead and its PendingCall fails before Send() returns (the connection
+  // stays usable).
   void Send();
   void Abandon();
 
-  // Forgets a pending call without failing it (its owner is going away).
+  // Forgets a pending call without failing it (its owner is going away):
+  // after this returns the connection never touches its PendingCall again,
+  // and a late reply is counted as stray.
   void Cancel(uint32_t call_id);
 
   bool ok() const { return error_.ok(); }
@@ -97,8 +115,13 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   size_t inflight() const { return inflight_; }
   const ClientConnectionStats& stats() const { return stats_; }
   std::string peer() const;
-  // Closes the socket; pending calls fail with Aborted.
+  // Closes the socket; pending calls fail with Aborted (or with the error
+  // the connection already had) before this returns. Idempotent.
   void Close();
+  // Close() posted to the connection's thread; callable from any thread
+  // (e.g. a driver stopping on request).
+  void CloseFromAnyThread();
+  boost::asio::io_context& context() { return ctx_; }
 
  private:
   struct Slot {
@@ -110,22 +133,29 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   boost::asio::awaitable<void> WriteLoop();
   void FailAll(const Status& status);
   void DispatchFrame(const Frame& f);
+  // The reply bytes at the start of in_ are not a frame; fails the connection.
+  void FailBadReply(const std::string& why);
+  void OnReadError(const boost::system::error_code& ec);
+  void ArmHandshakeTimer();
+
+  // RunWriteLoop hooks.
+  friend struct ClientWriteHooks;
 
   boost::asio::io_context& ctx_;
   boost::asio::ip::tcp::socket socket_;
   ClientOptions options_;
   ByteBuffer in_;
-  ByteBuffer out_;
-  ByteBuffer writing_;
-  boost::asio::steady_timer write_signal_;
-  bool writer_waiting_ = false;
+  OutputQueue q_;
+  boost::asio::steady_timer handshake_timer_;
+  bool handshake_armed_ = false;
+  bool answered_ = false;  // Some byte came back from the server.
   bool closed_ = false;
   Status error_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint32_t generation_ = 1;
   size_t inflight_ = 0;
-  size_t open_frame_ = SIZE_MAX;  // Offset in out_ of the frame being encoded.
+  size_t open_frame_ = SIZE_MAX;  // Offset in q_.out of the frame being encoded.
   uint32_t open_slot_ = 0;
   ClientConnectionStats stats_;
 };
@@ -135,5 +165,19 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 // server and the cause. Fails after `timeout_ms`.
 StatusOr<std::string> CallOnce(const ClientOptions& options, Method method, ByteView payload,
                                int timeout_ms = 10000);
+
+// Blocking call over an existing connection from a thread other than the
+// connection's (whose io_context must be running): returns the reply payload
+// or an error. A call that times out is unregistered from the connection
+// before its waiter goes away, so a late reply or a later Close() never
+// touches freed memory.
+StatusOr<std::string> CallFromOtherThread(ClientConnection& conn, Method method,
+                                          ByteView payload, std::chrono::milliseconds timeout);
+
+// "16 MiB", "64 KiB" or "1000 bytes": a frame limit, for messages.
+std::string FrameLimitText(uint32_t bytes);
+// The printable first line of what a peer sent ("HTTP/1.0 200 OK"), at most
+// `max_chars` long (with "..." if cut); empty when it does not start with text.
+std::string PrintablePrefix(ByteView bytes, size_t max_chars = 40);
 
 }  // namespace wirebench::rpc

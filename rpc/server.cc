@@ -220,35 +220,21 @@ class Server::Impl final : public ServerImplBase {
                    {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                               start_time_)
                                     .count()}};
-    uint64_t calls[kMaxMethod + 1] = {};
-    uint64_t frames_in = 0, frames_out = 0, bytes_in = 0, bytes_out = 0, failed = 0, unknown = 0;
-    uint64_t accepted = 0, closed = 0, refused = 0;
-    int64_t active = 0;
-    for (auto& io : io_) {
-      const IoStats& s = io->stats;
-      for (int m = 1; m <= kMaxMethod; ++m) calls[m] += s.calls[m].load(std::memory_order_relaxed);
-      frames_in += s.frames_in.load(std::memory_order_relaxed);
-      frames_out += s.frames_out.load(std::memory_order_relaxed);
-      bytes_in += s.bytes_in.load(std::memory_order_relaxed);
-      bytes_out += s.bytes_out.load(std::memory_order_relaxed);
-      failed += s.failed_calls.load(std::memory_order_relaxed);
-      unknown += s.unknown_method_calls.load(std::memory_order_relaxed);
-      accepted += s.accepted.load(std::memory_order_relaxed);
-      closed += s.closed.load(std::memory_order_relaxed);
-      refused += s.refused.load(std::memory_order_relaxed);
-      active += s.active.load(std::memory_order_relaxed);
-    }
+    IoStats sum;
+    for (auto& io : io_) IoStats::Fields::AddShared(sum, io->stats);
     json jc = json::object();
-    for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = calls[m];
+    for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = sum.calls[m];
     j["calls"] = jc;
-    j["failed_calls"] = failed;
-    j["unknown_method_calls"] = unknown;
-    j["frames_in"] = frames_in;
-    j["frames_out"] = frames_out;
-    j["bytes_in"] = bytes_in;
-    j["bytes_out"] = bytes_out;
-    j["connections"] = {
-        {"accepted", accepted}, {"closed", closed}, {"refused", refused}, {"active", active}};
+    j["failed_calls"] = sum.failed_calls;
+    j["unknown_method_calls"] = sum.unknown_method_calls;
+    j["frames_in"] = sum.frames_in;
+    j["frames_out"] = sum.frames_out;
+    j["bytes_in"] = sum.bytes_in;
+    j["bytes_out"] = sum.bytes_out;
+    j["connections"] = {{"accepted", sum.accepted},
+                        {"closed", sum.closed},
+                        {"refused", sum.refused},
+                        {"active", sum.active}};
     json threads = json::array();
     for (const RegisteredThread& t : ReadRegisteredThreads()) {
       if (t.role != ThreadRole::kServerIo && t.role != ThreadRole::kServerHandler &&

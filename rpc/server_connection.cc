@@ -20,27 +20,25 @@ ServerConnection::ServerConnection(ServerImplBase* server, IoThread* io, tcp::so
       io_(io),
       socket_(std::move(socket)),
       peer_(std::move(peer)),
-      write_signal_(io->ctx),
+      q_(io->ctx.get_executor(), kReadChunk),
       read_signal_(io->ctx),
       watchdog_(io->ctx),
       last_read_(std::chrono::steady_clock::now()) {
   in_.Reserve(kReadChunk);
-  out_.Reserve(kReadChunk);
-  writing_.Reserve(kReadChunk);
 }
 
 ServerConnection::~ServerConnection() = default;
 
 void ServerConnection::Start(std::string refuse_reason) {
   io_->connections.insert(this);
-  Bump(io_->stats.accepted, 1);
-  io_->stats.active.fetch_add(1, std::memory_order_relaxed);
+  BumpShared(io_->stats.accepted, 1);
+  BumpShared(io_->stats.active, 1);
   auto self = shared_from_this();
   asio::co_spawn(io_->ctx, [self]() { return self->WriteLoop(); }, asio::detached);
   if (!refuse_reason.empty()) {
-    Bump(io_->stats.refused, 1);
+    BumpShared(io_->stats.refused, 1);
     LogRateLimited("refused connection from " + peer_ + ": " + refuse_reason);
-    AppendErrorFrame(&out_, 0, 0, CallStatus::kOverloaded, refuse_reason);
+    AppendErrorFrame(&q_.out, 0, 0, CallStatus::kOverloaded, refuse_reason);
     close_after_flush_ = true;
     WakeWriter();
     return;
@@ -56,23 +54,21 @@ void ServerConnection::Close() {
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  write_signal_.cancel();
+  q_.Cancel();
   read_signal_.cancel();
   watchdog_.cancel();
   io_->connections.erase(this);
-  Bump(io_->stats.closed, 1);
-  io_->stats.active.fetch_sub(1, std::memory_order_relaxed);
+  BumpShared(io_->stats.closed, 1);
+  BumpShared(io_->stats.active, -1);
   server_->active_connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool ServerConnection::Backlogged() const {
   return inflight_ >= server_->options().max_inflight_per_connection ||
-         out_.size() >= server_->options().max_queued_bytes;
+         q_.out.size() >= server_->options().max_queued_bytes;
 }
 
-void ServerConnection::WakeWriter() {
-  if (writer_waiting_) write_signal_.cancel();
-}
+void ServerConnection::WakeWriter() { q_.Wake(); }
 
 void ServerConnection::WakeReader() {
   if (reader_waiting_ && !Backlogged()) read_signal_.cancel();
@@ -80,8 +76,8 @@ void ServerConnection::WakeReader() {
 
 void ServerConnection::Fatal(CallStatus status, uint32_t call_id, const std::string& why) {
   LogRateLimited("closing connection from " + peer_ + ": " + why);
-  AppendErrorFrame(&out_, call_id, 0, status, why);
-  Bump(io_->stats.frames_out, 1);
+  AppendErrorFrame(&q_.out, call_id, 0, status, why);
+  BumpShared(io_->stats.frames_out, 1);
   close_after_flush_ = true;
   WakeWriter();
 }
@@ -92,7 +88,7 @@ asio::awaitable<bool> ServerConnection::ReadMore() {
       asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
   if (ec) co_return false;
   in_.Resize(in_.size() + n);
-  Bump(io_->stats.bytes_in, n);
+  BumpShared(io_->stats.bytes_in, n);
   last_read_ = std::chrono::steady_clock::now();
   co_return true;
 }
@@ -177,40 +173,40 @@ bool ServerConnection::ProcessFrames() {
       ok = false;
       break;
     }
-    Bump(io_->stats.frames_in, 1);
+    BumpShared(io_->stats.frames_in, 1);
     Dispatch(f);
     pos += f.total_size;
   }
   in_.Consume(pos);
-  if (!out_.empty()) WakeWriter();
+  if (!q_.out.empty()) WakeWriter();
   return ok;
 }
 
 void ServerConnection::QueueReply(ByteView frame) {
-  out_.Append(frame);
-  Bump(io_->stats.frames_out, 1);
+  q_.out.Append(frame);
+  BumpShared(io_->stats.frames_out, 1);
   if (frame.size() >= kFrameHeaderSize && frame[kLengthSize + 5] != uint8_t(CallStatus::kOk))
-    Bump(io_->stats.failed_calls, 1);
+    BumpShared(io_->stats.failed_calls, 1);
 }
 
 void ServerConnection::Dispatch(const Frame& f) {
   const FrameHeader& h = f.header;
   if (!IsKnownMethod(h.method)) {
-    Bump(io_->stats.unknown_method_calls, 1);
-    Bump(io_->stats.failed_calls, 1);
-    Bump(io_->stats.frames_out, 1);
-    AppendErrorFrame(&out_, h.call_id, h.method, CallStatus::kUnknownMethod,
+    BumpShared(io_->stats.unknown_method_calls, 1);
+    BumpShared(io_->stats.failed_calls, 1);
+    BumpShared(io_->stats.frames_out, 1);
+    AppendErrorFrame(&q_.out, h.call_id, h.method, CallStatus::kUnknownMethod,
                      "unknown method " + std::to_string(h.method) + "; known methods are 1-" +
                          std::to_string(kMaxMethod));
     return;
   }
-  Bump(io_->stats.calls[h.method], 1);
+  BumpShared(io_->stats.calls[h.method], 1);
   switch (Method(h.method)) {
     case Method::kPing: {
-      size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
-      out_.Append(f.payload);
-      EndFrame(&out_, off);
-      Bump(io_->stats.frames_out, 1);
+      size_t off = BeginFrame(&q_.out, h.call_id, h.method, 0);
+      q_.out.Append(f.payload);
+      EndFrame(&q_.out, off);
+      BumpShared(io_->stats.frames_out, 1);
       return;
     }
     case Method::kStats: {
@@ -219,12 +215,12 @@ void ServerConnection::Dispatch(const Frame& f) {
       const CounterTotals at_entry = ThisThreadTotals();
       {
         std::string json = server_->StatsReply(at_entry);
-        size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
-        out_.Append(ByteView(json));
-        EndFrame(&out_, off);
+        size_t off = BeginFrame(&q_.out, h.call_id, h.method, 0);
+        q_.out.Append(ByteView(json));
+        EndFrame(&q_.out, off);
       }
       ExcludeFromThisThread(ThisThreadTotals() - at_entry);
-      Bump(io_->stats.frames_out, 1);
+      BumpShared(io_->stats.frames_out, 1);
       return;
     }
     default:
@@ -246,23 +242,23 @@ void ServerConnection::Dispatch(const Frame& f) {
 
 void ServerConnection::HandleInline(const Frame& f) {
   const FrameHeader& h = f.header;
-  const size_t off = BeginFrame(&out_, h.call_id, h.method, 0);
+  const size_t off = BeginFrame(&q_.out, h.call_id, h.method, 0);
   CallOutcome outcome;
-  handler_->Handle(h, f.payload, &out_, &outcome);
+  handler_->Handle(h, f.payload, &q_.out, &outcome);
   if (outcome.status != CallStatus::kOk) {
-    out_.Resize(off + kFrameHeaderSize);
-    SetFrameStatus(&out_, off, uint8_t(outcome.status));
-    out_.Append(ByteView(outcome.error));
-    Bump(io_->stats.failed_calls, 1);
+    q_.out.Resize(off + kFrameHeaderSize);
+    SetFrameStatus(&q_.out, off, uint8_t(outcome.status));
+    q_.out.Append(ByteView(outcome.error));
+    BumpShared(io_->stats.failed_calls, 1);
   }
-  EndFrame(&out_, off);
+  EndFrame(&q_.out, off);
   if (outcome.reply_delay_us > 0) {
-    ByteView frame(out_.data() + off, out_.size() - off);
+    ByteView frame(q_.out.data() + off, q_.out.size() - off);
     DelayReply(frame, outcome.reply_delay_us);
-    out_.Resize(off);
+    q_.out.Resize(off);
     return;
   }
-  Bump(io_->stats.frames_out, 1);
+  BumpShared(io_->stats.frames_out, 1);
 }
 
 void ServerConnection::DelayReply(ByteView frame, uint32_t delay_us) {
@@ -304,26 +300,22 @@ void ServerConnection::OnHandled(std::unique_ptr<PooledCall> call) {
   WakeReader();
 }
 
+// What RunWriteLoop needs from a server connection.
+struct ServerWriteHooks {
+  ServerConnection* c;
+  bool Stopped() const { return c->closed_; }
+  bool CanSend() const { return true; }
+  // After a fatal error or EOF, once every reply still being handled is out.
+  bool Finished() const { return c->close_after_flush_ && c->inflight_ == 0; }
+  // Room in the output buffer may unblock a reader held back by the limit.
+  void OnSwapped() { c->WakeReader(); }
+  void OnWritten(size_t n) { BumpShared(c->io_->stats.bytes_out, n); }
+};
+
 asio::awaitable<void> ServerConnection::WriteLoop() {
   auto self = shared_from_this();
-  while (!closed_) {
-    if (out_.empty()) {
-      if (close_after_flush_ && inflight_ == 0) break;
-      writer_waiting_ = true;
-      write_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-      co_await write_signal_.async_wait(kNoThrow);
-      writer_waiting_ = false;
-      continue;
-    }
-    writing_.Swap(out_);
-    out_.Clear();
-    WakeReader();
-    auto [ec, n] = co_await asio::async_write(
-        socket_, asio::buffer(writing_.data(), writing_.size()), kNoThrow);
-    if (ec) break;
-    Bump(io_->stats.bytes_out, n);
-    writing_.Clear();
-  }
+  ServerWriteHooks hooks{this};
+  co_await RunWriteLoop(socket_, q_, hooks);
   Close();
 }
 

@@ -20,26 +20,33 @@
 #include <boost/asio.hpp>
 
 #include "common/bytes.h"
+#include "common/counters.h"
 #include "common/protocol.h"
 #include "common/thread_stats.h"
 #include "rpc/frame.h"
 #include "rpc/server.h"
 #include "rpc/service.h"
+#include "rpc/write_loop.h"
 
 namespace wirebench::rpc {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-// Counters of one I/O thread; written only by it.
+// Counters of one I/O thread: written only by it (BumpShared), summed by
+// Stats on another thread (AddShared; common/counters.h).
 struct IoStats {
-  std::atomic<uint64_t> calls[kMaxMethod + 1] = {};
-  std::atomic<uint64_t> unknown_method_calls{0};
-  std::atomic<uint64_t> failed_calls{0};  // Replies with a non-OK status.
-  std::atomic<uint64_t> frames_in{0}, frames_out{0};
-  std::atomic<uint64_t> bytes_in{0}, bytes_out{0};
-  std::atomic<uint64_t> accepted{0}, closed{0}, refused{0};
-  std::atomic<int64_t> active{0};
+  uint64_t calls[kMaxMethod + 1] = {};
+  uint64_t unknown_method_calls = 0;
+  uint64_t failed_calls = 0;  // Replies with a non-OK status.
+  uint64_t frames_in = 0, frames_out = 0;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  uint64_t accepted = 0, closed = 0, refused = 0;
+  int64_t active = 0;
+  using Fields = FieldList<&IoStats::calls, &IoStats::unknown_method_calls, &IoStats::failed_calls,
+                           &IoStats::frames_in, &IoStats::frames_out, &IoStats::bytes_in,
+                           &IoStats::bytes_out, &IoStats::accepted, &IoStats::closed,
+                           &IoStats::refused, &IoStats::active>;
 };
 
 class ServerConnection;
@@ -137,6 +144,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void WakeReader();
   bool Backlogged() const;
 
+  friend struct ServerWriteHooks;
+
   ServerImplBase* server_;
   IoThread* io_;
   tcp::socket socket_;
@@ -144,13 +153,10 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   uint8_t codec_id_ = 0;
   std::unique_ptr<CallHandler> handler_;  // Inline mode.
   ByteBuffer in_;
-  ByteBuffer out_;
-  ByteBuffer writing_;
-  asio::steady_timer write_signal_;
+  OutputQueue q_;  // Replies, written by WriteLoop (rpc/write_loop.h).
   asio::steady_timer read_signal_;
   asio::steady_timer watchdog_;
   std::chrono::steady_clock::time_point last_read_;
-  bool writer_waiting_ = false;
   bool reader_waiting_ = false;
   bool preamble_done_ = false;
   bool close_after_flush_ = false;

@@ -27,6 +27,7 @@
 #include "codecs/codec.h"
 #include "codecs/message.h"
 #include "common/bytes.h"
+#include "common/str_cat.h"
 
 namespace wirebench::testing {
 
@@ -130,7 +131,7 @@ inline std::string Show(ByteView v) {
     s += buf;
   }
   if (n < v.size()) s += "...";
-  return "[" + std::to_string(v.size()) + " bytes: " + s + "]";
+  return StrCat("[", std::to_string(v.size()), " bytes: ", s, "]");
 }
 
 // Collects the first difference between two messages.

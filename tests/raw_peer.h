@@ -1,12 +1,14 @@
 // A misbehaving (or merely hand-driven) peer for end-to-end tests of the
 // server: one blocking POSIX socket on loopback with a receive timeout, so a
 // server that fails to answer makes a test fail instead of hang; plus the
-// bytes such a peer sends (preambles, frames, bare length words).
+// bytes such a peer sends (preambles, frames, bare length words). And
+// RawListener, a hand-driven "server" for tests of the client.
 // Thread-safety: one RawPeer per thread.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -58,6 +61,11 @@ class RawPeer {
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  // Wraps a connection accepted by RawListener.
+  RawPeer(int accepted_fd, int recv_timeout_ms) : fd_(accepted_fd), connected_(fd_ >= 0) {
+    timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   }
   ~RawPeer() { Close(); }
   RawPeer(const RawPeer&) = delete;
@@ -153,6 +161,45 @@ class RawPeer {
   }
   int fd_ = -1;
   bool connected_ = false;
+};
+
+// A listening socket on 127.0.0.1 (free port) whose connections the test
+// drives by hand: accept and never answer, answer HTTP, answer frames late.
+class RawListener {
+ public:
+  RawListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = 0;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+        listen(fd_, 16) != 0 || getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      ADD_FAILURE() << "cannot listen on loopback: errno " << errno;
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+  }
+  ~RawListener() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RawListener(const RawListener&) = delete;
+  RawListener& operator=(const RawListener&) = delete;
+
+  uint16_t port() const { return port_; }
+  // The next connection, or null when none arrives within `timeout_ms`.
+  std::unique_ptr<RawPeer> Accept(int timeout_ms = 10000) {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, timeout_ms) != 1) return nullptr;
+    int c = accept(fd_, nullptr, nullptr);
+    if (c < 0) return nullptr;
+    return std::make_unique<RawPeer>(c, timeout_ms);
+  }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
 };
 
 }  // namespace wirebench::testing

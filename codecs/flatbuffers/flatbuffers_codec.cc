@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs/codec_adapter.h"
 #include "common/thread_stats.h"
 #include "wirebench_generated.h"
 
@@ -86,26 +87,24 @@ T* Slots(std::vector<T>& v, size_t n) {
   return v.data();
 }
 
-class FlatBuffersCodec final : public Codec {
+class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
  public:
-  FlatBuffersCodec() : builder_(kInitialBuilderSize) {}
-
-  CodecId id() const override { return CodecId::kFlatBuffers; }
-  std::string_view name() const override { return "flatbuffers"; }
-  bool zero_copy_decode() const override { return true; }
+  FlatBuffersCodec()
+      : CodecAdapter(CodecId::kFlatBuffers, "flatbuffers", /*zero_copy_decode=*/true),
+        builder_(kInitialBuilderSize) {}
 
   // ---- Requests ----
 
-  Status EncodeRequest(uint32_t, const MutateRequest& req, ByteBuffer* out) override {
+  Status Encode(uint32_t, const MutateRequest& req, ByteBuffer* out) {
     Begin();
     auto body = fb::CreateMutateRequest(builder_, PutMutation(req.mutation));
     return Finish(fb::Body::MutateRequest, body.Union(), out);
   }
-  Status EncodeRequest(uint32_t, const GetRequest& req, ByteBuffer* out) override {
+  Status Encode(uint32_t, const GetRequest& req, ByteBuffer* out) {
     Begin();
     return Finish(fb::Body::GetRequest, PutGet(req).Union(), out);
   }
-  Status EncodeRequest(uint32_t, const ScanRequest& req, ByteBuffer* out) override {
+  Status Encode(uint32_t, const ScanRequest& req, ByteBuffer* out) {
     Begin();
     auto columns = PutColumns(req.columns);
     auto stop = Bytes(req.stop_row);
@@ -113,7 +112,7 @@ class FlatBuffersCodec final : public Codec {
     auto body = fb::CreateScanRequest(builder_, start, stop, req.number_of_rows, columns);
     return Finish(fb::Body::ScanRequest, body.Union(), out);
   }
-  Status EncodeRequest(uint32_t, const MultiRequest& req, ByteBuffer* out) override {
+  Status Encode(uint32_t, const MultiRequest& req, ByteBuffer* out) {
     Begin();
     const size_t base = action_offsets_.size();
     for (const Action& a : req.actions) {
@@ -137,7 +136,7 @@ class FlatBuffersCodec final : public Codec {
     return Finish(fb::Body::MultiRequest, body.Union(), out);
   }
 
-  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
+  Status Decode(ByteView payload, MutateRequest* req) {
     const fb::MutateRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const fb::Mutation* m = in->mutation();
@@ -146,14 +145,14 @@ class FlatBuffersCodec final : public Codec {
     if (!ReadMutation(m, &cells, &req->mutation)) return Malformed("Mutate request mutation");
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, GetRequest* req) override {
+  Status Decode(ByteView payload, GetRequest* req) {
     const fb::GetRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     Column* columns = Slots(columns_, Count(in->columns()));
     ReadGet(in, &columns, req);
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
+  Status Decode(ByteView payload, ScanRequest* req) {
     const fb::ScanRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     Column* columns = Slots(columns_, Count(in->columns()));
@@ -163,7 +162,7 @@ class FlatBuffersCodec final : public Codec {
     req->columns = ReadColumns(in->columns(), &columns);
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
+  Status Decode(ByteView payload, MultiRequest* req) {
     const fb::MultiRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const Tables<fb::Action>* actions = in->actions();
@@ -204,17 +203,17 @@ class FlatBuffersCodec final : public Codec {
 
   // ---- Responses ----
 
-  Status EncodeResponse(uint32_t, const MutateResponse& resp, ByteBuffer* out) override {
+  Status Encode(uint32_t, const MutateResponse& resp, ByteBuffer* out) {
     Begin();
     auto body = fb::CreateMutateResponse(builder_, resp.processed);
     return Finish(fb::Body::MutateResponse, body.Union(), out);
   }
-  Status EncodeResponse(uint32_t, const GetResponse& resp, ByteBuffer* out) override {
+  Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
     Begin();
     auto body = fb::CreateGetResponse(builder_, PutResult(resp.result));
     return Finish(fb::Body::GetResponse, body.Union(), out);
   }
-  Status EncodeResponse(uint32_t, const ScanResponse& resp, ByteBuffer* out) override {
+  Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
     Begin();
     const size_t base = result_offsets_.size();
     for (const Result& r : resp.results) result_offsets_.push_back(PutResult(r));
@@ -222,7 +221,7 @@ class FlatBuffersCodec final : public Codec {
     auto body = fb::CreateScanResponse(builder_, results, resp.more_results);
     return Finish(fb::Body::ScanResponse, body.Union(), out);
   }
-  Status EncodeResponse(uint32_t, const MultiResponse& resp, ByteBuffer* out) override {
+  Status Encode(uint32_t, const MultiResponse& resp, ByteBuffer* out) {
     Begin();
     const size_t base = action_result_offsets_.size();
     for (const ActionResult& ar : resp.results) {
@@ -237,20 +236,20 @@ class FlatBuffersCodec final : public Codec {
     return Finish(fb::Body::MultiResponse, body.Union(), out);
   }
 
-  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
+  Status Decode(ByteView payload, MutateResponse* resp) {
     const fb::MutateResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     resp->processed = in->processed();
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
+  Status Decode(ByteView payload, GetResponse* resp) {
     const fb::GetResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     Cell* cells = Slots(cells_, CellCount(in->result()));
     if (!ReadResult(in->result(), &cells, &resp->result)) return Malformed("Get response result");
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
+  Status Decode(ByteView payload, ScanResponse* resp) {
     const fb::ScanResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const Tables<fb::Result>* results = in->results();
@@ -265,7 +264,7 @@ class FlatBuffersCodec final : public Codec {
     resp->more_results = in->more_results();
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
+  Status Decode(ByteView payload, MultiResponse* resp) {
     const fb::MultiResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const Tables<fb::ActionResult>* results = in->results();

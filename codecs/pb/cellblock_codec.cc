@@ -3,6 +3,7 @@
 // interface.
 #include <memory>
 
+#include "codecs/codec_adapter.h"
 #include "codecs/pb/cellblock_reader.h"
 #include "codecs/pb/cellblock_writer.h"
 #include "codecs/pb/pb_codecs.h"
@@ -11,60 +12,21 @@ namespace wirebench {
 
 namespace {
 
-class CellBlockCodec final : public Codec {
+class CellBlockCodec final : public CodecAdapter<CellBlockCodec> {
  public:
-  CodecId id() const override { return CodecId::kCellBlock; }
-  std::string_view name() const override { return "cellblock"; }
-  bool zero_copy_decode() const override { return true; }
+  CellBlockCodec() : CodecAdapter(CodecId::kCellBlock, "cellblock", /*zero_copy_decode=*/true) {}
 
-  Status EncodeRequest(uint32_t call_id, const MutateRequest& req, ByteBuffer* out) override {
-    return pb::AppendCellBlockRequest(call_id, req, out);
+  template <typename M>
+  Status Encode(uint32_t call_id, const M& m, ByteBuffer* out) {
+    if constexpr (kIsRequest<M>) {
+      return pb::AppendCellBlockRequest(call_id, m, out);
+    } else {
+      return pb::AppendCellBlockResponse(call_id, m, out);
+    }
   }
-  Status EncodeRequest(uint32_t call_id, const GetRequest& req, ByteBuffer* out) override {
-    return pb::AppendCellBlockRequest(call_id, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const ScanRequest& req, ByteBuffer* out) override {
-    return pb::AppendCellBlockRequest(call_id, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const MultiRequest& req, ByteBuffer* out) override {
-    return pb::AppendCellBlockRequest(call_id, req, out);
-  }
-  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
-    return reader_.Read(payload, req);
-  }
-  Status DecodeRequest(ByteView payload, GetRequest* req) override {
-    return reader_.Read(payload, req);
-  }
-  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
-    return reader_.Read(payload, req);
-  }
-  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
-    return reader_.Read(payload, req);
-  }
-
-  Status EncodeResponse(uint32_t call_id, const MutateResponse& resp, ByteBuffer* out) override {
-    return pb::AppendCellBlockResponse(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const GetResponse& resp, ByteBuffer* out) override {
-    return pb::AppendCellBlockResponse(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const ScanResponse& resp, ByteBuffer* out) override {
-    return pb::AppendCellBlockResponse(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const MultiResponse& resp, ByteBuffer* out) override {
-    return pb::AppendCellBlockResponse(call_id, resp, out);
-  }
-  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
-    return reader_.Read(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
-    return reader_.Read(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
-    return reader_.Read(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
-    return reader_.Read(payload, resp);
+  template <typename M>
+  Status Decode(ByteView payload, M* m) {
+    return reader_.Read(payload, m);
   }
 
  private:

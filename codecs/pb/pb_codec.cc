@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "codecs/codec_adapter.h"
 #include "codecs/pb/pb_codecs.h"
 #include "codecs/pb/pb_mapping.h"
 #include "codecs/pb/pb_wire.h"
@@ -111,64 +112,38 @@ bool ParseDelimited(ByteView* in, google::protobuf::MessageLite* m) {
          m->ParseFromArray(bytes.data(), int(bytes.size()));
 }
 
-class ProtoCodec final : public Codec {
+// The generated message that carries each model message as the call's param.
+template <typename M>
+using ProtoOf = std::tuple_element_t<
+    kMessageIndex<M>,
+    std::tuple<hbase::MutateRequest, hbase::GetRequest, hbase::ScanRequest, hbase::MultiRequest,
+               hbase::MutateResponse, hbase::GetResponse, hbase::ScanResponse,
+               hbase::MultiResponse>>;
+
+class ProtoCodec final : public CodecAdapter<ProtoCodec> {
  public:
   ProtoCodec(CodecId id, std::string_view name, MessageSource::Mode mode,
              const PbArenaOptions& options)
-      : id_(id), name_(name), enc_(mode, options), dec_(mode, options) {}
+      : CodecAdapter(id, name, /*zero_copy_decode=*/false),
+        name_(name),
+        enc_(mode, options),
+        dec_(mode, options) {}
 
-  CodecId id() const override { return id_; }
-  std::string_view name() const override { return name_; }
-  bool zero_copy_decode() const override { return false; }
-
-  Status EncodeRequest(uint32_t call_id, const MutateRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::MutateRequest>(call_id, Method::kMutate, req, out);
+  template <typename M>
+  Status Encode(uint32_t call_id, const M& m, ByteBuffer* out) {
+    if constexpr (kIsRequest<M>) {
+      return EncodeReq<ProtoOf<M>>(call_id, kMethodOf<M>, m, out);
+    } else {
+      return EncodeResp<ProtoOf<M>>(call_id, m, out);
+    }
   }
-  Status EncodeRequest(uint32_t call_id, const GetRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::GetRequest>(call_id, Method::kGet, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const ScanRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::ScanRequest>(call_id, Method::kScan, req, out);
-  }
-  Status EncodeRequest(uint32_t call_id, const MultiRequest& req, ByteBuffer* out) override {
-    return EncodeReq<hbase::MultiRequest>(call_id, Method::kMulti, req, out);
-  }
-  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
-    return DecodeReq<hbase::MutateRequest>(payload, Method::kMutate, req);
-  }
-  Status DecodeRequest(ByteView payload, GetRequest* req) override {
-    return DecodeReq<hbase::GetRequest>(payload, Method::kGet, req);
-  }
-  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
-    return DecodeReq<hbase::ScanRequest>(payload, Method::kScan, req);
-  }
-  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
-    return DecodeReq<hbase::MultiRequest>(payload, Method::kMulti, req);
-  }
-
-  Status EncodeResponse(uint32_t call_id, const MutateResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::MutateResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const GetResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::GetResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const ScanResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::ScanResponse>(call_id, resp, out);
-  }
-  Status EncodeResponse(uint32_t call_id, const MultiResponse& resp, ByteBuffer* out) override {
-    return EncodeResp<hbase::MultiResponse>(call_id, resp, out);
-  }
-  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
-    return DecodeResp<hbase::MutateResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
-    return DecodeResp<hbase::GetResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
-    return DecodeResp<hbase::ScanResponse>(payload, resp);
-  }
-  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
-    return DecodeResp<hbase::MultiResponse>(payload, resp);
+  template <typename M>
+  Status Decode(ByteView payload, M* m) {
+    if constexpr (kIsRequest<M>) {
+      return DecodeReq<ProtoOf<M>>(payload, kMethodOf<M>, m);
+    } else {
+      return DecodeResp<ProtoOf<M>>(payload, m);
+    }
   }
 
  private:
@@ -248,8 +223,7 @@ class ProtoCodec final : public Codec {
     return Status::Ok();
   }
 
-  CodecId id_;
-  std::string_view name_;
+  std::string_view name_;  // For messages.
   MessageSource enc_;
   MessageSource dec_;  // Its messages back the views of the last decode.
   pb::ModelBuilder builder_;

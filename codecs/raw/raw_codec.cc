@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "codecs/codec_adapter.h"
 #include "codecs/wire_reader.h"
 #include "common/thread_stats.h"
 
@@ -63,7 +64,7 @@ class Writer {
 
 // Runs `emit` once to size the payload and once to write it.
 template <typename Emit>
-Status Encode(ByteBuffer* out, Emit&& emit) {
+Status SizeThenWrite(ByteBuffer* out, Emit&& emit) {
   Sizer sizer;
   emit(sizer);
   Writer w(out, sizer.size());
@@ -77,32 +78,30 @@ Status Truncated(const char* what) {
   return Status::Corruption(std::string("raw: truncated or malformed ") + what);
 }
 
-class RawCodec final : public Codec {
+class RawCodec final : public CodecAdapter<RawCodec> {
  public:
-  CodecId id() const override { return CodecId::kRaw; }
-  std::string_view name() const override { return "raw"; }
-  bool zero_copy_decode() const override { return true; }
+  RawCodec() : CodecAdapter(CodecId::kRaw, "raw", /*zero_copy_decode=*/true) {}
 
-  Status EncodeRequest(uint32_t, const MutateRequest& req, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const MutateRequest& req, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       PutMutation(w, req.mutation);
     });
   }
-  Status EncodeRequest(uint32_t, const GetRequest& req, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const GetRequest& req, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       PutGet(w, req);
     });
   }
-  Status EncodeRequest(uint32_t, const ScanRequest& req, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const ScanRequest& req, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       w.Bytes(req.start_row);
       w.Bytes(req.stop_row);
       w.U32(req.number_of_rows);
       PutColumns(w, req.columns);
     });
   }
-  Status EncodeRequest(uint32_t, const MultiRequest& req, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const MultiRequest& req, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       w.U32(uint32_t(req.actions.size()));
       for (const Action& a : req.actions) {
         w.U32(a.index);
@@ -116,7 +115,7 @@ class RawCodec final : public Codec {
     });
   }
 
-  Status DecodeRequest(ByteView payload, MutateRequest* req) override {
+  Status Decode(ByteView payload, MutateRequest* req) {
     Reset();
     WireReader r(payload);
     MutationRef m;
@@ -124,7 +123,7 @@ class RawCodec final : public Codec {
     req->mutation = Resolve(m);
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, GetRequest* req) override {
+  Status Decode(ByteView payload, GetRequest* req) {
     Reset();
     WireReader r(payload);
     GetRef g;
@@ -132,7 +131,7 @@ class RawCodec final : public Codec {
     *req = Resolve(g);
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, ScanRequest* req) override {
+  Status Decode(ByteView payload, ScanRequest* req) {
     Reset();
     WireReader r(payload);
     Range cols;
@@ -142,7 +141,7 @@ class RawCodec final : public Codec {
     req->columns = ColumnSpan(cols);
     return Status::Ok();
   }
-  Status DecodeRequest(ByteView payload, MultiRequest* req) override {
+  Status Decode(ByteView payload, MultiRequest* req) {
     Reset();
     WireReader r(payload);
     uint32_t n;
@@ -175,25 +174,25 @@ class RawCodec final : public Codec {
     return Status::Ok();
   }
 
-  Status EncodeResponse(uint32_t, const MutateResponse& resp, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const MutateResponse& resp, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       w.U8(resp.processed ? 1 : 0);
     });
   }
-  Status EncodeResponse(uint32_t, const GetResponse& resp, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       PutResult(w, resp.result);
     });
   }
-  Status EncodeResponse(uint32_t, const ScanResponse& resp, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       w.U8(resp.more_results ? 1 : 0);
       w.U32(uint32_t(resp.results.size()));
       for (const Result& res : resp.results) PutResult(w, res);
     });
   }
-  Status EncodeResponse(uint32_t, const MultiResponse& resp, ByteBuffer* out) override {
-    return Encode(out, [&](auto& w) {
+  Status Encode(uint32_t, const MultiResponse& resp, ByteBuffer* out) {
+    return SizeThenWrite(out, [&](auto& w) {
       w.U32(uint32_t(resp.results.size()));
       for (const ActionResult& ar : resp.results) {
         w.U32(ar.index);
@@ -207,14 +206,14 @@ class RawCodec final : public Codec {
     });
   }
 
-  Status DecodeResponse(ByteView payload, MutateResponse* resp) override {
+  Status Decode(ByteView payload, MutateResponse* resp) {
     WireReader r(payload);
     uint8_t p;
     if (!r.U8(&p) || p > 1 || !r.done()) return Truncated("Mutate response");
     resp->processed = p == 1;
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, GetResponse* resp) override {
+  Status Decode(ByteView payload, GetResponse* resp) {
     Reset();
     WireReader r(payload);
     ResultRef ref;
@@ -222,7 +221,7 @@ class RawCodec final : public Codec {
     resp->result = Resolve(ref);
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, ScanResponse* resp) override {
+  Status Decode(ByteView payload, ScanResponse* resp) {
     Reset();
     WireReader r(payload);
     uint8_t more;
@@ -239,7 +238,7 @@ class RawCodec final : public Codec {
     resp->results = std::span<const Result>(results_.data(), n);
     return Status::Ok();
   }
-  Status DecodeResponse(ByteView payload, MultiResponse* resp) override {
+  Status Decode(ByteView payload, MultiResponse* resp) {
     Reset();
     WireReader r(payload);
     uint32_t n;

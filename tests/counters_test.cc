@@ -1,0 +1,138 @@
+// Field-wise counter arithmetic (common/counters.h) and the structs built on
+// it: CounterTotals, ThreadUsage (common/thread_stats.h) and
+// rpc::ClientConnectionStats.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+
+#include "common/counters.h"
+#include "common/thread_stats.h"
+#include "rpc/client.h"
+
+namespace wirebench {
+namespace {
+
+struct Sample {
+  uint64_t a = 0;
+  int64_t b = 0;
+  double c = 0;
+  uint64_t per[3] = {};
+  uint64_t not_a_counter = 0;
+  using Fields = FieldList<&Sample::a, &Sample::b, &Sample::c, &Sample::per>;
+  Sample& operator+=(const Sample& o) { return AddFields(*this, o); }
+  Sample operator-(const Sample& o) const { return SubtractFields(*this, o); }
+};
+
+TEST(FieldList, AddsAndSubtractsListedFieldsIncludingArrays) {
+  Sample x{1, -2, 0.5, {1, 2, 3}, 7};
+  Sample y{10, 20, 1.5, {10, 20, 30}, 100};
+  x += y;
+  EXPECT_EQ(x.a, 11u);
+  EXPECT_EQ(x.b, 18);
+  EXPECT_DOUBLE_EQ(x.c, 2.0);
+  EXPECT_EQ(x.per[0], 11u);
+  EXPECT_EQ(x.per[2], 33u);
+  EXPECT_EQ(x.not_a_counter, 7u);  // Not listed: untouched.
+  Sample d = x - y;
+  EXPECT_EQ(d.a, 1u);
+  EXPECT_EQ(d.b, -2);
+  EXPECT_DOUBLE_EQ(d.c, 0.5);
+  EXPECT_EQ(d.per[1], 2u);
+}
+
+TEST(FieldList, AddSharedSeesEveryBumpOnceTheWriterIsDone) {
+  Sample shared;
+  std::thread writer([&] {
+    for (int i = 0; i < 100000; ++i) {
+      BumpShared(shared.a, 1);
+      BumpShared(shared.b, -1);
+      BumpShared(shared.per[1], 2);
+    }
+  });
+  // Concurrent sums are allowed (and never exceed the final value).
+  Sample partial;
+  Sample::Fields::AddShared(partial, shared);
+  EXPECT_LE(partial.a, 100000u);
+  writer.join();
+  Sample sum;
+  Sample::Fields::AddShared(sum, shared);
+  Sample::Fields::AddShared(sum, shared);
+  EXPECT_EQ(sum.a, 200000u);
+  EXPECT_EQ(sum.b, -200000);
+  EXPECT_EQ(sum.per[1], 400000u);
+}
+
+TEST(CounterTotals, SumAndDifference) {
+  CounterTotals a{5, 500, 4, 10, 20};
+  CounterTotals b{1, 100, 1, 1, 2};
+  CounterTotals s = a;
+  s += b;
+  EXPECT_EQ(s.allocs, 6u);
+  EXPECT_EQ(s.alloc_bytes, 600u);
+  EXPECT_EQ(s.frees, 5u);
+  EXPECT_EQ(s.encode_copied, 11u);
+  EXPECT_EQ(s.decode_copied, 22u);
+  CounterTotals d = s - b;
+  EXPECT_EQ(d.allocs, a.allocs);
+  EXPECT_EQ(d.alloc_bytes, a.alloc_bytes);
+  EXPECT_EQ(d.frees, a.frees);
+  EXPECT_EQ(d.encode_copied, a.encode_copied);
+  EXPECT_EQ(d.decode_copied, a.decode_copied);
+}
+
+TEST(ThreadUsage, SumNeedsHardwareCountersOnEveryThread) {
+  ThreadUsage with;
+  with.cpu_ns = 100;
+  with.voluntary_switches = 3;
+  with.hw_available = true;
+  with.cycles = 1000;
+  with.threads = 1;
+  ThreadUsage without = with;
+  without.hw_available = false;
+
+  ThreadUsage sum;
+  sum += with;
+  EXPECT_TRUE(sum.hw_available);  // The first thread decides.
+  sum += with;
+  EXPECT_TRUE(sum.hw_available);
+  EXPECT_DOUBLE_EQ(sum.cpu_ns, 200);
+  EXPECT_EQ(sum.voluntary_switches, 6u);
+  EXPECT_DOUBLE_EQ(sum.cycles, 2000);
+  EXPECT_EQ(sum.threads, 2);
+  sum += without;
+  EXPECT_FALSE(sum.hw_available);
+  EXPECT_EQ(sum.threads, 3);
+
+  ThreadUsage later = with;
+  later.cpu_ns = 250;
+  later.cycles = 4000;
+  ThreadUsage d = later - with;
+  EXPECT_DOUBLE_EQ(d.cpu_ns, 150);
+  EXPECT_DOUBLE_EQ(d.cycles, 3000);
+  EXPECT_EQ(d.voluntary_switches, 0u);
+  EXPECT_EQ(d.threads, 1);  // A difference of readings of the same threads.
+  EXPECT_TRUE(d.hw_available);
+  EXPECT_FALSE((later - without).hw_available);
+}
+
+TEST(ClientConnectionStats, SumAndDifference) {
+  rpc::ClientConnectionStats a{10, 9, 1000, 900, 3, 4, 1};
+  rpc::ClientConnectionStats b{1, 2, 3, 4, 5, 6, 7};
+  rpc::ClientConnectionStats s = a;
+  s += b;
+  EXPECT_EQ(s.frames_out, 11u);
+  EXPECT_EQ(s.frames_in, 11u);
+  EXPECT_EQ(s.bytes_out, 1003u);
+  EXPECT_EQ(s.bytes_in, 904u);
+  EXPECT_EQ(s.writes, 8u);
+  EXPECT_EQ(s.reads, 10u);
+  EXPECT_EQ(s.stray_replies, 8u);
+  rpc::ClientConnectionStats d = s - b;
+  EXPECT_EQ(d.frames_out, a.frames_out);
+  EXPECT_EQ(d.bytes_in, a.bytes_in);
+  EXPECT_EQ(d.stray_replies, a.stray_replies);
+}
+
+}  // namespace
+}  // namespace wirebench
