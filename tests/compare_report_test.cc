@@ -396,22 +396,123 @@ TEST(CompareTables, NotDistinguishableIsMarkedInEveryOutput) {
             std::string::npos);
 }
 
+// A fresh chart directory, kept (for looking at the PNGs) when
+// WIREBENCH_KEEP_CHARTS names a parent directory.
+class ChartDir {
+ public:
+  explicit ChartDir(const std::string& name) {
+    const char* keep = std::getenv("WIREBENCH_KEEP_CHARTS");
+    keep_ = keep != nullptr && *keep != '\0';
+    path_ = keep_ ? std::filesystem::path(keep) / name
+                  : std::filesystem::temp_directory_path() /
+                        ("wirebench_" + name + "_" + std::to_string(getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ChartDir() {
+    if (!keep_) std::filesystem::remove_all(path_);
+  }
+  std::string str() const { return path_.string(); }
+  std::string Read(const std::string& file) const {
+    std::ifstream in(path_ / file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  bool keep_ = false;
+  std::filesystem::path path_;
+};
+
+bool HaveGnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+// The "ops" of a result with 2000 READs whose latencies spread like a real
+// run's: a body around 150 us times `scale` and a long tail.
+json LatencyOps(double scale, std::mt19937& rng) {
+  RunResult r;
+  std::exponential_distribution<double> tail(1.0);
+  for (int i = 0; i < 2000; ++i) {
+    const double us = 150 * scale * (0.8 + 0.4 * (Noise(rng) + 1) / 2) + 40 * tail(rng) * tail(rng);
+    r.ops[size_t(OpType::kRead)].latency.Record(int64_t(us * 1000));
+  }
+  r.ops[size_t(OpType::kRead)].results[size_t(OpResult::kOk)] = 2000;
+  r.operations = 2000;
+  r.runtime_s = 1;
+  return ResultToJson(r, ComputeCosts(r), ReportOptions{})["ops"];
+}
+
+// Five codecs at one thread count, 3 repeats, costing 1x to 2.4x raw, with
+// latency histograms, and instructions when asked.
+std::vector<CompareCell> FiveCodecs(bool instructions, std::vector<int> threads = {32}) {
+  const std::vector<std::pair<std::string, double>> codecs = {
+      {"raw", 1.0}, {"pb", 2.4}, {"pb-arena", 2.0}, {"cellblock", 1.3}, {"flatbuffers", 1.6}};
+  std::mt19937 rng(7);
+  std::vector<CompareCell> cells;
+  for (int t : threads)
+    for (int rep = 1; rep <= 3; ++rep)
+      for (const auto& [codec, scale] : codecs) {
+        json r = CostResults(scale, 0.04, rng);
+        r["throughput_ops_per_sec"] = r["throughput_ops_per_sec"].get<double>() * std::sqrt(t / 32.0);
+        r["ops"] = LatencyOps(scale, rng);
+        if (instructions) {
+          r["costs"]["client"]["instructions_per_op"] = 5123.4 * scale;
+          r["costs"]["server"]["instructions_per_op"] = 3210.9 * scale;
+        }
+        cells.push_back(Cell(codec, t, rep, r));
+      }
+  return cells;
+}
+
+CompareReportOptions FiveOptions() {
+  CompareReportOptions o;
+  o.codecs = {"raw", "pb", "pb-arena", "cellblock", "flatbuffers"};
+  o.baseline = "raw";
+  return o;
+}
+
+TEST(CompareCharts, OneThreadCountDrawsBarsASweepDrawsLines) {
+  EXPECT_EQ(ThroughputChartKind(FiveCodecs(false), "workloada"), ChartKind::kBars);
+  EXPECT_EQ(ThroughputChartKind(FiveCodecs(false, {1, 32, 200}), "workloada"), ChartKind::kLines);
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  const ChartDir bars("compare_charts_bars");
+  ASSERT_TRUE(WriteCharts(FiveCodecs(false), FiveOptions(), bars.str()).ok());
+  std::string gp = bars.Read("charts.gp");
+  EXPECT_NE(gp.find("with boxes"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("with yerrorbars"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("with yerrorlines"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("logscale x 2"), std::string::npos) << gp;
+  // One row per codec: median, min, max, repeats.
+  EXPECT_NE(bars.Read("throughput.dat").find("\"flatbuffers\" "), std::string::npos);
+
+  const ChartDir lines("compare_charts_sweep");
+  ASSERT_TRUE(WriteCharts(FiveCodecs(false, {1, 32, 200}), FiveOptions(), lines.str()).ok());
+  gp = lines.Read("charts.gp");
+  EXPECT_NE(gp.find("with yerrorlines"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xtics (1, 32, 200)"), std::string::npos) << gp;
+}
+
 TEST(CompareCharts, RendersEachChartFromTheMetricDefinitions) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot";
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("wirebench_compare_charts_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::vector<CompareCell> cells = Cells(8);
-  for (CompareCell& c : Cells(16)) cells.push_back(c);
-  auto files = WriteCharts(cells, Options(), dir.string());
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  const ChartDir dir("compare_charts");
+  auto files = WriteCharts(FiveCodecs(false), FiveOptions(), dir.str());
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   EXPECT_EQ(files->size(), 6u);  // Throughput, latency, CPU; PNG and SVG each.
   for (const std::string& f : *files) EXPECT_GT(std::filesystem::file_size(f), 0u) << f;
-  std::ifstream cpu(dir / "cpu.dat");
-  std::stringstream ss;
-  ss << cpu.rdbuf();
-  EXPECT_NE(ss.str().find("pb "), std::string::npos) << ss.str();
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(dir.Read("gnuplot.log"), "");  // No gnuplot warnings either.
+  const std::string cpu = dir.Read("cpu-per-op.dat");
+  EXPECT_NE(cpu.find("\"pb\" "), std::string::npos) << cpu;
+  EXPECT_NE(dir.Read("charts.gp").find("rowstacked"), std::string::npos);
+}
+
+TEST(CompareCharts, InstructionsChartOnlyWhenMeasured) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  const ChartDir dir("compare_charts_instructions");
+  auto files = WriteCharts(FiveCodecs(true), FiveOptions(), dir.str());
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_EQ(files->size(), 8u);
+  EXPECT_NE(dir.Read("instructions-per-op.dat").find("\"raw\" 5123.4 3210.9"), std::string::npos);
+  EXPECT_EQ(dir.Read("gnuplot.log"), "");
 }
 
 }  // namespace
