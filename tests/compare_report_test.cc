@@ -259,6 +259,36 @@ CompareReportOptions RawAgainst(const std::string& label) {
 
 bool IsCostRow(const MetricDef& m) { return m.unit.size() > 3 && m.unit.ends_with("/op"); }
 
+TEST(CompareTables, SweepPercentagesCarryTheirIntervals) {
+  // raw is 30% dearer than pb at 8 clients (3 repeats, 2% noise) and the
+  // same at 16: "+30% [..]" and "~+x% [..]".
+  std::vector<CompareCell> cells;
+  std::mt19937 rng(3);
+  for (int t : {8, 16})
+    for (int rep = 1; rep <= 3; ++rep) {
+      cells.push_back(Cell("pb", t, rep, CostResults(1.0, 0.02, rng)));
+      cells.push_back(Cell("raw", t, rep, CostResults(t == 8 ? 1.3 : 1.0, 0.02, rng)));
+    }
+  const std::string md = CompareMarkdown(cells, Options());
+  const size_t sweep = md.find("## workloada: Total CPU (us/op) by thread count");
+  ASSERT_NE(sweep, std::string::npos) << md;
+  const std::string table = md.substr(sweep);
+  EXPECT_NE(table.find("| raw vs pb |"), std::string::npos) << table;
+  const RatioInterval at8 =
+      CompareRatio(cells, MetricOf(Metric::kTotalCpu), "raw", "pb", "workloada", 8);
+  const RatioInterval at16 =
+      CompareRatio(cells, MetricOf(Metric::kTotalCpu), "raw", "pb", "workloada", 16);
+  ASSERT_TRUE(at8.distinguishable());
+  ASSERT_FALSE(at16.distinguishable());
+  char row8[64], row16[64];
+  std::snprintf(row8, sizeof(row8), " %+.1f%% [%+.1f, %+.1f] |", 100 * (at8.ratio - 1),
+                100 * (at8.lo - 1), 100 * (at8.hi - 1));
+  std::snprintf(row16, sizeof(row16), " ~%+.1f%% [%+.1f, %+.1f] |", 100 * (at16.ratio - 1),
+                100 * (at16.lo - 1), 100 * (at16.hi - 1));
+  EXPECT_NE(table.find(row8), std::string::npos) << row8 << "\n" << table;
+  EXPECT_NE(table.find(row16), std::string::npos) << row16 << "\n" << table;
+}
+
 TEST(CompareTables, OneCodecTwiceGetsTwoColumns) {
   EXPECT_EQ(ColumnLabels({"raw", "raw"}), (std::vector<std::string>{"raw", "raw#2"}));
   EXPECT_EQ(ColumnLabels({"raw", "pb", "raw", "raw"}),

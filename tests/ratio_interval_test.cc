@@ -81,6 +81,7 @@ TEST(RatioInterval, NoIntervalWithOneRepeatOrAZero) {
   EXPECT_DOUBLE_EQ(r.ratio, 0.25);  // Of the medians.
   r = PairedRatioInterval({0.0, 0.0}, {0.0, 0.0});
   EXPECT_TRUE(std::isnan(r.ratio));
+  EXPECT_EQ(r.no_interval, "baseline 0: no ratio");
   EXPECT_TRUE(std::isnan(WelchRatioInterval({}, {1.0}).ratio));
 }
 

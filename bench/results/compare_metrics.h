@@ -33,7 +33,7 @@ struct CompareCell {
   bool partial = false;
   // The table column this cell belongs to; empty means `codec`. A matrix
   // that runs one codec twice labels the second "raw#2" (ColumnLabels).
-  std::string column;
+  std::string column = {};
 };
 
 // The column of `c`: its label, else its codec.

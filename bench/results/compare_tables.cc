@@ -82,9 +82,10 @@ std::string FmtRatio(double r) {
 }
 
 // "0.33x [0.30, 0.37]", "~1.02x [0.97, 1.08]" (the interval contains 1.0:
-// not distinguishable), "1.18x (1 repeat: no interval)", or "n/a".
+// not distinguishable), "1.18x (1 repeat: no interval)", "n/a (baseline 0:
+// no ratio)" or "n/a".
 std::string RatioText(const RatioInterval& r) {
-  if (std::isnan(r.ratio)) return "n/a";
+  if (std::isnan(r.ratio)) return r.no_interval.empty() ? "n/a" : "n/a (" + r.no_interval + ")";
   if (!r.has_interval()) return FmtRatio(r.ratio) + "x (" + r.no_interval + ")";
   return (r.distinguishable() ? "" : "~") + FmtRatio(r.ratio) + "x [" + FmtRatio(r.lo) + ", " +
          FmtRatio(r.hi) + "]";

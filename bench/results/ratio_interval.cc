@@ -52,9 +52,11 @@ RatioInterval NoInterval(const std::vector<double>& x, const std::vector<double>
   };
   if (positive(x) && positive(base)) {
     r.ratio = std::exp(Mean(Logs(x)) - Mean(Logs(base)));
+  } else if (const double b = Median(base); b > 0) {
+    r.ratio = Median(x) / b;
   } else {
-    const double b = Median(base);
-    r.ratio = b > 0 ? Median(x) / b : Nan();
+    r.ratio = Nan();
+    r.no_interval = "baseline 0: no ratio";
   }
   return r;
 }

@@ -22,7 +22,8 @@ struct RatioInterval {
   double ratio = 0;  // NaN when it cannot be formed (no values, baseline 0).
   double lo = 0, hi = 0;  // NaN without an interval.
   IntervalMethod method = IntervalMethod::kNone;
-  // Why there is no interval, e.g. "1 repeat: no interval"; empty with one.
+  // Why there is no interval, e.g. "1 repeat: no interval", "a zero value:
+  // no interval", "baseline 0: no ratio"; empty with one.
   std::string no_interval;
 
   bool has_interval() const { return method != IntervalMethod::kNone; }
