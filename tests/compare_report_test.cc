@@ -348,18 +348,23 @@ TEST(CompareTables, ARealThirtyPercentDifferenceIsDistinguishable) {
   EXPECT_EQ(md.find("| Total CPU (us/op) vs raw | 1.00x | ~"), std::string::npos) << md;
 }
 
+// pb at 10 us/op total CPU in each repeat, raw at `raw_cpu[i]` in repeat i + 1.
+std::vector<CompareCell> TotalCpuCells(const std::vector<double>& raw_cpu) {
+  std::vector<CompareCell> cells;
+  const auto costs = [](double total) {
+    return json{{"costs", {{"total_cpu_us_per_op", total}, {"server", {{"available", true}}}}}};
+  };
+  for (size_t i = 0; i < raw_cpu.size(); ++i) {
+    cells.push_back(Cell("pb", 8, int(i) + 1, costs(10.0)));
+    cells.push_back(Cell("raw", 8, int(i) + 1, costs(raw_cpu[i])));
+  }
+  return cells;
+}
+
 TEST(CompareTables, IntervalsInMarkdownCsvAndJson) {
   // raw: total CPU 4.0, 4.4, 4.2 us/op; pb: 10.0, 10.0, 10.0 over the same
   // repeats: paired log differences of ln(0.4), ln(0.44), ln(0.42).
-  std::vector<CompareCell> cells;
-  const double raw_cpu[] = {4.0, 4.4, 4.2};
-  for (int rep = 1; rep <= 3; ++rep) {
-    json pb, raw;
-    pb["costs"] = {{"total_cpu_us_per_op", 10.0}, {"server", {{"available", true}}}};
-    raw["costs"] = {{"total_cpu_us_per_op", raw_cpu[rep - 1]}, {"server", {{"available", true}}}};
-    cells.push_back(Cell("pb", 8, rep, pb));
-    cells.push_back(Cell("raw", 8, rep, raw));
-  }
+  std::vector<CompareCell> cells = TotalCpuCells({4.0, 4.4, 4.2});
   const RatioInterval r =
       PairedRatioInterval({4.0, 4.4, 4.2}, {10.0, 10.0, 10.0});  // Checked in ratio_interval_test.
   char expect[96];
@@ -399,15 +404,7 @@ TEST(CompareTables, IntervalsInMarkdownCsvAndJson) {
 
 TEST(CompareTables, NotDistinguishableIsMarkedInEveryOutput) {
   // raw within 2% of pb, both ways: the interval contains 1.0.
-  std::vector<CompareCell> cells;
-  const double raw_cpu[] = {10.2, 9.8, 10.1};
-  for (int rep = 1; rep <= 3; ++rep) {
-    json pb, raw;
-    pb["costs"] = {{"total_cpu_us_per_op", 10.0}, {"server", {{"available", true}}}};
-    raw["costs"] = {{"total_cpu_us_per_op", raw_cpu[rep - 1]}, {"server", {{"available", true}}}};
-    cells.push_back(Cell("pb", 8, rep, pb));
-    cells.push_back(Cell("raw", 8, rep, raw));
-  }
+  std::vector<CompareCell> cells = TotalCpuCells({10.2, 9.8, 10.1});
   const std::string md = CompareMarkdown(cells, Options());
   EXPECT_NE(md.find("| Total CPU (us/op) vs pb | 1.00x | ~1.00x ["), std::string::npos) << md;
   EXPECT_NE(CompareCsv(cells, Options()).find(",false\n"), std::string::npos);

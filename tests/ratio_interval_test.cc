@@ -15,6 +15,14 @@ std::vector<double> Exp(const std::vector<double>& logs) {
   return v;
 }
 
+void ExpectInterval(const RatioInterval& r, IntervalMethod method, double ratio, double lo,
+                    double hi) {
+  EXPECT_EQ(r.method, method);
+  EXPECT_NEAR(r.ratio, ratio, 1e-3);
+  EXPECT_NEAR(r.lo, lo, 1e-3);
+  EXPECT_NEAR(r.hi, hi, 1e-3);
+}
+
 TEST(RatioInterval, StudentTQuantilesMatchTheTables) {
   EXPECT_NEAR(StudentTQuantile(0.95, 1), 12.7062, 1e-3);
   EXPECT_NEAR(StudentTQuantile(0.95, 2), 4.3027, 1e-3);
@@ -26,20 +34,14 @@ TEST(RatioInterval, StudentTQuantilesMatchTheTables) {
 TEST(RatioInterval, PairedUsesThePerRepeatLogDifferences) {
   // Log differences 0.10, 0.15, 0.10: mean 0.11667, se 0.016667, t(2) 4.3027.
   const RatioInterval r = PairedRatioInterval(Exp({0.1, 0.25, 0.3}), Exp({0.0, 0.1, 0.2}));
-  EXPECT_EQ(r.method, IntervalMethod::kPaired);
-  EXPECT_NEAR(r.ratio, 1.12374, 1e-3);
-  EXPECT_NEAR(r.lo, 1.04598, 1e-3);
-  EXPECT_NEAR(r.hi, 1.20729, 1e-3);
+  ExpectInterval(r, IntervalMethod::kPaired, 1.12374, 1.04598, 1.20729);
   EXPECT_TRUE(r.distinguishable());
 }
 
 TEST(RatioInterval, WelchWithEqualVariancesHasTwiceNMinusOneDegrees) {
   // Both log variances 0.01, n = 3: se sqrt(2 * 0.01 / 3), df 4, t 2.7764.
   const RatioInterval r = WelchRatioInterval(Exp({0.1, 0.2, 0.3}), Exp({0.0, 0.1, 0.2}));
-  EXPECT_EQ(r.method, IntervalMethod::kWelch);
-  EXPECT_NEAR(r.ratio, 1.10517, 1e-3);
-  EXPECT_NEAR(r.lo, 0.88100, 1e-3);
-  EXPECT_NEAR(r.hi, 1.38638, 1e-3);
+  ExpectInterval(r, IntervalMethod::kWelch, 1.10517, 0.88100, 1.38638);
   EXPECT_FALSE(r.distinguishable());  // Contains 1.0.
 }
 
