@@ -1,5 +1,7 @@
 #include "bench/results/compare_charts.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -17,7 +19,7 @@ hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::s
                              const std::string& wl, int threads) {
   hdr::Histogram h;
   for (const auto& c : cells) {
-    if (c.codec != codec || c.workload != wl || c.threads != threads) continue;
+    if (CellColumn(c) != codec || c.workload != wl || c.threads != threads) continue;
     if (!c.results.contains("ops")) continue;
     for (auto& [op, v] : c.results["ops"].items()) {
       if (!v.contains("latency")) continue;
@@ -36,28 +38,13 @@ class Charts {
       : cells_(cells), o_(o), dir_(std::move(dir)), wl_(std::move(wl)),
         ts_(CompareThreadCounts(cells, wl_)) {}
 
-  // Throughput against threads per codec.
+  // Throughput: a bar per codec at one thread count, lines over a sweep.
   void Throughput() {
-    const MetricDef& tput = MetricOf(Metric::kThroughput);
-    std::ofstream d(dir_ + "/throughput.dat");
-    d << "# threads";
-    for (const auto& c : o_.codecs) d << " " << c;
-    d << "\n";
-    for (int t : ts_) {
-      d << t;
-      for (const auto& c : o_.codecs) d << " " << AggregateMetric(cells_, tput, c, wl_, t).median;
-      d << "\n";
+    if (ThroughputChartKind(cells_, wl_) == ChartKind::kBars) {
+      ThroughputBars();
+    } else {
+      ThroughputLines();
     }
-    std::ostringstream plot;
-    plot << "set title 'Throughput by logical clients (" << wl_ << ")'\nset xlabel 'logical clients'\n"
-         << "set ylabel 'ops/s'\nset key left top\nset grid\nset yrange [0:*]\n";
-    if (ts_.size() > 1) plot << "set logscale x 2\n";
-    plot << "plot ";
-    for (size_t i = 0; i < o_.codecs.size(); ++i)
-      plot << (i ? ", " : "") << "'" << dir_ << "/throughput.dat' using 1:" << i + 2
-           << " with linespoints lw 2 title '" << o_.codecs[i] << "'";
-    plot << "\nunset logscale x\n";
-    Render("throughput", plot.str());
   }
 
   // Latency percentile distribution per codec (HdrHistogram style), at the
@@ -66,7 +53,7 @@ class Charts {
     const int t = ts_.back();
     std::ostringstream plot;
     plot << "set title 'Latency by percentile, all operations (" << wl_ << ", " << t
-         << " clients)'\nset xlabel 'percentile'\nset ylabel 'latency (us)'\nset logscale x\n"
+         << " logical clients)'\nset xlabel 'percentile'\nset ylabel 'latency (us)'\nset logscale x\n"
          << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
             "'99.999%%' 100000)\nset logscale y\nset key left top\nset grid\nplot ";
     bool first = true;
@@ -84,25 +71,23 @@ class Charts {
       plot << (first ? "" : ", ") << "'" << f << "' using 2:3 with lines lw 2 title '" << c << "'";
       first = false;
     }
-    plot << "\nunset logscale x\nunset logscale y\nset xtics autofreq\n";
+    plot << "\n";
     if (!first) Render("latency-percentiles", plot.str());
   }
 
   // CPU per op, client and server stacked, per codec, at the highest thread count.
   void Cpu() {
-    const int t = ts_.back();
-    std::ofstream d(dir_ + "/cpu.dat");
-    d << "# codec client_us server_us\n";
-    for (const auto& c : o_.codecs)
-      d << c << " " << AggregateMetric(cells_, MetricOf(Metric::kClientCpu), c, wl_, t).median
-        << " " << AggregateMetric(cells_, MetricOf(Metric::kServerCpu), c, wl_, t).median << "\n";
-    std::ostringstream plot;
-    plot << "set title 'CPU per operation (" << wl_ << ", " << t << " clients)'\n"
-         << "set xlabel 'codec'\nset ylabel 'CPU us per op'\nset style data histograms\n"
-         << "set style histogram rowstacked\nset style fill solid 0.8 border -1\n"
-         << "set boxwidth 0.6\nset key left top\nset grid y\nset yrange [0:*]\nplot '" << dir_
-         << "/cpu.dat' using 2:xtic(1) title 'client', '' using 3 title 'server'\nunset style\n";
-    Render("cpu-per-op", plot.str());
+    StackedBars("cpu-per-op", "CPU per operation", "CPU us per op", Metric::kClientCpu,
+                Metric::kServerCpu, "%.2f");
+  }
+
+  // Instructions per op, stacked likewise, when a cell measured them.
+  void Instructions() {
+    if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) == 0)
+      return;
+    StackedBars("instructions-per-op", "User-space instructions per operation",
+                "instructions per op", Metric::kClientInstructions, Metric::kServerInstructions,
+                "%.0f");
   }
 
   // Runs gnuplot on the script; the files rendered, or why not.
@@ -119,10 +104,117 @@ class Charts {
   // Renders `plot` as PNG and SVG.
   void Render(const std::string& base, const std::string& plot) {
     for (auto [term, ext] : {std::pair{"pngcairo size 960,600", "png"}, {"svg size 960,600", "svg"}}) {
+      // Each chart starts from gnuplot's defaults: nothing leaks from the last.
       gp_ << "set terminal " << term << "\nset output '" << dir_ << "/" << base << "." << ext
-          << "'\n" << plot << "\n";
+          << "'\nreset\n" << kStyle << plot << "\n";
       files_.push_back(dir_ + "/" + base + "." + ext);
     }
+  }
+
+  // The shared look of the charts: a white background, grid lines under
+  // the data, readable fonts.
+  // Codec colours (Paul Tol's colour-blind-safe "bright" set, by column
+  // order), light grid lines, no top or right border.
+  static constexpr const char* kStyle =
+      "set linetype 1 lc rgb '#4477aa' lw 2 pt 7\nset linetype 2 lc rgb '#ee6677' lw 2 pt 5\n"
+      "set linetype 3 lc rgb '#228833' lw 2 pt 9\nset linetype 4 lc rgb '#ccbb44' lw 2 pt 11\n"
+      "set linetype 5 lc rgb '#66ccee' lw 2 pt 13\nset linetype 6 lc rgb '#aa3377' lw 2 pt 7\n"
+      "set linetype 7 lc rgb '#bbbbbb' lw 2 pt 5\nset linetype 8 lc rgb '#000000' lw 2 pt 9\n"
+      "set linetype cycle 8\nset grid ytics lc rgb '#d8d8d8' lw 1 dt 1\nset border 3\n"
+      "set tics nomirror\n";
+
+  int MetricsWith(Metric m) const {
+    int n = 0;
+    for (const auto& c : cells_) n += std::isnan(MetricValue(MetricOf(m), c.results)) ? 0 : 1;
+    return n;
+  }
+
+  // One bar per codec: median, with min-max error bars and the median
+  // printed above each.
+  void ThroughputBars() {
+    const MetricDef& tput = MetricOf(Metric::kThroughput);
+    const int t = ts_.front();
+    std::ofstream d(dir_ + "/throughput.dat");
+    d << "# codec median min max repeats\n";
+    for (const auto& c : o_.codecs) {
+      const Aggregate a = AggregateMetric(cells_, tput, c, wl_, t);
+      d << "\"" << c << "\" " << a.median << " " << a.min << " " << a.max << " " << a.n << "\n";
+    }
+    std::ostringstream plot;
+    plot << "set title \"Throughput (" << wl_ << ", " << t
+         << " logical clients)\\nbars: median over repeats, error bars: min-max\"\n"
+         << "set ylabel 'ops/s'\nset yrange [0:*]\nset format y '%.0s%c'\nunset key\n"
+         << "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+         << "set xrange [-0.6:" << o_.codecs.size() - 0.4 << "]\nset offsets 0,0,graph 0.08,0\n"
+         << "plot '" << dir_ << "/throughput.dat' using 0:2:($0+1):xtic(1) with boxes lc variable, "
+         << "'' using 0:2:3:4 with yerrorbars lc rgb 'black' lw 1.5 pt 0, "
+         << "'' using 0:($4>$2?$4:$2):(sprintf('%.0f', $2)) with labels offset 0,1 font ',11'\n";
+    Render("throughput", plot.str());
+  }
+
+  // Median throughput against thread count per codec, min-max error bars.
+  void ThroughputLines() {
+    const MetricDef& tput = MetricOf(Metric::kThroughput);
+    std::ofstream d(dir_ + "/throughput.dat");
+    d << "# threads, then per codec: median min max";
+    for (const auto& c : o_.codecs) d << " " << c;
+    d << "\n";
+    for (int t : ts_) {
+      d << t;
+      for (const auto& c : o_.codecs) {
+        const Aggregate a = AggregateMetric(cells_, tput, c, wl_, t);
+        d << " " << a.median << " " << a.min << " " << a.max;
+      }
+      d << "\n";
+    }
+    std::ostringstream plot;
+    plot << "set title \"Throughput by logical clients (" << wl_
+         << ")\\nmedian over repeats, error bars: min-max\"\nset xlabel 'logical clients'\n"
+         << "set ylabel 'ops/s'\nset format y '%.0s%c'\nset key left top\n"
+         << "set yrange [0:*]\nset logscale x 2\nset xtics (";
+    for (size_t i = 0; i < ts_.size(); ++i) plot << (i ? ", " : "") << ts_[i];
+    plot << ")\nset offsets graph 0.05, graph 0.05, 0, 0\nplot ";
+    for (size_t i = 0; i < o_.codecs.size(); ++i)
+      plot << (i ? ", " : "") << "'" << dir_ << "/throughput.dat' using 1:" << 3 * i + 2 << ":"
+           << 3 * i + 3 << ":" << 3 * i + 4 << " with yerrorlines lw 2 title '" << o_.codecs[i]
+           << "'";
+    Render("throughput", plot.str());
+  }
+
+  // Client and server stacked per codec at the highest thread count, each
+  // part's value inside it and the total above the bar.
+  void StackedBars(const std::string& base, const std::string& title, const std::string& ylabel,
+                   Metric client, Metric server, const std::string& fmt) {
+    const int t = ts_.back();
+    std::ofstream d(dir_ + "/" + base + ".dat");
+    d << "# codec client server (medians over repeats)\n";
+    double tallest = 0;
+    for (const auto& c : o_.codecs) {
+      const double cl = AggregateMetric(cells_, MetricOf(client), c, wl_, t).median;
+      const double sv = AggregateMetric(cells_, MetricOf(server), c, wl_, t).median;
+      d << "\"" << c << "\" " << cl << " " << sv << "\n";
+      tallest = std::max(tallest, (std::isnan(cl) ? 0 : cl) + (std::isnan(sv) ? 0 : sv));
+    }
+    const std::string f = dir_ + "/" + base + ".dat";
+    // A part too thin to hold its label goes without one (the total shows).
+    const auto part = [&](const std::string& value) {
+      return "($" + value + " >= " + std::to_string(tallest * 0.05) + " ? sprintf('" + fmt +
+             "', $" + value + ") : '')";
+    };
+    std::ostringstream plot;
+    plot << "set title \"" << title << " (" << wl_ << ", " << t
+         << " logical clients)\\nmedian over repeats\"\nset ylabel '" << ylabel << "'\n"
+         << "set style data histograms\nset style histogram rowstacked\n"
+         << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset key outside right top\n"
+         << "set yrange [0:*]\nset offsets 0,0,graph 0.08,0\n"
+         << "plot '" << f << "' using 2:xtic(1) title 'client' lc rgb '#4477aa', "
+         << "'' using 3 title 'server' lc rgb '#ee6677', "
+         << "'' using 0:($2/2):" << part("2") << " with labels tc rgb 'white' notitle, "
+         << "'' using 0:($2+$3/2):" << part("3")
+         << " with labels tc rgb 'white' notitle, "
+         << "'' using 0:($2+$3):(sprintf('" << fmt << "', $2+$3)) with labels offset 0,0.8 "
+         << "font ',11' notitle\n";
+    Render(base, plot.str());
   }
 
   const std::vector<CompareCell>& cells_;
@@ -134,6 +226,10 @@ class Charts {
 };
 
 }  // namespace
+
+ChartKind ThroughputChartKind(const std::vector<CompareCell>& cells, const std::string& workload) {
+  return CompareThreadCounts(cells, workload).size() > 1 ? ChartKind::kLines : ChartKind::kBars;
+}
 
 StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& cells,
                                                const CompareReportOptions& o,
@@ -147,6 +243,7 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
   charts.Throughput();
   charts.Latency();
   charts.Cpu();
+  charts.Instructions();
   return charts.Draw();
 }
 

@@ -47,23 +47,26 @@ constexpr const char* kServer = "/costs/server/available";
 constexpr const char* kClientAllocs = "/costs/client/allocs_available";
 constexpr const char* kServerAllocs = "/costs/server/allocs_available";
 
-// The fixed metrics, indexed by Metric. Ratio rows: throughput, total CPU
-// (and each operation's p99, see LatencyMetric).
+// The fixed metrics, indexed by Metric. Ratio rows: the costs per
+// operation a codec changes (CPU, instructions, allocations, copies, wire
+// bytes), throughput, and each operation's p99 (see LatencyMetric).
 std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   std::array<MetricDef, size_t(Metric::kCount)> c;
   auto set = [&](Metric m, std::string name, std::string unit, std::vector<std::string> ptrs,
                  std::vector<std::string> required = {}) {
     c[size_t(m)] = Cost(std::move(name), std::move(unit), ptrs, required);
+    c[size_t(m)].baseline_ratio = true;
     return &c[size_t(m)];
   };
-  MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
-  tput->higher_is_better = tput->baseline_ratio = tput->thread_sweep = true;
   set(Metric::kClientCpu, "Client CPU (us/op)", "us/op", {"/costs/client/cpu_us_per_op"});
   set(Metric::kServerCpu, "Server CPU (us/op)", "us/op", {"/costs/server/cpu_us_per_op"},
       {kServer});
-  MetricDef* cpu = set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op",
-                       {"/costs/total_cpu_us_per_op"}, {kServer});
-  cpu->baseline_ratio = cpu->thread_sweep = true;
+  set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op", {"/costs/total_cpu_us_per_op"}, {kServer})
+      ->thread_sweep = true;
+  set(Metric::kClientInstructions, "Client instructions/op", "instructions/op",
+      {"/costs/client/instructions_per_op"});
+  set(Metric::kServerInstructions, "Server instructions/op", "instructions/op",
+      {"/costs/server/instructions_per_op"}, {kServer});
   set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"},
       {kClientAllocs});
   set(Metric::kClientAllocBytes, "Client allocated bytes/op", "bytes/op",
@@ -81,15 +84,62 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
       {"/costs/client/wire_bytes_out_per_op"});
   set(Metric::kWireIn, "Wire bytes/op server->client", "bytes/op",
       {"/costs/client/wire_bytes_in_per_op"});
+  // Context switches follow the scheduler more than the codec: no ratio.
   set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
-      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"});
+      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"})
+      ->baseline_ratio = false;
   set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
       {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},
-      {kServer});
+      {kServer})
+      ->baseline_ratio = false;
+  MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
+  tput->higher_is_better = tput->thread_sweep = true;
   return c;
 }
 
+// The (repeat, value) pairs of one metric for one column in one group.
+std::vector<std::pair<int, double>> RepeatValues(const std::vector<CompareCell>& cells,
+                                                 const MetricDef& m, const std::string& column,
+                                                 const std::string& workload, int threads) {
+  std::vector<std::pair<int, double>> v;
+  for (const auto& c : cells) {
+    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
+    const double x = MetricValue(m, c.results);
+    if (!std::isnan(x)) v.emplace_back(c.repeat, x);
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<double> Values(const std::vector<std::pair<int, double>>& v) {
+  std::vector<double> out;
+  for (const auto& [repeat, x] : v) out.push_back(x);
+  return out;
+}
+
+// The same repeat indices on both sides, each once.
+bool SameRepeats(const std::vector<std::pair<int, double>>& a,
+                 const std::vector<std::pair<int, double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].first != b[i].first || (i > 0 && a[i].first == a[i - 1].first)) return false;
+  return true;
+}
+
 }  // namespace
+
+const std::string& CellColumn(const CompareCell& c) {
+  return c.column.empty() ? c.codec : c.column;
+}
+
+std::vector<std::string> ColumnLabels(const std::vector<std::string>& codecs) {
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < codecs.size(); ++i) {
+    const auto seen = std::count(codecs.begin(), codecs.begin() + long(i), codecs[i]);
+    labels.push_back(seen ? codecs[i] + "#" + std::to_string(seen + 1) : codecs[i]);
+  }
+  return labels;
+}
 
 bool CellIsPartial(const CompareCell& c) {
   return c.partial || (c.results.is_object() && c.results.value("partial", false));
@@ -113,7 +163,8 @@ MetricDef LatencyMetric(const std::string& op, LatencyStat stat) {
 }
 
 std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells) {
-  std::vector<MetricDef> rows = {MetricOf(Metric::kThroughput)};
+  std::vector<MetricDef> rows;
+  for (int m = 0; m < int(Metric::kCount); ++m) rows.push_back(MetricOf(Metric(m)));
   std::set<std::string> ops;
   for (const auto& c : cells)
     if (c.results.contains("ops"))
@@ -123,8 +174,12 @@ std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells) {
     for (int s = 0; s < int(LatencyStat::kCount); ++s)
       rows.push_back(LatencyMetric(op, LatencyStat(s)));
   }
-  for (int m = int(Metric::kThroughput) + 1; m < int(Metric::kCount); ++m)
-    rows.push_back(MetricOf(Metric(m)));
+  // A figure no cell measured (instructions outside --instructions) gets no row.
+  std::erase_if(rows, [&](const MetricDef& m) {
+    return std::none_of(cells.begin(), cells.end(), [&](const CompareCell& c) {
+      return !std::isnan(MetricValue(m, c.results));
+    });
+  });
   return rows;
 }
 
@@ -133,11 +188,11 @@ double MetricValue(const MetricDef& m, const json& results) {
 }
 
 Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef& m,
-                          const std::string& codec, const std::string& workload, int threads) {
+                          const std::string& column, const std::string& workload, int threads) {
   std::vector<double> v;
   Aggregate a;
   for (const auto& c : cells) {
-    if (c.codec != codec || c.workload != workload || c.threads != threads) continue;
+    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
     double x = MetricValue(m, c.results);
     if (std::isnan(x)) continue;
     v.push_back(x);
@@ -153,6 +208,15 @@ Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef
   a.max = v.back();
   a.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
   return a;
+}
+
+RatioInterval CompareRatio(const std::vector<CompareCell>& cells, const MetricDef& m,
+                           const std::string& column, const std::string& baseline,
+                           const std::string& workload, int threads) {
+  const auto x = RepeatValues(cells, m, column, workload, threads);
+  const auto base = RepeatValues(cells, m, baseline, workload, threads);
+  return SameRepeats(x, base) ? PairedRatioInterval(Values(x), Values(base))
+                              : WelchRatioInterval(Values(x), Values(base));
 }
 
 std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells) {
@@ -180,11 +244,11 @@ std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, cons
   return t;
 }
 
-CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& codec,
+CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& column,
                      const std::string& workload, int threads) {
   CellCount n;
   for (const auto& c : cells) {
-    if (c.codec != codec || c.workload != workload || c.threads != threads) continue;
+    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
     ++n.present;
     n.partial += CellIsPartial(c) ? 1 : 0;
   }

@@ -2,7 +2,10 @@
 // each), and the metrics of its tables as typed definitions (name, unit, how
 // to read the value from a cell's results, whether it gets a ratio row
 // against the baseline, which direction is better), with the median and
-// spread of a metric over the repeats of one (codec, workload, threads).
+// spread of a metric over the repeats of one (column, workload, threads),
+// and the ratio of a column to the baseline with its confidence interval.
+// A column is a codec, or a label for it when one codec appears twice (an
+// A/A run: "raw" and "raw#2").
 // The Markdown, CSV and JSON tables (compare_tables.h) and the charts
 // (compare_charts.h) all take their metrics from here.
 // Thread-safety: pure functions; the catalog is immutable.
@@ -13,6 +16,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "bench/results/ratio_interval.h"
 
 namespace wirebench {
 
@@ -26,14 +31,23 @@ struct CompareCell {
   // Stopped early (SIGINT, server lost): its figures cover what ran. A cell
   // whose results say "partial" counts as partial too.
   bool partial = false;
+  // The table column this cell belongs to; empty means `codec`. A matrix
+  // that runs one codec twice labels the second "raw#2" (ColumnLabels).
+  std::string column = {};
 };
+
+// The column of `c`: its label, else its codec.
+const std::string& CellColumn(const CompareCell& c);
+// Distinct column labels for codecs in order: a codec's first column is its
+// name, a repeat of it gets "#2", "#3"... ({"raw", "raw"} -> {"raw", "raw#2"}).
+std::vector<std::string> ColumnLabels(const std::vector<std::string>& codecs);
 
 // Whether `c` was cut short (its flag, or its results' "partial").
 bool CellIsPartial(const CompareCell& c);
 
 struct CompareReportOptions {
-  std::vector<std::string> codecs;  // Column order.
-  std::string baseline = "pb";
+  std::vector<std::string> codecs;  // Column labels, in order (ColumnLabels).
+  std::string baseline = "pb";      // The column ratios are against.
   std::string title;
   std::string setup;  // One paragraph: region, server threads, machine.
   // Repeats the matrix asked for (0 = not stated); the tables state the
@@ -48,17 +62,20 @@ struct MetricDef {
   std::string op;    // Operation type of latency rows ("" for others).
   // The value in one cell's results; NaN when absent.
   std::function<double(const nlohmann::json& results)> extract;
-  bool baseline_ratio = false;  // Followed by a "<name> vs <baseline>" row.
+  // Followed by a "<name> vs <baseline>" row with a confidence interval.
+  bool baseline_ratio = false;
   bool higher_is_better = false;
   bool thread_sweep = false;  // Gets a table by thread count per workload.
 };
 
-// The fixed metrics, in table order after the latency rows.
+// The fixed metrics, in table order: the costs per operation (what the
+// tool is for), then throughput; the latency rows follow.
 enum class Metric {
-  kThroughput,
   kClientCpu,
   kServerCpu,
   kTotalCpu,
+  kClientInstructions,
+  kServerInstructions,
   kClientAllocs,
   kClientAllocBytes,
   kServerAllocs,
@@ -69,6 +86,7 @@ enum class Metric {
   kWireIn,
   kClientSwitches,
   kServerSwitches,
+  kThroughput,
   kCount,
 };
 const MetricDef& MetricOf(Metric m);
@@ -77,13 +95,13 @@ const MetricDef& MetricOf(Metric m);
 enum class LatencyStat { kAvg, kP50, kP95, kP99, kMax, kCount };
 MetricDef LatencyMetric(const std::string& op, LatencyStat stat);
 
-// The metrics present in these cells, in table order: throughput, latency
-// rows of each operation type present, then costs.
+// The metrics with a value in some cell, in table order: costs per
+// operation, throughput, then the latency rows of each operation type.
 std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells);
 // The value of one metric in one cell; NaN when absent.
 double MetricValue(const MetricDef& m, const nlohmann::json& results);
 
-// Median and spread of a metric over repeats of one (codec, workload, threads).
+// Median and spread of a metric over repeats of one (column, workload, threads).
 struct Aggregate {
   double median = 0;
   double min = 0, max = 0;
@@ -91,7 +109,15 @@ struct Aggregate {
   int partial = 0;  // Of them, cells cut short.
 };
 Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef& m,
-                          const std::string& codec, const std::string& workload, int threads);
+                          const std::string& column, const std::string& workload, int threads);
+
+// A metric of `column` against `baseline` in one (workload, threads): a 95%
+// t-interval on the log ratio over repeats, paired by repeat index when both
+// columns have values for the same repeats (drift between repeats then
+// cancels, since repeats run interleaved), Welch's otherwise.
+RatioInterval CompareRatio(const std::vector<CompareCell>& cells, const MetricDef& m,
+                           const std::string& column, const std::string& baseline,
+                           const std::string& workload, int threads);
 
 // The (workload, threads) groups, workloads, and a workload's thread counts
 // (sorted), in the order the cells first name them.
@@ -99,12 +125,12 @@ std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<Compare
 std::vector<std::string> CompareWorkloads(const std::vector<CompareCell>& cells);
 std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, const std::string& wl);
 
-// Cells present, and cut short, for one codec in one group.
+// Cells present, and cut short, for one column in one group.
 struct CellCount {
   int present = 0;
   int partial = 0;
 };
-CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& codec,
+CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& column,
                      const std::string& workload, int threads);
 
 }  // namespace wirebench

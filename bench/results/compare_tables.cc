@@ -9,6 +9,8 @@ namespace wirebench {
 
 namespace {
 
+using nlohmann::json;
+
 std::string Fmt(double v) {
   if (std::isnan(v)) return "n/a";
   char buf[64];
@@ -63,7 +65,7 @@ std::string PartialNotes(const std::vector<CompareCell>& cells, const CompareRep
     if (n.partial == 0) continue;
     std::string measured;
     for (const CompareCell& c : cells)
-      if (c.codec == codec && c.workload == wl && c.threads == threads && CellIsPartial(c))
+      if (CellColumn(c) == codec && c.workload == wl && c.threads == threads && CellIsPartial(c))
         measured += (measured.empty() ? "" : ", ") +
                     Fmt(c.results.value("runtime_ms", std::nan(""))) + " ms";
     notes += "(partial) " + codec + ": " + std::to_string(n.partial) + " of " +
@@ -73,19 +75,58 @@ std::string PartialNotes(const std::vector<CompareCell>& cells, const CompareRep
   return notes;
 }
 
+std::string FmtRatio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), r >= 0.1 || r == 0 ? "%.2f" : "%.3f", r);
+  return buf;
+}
+
+// "0.33x [0.30, 0.37]", "~1.02x [0.97, 1.08]" (the interval contains 1.0:
+// not distinguishable), "1.18x (1 repeat: no interval)", "n/a (baseline 0:
+// no ratio)" or "n/a".
+std::string RatioText(const RatioInterval& r) {
+  if (std::isnan(r.ratio)) return r.no_interval.empty() ? "n/a" : "n/a (" + r.no_interval + ")";
+  if (!r.has_interval()) return FmtRatio(r.ratio) + "x (" + r.no_interval + ")";
+  return (r.distinguishable() ? "" : "~") + FmtRatio(r.ratio) + "x [" + FmtRatio(r.lo) + ", " +
+         FmtRatio(r.hi) + "]";
+}
+
+// Which columns of a table got which kind of interval, for its footnote.
+struct IntervalNotes {
+  std::vector<std::string> paired, welch;
+  void Add(const std::string& column, const RatioInterval& r) {
+    std::vector<std::string>* v = r.method == IntervalMethod::kPaired ? &paired
+                                  : r.method == IntervalMethod::kWelch ? &welch
+                                                                       : nullptr;
+    if (v && std::find(v->begin(), v->end(), column) == v->end()) v->push_back(column);
+  }
+  std::string Text(const std::string& baseline) const {
+    if (paired.empty() && welch.empty()) return "";
+    std::string s = "Intervals against `" + baseline + "`:";
+    const auto list = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const auto& c : v) out += (out.empty() ? "" : ", ") + c;
+      return out;
+    };
+    if (!paired.empty()) s += " paired by repeat index for " + list(paired) + ";";
+    if (!welch.empty()) s += " Welch (unequal repeats) for " + list(welch) + ";";
+    s.back() = '.';
+    return s + "\n";
+  }
+};
+
 void RatioRow(std::ostringstream& os, const std::vector<CompareCell>& cells,
-              const CompareReportOptions& o, const MetricDef& m, const std::vector<Aggregate>& aggs,
-              const std::string& wl, int threads) {
-  const Aggregate base = AggregateMetric(cells, m, o.baseline, wl, threads);
+              const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
+              int threads, IntervalNotes& notes) {
   os << "| " << m.name << " vs " << o.baseline << " |";
-  for (const auto& a : aggs) {
-    if (base.n == 0 || base.median == 0 || a.n == 0) {
-      os << " n/a |";
-    } else {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), " %.2fx |", a.median / base.median);
-      os << buf;
+  for (const std::string& c : o.codecs) {
+    if (c == o.baseline) {
+      os << " 1.00x |";
+      continue;
     }
+    const RatioInterval r = CompareRatio(cells, m, c, o.baseline, wl, threads);
+    notes.Add(c, r);
+    os << " " << RatioText(r) << " |";
   }
   os << "\n";
 }
@@ -101,6 +142,7 @@ void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
   os << "\n|---|";
   for (size_t i = 0; i < o.codecs.size(); ++i) os << "---:|";
   os << "\n";
+  IntervalNotes interval_notes;
   for (const MetricDef& m : metrics) {
     std::vector<Aggregate> aggs;
     bool any = false;
@@ -112,11 +154,25 @@ void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     os << "| " << m.name << " |";
     for (const auto& a : aggs) os << " " << Fmt(a.median) << Spread(a) << " |";
     os << "\n";
-    if (m.baseline_ratio && HaveBaseline(o)) RatioRow(os, cells, o, m, aggs, wl, threads);
+    if (m.baseline_ratio && HaveBaseline(o)) RatioRow(os, cells, o, m, wl, threads, interval_notes);
   }
-  const std::string notes = PartialNotes(cells, o, wl, threads);
+  const std::string notes = interval_notes.Text(o.baseline) + PartialNotes(cells, o, wl, threads);
   if (!notes.empty()) os << "\n" << notes;
   os << "\n";
+}
+
+// The ratio as a difference in percent: "+12.3% [+8.1, +16.0]", "~+1.2% [-3.0, +5.1]",
+// "+18.0% (1 repeat)".
+std::string PercentText(const RatioInterval& r) {
+  if (std::isnan(r.ratio)) return "n/a";
+  const auto pct = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%+.1f", 100.0 * (x - 1.0));
+    return std::string(buf);
+  };
+  if (!r.has_interval()) return pct(r.ratio) + "% (" + r.no_interval + ")";
+  return (r.distinguishable() ? "" : "~") + pct(r.ratio) + "% [" + pct(r.lo) + ", " + pct(r.hi) +
+         "]";
 }
 
 // One row per thread count, one column per codec, % vs baseline.
@@ -138,19 +194,45 @@ void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     for (const auto& c : o.codecs)
       os << " " << Fmt(AggregateMetric(cells, m, c, wl, t).median)
          << (CountCells(cells, c, wl, t).partial ? kPartialMark : "") << " |";
-    if (have_baseline) {
-      double base = AggregateMetric(cells, m, o.baseline, wl, t).median;
-      for (const auto& c : o.codecs) {
-        if (c == o.baseline) continue;
-        double v = AggregateMetric(cells, m, c, wl, t).median;
-        char buf[32];
-        std::snprintf(buf, sizeof(buf), " %+.1f%% |", 100.0 * (v - base) / base);
-        os << (base > 0 ? buf : " n/a |");
-      }
-    }
+    if (have_baseline)
+      for (const auto& c : o.codecs)
+        if (c != o.baseline) os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, t)) << " |";
     os << "\n";
   }
   os << "\n";
+}
+
+// Whether column `c` gets a ratio for `m`: a ratio metric, a baseline
+// present, and `c` not the baseline itself.
+bool HasRatio(const CompareReportOptions& o, const MetricDef& m, const std::string& c) {
+  return m.baseline_ratio && HaveBaseline(o) && c != o.baseline;
+}
+
+// The ratio, lo, hi, distinguishable columns of one codec; empty where the
+// metric has no ratio (or no interval: lo, hi, distinguishable).
+std::string CsvRatio(const std::vector<CompareCell>& cells, const CompareReportOptions& o,
+                     const MetricDef& m, const std::string& c, const std::string& wl, int threads) {
+  if (!HasRatio(o, m, c)) return ",,,";
+  const RatioInterval r = CompareRatio(cells, m, c, o.baseline, wl, threads);
+  const auto num = [](double x) {
+    if (std::isnan(x)) return std::string();
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.4f", x);
+    return std::string(buf);
+  };
+  return num(r.ratio) + "," + num(r.lo) + "," + num(r.hi) + "," +
+         (r.has_interval() ? (r.distinguishable() ? "true" : "false") : "");
+}
+
+// {"ratio", "lo", "hi", "distinguishable", "method"}; null lo, hi and
+// distinguishable, and "no_interval" saying why, without an interval.
+json RatioJson(const RatioInterval& r) {
+  const auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
+  json j = {{"ratio", num(r.ratio)}, {"lo", num(r.lo)}, {"hi", num(r.hi)},
+            {"method", IntervalMethodName(r.method)}};
+  j["distinguishable"] = r.has_interval() ? json(r.distinguishable()) : json(nullptr);
+  if (!r.has_interval()) j["no_interval"] = r.no_interval;
+  return j;
 }
 
 }  // namespace
@@ -159,9 +241,16 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells, const Compare
   std::ostringstream os;
   os << "# " << (o.title.empty() ? "wirebench codec comparison" : o.title) << "\n\n";
   if (!o.setup.empty()) os << o.setup << "\n\n";
-  os << "Each figure is the median over repeats; ±x% is half the min-max spread. "
-        "Ratios are against `" << o.baseline << "` (below 1 is cheaper for cost rows). "
-        "A column marked (partial) holds cells cut short.\n\n";
+  os << "Costs per operation first, then throughput and latency. Each figure is the median "
+        "over repeats; ±x% is half the min-max spread. Ratio rows are against `"
+     << o.baseline
+     << "` (below 1 is cheaper for cost rows): the ratio of the geometric means over repeats "
+        "with a 95% confidence interval, a t-interval on the log ratio, paired by repeat index "
+        "(n-1 degrees of freedom) when both columns have the same repeats, Welch's otherwise. "
+        "`~` marks an interval that contains 1.0: not distinguishable from `"
+     << o.baseline
+     << "`. With 1 repeat there is no interval. A column marked (partial) holds cells cut "
+        "short.\n\n";
   const std::vector<MetricDef> metrics = MetricsFor(cells);
   for (auto& [wl, threads] : CompareGroups(cells)) GroupTable(os, cells, o, metrics, wl, threads);
   for (const std::string& wl : CompareWorkloads(cells)) {
@@ -177,7 +266,8 @@ std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareRepor
   std::ostringstream os;
   os << "workload,threads,metric,unit";
   for (const auto& c : o.codecs)
-    os << "," << c << "," << c << "_min," << c << "_max," << c << "_n," << c << "_partial";
+    os << "," << c << "," << c << "_min," << c << "_max," << c << "_n," << c << "_partial," << c
+       << "_ratio," << c << "_lo," << c << "_hi," << c << "_distinguishable";
   os << "\n";
   const std::vector<MetricDef> metrics = MetricsFor(cells);
   for (auto& [wl, threads] : CompareGroups(cells)) {
@@ -186,7 +276,8 @@ std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareRepor
       for (const auto& c : o.codecs) {
         Aggregate a = AggregateMetric(cells, m, c, wl, threads);
         os << "," << (a.n ? Fmt(a.median) : "") << "," << (a.n ? Fmt(a.min) : "") << ","
-           << (a.n ? Fmt(a.max) : "") << "," << a.n << "," << a.partial;
+           << (a.n ? Fmt(a.max) : "") << "," << a.n << "," << a.partial << ","
+           << CsvRatio(cells, o, m, c, wl, threads);
       }
       os << "\n";
     }
@@ -215,8 +306,10 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
       for (const auto& c : o.codecs) {
         Aggregate a = AggregateMetric(cells, m, c, wl, threads);
         if (a.n == 0) continue;
-        t["metrics"][m.name][c] = {{"median", a.median}, {"min", a.min},   {"max", a.max},
-                                   {"n", a.n},           {"partial", a.partial}, {"unit", m.unit}};
+        json& v = t["metrics"][m.name][c];
+        v = {{"median", a.median}, {"min", a.min},         {"max", a.max},
+             {"n", a.n},           {"partial", a.partial}, {"unit", m.unit}};
+        if (HasRatio(o, m, c)) v["vs_baseline"] = RatioJson(CompareRatio(cells, m, c, o.baseline, wl, threads));
       }
     }
     tables.push_back(t);
@@ -224,7 +317,7 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
   j["tables"] = tables;
   nlohmann::json raw = nlohmann::json::array();
   for (const auto& c : cells)
-    raw.push_back({{"codec", c.codec}, {"workload", c.workload}, {"threads", c.threads},
+    raw.push_back({{"codec", c.codec}, {"column", CellColumn(c)}, {"workload", c.workload}, {"threads", c.threads},
                    {"repeat", c.repeat}, {"partial", CellIsPartial(c)}, {"results", c.results}});
   j["cells"] = raw;
   return j;

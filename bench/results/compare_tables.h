@@ -1,7 +1,13 @@
 // The codec comparison tables: one column per codec and one row per metric
 // (compare_metrics.h), as the HBase mailing-list comparisons lay out one
-// column per release, with ratio rows against a baseline codec, and
-// thread-sweep tables; as Markdown, CSV and JSON. Each group states the
+// column per release, with ratio rows against a baseline column, and
+// thread-sweep tables; as Markdown, CSV and JSON. Cost rows come first
+// (CPU, instructions, allocations, copies), then throughput and latency.
+// Each ratio carries a 95% confidence interval over the repeats
+// (CompareRatio): Markdown "0.33x [0.30, 0.37]", "~1.02x [0.97, 1.08]" when
+// the interval contains 1.0 (not distinguishable), "1.18x (1 repeat: no
+// interval)"; CSV columns <col>_ratio, _lo, _hi, _distinguishable; JSON
+// "vs_baseline" {ratio, lo, hi, distinguishable, method}. Each group states the
 // repeats actually present per codec, and a codec whose cells were cut
 // short is marked "(partial)" (Markdown column and footnote, CSV and JSON
 // counts).
@@ -18,7 +24,8 @@
 namespace wirebench {
 
 std::string CompareMarkdown(const std::vector<CompareCell>& cells, const CompareReportOptions& o);
-// Per codec: median, min, max, cells with a value, cells cut short.
+// Per column: median, min, max, cells with a value, cells cut short, and
+// ratio, lo, hi, distinguishable (empty where the row has no ratio).
 std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareReportOptions& o);
 nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareReportOptions& o);
 
