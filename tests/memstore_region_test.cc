@@ -1,4 +1,5 @@
 #include "regions/memstore/memstore_region.h"
+#include "common/str_cat.h"
 
 #include <gtest/gtest.h>
 
@@ -212,7 +213,7 @@ TEST(MemstoreRegion, MultiKeepsEveryGetResultValid) {
   // Values large enough that the scratch buffer must grow (and move) during the Multi.
   std::vector<std::string> rows, values;
   for (int i = 0; i < 8; ++i) {
-    rows.push_back("m" + std::to_string(i));
+    rows.push_back(StrCat("m", std::to_string(i)));
     values.push_back(std::string(3000 + i, char('a' + i)));
     ASSERT_TRUE(Put(r.get(), rows[i], {{"f", "q", values[i]}}).ok());
   }
@@ -304,9 +305,9 @@ TEST(MemstoreRegion, ConcurrentHandlersKeepEveryWrite) {
     threads.emplace_back([&, t] {
       std::mt19937_64 rng(kSeed + t);
       RegionScratch s;
-      const std::string col = "c" + std::to_string(t);
+      const std::string col = StrCat("c", std::to_string(t));
       for (int i = 0; i < kOps; ++i) {
-        const std::string value = "t" + std::to_string(t) + "-" + std::to_string(i);
+        const std::string value = StrCat("t", std::to_string(t), "-", std::to_string(i));
         if (rng() % 2) {
           const std::string row =
               "own" + std::to_string(t) + "-" + std::to_string(rng() % kOwnRows);
@@ -332,11 +333,11 @@ TEST(MemstoreRegion, ConcurrentHandlersKeepEveryWrite) {
   for (int t = 0; t < kThreads; ++t) {
     std::mt19937_64 rng(kSeed + t);
     for (int i = 0; i < kOps; ++i) {
-      const std::string value = "t" + std::to_string(t) + "-" + std::to_string(i);
+      const std::string value = StrCat("t", std::to_string(t), "-", std::to_string(i));
       if (rng() % 2) {
         rng();
       } else {
-        shared["shared" + std::to_string(rng() % kSharedRows)]["c" + std::to_string(t)] = value;
+        shared[StrCat("shared", std::to_string(rng() % kSharedRows))][StrCat("c", std::to_string(t))] = value;
       }
     }
   }

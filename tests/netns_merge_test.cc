@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/results/merge.h"
+#include "common/str_cat.h"
 
 namespace wirebench {
 namespace {
@@ -142,7 +143,7 @@ class NetnsMerge : public ::testing::Test {
                                      s + "addr add 10.77.0.1/24 dev br0", s + "link set br0 up"};
     for (int i = 0; i < 2; ++i) {
       const std::string c = "ip -n " + client_ns_[size_t(i)] + " ";
-      const std::string port = "p" + std::to_string(i);
+      const std::string port = StrCat("p", std::to_string(i));
       cmds.push_back(s + "link add " + port + " type veth peer name eth0 netns " +
                      client_ns_[size_t(i)]);
       cmds.push_back(s + "link set " + port + " master br0");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/hdr/histogram_encoding.h"
+#include "common/str_cat.h"
 
 namespace wirebench::hdr {
 
@@ -91,7 +92,7 @@ Status HistogramLogWriter::WriteComment(std::string_view comment) {
   if (comment.find_first_of("\r\n") != std::string_view::npos) {
     return Status::InvalidArgument("hlog: a comment must be a single line");
   }
-  return Put("#" + std::string(comment) + "\n");
+  return Put(StrCat("#", comment, "\n"));
 }
 
 Status HistogramLogWriter::WriteHeader(int64_t start_time_ms, int64_t base_time_ms) {

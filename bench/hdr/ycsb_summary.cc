@@ -1,5 +1,7 @@
 #include "bench/hdr/ycsb_summary.h"
 
+#include "common/str_cat.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -66,7 +68,7 @@ std::string JavaDoubleToString(double d) {
     }
   } else {
     out += dec.digits.substr(0, 1) + "." + (dec.digits.size() > 1 ? dec.digits.substr(1) : "0");
-    out += "E" + std::to_string(dec.exponent);
+    out += StrCat("E", std::to_string(dec.exponent));
   }
   return out;
 }
@@ -116,7 +118,7 @@ YcsbLatencySummary SummarizeForYcsb(const Histogram& h, const std::vector<double
 }
 
 std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const YcsbLatencySummary& s) {
-  const std::string prefix = "[" + std::string(section) + "], ";
+  const std::string prefix = StrCat("[", section, "], ");
   std::vector<std::string> lines;
   lines.push_back(prefix + "Operations, " + std::to_string(s.operations));
   lines.push_back(prefix + "AverageLatency(us), " + JavaDoubleToString(s.average_us));
@@ -130,10 +132,10 @@ std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const 
 
 std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& h) {
   auto us = [&](double p) { return std::to_string(h.ValueAtPercentile(p) / 1000); };
-  return "[" + std::string(name) + ": Count=" + std::to_string(h.total_count()) +
-         ", Max=" + std::to_string(h.Max() / 1000) + ", Min=" + std::to_string(h.Min() / 1000) +
-         ", Avg=" + YcsbDecimalFormat(h.Mean() / 1000.0) + ", 50=" + us(50) + ", 90=" + us(90) +
-         ", 99=" + us(99) + ", 99.9=" + us(99.9) + ", 99.99=" + us(99.99) + "]";
+  return StrCat("[", name, ": Count=", std::to_string(h.total_count()),
+                ", Max=", std::to_string(h.Max() / 1000), ", Min=", std::to_string(h.Min() / 1000),
+                ", Avg=", YcsbDecimalFormat(h.Mean() / 1000.0), ", 50=", us(50), ", 90=", us(90),
+                ", 99=", us(99), ", 99.9=", us(99.9), ", 99.99=", us(99.99), "]");
 }
 
 }  // namespace wirebench::hdr

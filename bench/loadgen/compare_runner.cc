@@ -1,5 +1,7 @@
 #include "bench/loadgen/compare_runner.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -64,6 +66,7 @@ std::string DefaultOutDir() {
 // The matrix, resolved and checked before any cell runs.
 struct Matrix {
   std::vector<std::string> codecs;
+  std::vector<std::string> columns;  // Column labels: "raw", "raw#2" when a codec repeats.
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
   int total = 0;
@@ -75,6 +78,7 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   if (m.codecs.empty())
     for (const CodecInfo& c : AllCodecs()) m.codecs.push_back(std::string(c.name));
   for (const auto& c : m.codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
+  m.columns = ColumnLabels(m.codecs);
   auto threads = ParseThreadList(o->threads);
   if (!threads.ok()) return threads.status();
   m.threads = *threads;
@@ -112,9 +116,12 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
 // out->interrupted when a stop was requested.
 void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
-             int threads, const std::string& codec, int rep, CompareOutcome* out) {
+             int threads, const std::string& codec, const std::string& column, int rep,
+             CompareOutcome* out) {
+  std::string file_label = column;
+  std::replace(file_label.begin(), file_label.end(), '#', '-');
   const std::string base = o.out + "/cells/" + wl_name + "-t" + std::to_string(threads) + "-" +
-                           codec + "-r" + std::to_string(rep + 1);
+                           file_label + "-r" + std::to_string(rep + 1);
   auto r = RunYcsb(CellOptions(o, wl_path, threads, codec, base));
   if (StopRequested()) out->interrupted = true;
   if (!r.ok()) {
@@ -125,8 +132,8 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
   if (r->result.partial)
     std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s\n", base.c_str(),
                  r->result.error.ToString().c_str());
-  out->cells.push_back(
-      CompareCell{codec, wl_name, threads, rep + 1, r->json["results"], r->result.partial});
+  out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
+                                   r->result.partial, column});
 }
 
 // Repeats are the outer loop, so drift on a shared machine spreads over
@@ -138,7 +145,8 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
     out->repeats_run = rep + 1;
     for (const auto& [wl_name, wl_path] : m.workloads) {
       for (int t : m.threads) {
-        for (const auto& codec : m.codecs) {
+        for (size_t i = 0; i < m.codecs.size(); ++i) {
+          const std::string& codec = m.codecs[i];
           if (out->interrupted) return;
           const double elapsed =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -147,7 +155,7 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
           std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
                        done + 1, m.total, codec.c_str(), wl_name.c_str(), t, rep + 1, o.repeat,
                        MinSec(elapsed).c_str(), MinSec(eta).c_str());
-          RunCell(o, wl_name, wl_path, t, codec, rep, out);
+          RunCell(o, wl_name, wl_path, t, codec, m.columns[i], rep, out);
           ++done;
         }
       }
@@ -170,7 +178,7 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << out.repeats_run << " of " << o.repeat << " repeats run (INTERRUPTED: partial matrix, "
           << "the last cell cut short)";
   } else {
-    setup << o.repeat << " repeats";
+    setup << o.repeat << " repeats requested";
   }
   setup << "; git " << env.value("git_revision", std::string("?")) << ", "
         << env.value("build_type", std::string("?")) << " build.";
@@ -181,6 +189,7 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
                   CompareOutcome* out) {
   CompareReportOptions ro;
   ro.codecs = codecs;
+  ro.requested_repeats = o.repeat;
   ro.baseline = o.baseline;
   ro.title = "wirebench codec comparison";
   ro.setup = SetupText(o, *out);
@@ -238,7 +247,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   }
   ResetStopRequest();
   std::fprintf(stderr, "\n");
-  WriteReports(o, m->codecs, &out);
+  WriteReports(o, m->columns, &out);
   return out;
 }
 

@@ -140,13 +140,15 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
 
 // Every file is written atomically, partial results included.
 Status WriteOutputs(const YcsbRunOptions& o, const ycsb::Properties& props, const YcsbOutcome& out,
+                    const ReportOptions& report,
                     hdr::HistogramLogWriter* hlog, const std::ostringstream& hlog_text) {
   if (!o.quiet) std::fputs(out.text.c_str(), stdout);
   std::fflush(stdout);
   auto exporter = props.GetString("exporter");
   auto exportfile = props.GetString("exportfile");
   if (exporter.ok() && exporter->find("JSON") != std::string::npos) {
-    std::string doc = ExportJson(out.text, exporter->find("Array") != std::string::npos);
+    std::string doc = YcsbJsonExport(out.result, out.costs, report,
+                                     exporter->find("Array") != std::string::npos);
     if (exportfile.ok()) {
       WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, doc));
     } else {
@@ -171,34 +173,6 @@ StatusOr<RunResult> DriveWithSignals(const DriverOptions& d, Workload* workload)
 }
 
 }  // namespace
-
-std::string ExportJson(const std::string& text, bool array) {
-  std::istringstream in(text);
-  std::string line;
-  std::vector<nlohmann::json> items;
-  while (std::getline(in, line)) {
-    if (line.size() < 3 || line[0] != '[') continue;
-    size_t close = line.find("], ");
-    size_t comma = line.find(", ", close + 3);
-    if (close == std::string::npos || comma == std::string::npos) continue;
-    nlohmann::json j;
-    j["metric"] = line.substr(1, close - 1);
-    j["measurement"] = line.substr(close + 3, comma - close - 3);
-    std::string v = line.substr(comma + 2);
-    char* end = nullptr;
-    double d = std::strtod(v.c_str(), &end);
-    if (end && *end == 0 && !v.empty()) {
-      j["value"] = d;
-    } else {
-      j["value"] = v;
-    }
-    items.push_back(j);
-  }
-  std::string out;
-  if (array) return nlohmann::json(items).dump(2) + "\n";
-  for (auto& j : items) out += j.dump() + "\n";
-  return out;
-}
 
 StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(CheckFlags(o));
@@ -245,12 +219,12 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
         Status::Unavailable("the co-located server process died: " + out.result.error.ToString());
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
-  out.json["wirebench_result_version"] = 1;
+  out.json["wirebench_result_version"] = kResultVersion;
   out.json["config"] = ConfigJson(o, props, d, cfg.seed, local != nullptr);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();
-  WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, hlog.get(), hlog_text));
+  WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   return out;
 }
 

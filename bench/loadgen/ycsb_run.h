@@ -57,8 +57,4 @@ struct YcsbOutcome {
 // the run stopped early: see RunResult::partial).
 StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o);
 
-// YCSB's JSON exporters (JSONMeasurementsExporter and its array form), from
-// the text report's `[SECTION], name, value` lines.
-std::string ExportJson(const std::string& text, bool array);
-
 }  // namespace wirebench
