@@ -12,6 +12,7 @@
 
 #include "bench/hdr/histogram_log.h"
 #include "bench/hdr/ycsb_summary.h"
+#include "bench/loadgen/instructions.h"
 #include "bench/loadgen/local_server.h"
 #include "bench/ycsb/core_workload.h"
 #include "bench/ycsb/properties.h"
@@ -132,6 +133,14 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   if (o.ops >= 0) props.Set("operationcount", std::to_string(o.ops), "--ops");
   if (o.seconds >= 0) props.Set("maxexecutiontime", std::to_string(o.seconds), "--seconds");
   props.Set("wirebench.codec", o.codec, "--codec");
+  // Hook (--instructions): a fixed operation count, no time limit, run under callgrind.
+  const std::string callgrind_dir = o.instructions ? InstructionsModeDir() : "";
+  if (o.instructions && callgrind_dir.empty())
+    return Status::InvalidArgument("--instructions: this process is not the one re-run under "
+                                   "callgrind (use the run or compare command's --instructions)");
+  if (o.instructions && o.ops < 0)
+    props.Set("operationcount", std::to_string(kDefaultInstructionOps), "--instructions");
+  if (o.instructions) props.Set("maxexecutiontime", "0", "--instructions");
 
   auto core = ycsb::CoreWorkload::Create(props);
   if (!core.ok()) return core.status();
@@ -170,7 +179,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   d.thread_model = o.thread_model == "os" ? ThreadModel::kOs : ThreadModel::kCoroutines;
   d.operations = o.load_phase ? cfg.insert_count : cfg.operation_count;
   d.max_seconds = *max_time;
-  d.warmup_seconds = o.warmup;
+  d.warmup_seconds = o.instructions ? 0 : o.warmup;
   d.target_ops = *target;
 
   std::unique_ptr<LocalServer> local;
@@ -180,13 +189,15 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
                                      "--region", o.region.name,
                                      "--null-reads", o.region.null_reads,
                                      "--spin-us", std::to_string(o.region.spin_us),
-                                     "--delay-us", std::to_string(o.region.delay_us)};
+                                     "--delay-us", std::to_string(o.region.delay_us),
+                                     "--spin-instructions",
+                                     std::to_string(o.region.spin_instructions)};
     if (!o.region.wal_dir.empty()) {
       args.insert(args.end(), {"--wal-dir", o.region.wal_dir, "--wal-sync", o.region.wal_sync,
                                "--wal-sync-interval", std::to_string(o.region.wal_sync_interval)});
     }
     if (o.quiet) args.push_back("--quiet");
-    auto spawned = LocalServer::Spawn(args, o.server_cpus);
+    auto spawned = LocalServer::Spawn(args, o.server_cpus, SelfExecutable());
     if (!spawned.ok()) return spawned.status();
     local = std::move(spawned).value();
     d.host = local->host();
@@ -255,13 +266,24 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   StatusOr<RunResult> run = Status::Internal("not run");
   {
     StopOnSignal stop_on_signal;
-    run = RunLoad(d, &workload);
+    if (o.instructions) {  // Hook (--instructions): a fixed, unmeasured warm-up.
+      std::fprintf(stderr, "instructions: codec %s: %lld warm-up operations, then %lld measured\n",
+                   o.codec.c_str(), static_cast<long long>(o.instruction_warmup_ops),
+                   static_cast<long long>(d.operations));
+      Status warm = RunInstructionWarmup(d, &workload, o.instruction_warmup_ops);
+      run = warm.ok() ? RunLoad(d, &workload) : StatusOr<RunResult>(warm);
+    } else {
+      run = RunLoad(d, &workload);
+    }
   }
   ResetStopRequest();
   if (!run.ok()) return run.status();
 
   YcsbOutcome out;
   out.result = std::move(run).value();
+  if (o.instructions)  // Hook (--instructions): read and attribute callgrind's dumps.
+    out.result.instructions =
+        CollectInstructions(callgrind_dir, local ? int(local->pid()) : 0, out.result.operations);
   if (out.result.partial && local && !local->Alive())
     out.result.error = Status::Unavailable("the co-located server process died: " +
                                            out.result.error.ToString());
@@ -359,7 +381,18 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--server-cpus", o->server_cpus, "Co-located server: pin to these CPUs");
   AddRegionOptions(cmd, &o->region);
+  cmd->add_flag("--instructions", o->instructions,
+                "Count user-space instructions per operation on both sides under Valgrind's "
+                "callgrind, by layer (--ops operations, default 20000; deterministic)");
+  cmd->add_option("--instruction-warmup-ops", o->instruction_warmup_ops,
+                  "With --instructions: unmeasured operations before the measured ones")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([o, exit_code] {
+    if (o->instructions && InstructionsModeDir().empty()) {  // Hook: re-run under callgrind.
+      *exit_code = RunSelfUnderCallgrind();
+      return;
+    }
     auto r = RunYcsb(*o);
     if (!r.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());

@@ -40,6 +40,9 @@ struct YcsbCommandOptions {
   std::string server_cpus;
   RegionConfig region;
   bool quiet = false;  // No text report on stdout (compare prints its own).
+  // --instructions: count instructions under callgrind (bench/loadgen/instructions.h).
+  bool instructions = false;
+  int64_t instruction_warmup_ops = 2000;
   bool run_flag = false;  // YCSB's -t, accepted and implied.
   std::string db;         // YCSB's -db, accepted and ignored.
 };

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "codecs/codec.h"
+#include "common/callgrind_marks.h"
 
 namespace wirebench {
 
@@ -453,6 +454,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   }
   const ThreadUsage usage_before = ClientUsage();
   const CounterTotals counters_before = ClientCounters();
+  callgrind::StartPhase();  // Hook (--instructions): no-op outside Valgrind.
   const Clock::time_point measure_start = Clock::now();
   state.phase.store(kMeasure);
   for (auto& t : threads) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
@@ -506,6 +508,7 @@ StatusOr<RunResult> RunLoad(const DriverOptions& o, Workload* workload) {
   ArmAllocationTrap(false);
   result.client_usage = ClientUsage() - usage_before;
   result.client_counters = ClientCounters() - counters_before;
+  callgrind::EndPhase(callgrind::kClientPhaseLabel);  // Hook (--instructions).
   if (o.status_interval_s > 0) take_snapshot(measure_end, /*final=*/true);
   if (o.fetch_server_stats && !state.failed.load()) {
     auto after = FetchStats(threads.front().get());

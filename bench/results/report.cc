@@ -14,6 +14,7 @@
 
 #include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/ycsb_summary.h"
+#include "bench/results/instruction_report.h"
 #include "common/build_info.h"
 #include "common/perf_counters.h"
 
@@ -99,7 +100,7 @@ void OpLines(std::ostringstream& os, std::string_view name, const hdr::Histogram
 }
 
 void SideLines(std::ostringstream& os, std::string_view section, const SideCosts& c,
-               bool server) {
+               bool server, bool callgrind_instructions = false) {
   if (!c.available) {
     Line(os, section, "CpuPerOp(us)", "unavailable (" + c.unavailable_reason + ")");
     return;
@@ -130,7 +131,7 @@ void SideLines(std::ostringstream& os, std::string_view section, const SideCosts
   } else {
     const std::string why = "unavailable (" + c.hw_reason + ")";
     Line(os, section, "CyclesPerOp", why);
-    Line(os, section, "InstructionsPerOp", why);
+    if (!callgrind_instructions) Line(os, section, "InstructionsPerOp", why);
     Line(os, section, "CacheMissesPerOp", why);
   }
   Line(os, section, "Threads", std::to_string(c.threads));
@@ -272,9 +273,10 @@ std::string FormatTextReport(const RunResult& r, const RunCosts& c, const Report
              std::to_string(s.results[size_t(k)]));
     if (s.failed_latency.total_count() > 0) OpLines(os, name + "-FAILED", s.failed_latency, o);
   }
-  SideLines(os, "CLIENT", c.client, false);
+  SideLines(os, "CLIENT", c.client, false, r.instructions.has_value());
   Line(os, "CLIENT", "FramesPerWrite", Num(c.frames_per_write));
-  SideLines(os, "SERVER", c.server, true);
+  SideLines(os, "SERVER", c.server, true, r.instructions.has_value());
+  if (r.instructions) os << FormatInstructionLines(r, *r.instructions);  // Hook (--instructions).
   Line(os, "TOTAL", "CpuPerOp(us)",
        c.server.available ? Num(c.client.cpu_us + c.server.cpu_us) : "unavailable");
   if (r.schedule_lateness.total_count() > 0) {
@@ -341,6 +343,7 @@ nlohmann::json ResultToJson(const RunResult& r, const RunCosts& c, const ReportO
     j["behind_schedule"] = r.behind_schedule;
   }
   j["server"] = {{"before", r.server_before}, {"after", r.server_after}};
+  if (r.instructions) j["instructions"] = InstructionsToJson(*r.instructions);  // Hook.
   return j;
 }
 
