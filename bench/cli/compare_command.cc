@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bench/cli/ycsb_command.h"
+#include "bench/loadgen/instructions.h"
 #include "bench/results/compare_report.h"
 #include "bench/results/report.h"
 #include "codecs/codec.h"
@@ -197,6 +198,12 @@ int RunCompare(CompareOptions o) {
         << " s measured after " << o.warmup << " s warm-up per cell, " << o.repeat
         << " repeats; git " << env.value("git_revision", std::string("?")) << ", "
         << env.value("build_type", std::string("?")) << " build."
+        << (o.cell.instructions  // Hook (--instructions).
+                ? " Instructions: user-space, counted by callgrind over " +
+                      std::to_string(o.cell.ops >= 0 ? o.cell.ops : kDefaultInstructionOps) +
+                      " operations after " + std::to_string(o.cell.instruction_warmup_ops) +
+                      " warm-up operations per cell (wall-clock figures are under Valgrind)."
+                : "")
         << (interrupted ? " INTERRUPTED: partial matrix." : "");
   ro.setup = setup.str();
   std::vector<std::string> written;
@@ -263,7 +270,24 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--client-cpus", o->cell.client_cpus, "Pin the client to these CPUs");
   cmd->add_option("--server-cpus", o->cell.server_cpus, "Pin the server to these CPUs");
   AddRegionOptions(cmd, &o->cell.region);
-  cmd->callback([o, exit_code] { *exit_code = RunCompare(*o); });
+  cmd->add_flag("--instructions", o->cell.instructions,
+                "Count user-space instructions per operation on both sides under Valgrind's "
+                "callgrind, by layer (deterministic; one repeat unless --repeat is given)");
+  cmd->add_option("--ops", o->cell.ops, "With --instructions: measured operations per cell "
+                                        "(default 20000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--instruction-warmup-ops", o->cell.instruction_warmup_ops,
+                  "With --instructions: unmeasured operations before the measured ones")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->callback([o, exit_code, cmd] {
+    if (o->cell.instructions && InstructionsModeDir().empty()) {  // Hook: re-run under callgrind.
+      *exit_code = RunSelfUnderCallgrind();
+      return;
+    }
+    if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
+    *exit_code = RunCompare(*o);
+  });
 }
 
 }  // namespace wirebench

@@ -216,7 +216,8 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
   // and the .hlog file (one interval per second, one tag per operation).
   std::ostringstream hlog_text;
   std::unique_ptr<hdr::HistogramLogWriter> hlog;
-  if (!o.hlog_out.empty()) {
+  // Hook (--instructions): no interval snapshots, whose count depends on time.
+  if (!o.hlog_out.empty() && !o.instructions) {
     hlog = std::make_unique<hdr::HistogramLogWriter>(&hlog_text);
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
@@ -225,7 +226,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbCommandOptions& o) {
                                           ", codec " + o.codec + "]"));
     WB_RETURN_IF_ERROR(hlog->WriteHeader(now_ms, now_ms));
   }
-  if (o.status || hlog) {
+  if ((o.status || hlog) && !o.instructions) {
     d.status_interval_s = hlog ? std::min(1.0, *status_interval) : *status_interval;
     d.on_status = [&, last_ops = uint64_t(0), last_t = 0.0, last_hlog_t = 0.0,
                    pending = std::array<OpStats, kOpTypes>()](

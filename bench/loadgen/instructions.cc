@@ -261,6 +261,9 @@ Status RunInstructionWarmup(const DriverOptions& options, Workload* workload, in
 
 namespace {
 
+// WIREBENCH_KEEP_CALLGRIND=1 keeps the dumps for callgrind_annotate.
+bool KeepDumps() { return std::getenv(kKeepCallgrindEnv) != nullptr; }
+
 // The newest dump of `pid` in `dir` whose trigger names `label`, and every
 // dump file of that pid (to delete once read).
 StatusOr<std::string> NewestDump(const std::string& dir, int pid, const std::string& label,
@@ -300,7 +303,8 @@ LayerInstructions SideFigures(const std::string& dir, int pid, const std::string
     side.unavailable_reason = profile.status().ToString();
   }
   std::error_code ec;
-  for (const std::string& f : files) fs::remove(f, ec);
+  if (!KeepDumps())
+    for (const std::string& f : files) fs::remove(f, ec);
   return side;
 }
 
@@ -389,6 +393,8 @@ int RunSelfUnderCallgrind() {
   if (code != 0) {
     std::fprintf(stderr, "wirebench: the run under callgrind failed (exit %d); Valgrind's logs "
                  "are kept in %s\n", code, dir.c_str());
+  } else if (KeepDumps()) {
+    std::fprintf(stderr, "wirebench: callgrind's dumps are kept in %s\n", dir.c_str());
   } else {
     std::error_code ec;
     fs::remove_all(dir, ec);

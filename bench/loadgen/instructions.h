@@ -52,6 +52,8 @@ inline constexpr int64_t kDefaultInstructionOps = 20000;
 inline constexpr int64_t kDefaultInstructionWarmupOps = 2000;
 // Set in the re-executed process: the directory callgrind writes its dumps to.
 inline constexpr char kCallgrindDirEnv[] = "WIREBENCH_CALLGRIND_DIR";
+// Set (to anything) to keep callgrind's dump files for callgrind_annotate.
+inline constexpr char kKeepCallgrindEnv[] = "WIREBENCH_KEEP_CALLGRIND";
 
 // One callgrind output file written with --compress-strings=no and
 // --compress-pos=no; only the first event (Ir) is read.

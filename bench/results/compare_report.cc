@@ -11,6 +11,7 @@
 
 #include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/percentile_distribution.h"
+#include "bench/results/instruction_report.h"
 
 namespace wirebench {
 
@@ -26,6 +27,7 @@ struct Row {
 
 std::vector<Row> Rows(const std::vector<CompareCell>& cells) {
   std::vector<Row> rows;
+  for (const MetricDef& m : InstructionMetrics(cells)) rows.push_back({m, false});  // Hook.
   rows.push_back({{"Throughput (ops/s)", "", "/throughput_ops_per_sec"}, true});
   std::set<std::string> ops;
   for (const auto& c : cells)
@@ -198,6 +200,7 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells, const Compare
       for (const auto& a : aggs) os << " " << Fmt(a.median) << Spread(a) << " |";
       os << "\n";
       const bool ratio_row = r.m.name.rfind("Throughput", 0) == 0 ||
+                             r.m.name.rfind("Total instructions", 0) == 0 ||
                              r.m.name.rfind("Total CPU", 0) == 0 ||
                              r.m.name.find("p99 latency") != std::string::npos;
       if (ratio_row && have_baseline) {
@@ -389,6 +392,9 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
          << "title 'server'\nunset style\n";
     terminals("cpu-per-op", plot.str());
   }
+  // 4. Instructions per op by side and layer (--instructions; hook).
+  if (std::string p = InstructionChartPlot(cells, o, dir, wl, ts.back()); !p.empty())
+    terminals("instructions-per-op", p);
   const std::string script = dir + "/charts.gp";
   std::ofstream(script) << gp.str();
   const std::string cmd = "gnuplot '" + script + "' 2>'" + dir + "/gnuplot.log'";
