@@ -42,9 +42,9 @@ bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-// "a::(anonymous namespace)::B<T>::f(int) const" -> "a::B::f": the
-// qualified name with anonymous namespaces, template arguments, parameters
-// and callgrind's recursion suffix ('2) removed.
+// "void a::(anonymous namespace)::B<T>::f(int) const" -> "a::B::f": the
+// qualified name without return type, anonymous namespaces, template
+// arguments, parameters and callgrind's recursion suffix ('2).
 std::string QualifiedName(std::string_view name) {
   std::string out;
   int angle = 0;
@@ -59,7 +59,11 @@ std::string QualifiedName(std::string_view name) {
     } else if (c == '>') {
       if (angle > 0) --angle;
     } else if (angle == 0) {
-      if (c == '(' || c == '\'' || c == ' ') break;
+      if (c == '(' || c == '\'') break;
+      if (c == ' ') {  // What came before was a return type.
+        out.clear();
+        continue;
+      }
       out += c;
     }
   }
