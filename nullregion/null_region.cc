@@ -54,6 +54,7 @@ class NullRegion final : public Region {
     Bump(s.cells, m.cells.size());
     Bump(s.value_bytes, bytes);
     if (options_.spin_us) SpinCpu(options_.spin_us);
+    if (options_.spin_instructions) SpinInstructions(options_.spin_instructions);
     resp->processed = true;
     return Status::Ok();
   }
@@ -61,6 +62,7 @@ class NullRegion final : public Region {
   Status Get(const GetRequest& req, RegionScratch*, GetResponse* resp) override {
     Bump(MyStripe().gets, 1);
     if (options_.spin_us) SpinCpu(options_.spin_us);
+    if (options_.spin_instructions) SpinInstructions(options_.spin_instructions);
     if (canned_.empty()) {
       resp->result = Result{};
     } else {
@@ -73,6 +75,7 @@ class NullRegion final : public Region {
   Status Scan(const ScanRequest&, RegionScratch*, ScanResponse* resp) override {
     Bump(MyStripe().scans, 1);
     if (options_.spin_us) SpinCpu(options_.spin_us);
+    if (options_.spin_instructions) SpinInstructions(options_.spin_instructions);
     resp->results = {};
     resp->more_results = false;
     return Status::Ok();
@@ -100,6 +103,7 @@ class NullRegion final : public Region {
                         {"reads", canned_.empty() ? "empty" : "canned"},
                         {"spin_us", options_.spin_us},
                         {"delay_us", options_.delay_us},
+                        {"spin_instructions", options_.spin_instructions},
                         {"puts", mutations},
                         {"deletes", deletes},
                         {"gets", gets},
@@ -146,6 +150,17 @@ void SpinCpu(uint32_t us) {
     int64_t spent = (now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec);
     if (spent >= target) return;
   }
+}
+
+void SpinInstructions(uint32_t n) {
+  uint64_t loops = n / 2;
+  if (loops == 0) return;
+#if defined(__x86_64__)
+  asm volatile("1:\n\tsub $1, %0\n\tjnz 1b" : "+r"(loops) : : "cc");
+#else
+  for (volatile uint64_t i = 0; i < loops; i = i + 1) {
+  }
+#endif
 }
 
 }  // namespace wirebench

@@ -4,9 +4,10 @@
 // workload's shape so each codec's response path is exercised too. It
 // counts operations and bytes, nothing else.
 //
-// Two calibration knobs let the instrument check itself: spin_us burns that
+// Calibration knobs let the instrument check itself: spin_us burns that
 // much CPU per operation on the calling thread, delay_us makes the server
-// hold each reply that long without using CPU.
+// hold each reply that long without using CPU, spin_instructions executes a
+// known number of instructions per operation.
 // Thread-safety: all methods may be called concurrently.
 #pragma once
 
@@ -31,6 +32,9 @@ struct NullRegionOptions {
   uint32_t spin_us = 0;
   // Time to hold each reply, in microseconds, without using CPU. 0 = none.
   uint32_t delay_us = 0;
+  // Known-cost check for --instructions: execute this many instructions
+  // (exactly, on x86-64) per operation. 0 = none.
+  uint32_t spin_instructions = 0;
 };
 
 std::unique_ptr<Region> NewNullRegion(const NullRegionOptions& options);
@@ -40,5 +44,8 @@ StatusOr<NullRegionOptions::Reads> ParseNullReads(std::string_view s);
 
 // Burns `us` microseconds of the calling thread's CPU time.
 void SpinCpu(uint32_t us);
+// Executes `n` instructions (rounded down to even; exact on x86-64, where
+// it is a two-instruction loop) and returns.
+void SpinInstructions(uint32_t n);
 
 }  // namespace wirebench

@@ -4,6 +4,7 @@
 // the next single write.
 #include <chrono>
 
+#include "common/callgrind_marks.h"
 #include "rpc/log.h"
 #include "rpc/server_internal.h"
 
@@ -213,12 +214,16 @@ void ServerConnection::Dispatch(const Frame& f) {
       // The instrument's own work: excluded from this thread's allocation
       // counts so they show only the calls being measured.
       const CounterTotals at_entry = ThisThreadTotals();
+      // Hook (--instructions): under callgrind, the phase since the last
+      // Stats call is dumped here and the next starts once the reply is built.
+      callgrind::EndPhase(callgrind::kServerStatsLabel);
       {
         std::string json = server_->StatsReply(at_entry);
         size_t off = BeginFrame(&q_.out, h.call_id, h.method, 0);
         q_.out.Append(ByteView(json));
         EndFrame(&q_.out, off);
       }
+      callgrind::StartPhase();
       ExcludeFromThisThread(ThisThreadTotals() - at_entry);
       BumpShared(io_->stats.frames_out, 1);
       return;

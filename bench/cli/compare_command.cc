@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "bench/cli/region_factory.h"
+#include "bench/cli/ycsb_command.h"
 #include "bench/loadgen/compare_runner.h"
 #include "codecs/codec.h"
 
@@ -74,7 +75,19 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   AddCellFlags(cmd, &o->cell);
-  cmd->callback([o, exit_code] { *exit_code = RunCompareCommand(*o); });
+  cmd->add_flag("!--no-pin", o->pin,
+                "Do not pin the client to CPU 0 and the server to CPU 1 (the default when there "
+                "are 2+ CPUs and neither --client-cpus nor --server-cpus is given)");
+  AddInstructionFlags(cmd, &o->cell);
+  cmd->add_option("--ops", o->cell.ops,
+                  "With --instructions: measured operations per cell (default 20000)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([o, exit_code, cmd] {
+    if (ReRunUnderCallgrind(o->cell, exit_code)) return;
+    // Instruction counts are deterministic: one repeat unless asked for more.
+    if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
+    *exit_code = RunCompareCommand(*o);
+  });
 }
 
 }  // namespace wirebench

@@ -20,6 +20,11 @@ void AddRegionOptions(CLI::App* cmd, RegionConfig* c) {
   cmd->add_option("--delay-us", c->delay_us,
                   "Calibration: hold every reply this many us without using CPU")
       ->capture_default_str();
+  cmd->add_option("--spin-instructions", c->spin_instructions,
+                  "Calibration for --instructions: execute this many instructions per "
+                  "operation in the null region (0-1000000000)")
+      ->check(CLI::Range(0u, 1000000000u))
+      ->capture_default_str();
   cmd->add_option("--wal-dir", c->wal_dir, "wal region: directory of the log (recovered on start)");
   cmd->add_option("--wal-sync", c->wal_sync,
                   "wal region: 'every' (acknowledge after the covering sync: group commit), "
@@ -47,6 +52,7 @@ StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& c) {
     o.reads = *reads;
     o.spin_us = c.spin_us;
     o.delay_us = c.delay_us;
+    o.spin_instructions = c.spin_instructions;
     return NewNullRegion(o);
   }
   if (c.name == "memstore") return NewMemstoreRegion();

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "bench/cli/region_factory.h"
+#include "bench/loadgen/instructions.h"
 #include "bench/loadgen/ycsb_run.h"
 #include "codecs/codec.h"
 
@@ -49,6 +50,26 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
 }
 
+}  // namespace
+
+void AddInstructionFlags(CLI::App* cmd, YcsbRunOptions* o) {
+  cmd->add_flag("--instructions", o->instructions,
+                "Count user-space instructions per operation on both sides under Valgrind's "
+                "callgrind, by layer (--ops operations, default 20000; deterministic)");
+  cmd->add_option("--instruction-warmup-ops", o->instruction_warmup_ops,
+                  "With --instructions: unmeasured operations before the measured ones")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+bool ReRunUnderCallgrind(const YcsbRunOptions& o, int* exit_code) {
+  if (!o.instructions || !InstructionsModeDir().empty()) return false;
+  *exit_code = RunSelfUnderCallgrind();
+  return true;
+}
+
+namespace {
+
 void AddCommand(CLI::App& app, bool load, int* exit_code) {
   auto o = std::make_shared<YcsbRunOptions>();
   auto ignored = std::make_shared<IgnoredYcsbFlags>();
@@ -70,7 +91,9 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   AddClientFlags(cmd, o.get());
   AddServerFlags(cmd, o.get());
+  AddInstructionFlags(cmd, o.get());
   cmd->callback([o, exit_code] {
+    if (ReRunUnderCallgrind(*o, exit_code)) return;
     auto r = RunYcsb(*o);
     if (!r.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());

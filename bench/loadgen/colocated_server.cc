@@ -9,7 +9,8 @@ std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool q
                                    "--region",     r.name,
                                    "--null-reads", r.null_reads,
                                    "--spin-us",    std::to_string(r.spin_us),
-                                   "--delay-us",   std::to_string(r.delay_us)};
+                                   "--delay-us",   std::to_string(r.delay_us),
+                                   "--spin-instructions", std::to_string(r.spin_instructions)};
   if (!r.wal_dir.empty()) {
     args.insert(args.end(), {"--wal-dir", r.wal_dir, "--wal-sync", r.wal_sync,
                              "--wal-sync-interval", std::to_string(r.wal_sync_interval), "--wal-recover", r.wal_recover});

@@ -16,6 +16,7 @@ struct RegionConfig {
   std::string null_reads = "empty";
   uint32_t spin_us = 0;
   uint32_t delay_us = 0;
+  uint32_t spin_instructions = 0;  // Null region: a loop of exactly this many instructions per call.
   std::string wal_dir;
   std::string wal_sync = "every";  // Sync mode for the wal region.
   uint32_t wal_sync_interval = 100;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "bench/loadgen/instructions.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/report.h"
 #include "codecs/codec.h"
@@ -180,6 +181,13 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   } else {
     setup << o.repeat << " repeats requested";
   }
+  setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
+        << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
+  if (c.instructions)
+    setup << "; instructions: user-space, counted by callgrind over "
+          << (c.ops ? *c.ops : kDefaultInstructionOps) << " operations after "
+          << c.instruction_warmup_ops
+          << " warm-up operations per cell (wall-clock figures are under Valgrind)";
   setup << "; git " << env.value("git_revision", std::string("?")) << ", "
         << env.value("build_type", std::string("?")) << " build.";
   return setup.str();
@@ -232,6 +240,11 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
 }
 
 StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
+  if (o.pin && o.cell.client_cpus.empty() && o.cell.colocated.cpus.empty() &&
+      sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    o.cell.client_cpus = "0";
+    o.cell.colocated.cpus = "1";
+  }
   auto m = ResolveMatrix(&o);
   if (!m.ok()) return m.status();
   std::fprintf(stderr,

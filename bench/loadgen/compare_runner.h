@@ -25,6 +25,9 @@ struct CompareOptions {
   double seconds = 5;
   double warmup = 1;
   int64_t records = 100000;
+  // Pin the client to CPU 0 and the server to CPU 1 when the machine has 2+
+  // CPUs and the cell settings pin neither (less scheduler noise).
+  bool pin = true;
   YcsbRunOptions cell;  // Shared settings of every cell.
 };
 

@@ -12,6 +12,7 @@
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
 #include "codecs/codec.h"
+#include "common/callgrind_marks.h"
 
 namespace wirebench {
 
@@ -299,6 +300,7 @@ void LoadRun::BeginMeasure() {
   }
   usage_before_ = ClientUsage();
   counters_before_ = ClientCounters();
+  callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).
   measure_start_ = Clock::now();
   state_.phase.store(kMeasure);
   for (auto& t : threads_) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
@@ -389,6 +391,7 @@ void LoadRun::Drain() {
 void LoadRun::Collect() {
   result_.client_usage = ClientUsage() - usage_before_;
   result_.client_counters = ClientCounters() - counters_before_;
+  callgrind::EndPhase(callgrind::kClientPhaseLabel);  // --instructions: and ends.
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
   // No "after" without a "before" (a server that did not answer it would
   // only hold the end of the run up again).

@@ -1,5 +1,6 @@
 #include "bench/loadgen/ycsb_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "bench/hdr/histogram_log.h"
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/loadgen/host_port.h"
+#include "bench/loadgen/instructions.h"
 #include "bench/loadgen/local_server.h"
 #include "bench/loadgen/status_line.h"
 #include "bench/loadgen/stop_on_signal.h"
@@ -43,7 +45,23 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
   if (o.seconds) props->Set("maxexecutiontime", hdr::JavaDoubleToString(*o.seconds), "--seconds");
+  // "--seconds 10" means a 10 s run: the workload file's operationcount (1000
+  // in YCSB's files) does not cut it short unless -p operationcount or --ops says so.
+  const bool ops_given = o.ops || std::any_of(o.properties.begin(), o.properties.end(),
+                                              [](const std::string& p) {
+                                                return p.rfind("operationcount=", 0) == 0;
+                                              });
+  if (o.seconds && !ops_given && !o.load_phase)
+    props->Set("operationcount", "0", "--seconds without --ops");
   props->Set("wirebench.codec", o.codec, "--codec");
+  if (o.instructions) {  // A fixed operation count; time plays no part.
+    if (InstructionsModeDir().empty())
+      return Status::InvalidArgument(
+          "--instructions: this process is not the one re-run under callgrind (use the run or "
+          "compare command's --instructions)");
+    if (!o.ops) props->Set("operationcount", std::to_string(kDefaultInstructionOps), "--instructions");
+    props->Set("maxexecutiontime", "0", "--instructions");
+  }
   return Status::Ok();
 }
 
@@ -87,7 +105,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.thread_model = o.thread_model == "os" ? ThreadModel::kOs : ThreadModel::kCoroutines;
   d.operations = o.load_phase ? cfg.insert_count : cfg.operation_count;
   d.max_seconds = *max_time;
-  d.warmup_seconds = o.warmup;
+  d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
   return r;
 }
@@ -96,7 +114,9 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
 Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
                     std::unique_ptr<LocalServer>* local) {
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
-  auto spawned = LocalServer::Spawn(ChildServerArgs(o.colocated, o.quiet), o.colocated.cpus);
+  // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
+  auto spawned =
+      LocalServer::Spawn(ChildServerArgs(o.colocated, o.quiet), o.colocated.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
   *local = std::move(spawned).value();
   d->host = (*local)->host();
@@ -106,7 +126,8 @@ Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
 
 Status StartHlog(const YcsbRunOptions& o, std::ostream* out,
                  std::unique_ptr<hdr::HistogramLogWriter>* hlog) {
-  if (o.hlog_out.empty()) return Status::Ok();
+  // --instructions: no interval snapshots, whose number depends on time.
+  if (o.hlog_out.empty() || o.instructions) return Status::Ok();
   *hlog = std::make_unique<hdr::HistogramLogWriter>(out);
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -167,8 +188,16 @@ Status WriteOutputs(const YcsbRunOptions& o, const ycsb::Properties& props, cons
 
 // RunLoad with SIGINT/SIGTERM turned into a stop request. The request is
 // left set for the caller to see (compare stops its matrix on it).
-StatusOr<RunResult> DriveWithSignals(const DriverOptions& d, Workload* workload) {
+// With --instructions, a fixed number of unmeasured operations first.
+StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOptions& d,
+                                     Workload* workload) {
   StopOnSignal stop_on_signal;
+  if (o.instructions) {
+    std::fprintf(stderr, "instructions: codec %s: %lld warm-up operations, then %lld measured\n",
+                 o.codec.c_str(), static_cast<long long>(o.instruction_warmup_ops),
+                 static_cast<long long>(d.operations));
+    WB_RETURN_IF_ERROR(RunInstructionWarmup(d, workload, o.instruction_warmup_ops));
+  }
   return RunLoad(d, workload);
 }
 
@@ -196,7 +225,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   std::ostringstream hlog_text;
   std::unique_ptr<hdr::HistogramLogWriter> hlog;
   WB_RETURN_IF_ERROR(StartHlog(o, &hlog_text, &hlog));
-  StatusLine status_line(o.status, settings->status_interval_s, o.label, hlog.get());
+  StatusLine status_line(o.status && !o.instructions, settings->status_interval_s, o.label, hlog.get());
   d.status_interval_s = status_line.snapshot_interval_s();
   if (d.status_interval_s > 0)
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {
@@ -209,11 +238,14 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                  local ? " (co-located child process)" : "");
 
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun);
-  auto run = DriveWithSignals(d, &workload);
+  auto run = DriveWithSignals(o, d, &workload);
   if (!run.ok()) return run.status();
 
   YcsbOutcome out;
   out.result = std::move(run).value();
+  if (o.instructions)  // Read and attribute callgrind's dumps of both processes.
+    out.result.instructions = CollectInstructions(InstructionsModeDir(), local ? int(local->pid()) : 0,
+                                                  out.result.operations);
   if (out.result.partial && local && !local->Alive())
     out.result.error =
         Status::Unavailable("the co-located server process died: " + out.result.error.ToString());

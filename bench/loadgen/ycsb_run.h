@@ -43,6 +43,10 @@ struct YcsbRunOptions {
   std::string client_cpus;
   ColocatedServerOptions colocated;
   bool quiet = false;  // No text report on stdout (compare prints its own).
+  // --instructions: this process runs under callgrind (bench/loadgen/instructions.h);
+  // a fixed operation count after instruction_warmup_ops unmeasured ones.
+  bool instructions = false;
+  int64_t instruction_warmup_ops = 2000;
 };
 
 // What one invocation produced.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -34,6 +35,17 @@ std::function<double(const json&)> SumOf(const std::vector<std::string>& pointer
   };
 }
 
+// The first of `alternatives` that reads as a number (e.g. callgrind's
+// instructions, else the hardware counters').
+std::function<double(const json&)> FirstOf(
+    std::vector<std::function<double(const json&)>> alternatives) {
+  return [alternatives](const json& results) {
+    for (const auto& a : alternatives)
+      if (double v = a(results); !std::isnan(v)) return v;
+    return std::nan("");
+  };
+}
+
 MetricDef Cost(std::string name, std::string unit, const std::vector<std::string>& pointers,
                const std::vector<std::string>& required = {}) {
   MetricDef m;
@@ -63,10 +75,33 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
       {kServer});
   set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op", {"/costs/total_cpu_us_per_op"}, {kServer})
       ->thread_sweep = true;
-  set(Metric::kClientInstructions, "Client instructions/op", "instructions/op",
-      {"/costs/client/instructions_per_op"});
-  set(Metric::kServerInstructions, "Server instructions/op", "instructions/op",
-      {"/costs/server/instructions_per_op"}, {kServer});
+  // Instructions: callgrind's (--instructions) where present, else the
+  // hardware counters' (absent on VMs without them: no row).
+  set(Metric::kTotalInstructions, "Total instructions/op", "instructions/op",
+      {"/instructions/client/total", "/instructions/server/total"});
+  set(Metric::kClientInstructions, "Client instructions/op", "instructions/op", {})->extract =
+      FirstOf({SumOf({"/instructions/client/total"}, {}),
+               SumOf({"/costs/client/instructions_per_op"}, {})});
+  set(Metric::kServerInstructions, "Server instructions/op", "instructions/op", {})->extract =
+      FirstOf({SumOf({"/instructions/server/total"}, {}),
+               SumOf({"/costs/server/instructions_per_op"}, {kServer})});
+  const std::pair<Metric, const char*> kLayers[] = {
+      {Metric::kClientInstructionsCodec, "client/codec"},
+      {Metric::kClientInstructionsRpc, "client/rpc"},
+      {Metric::kClientInstructionsHarness, "client/harness"},
+      {Metric::kClientInstructionsOther, "client/other"},
+      {Metric::kServerInstructionsCodec, "server/codec"},
+      {Metric::kServerInstructionsRpc, "server/rpc"},
+      {Metric::kServerInstructionsRegion, "server/region"},
+      {Metric::kServerInstructionsOther, "server/other"}};
+  for (const auto& [metric, path] : kLayers) {
+    std::string label = path;
+    label[0] = char(std::toupper(label[0]));
+    label.replace(label.find('/'), 1, " instructions/op: ");
+    // Layers explain the totals; the totals carry the ratio.
+    set(metric, label, "instructions/op", {std::string("/instructions/") + path})
+        ->baseline_ratio = false;
+  }
   set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"},
       {kClientAllocs});
   set(Metric::kClientAllocBytes, "Client allocated bytes/op", "bytes/op",

@@ -74,8 +74,17 @@ enum class Metric {
   kClientCpu,
   kServerCpu,
   kTotalCpu,
+  kTotalInstructions,   // --instructions (callgrind); hardware counters otherwise.
   kClientInstructions,
   kServerInstructions,
+  kClientInstructionsCodec,  // --instructions: the layers of each side.
+  kClientInstructionsRpc,
+  kClientInstructionsHarness,
+  kClientInstructionsOther,
+  kServerInstructionsCodec,
+  kServerInstructionsRpc,
+  kServerInstructionsRegion,
+  kServerInstructionsOther,
   kClientAllocs,
   kClientAllocBytes,
   kServerAllocs,

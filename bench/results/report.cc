@@ -10,6 +10,7 @@
 #include <jemalloc/jemalloc.h>
 
 #include "bench/hdr/ycsb_summary.h"
+#include "bench/results/instruction_report.h"
 #include "bench/results/output_file.h"
 #include "common/build_info.h"
 
@@ -74,7 +75,9 @@ void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
   }
 }
 
-void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bool server) {
+// `skip_hw_instructions`: an --instructions run prints its own InstructionsPerOp.
+void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bool server,
+                      bool skip_hw_instructions) {
   if (!c.available) {
     l.Text(section, "CpuPerOp(us)", "unavailable (" + c.unavailable_reason + ")");
     return;
@@ -102,6 +105,7 @@ void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bo
       {"CyclesPerOp", c.cycles}, {"InstructionsPerOp", c.instructions},
       {"CacheMissesPerOp", c.cache_misses}};
   for (const auto& [name, v] : hw) {
+    if (skip_hw_instructions && std::string_view(name) == "InstructionsPerOp") continue;
     if (c.hw_available) {
       l.Fixed(section, name, v);
     } else {
@@ -109,6 +113,38 @@ void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bo
     }
   }
   l.Number(section, "Threads", std::to_string(c.threads));
+}
+
+// --instructions: each side's instructions per op and its layers, then what
+// they leave out (socket calls; context switches are in the side's lines).
+void InstructionMeasurements(Lines& l, const RunResult& r) {
+  const InstructionFigures& f = *r.instructions;
+  auto side = [&](std::string_view section, const LayerInstructions& s, bool server) {
+    if (!s.available) {
+      l.Text(section, "InstructionsPerOp", "unavailable (" + s.unavailable_reason + ")");
+      return;
+    }
+    auto one = [&](std::string_view name, double v) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.1f", v);
+      l.Number(section, name, buf);
+    };
+    one("InstructionsPerOp", s.total);
+    one("InstructionsPerOp.codec", s.codec);
+    one("InstructionsPerOp.rpc", s.rpc);
+    if (server) {
+      one("InstructionsPerOp.region", s.region);
+    } else {
+      one("InstructionsPerOp.harness", s.harness);
+    }
+    one("InstructionsPerOp.other", s.other);
+  };
+  side("CLIENT", f.client, false);
+  side("SERVER", f.server, true);
+  const double ops = f.operations > 0 ? double(f.operations) : 1.0;
+  l.Fixed("CLIENT", "SocketCallsPerOp", double(r.connections.reads + r.connections.writes) / ops);
+  l.Number("INSTRUCTIONS", "MeasuredOperations", std::to_string(f.operations));
+  l.Text("INSTRUCTIONS", "Scope", kInstructionScope);
 }
 
 void ScheduleMeasurements(Lines& l, const RunResult& r) {
@@ -134,9 +170,11 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   l.Number("OVERALL", "Throughput(ops/sec)",
            hdr::JavaDoubleToString(r.runtime_s > 0 ? double(r.operations) / r.runtime_s : 0.0));
   OpMeasurements(l, r, o);
-  SideMeasurements(l, "CLIENT", c.client, false);
+  const bool instructions = r.instructions.has_value();
+  SideMeasurements(l, "CLIENT", c.client, false, instructions);
   l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
-  SideMeasurements(l, "SERVER", c.server, true);
+  SideMeasurements(l, "SERVER", c.server, true, instructions);
+  if (instructions) InstructionMeasurements(l, r);
   if (c.server.available) {
     l.Fixed("TOTAL", "CpuPerOp(us)", c.client.cpu_us + c.server.cpu_us);
   } else {

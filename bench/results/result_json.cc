@@ -1,5 +1,6 @@
 #include "bench/results/result_json.h"
 
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench/results/instruction_report.h"
 #include "bench/hdr/histogram_encoding.h"
 #include "bench/hdr/ycsb_summary.h"
 
@@ -266,6 +268,8 @@ json ResultToJson(const RunResult& r, const RunCosts& c, const ReportOptions& o)
                 {"server", SideJson(c.server)},
                 {"frames_per_write", c.frames_per_write},
                 {"total_cpu_us_per_op", c.client.cpu_us + c.server.cpu_us}};
+  // --instructions runs (written only: merge does not combine instruction counts).
+  if (r.instructions) j["instructions"] = InstructionsToJson(*r.instructions);
   return j;
 }
 

@@ -8,12 +8,14 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/hdr/histogram.h"
+#include "bench/results/instruction_figures.h"
 #include "bench/results/op_type.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
@@ -67,6 +69,8 @@ struct RunResult {
   nlohmann::json server_before;  // Stats replies, or null when not fetched.
   nlohmann::json server_after;
   std::string server_stats_error;
+  // --instructions runs only (hook: bench/loadgen/instructions.h fills it).
+  std::optional<InstructionFigures> instructions;
 };
 
 }  // namespace wirebench

@@ -1,0 +1,300 @@
+// `--instructions` (bench/loadgen/instructions.h): the callgrind output
+// parser and the layer attribution on hand-written profiles, then the real
+// binary under Valgrind: two runs of a cell agree within 1% on each side, pb
+// costs more instructions per op than raw on both sides (through `compare`,
+// which also checks its instruction rows), and the null region's known-cost
+// knob shows up as +N +-2% in the server's region layer. The Valgrind tests
+// skip, saying why, when valgrind is not installed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/loadgen/instructions.h"
+
+namespace wirebench {
+namespace {
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkload = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+
+// A profile in callgrind's uncompressed format: main -> ReadLoop (rpc) ->
+// Dispatch (rpc) -> RawCodec::DecodeRequest (codec) -> memcpy; ReadLoop ->
+// memcpy too; NullRegion::Get (region) under Dispatch; a codec function
+// whose file is a common/ header; and a recursive codec call.
+constexpr char kProfile[] = R"(# callgrind format
+version: 1
+creator: callgrind-3.19.0
+pid: 42
+desc: Trigger: Client Request: wirebench-server-stats-call
+positions: line
+events: Ir
+summary: 1000
+totals: 1000
+
+ob=/bin/wirebench
+fl=???
+fn=main
+1 10
+cfl=/src/rpc/server_connection.cc
+cfn=wirebench::rpc::ServerConnection::ReadLoop()
+calls=1 0
+1 990
+
+fl=/src/rpc/server_connection.cc
+fn=wirebench::rpc::ServerConnection::ReadLoop()
+5 100
+cfn=wirebench::rpc::ServerConnection::Dispatch(wirebench::rpc::Frame const&)
+calls=10 0
+6 790
+cfl=???
+cfn=memcpy
+calls=10 0
+7 100
+
+fn=wirebench::rpc::ServerConnection::Dispatch(wirebench::rpc::Frame const&)
+9 200
+cfl=/src/codecs/raw/raw_codec.cc
+cfn=wirebench::(anonymous namespace)::RawCodec::DecodeRequest(wirebench::ByteView, wirebench::GetRequest*)
+calls=10 0
+10 500
+cfl=/src/nullregion/null_region.cc
+cfn=wirebench::(anonymous namespace)::NullRegion::Get(wirebench::GetRequest const&)
+calls=10 0
+11 90
+
+fl=/src/codecs/raw/raw_codec.cc
+fn=wirebench::(anonymous namespace)::RawCodec::DecodeRequest(wirebench::ByteView, wirebench::GetRequest*)
+20 100
+cfn=wirebench::(anonymous namespace)::RawCodec::DecodeRequest(wirebench::ByteView, wirebench::GetRequest*)'2
+calls=10 0
+21 200
+cfl=/src/common/bytes.h
+cfn=wirebench::(anonymous namespace)::RawCodec::ReadResult(wirebench::WireReader&)
+calls=10 0
+22 100
+cfl=???
+cfn=memcpy
+calls=10 0
+23 100
+
+fn=wirebench::(anonymous namespace)::RawCodec::DecodeRequest(wirebench::ByteView, wirebench::GetRequest*)'2
+25 200
+
+fl=/src/common/bytes.h
+fn=wirebench::(anonymous namespace)::RawCodec::ReadResult(wirebench::WireReader&)
+30 100
+
+fl=/src/nullregion/null_region.cc
+fn=wirebench::(anonymous namespace)::NullRegion::Get(wirebench::GetRequest const&)
+40 90
+
+fl=???
+fn=memcpy
+50 200
+)";
+
+TEST(CallgrindParser, ReadsSelfCostsCallsTotalsAndTrigger) {
+  std::istringstream in(kProfile);
+  auto p = ParseCallgrindOutput(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->trigger, "Client Request: wirebench-server-stats-call");
+  EXPECT_EQ(p->totals, 1000u);
+  EXPECT_EQ(p->SelfSum(), 1000u);
+  EXPECT_EQ(p->functions.at("memcpy").self, 200u);
+  EXPECT_EQ(p->functions.at("wirebench::rpc::ServerConnection::ReadLoop()").file,
+            "/src/rpc/server_connection.cc");
+  uint64_t readloop_to_dispatch = 0;
+  for (const auto& c : p->calls)
+    if (c.caller == "wirebench::rpc::ServerConnection::ReadLoop()" &&
+        c.callee.find("Dispatch") != std::string::npos)
+      readloop_to_dispatch = c.inclusive;
+  EXPECT_EQ(readloop_to_dispatch, 790u);
+}
+
+TEST(CallgrindParser, RejectsCompressedOrNonCallgrindInput) {
+  std::istringstream compressed("events: Ir\nfn=(1) main\n1 5\n");
+  auto a = ParseCallgrindOutput(compressed);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().ToString().find("--compress-strings=no"), std::string::npos);
+  std::istringstream junk("hello\nworld\n");
+  EXPECT_FALSE(ParseCallgrindOutput(junk).ok());
+}
+
+TEST(LayerAttribution, LayersByNameThenFile) {
+  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::RawCodec::ReadResult(int)",
+                            "/src/common/bytes.h"),
+            Layer::kCodec);
+  EXPECT_EQ(LayerOfFunction("wirebench::CodecAdapter<wirebench::Raw>::EncodeRequest(int)", ""),
+            Layer::kCodec);
+  EXPECT_EQ(LayerOfFunction("wirebench::hbase::Cell::_InternalParse(char const*)", ""),
+            Layer::kCodec);
+  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::NullRegion::Get(int)", ""),
+            Layer::kRegion);
+  EXPECT_EQ(LayerOfFunction("boost::asio::detail::socket_ops::recv1(int)", ""), Layer::kRpc);
+  EXPECT_EQ(LayerOfFunction("wirebench::ycsb::BuildKeyName(long)", ""), Layer::kHarness);
+  // The service glue, template arguments naming a layer, and helpers have
+  // no layer of their own: they take their callers'.
+  EXPECT_FALSE(LayerOfFunction("wirebench::(anonymous namespace)::CodecCallHandler::Handle(int)",
+                               "/src/nullregion/region_service.cc"));
+  EXPECT_FALSE(LayerOfFunction(
+      "void boost::asio::detail::executor_function::complete<wirebench::rpc::X>(int)", ""));
+  EXPECT_FALSE(LayerOfFunction("memcpy", "???"));
+}
+
+TEST(LayerAttribution, InnermostLayerOwnsEachInstructionAndPartsSumToTotal) {
+  std::istringstream in(kProfile);
+  auto p = ParseCallgrindOutput(in);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const LayerInstructions l = AttributeLayers(*p, 10);
+  ASSERT_TRUE(l.available);
+  EXPECT_DOUBLE_EQ(l.total, 100.0);
+  // codec: DecodeRequest 100 + its recursion 200 (counted once) + ReadResult
+  // 100 + its half of memcpy (100 of 200 by call cost) = 500.
+  EXPECT_NEAR(l.codec, 50.0, 1e-9);
+  // rpc: ReadLoop 100 + Dispatch 200 + the other half of memcpy 100 = 400.
+  EXPECT_NEAR(l.rpc, 40.0, 1e-9);
+  EXPECT_NEAR(l.region, 9.0, 1e-9);
+  EXPECT_NEAR(l.other, 1.0, 1e-9);  // main: nobody calls it.
+  EXPECT_NEAR(l.codec + l.rpc + l.region + l.harness + l.other, l.total, 1e-9);
+}
+
+// --- The real binary under Valgrind. ---
+
+bool HaveValgrind() { return std::system("command -v valgrind >/dev/null 2>&1") == 0; }
+
+#define SKIP_WITHOUT_VALGRIND()                                                             \
+  if (!HaveValgrind())                                                                      \
+  GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it); the "      \
+                  "--instructions checks need it"
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr.
+};
+
+// Runs a shell command line, capturing stdout and stderr.
+Outcome Shell(const std::string& command) {
+  Outcome o;
+  FILE* f = popen((command + " 2>&1").c_str(), "r");
+  if (f == nullptr) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) o.out.append(buf, n);
+  const int status = pclose(f);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+Outcome RunWirebench(const std::string& args) { return Shell(kBinary + " " + args); }
+
+// The `[SECTION], name, value` lines of a report, as numbers.
+std::map<std::string, double> Figures(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '[') continue;
+    const size_t a = line.find(", "), b = line.rfind(", ");
+    if (a == std::string::npos || b == a) continue;
+    char* end = nullptr;
+    const std::string v = line.substr(b + 2);
+    const double d = std::strtod(v.c_str(), &end);
+    if (end != v.c_str()) out[line.substr(0, b)] = d;
+  }
+  return out;
+}
+
+std::map<std::string, double> InstructionRun(const std::string& extra) {
+  Outcome o = RunWirebench("run --instructions -P " + kWorkload + " -threads 8 --ops 1500 " +
+                  "--instruction-warmup-ops 300 " + extra);
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  return Figures(o.out);
+}
+
+void ExpectWithin(double a, double b, double fraction, const std::string& what) {
+  EXPECT_LE(std::fabs(a - b), fraction * std::max(std::fabs(a), std::fabs(b)))
+      << what << ": " << a << " vs " << b;
+}
+
+TEST(InstructionsUnderValgrind, TwoRunsOfACellAgreeWithinOnePercentOnEachSide) {
+  SKIP_WITHOUT_VALGRIND();
+  auto a = InstructionRun("--codec raw");
+  auto b = InstructionRun("--codec raw");
+  for (const char* side : {"[CLIENT]", "[SERVER]"}) {
+    const std::string key = std::string(side) + ", InstructionsPerOp";
+    ASSERT_TRUE(a.count(key) && b.count(key)) << "no " << key << " line";
+    EXPECT_GT(a[key], 100.0) << key;
+    ExpectWithin(a[key], b[key], 0.01, key);
+  }
+  // The layers of each side sum to its total.
+  for (auto [side, layers] :
+       {std::pair{std::string("[CLIENT]"), std::vector<std::string>{"codec", "rpc", "harness", "other"}},
+        std::pair{std::string("[SERVER]"), std::vector<std::string>{"codec", "rpc", "region", "other"}}}) {
+    double sum = 0;
+    for (const auto& l : layers) sum += a[side + ", InstructionsPerOp." + l];
+    EXPECT_NEAR(sum, a[side + ", InstructionsPerOp"], 0.5) << side;
+    EXPECT_GT(a[side + ", InstructionsPerOp.codec"], 0) << side;
+    EXPECT_GT(a[side + ", InstructionsPerOp.rpc"], 0) << side;
+  }
+  EXPECT_EQ(a["[INSTRUCTIONS], MeasuredOperations"], 1500);
+}
+
+TEST(InstructionsUnderValgrind, KnownCostRegionShowsUpAsPlusNInTheRegionLayer) {
+  SKIP_WITHOUT_VALGRIND();
+  constexpr double kSpin = 20000;
+  auto base = InstructionRun("--codec raw");
+  auto spun = InstructionRun("--codec raw --spin-instructions 20000");
+  const double rise = spun["[SERVER], InstructionsPerOp.region"] -
+                      base["[SERVER], InstructionsPerOp.region"];
+  EXPECT_NEAR(rise, kSpin, 0.02 * kSpin);
+  EXPECT_NEAR(spun["[SERVER], InstructionsPerOp"] - base["[SERVER], InstructionsPerOp"], kSpin,
+              0.02 * kSpin);
+  // The client does not pay for it.
+  ExpectWithin(base["[CLIENT], InstructionsPerOp"], spun["[CLIENT], InstructionsPerOp"], 0.01,
+               "client");
+}
+
+TEST(InstructionsUnderValgrind, CompareShowsPbCostingMoreThanRawOnBothSides) {
+  SKIP_WITHOUT_VALGRIND();
+  const std::string out = testing::TempDir() + "/instructions-compare";
+  std::filesystem::remove_all(out);
+  Outcome o = RunWirebench("compare --instructions --codecs raw,pb --threads 8 --ops 1000 "
+                  "--instruction-warmup-ops 300 --records 1000 --out " + out);
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  std::ifstream in(out + "/comparison.json");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  const nlohmann::json& m = j["tables"][0]["metrics"];
+  for (const char* row : {"Client instructions/op", "Server instructions/op"}) {
+    ASSERT_TRUE(m.contains(row)) << row << " missing: " << m.dump();
+    EXPECT_GT(m[row]["pb"]["median"].get<double>(), m[row]["raw"]["median"].get<double>()) << row;
+  }
+  EXPECT_TRUE(m.contains("Server instructions/op: region"));
+  EXPECT_TRUE(m.contains("Client instructions/op: harness"));
+  std::ifstream md(out + "/comparison.md");
+  std::stringstream text;
+  text << md.rdbuf();
+  EXPECT_NE(text.str().find("| Total instructions/op vs pb |"), std::string::npos);
+}
+
+TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
+  // An empty PATH, so valgrind cannot be found (this one runs without it).
+  Outcome o = Shell("env PATH=/nonexistent " + kBinary + " run --instructions -P " + kWorkload +
+                    " --ops 10");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("install it"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("InstructionsPerOp"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace wirebench
