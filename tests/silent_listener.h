@@ -105,10 +105,12 @@ class WirebenchProcess {
   WirebenchProcess(const std::string& binary, const std::vector<std::string>& args,
                    const std::string& stem)
       : out_(stem + ".out"), err_(stem + ".err") {
+    // Opened (and emptied) before the fork, so the parent never reads what
+    // an earlier run left in these files.
+    int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     pid_ = fork();
     if (pid_ == 0) {
-      int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(o, 1);
       dup2(e, 2);
       std::vector<char*> argv;
@@ -118,6 +120,8 @@ class WirebenchProcess {
       execv(binary.c_str(), argv.data());
       _exit(127);
     }
+    close(o);
+    close(e);
   }
   ~WirebenchProcess() {
     if (pid_ > 0 && !exited_) {
