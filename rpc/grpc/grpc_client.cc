@@ -37,28 +37,35 @@ struct GrpcConnection::Call {
   grpc::Status status;
 };
 
-StatusOr<std::shared_ptr<GrpcConnection>> GrpcConnection::Connect(asio::io_context& ctx,
-                                                                  GrpcClientOptions options) {
-  if (options.cq_threads < 1)
-    return Status::InvalidArgument("--grpc-cq-threads must be at least 1");
-  std::shared_ptr<GrpcConnection> c(new GrpcConnection(ctx, std::move(options)));
-  const GrpcClientOptions& o = c->options_;
+StatusOr<std::shared_ptr<grpc::Channel>> OpenGrpcChannel(const GrpcClientOptions& o,
+                                                         SocketCounter* counter) {
+  if (o.cq_threads < 1) return Status::InvalidArgument("--grpc-cq-threads must be at least 1");
+  const std::string peer = o.host + ":" + std::to_string(o.port);
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(int(o.max_message));
   args.SetMaxSendMessageSize(int(o.max_message));
   // A TCP connection of its own, as each wirebench ClientConnection has.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  c->socket_.InstallIn(&args);
-  c->grpc_ = std::make_unique<Grpc>();
-  c->grpc_->channel = grpc::CreateCustomChannel(c->peer(), grpc::InsecureChannelCredentials(), args);
+  if (counter) counter->InstallIn(&args);
+  auto channel = grpc::CreateCustomChannel(peer, grpc::InsecureChannelCredentials(), args);
   const auto deadline =
       std::chrono::system_clock::now() + std::chrono::milliseconds(o.connect_timeout_ms);
-  if (!c->grpc_->channel->WaitForConnected(deadline))
-    return Status::Unavailable("cannot connect to gRPC server " + c->peer() + " within " +
+  if (!channel->WaitForConnected(deadline))
+    return Status::Unavailable("cannot connect to gRPC server " + peer + " within " +
                                std::to_string(o.connect_timeout_ms) +
                                " ms (is `wirebench server --rpc grpc` running there?)");
+  return channel;
+}
+
+StatusOr<std::shared_ptr<GrpcConnection>> GrpcConnection::Connect(asio::io_context& ctx,
+                                                                  GrpcClientOptions options) {
+  std::shared_ptr<GrpcConnection> c(new GrpcConnection(ctx, std::move(options)));
+  auto channel = OpenGrpcChannel(c->options_, &c->socket_);
+  if (!channel.ok()) return channel.status();
+  c->grpc_ = std::make_unique<Grpc>();
+  c->grpc_->channel = std::move(channel).value();
   c->grpc_->stub = std::make_unique<grpc::GenericStub>(c->grpc_->channel);
-  for (int i = 0; i < o.cq_threads; ++i) {
+  for (int i = 0; i < c->options_.cq_threads; ++i) {
     c->grpc_->cqs.push_back(std::make_unique<grpc::CompletionQueue>());
     c->threads_.emplace_back([raw = c.get(), i] { raw->Drain(i); });
   }

@@ -40,6 +40,10 @@
 #include "rpc/grpc/grpc_protocol.h"
 #include "rpc/grpc/socket_counter.h"
 
+namespace grpc {
+class Channel;
+}
+
 namespace wirebench::rpc {
 
 struct GrpcClientOptions {
@@ -54,6 +58,12 @@ struct GrpcClientOptions {
   // How long Connect waits for the channel to be ready.
   int connect_timeout_ms = 10000;
 };
+
+// A gRPC channel to options.host:port with wirebench's settings (message
+// limits both ways, a TCP connection of its own, `counter` on its socket if
+// not null), once connected: blocks at most connect_timeout_ms.
+StatusOr<std::shared_ptr<grpc::Channel>> OpenGrpcChannel(const GrpcClientOptions& options,
+                                                         SocketCounter* counter);
 
 class GrpcConnection final : public CallChannel,
                              public std::enable_shared_from_this<GrpcConnection> {

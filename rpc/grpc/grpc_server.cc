@@ -1,6 +1,5 @@
 #include "rpc/grpc/grpc_server.h"
 
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,10 +15,10 @@
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
-#include "common/perf_counters.h"
 #include "common/thread_stats.h"
 #include "rpc/grpc/process_threads.h"
 #include "rpc/log.h"
+#include "rpc/stats_json.h"
 
 namespace wirebench::rpc {
 
@@ -40,26 +39,6 @@ struct CqThread {
   CqStats stats;
   std::vector<std::unique_ptr<CallHandler>> handlers = std::vector<std::unique_ptr<CallHandler>>(256);
 };
-
-nlohmann::json ThreadJson(std::string_view role, const std::string& name, int tid,
-                          const ThreadUsage& u, const CounterTotals& c) {
-  return {{"role", role},
-          {"name", name},
-          {"tid", tid},
-          {"cpu_ns", u.cpu_ns},
-          {"user_ns", u.user_ns},
-          {"sys_ns", u.sys_ns},
-          {"voluntary_switches", u.voluntary_switches},
-          {"involuntary_switches", u.involuntary_switches},
-          {"hw_available", u.hw_available},
-          {"cycles", u.cycles},
-          {"instructions", u.instructions},
-          {"cache_misses", u.cache_misses},
-          {"allocs", c.allocs},
-          {"alloc_bytes", c.alloc_bytes},
-          {"encode_copied", c.encode_copied},
-          {"decode_copied", c.decode_copied}};
-}
 
 int CurrentTid() { return int(syscall(SYS_gettid)); }
 
@@ -357,33 +336,15 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
   j["frames_out"] = total + unknown;
   j["bytes_in"] = bytes_in;
   j["bytes_out"] = bytes_out;
-  json threads = json::array();
-  for (const RegisteredThread& t : ReadRegisteredThreads()) {
-    if (t.role != ThreadRole::kServerIo && t.role != ThreadRole::kServerHandler &&
-        t.role != ThreadRole::kServerOther)
-      continue;
-    threads.push_back(ThreadJson(ThreadRoleName(t.role), t.name, t.tid, t.usage, t.counters));
-  }
+  json threads = ServerThreadsJson();
   for (const ProcessThread& t : ReadUnregisteredThreads())
-    threads.push_back(ThreadJson(ThreadRoleName(ThreadRole::kUnregistered), "grpc:" + t.name,
+    threads.push_back(ThreadJson(ThreadRoleName(ThreadRole::kUnregistered), t.name,
                                  t.tid, t.usage, CounterTotals{}));
   ThreadUsage none;
   threads.push_back(ThreadJson(ThreadRoleName(ThreadRole::kUnregistered),
                                "unregistered-allocations", -1, none, UnregisteredAllocations()));
   j["threads"] = threads;
-  j["allocation_counting"] = AllocationCountingActive();
-  j["hw_counters"] = {{"available", HardwareCountersAvailable()},
-                      {"reason", HardwareCountersUnavailableReason()}};
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  j["process"] = {{"user_ns", double(ru.ru_utime.tv_sec) * 1e9 + ru.ru_utime.tv_usec * 1e3},
-                  {"sys_ns", double(ru.ru_stime.tv_sec) * 1e9 + ru.ru_stime.tv_usec * 1e3},
-                  {"voluntary_switches", ru.ru_nvcsw},
-                  {"involuntary_switches", ru.ru_nivcsw},
-                  {"max_rss_kb", ru.ru_maxrss}};
-  json extra = json::object();
-  service_->AppendStats(&extra);
-  for (auto& [k, v] : extra.items()) j[k] = v;
+  AppendProcessAndServiceStats(service_, &j);
   return j;
 }
 

@@ -111,23 +111,13 @@ class TypedCall final : public NativeConnection::CallBase {
 
 StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_context& ctx,
                                                                       GrpcClientOptions options) {
-  if (options.cq_threads < 1)
-    return Status::InvalidArgument("--grpc-cq-threads must be at least 1");
   std::shared_ptr<NativeConnection> c(new NativeConnection(ctx, std::move(options)));
-  const GrpcClientOptions& o = c->options_;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(int(o.max_message));
-  args.SetMaxSendMessageSize(int(o.max_message));
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel = OpenGrpcChannel(c->options_, &c->socket_);
+  if (!channel.ok()) return channel.status();
   c->grpc_ = std::make_unique<Grpc>();
-  c->grpc_->channel = grpc::CreateCustomChannel(c->peer(), grpc::InsecureChannelCredentials(), args);
-  if (!c->grpc_->channel->WaitForConnected(std::chrono::system_clock::now() +
-                                           std::chrono::milliseconds(o.connect_timeout_ms)))
-    return Status::Unavailable("cannot connect to gRPC server " + c->peer() + " within " +
-                               std::to_string(o.connect_timeout_ms) +
-                               " ms (is `wirebench server --rpc grpc` running there?)");
+  c->grpc_->channel = std::move(channel).value();
   c->grpc_->stub = native::Region::NewStub(c->grpc_->channel);
-  for (int i = 0; i < o.cq_threads; ++i) {
+  for (int i = 0; i < c->options_.cq_threads; ++i) {
     c->grpc_->cqs.push_back(std::make_unique<grpc::CompletionQueue>());
     c->threads_.emplace_back([raw = c.get(), i] { raw->Drain(i); });
   }
@@ -188,6 +178,8 @@ void NativeConnection::OnComplete(CallBase* call) {
   std::unique_ptr<CallBase> owned(call);
   call->Deliver(peer());
 }
+
+SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
 
 void NativeConnection::Close() {
   if (closed_) return;

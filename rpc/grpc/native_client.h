@@ -64,6 +64,8 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
   Status Call(const MultiRequest& req, NativePendingCall* pending);
 
   size_t inflight() const { return inflight_.size(); }
+  // Wire bytes both ways, from the socket (rpc/grpc/socket_counter.h).
+  SocketBytes wire_bytes();
   std::string peer() const;
   // Cancels calls in flight (they complete with CANCELLED) and stops the
   // threads.
@@ -81,6 +83,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
 
   boost::asio::io_context& ctx_;
   GrpcClientOptions options_;
+  SocketCounter socket_;
   std::unique_ptr<Grpc> grpc_;
   std::vector<std::thread> threads_;
   std::unordered_set<CallBase*> inflight_;
