@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "codecs/codec.h"
+#include "common/thread_stats.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/client.h"
@@ -30,6 +31,7 @@
 #include "rpc/grpc/grpc_server.h"
 #include "rpc/grpc/native_client.h"
 #include "rpc/grpc/native_service.h"
+#include "rpc/grpc/process_threads.h"
 #include "rpc/server.h"
 #include "tests/codec_test_messages.h"
 
@@ -73,6 +75,11 @@ struct Outcome final : rpc::PendingCall {
   }
 };
 
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* e = std::getenv(name);
+  return e ? std::strtoull(e, nullptr, 10) : fallback;
+}
+
 // A Multi of one put and one get.
 MultiRequest MultiOf(MessageStore* st, const Mutation& put, const GetRequest& get) {
   std::vector<Action> actions(2);
@@ -93,8 +100,10 @@ class GrpcTransportTest : public ::testing::Test {
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
     native_ = std::make_unique<rpc::NativeRegionService>(region_.get());
-    server_ = std::make_unique<rpc::GrpcServer>(rpc::GrpcServerOptions{}, service_.get(),
-                                                native_.get());
+    rpc::GrpcServerOptions so;
+    // The figures' server side; the other tests use the default (1).
+    so.cq_threads = int(EnvOr("WIREBENCH_GRPC_BENCH_SERVER_CQ", 1));
+    server_ = std::make_unique<rpc::GrpcServer>(so, service_.get(), native_.get());
     ASSERT_TRUE(server_->Start().ok());
   }
 
@@ -205,6 +214,7 @@ TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   Outcome refused = Call(conn.get(), Method::kPing, big);
   ASSERT_FALSE(refused.failed) << refused.failure.ToString();
   EXPECT_EQ(refused.header.status, uint8_t(CallStatus::kFrameTooLarge));
+  std::printf("[oversized] server: %s\n", refused.payload.c_str());
   EXPECT_NE(refused.payload.find("RESOURCE_EXHAUSTED"), std::string::npos) << refused.payload;
   EXPECT_NE(refused.payload.find("16777216"), std::string::npos) << refused.payload;
   EXPECT_TRUE(conn->ok());
@@ -216,7 +226,8 @@ TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   Outcome local = Call(strict.get(), Method::kPing, big);
   ASSERT_FALSE(local.failed) << local.failure.ToString();
   EXPECT_EQ(local.header.status, uint8_t(CallStatus::kFrameTooLarge));
-  EXPECT_NE(local.payload.find("--max-frame"), std::string::npos) << local.payload;
+  std::printf("[oversized] client: %s\n", local.payload.c_str());
+  EXPECT_NE(local.payload.find("Sent message larger than max"), std::string::npos) << local.payload;
   EXPECT_EQ(Call(strict.get(), Method::kPing, "after").payload, "after");
 }
 
@@ -347,6 +358,31 @@ TEST_F(GrpcTransportTest, WireBytesComeFromTheSocket) {
   EXPECT_GT(s.bytes_in, conn->payload_bytes_in());
 }
 
+TEST_F(GrpcTransportTest, BadSettingsAndUnreachableServerGiveClearErrors) {
+  rpc::GrpcServerOptions bad;
+  bad.bind = "not-an-address";
+  rpc::GrpcServer server(bad, service_.get());
+  Status s = server.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("not-an-address"), std::string::npos) << s.ToString();
+
+  rpc::GrpcServerOptions no_threads;
+  no_threads.cq_threads = 0;
+  rpc::GrpcServer idle(no_threads, service_.get());
+  s = idle.Start();
+  EXPECT_NE(s.ToString().find("--grpc-cq-threads"), std::string::npos) << s.ToString();
+
+  rpc::GrpcClientOptions o = Options();
+  server_->Stop();
+  o.connect_timeout_ms = 300;
+  auto c = GrpcConnection::Connect(ctx_, o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().ToString().find("cannot connect to gRPC server 127.0.0.1:" +
+                                       std::to_string(o.port)),
+            std::string::npos)
+      << c.status().ToString();
+}
+
 struct NativeOutcome final : rpc::NativePendingCall {
   bool done = false;
   Status status;
@@ -397,17 +433,54 @@ TEST_F(GrpcTransportTest, NativeServiceRoundTripsEveryMethod) {
 
 // ---- The figure: 32 concurrent 1 KB Mutates (raw codec, null region) ----
 
-double ProcessCpuUs() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-         double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+// Where the CPU of a figure went: the client (this thread, which runs the
+// io_context, and the connection's completion-queue threads: client-loop),
+// the server (server-io), and every unregistered thread (gRPC's own), with
+// process totals.
+struct CpuSnapshot {
+  double process_us = 0, client_cq_us = 0, server_us = 0, unregistered_us = 0;
+  double voluntary_switches = 0, allocs = 0;
+  static CpuSnapshot Take() {
+    // This thread runs the client io_context: count it with the client.
+    static const bool registered = [] {
+      RegisterThisThread(ThreadRole::kClientLoop, "test-client-io");
+      return true;
+    }();
+    (void)registered;
+    CpuSnapshot s;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    s.process_us = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+                   double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    s.voluntary_switches = double(ru.ru_nvcsw);
+    s.client_cq_us = RoleUsage({ThreadRole::kClientLoop}).cpu_ns / 1e3;
+    s.server_us = RoleUsage({ThreadRole::kServerIo}).cpu_ns / 1e3;
+    s.unregistered_us = rpc::UnregisteredThreadsUsage().cpu_ns / 1e3;
+    s.allocs = double(ProcessTotals().allocs);
+    return s;
+  }
+};
+
+// Prints a figure's line: calls/s and per-call costs since `before`.
+void PrintFigure(const char* label, uint64_t calls, Clock::time_point t0,
+                 const CpuSnapshot& before) {
+  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const CpuSnapshot after = CpuSnapshot::Take();
+  const double n = double(calls);
+  std::printf("[figure] %s: %llu calls, 32 concurrent, 1 KB Mutate: %.0f calls/s, %.1f us host "
+              "CPU per call (client %.1f, server %.1f, gRPC's own threads %.1f), %.1f voluntary switches and %.1f allocations per "
+              "call (one process)\n",
+              label, (unsigned long long)calls, n / wall_s,
+              (after.process_us - before.process_us) / n,
+              (after.client_cq_us - before.client_cq_us) / n,
+              (after.server_us - before.server_us) / n,
+              (after.unregistered_us - before.unregistered_us) / n,
+              (after.voluntary_switches - before.voluntary_switches) / n,
+              (after.allocs - before.allocs) / n);
 }
 
-uint64_t BenchCalls() {
-  const char* e = std::getenv("WIREBENCH_GRPC_BENCH_CALLS");
-  return e ? std::strtoull(e, nullptr, 10) : 20000;
-}
+uint64_t BenchCalls() { return EnvOr("WIREBENCH_GRPC_BENCH_CALLS", 20000); }
+int BenchClientCqThreads() { return int(EnvOr("WIREBENCH_GRPC_BENCH_CLIENT_CQ", 1)); }
 
 // Runs the closed loop for `calls` calls and prints the figures.
 template <typename Channel>
@@ -417,22 +490,19 @@ void MeasureClosedLoop(const char* label, asio::io_context& ctx, Channel* conn) 
   MessageStore st;
   ClosedLoop<Channel> loop(conn, codec->get(), {testing::YcsbPut(&st, 9)});
   loop.limit = BenchCalls();
+  const CpuSnapshot before = CpuSnapshot::Take();
   const auto t0 = Clock::now();
-  const double cpu0 = ProcessCpuUs();
   loop.Start();
   ASSERT_TRUE(RunUntil(ctx, [&] { return loop.started == loop.limit && loop.pending == 0; }));
-  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double cpu_us = ProcessCpuUs() - cpu0;
   EXPECT_EQ(loop.ok, loop.limit);
   EXPECT_EQ(loop.failed + loop.refused, 0u);
-  std::printf("[figure] %s: %llu calls, 32 concurrent, 1 KB Mutate: %.0f calls/s, %.1f us host "
-              "CPU per call (client + server, one process)\n",
-              label, (unsigned long long)loop.limit, double(loop.limit) / wall_s,
-              cpu_us / double(loop.limit));
+  PrintFigure(label, loop.limit, t0, before);
 }
 
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpc) {
-  auto conn = Connect(Options());
+  rpc::GrpcClientOptions o = Options();
+  o.cq_threads = BenchClientCqThreads();
+  auto conn = Connect(o);
   ASSERT_NE(conn, nullptr);
   MeasureClosedLoop("grpc (generic, raw codec)", ctx_, conn.get());
   std::printf("[figure] grpc wire bytes per call: out %.0f, in %.0f (payload out %.0f)\n",
@@ -460,7 +530,9 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverWirebenchRpc) {
 }
 
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
-  auto made = rpc::NativeConnection::Connect(ctx_, Options());
+  rpc::GrpcClientOptions o = Options();
+  o.cq_threads = BenchClientCqThreads();
+  auto made = rpc::NativeConnection::Connect(ctx_, o);
   ASSERT_TRUE(made.ok()) << made.status().ToString();
   std::shared_ptr<rpc::NativeConnection> conn = *made;
   MessageStore st;
@@ -484,8 +556,8 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
   uint64_t started = 0, ok = 0;
   const uint64_t limit = BenchCalls();
   std::vector<Client> clients(32, Client{});
+  const CpuSnapshot before = CpuSnapshot::Take();
   const auto t0 = Clock::now();
-  const double cpu0 = ProcessCpuUs();
   for (Client& c : clients) {
     c.conn = conn.get();
     c.req = &req;
@@ -495,12 +567,8 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
     c.Issue();
   }
   ASSERT_TRUE(RunUntil(ctx_, [&] { return started == limit && conn->inflight() == 0; }));
-  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   EXPECT_EQ(ok, limit);
-  std::printf("[figure] grpc-native (pb by gRPC): %llu calls, 32 concurrent, 1 KB Mutate: %.0f "
-              "calls/s, %.1f us host CPU per call (client + server, one process)\n",
-              (unsigned long long)limit, double(limit) / wall_s,
-              (ProcessCpuUs() - cpu0) / double(limit));
+  PrintFigure("grpc-native (pb serialized by gRPC)", limit, t0, before);
   conn->Close();
 }
 

@@ -251,8 +251,9 @@ void GrpcConnection::Deliver(Call* c, PendingCall* p) {
                               : "gRPC " + std::string(GrpcCodeName(code)) + " (server " + peer() +
                                     "): " + message;
     if (!refused && status == CallStatus::kFrameTooLarge)
-      why += " (gRPC's message limit is " + std::to_string(options_.max_message) +
-             " bytes each way, like --max-frame)";
+      why += " (a message over gRPC's size limit: " + std::to_string(kGrpcMaxMessage) +
+             " bytes each way on a wirebench gRPC server, like --max-frame; this client allows " +
+             std::to_string(options_.max_message) + ")";
     h.status = uint8_t(status);
     p->OnReply(h, ByteView(why));
     return;

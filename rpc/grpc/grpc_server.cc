@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -62,8 +63,7 @@ class GrpcServer::Impl final : public GrpcRequestGate {
  private:
   class ServerCall;
 
-  // Requests call objects again after each call, unless stopping (under
-  // request_mu_, so no request races the queues' shutdown).
+  // Requests call objects again after each call, unless stopping.
   bool RequestAgain(GrpcTag* tag) override;
   void Drain(CqThread* t);
 
@@ -74,8 +74,13 @@ class GrpcServer::Impl final : public GrpcRequestGate {
   std::unique_ptr<grpc::Server> server_;
   std::vector<std::unique_ptr<CqThread>> cqs_;
   int port_ = 0;
-  std::mutex request_mu_;
-  bool stopping_ = false;
+  // Every completion is handled under a shared lock of queues_mu_, and the
+  // queues are shut down under the exclusive lock: so no operation starts
+  // on a queue after its shutdown (gRPC asserts on that). Once
+  // queues_closed_, completions only delete their calls.
+  std::shared_mutex queues_mu_;
+  bool queues_closed_ = false;
+  std::atomic<bool> stopping_{false};
   bool started_ = false;
   bool stopped_ = false;
   std::mutex stop_mu_;
@@ -223,8 +228,8 @@ bool GrpcServer::Impl::ServerCall::ServeRegion(Method m, ByteView payload) {
 }
 
 bool GrpcServer::Impl::RequestAgain(GrpcTag* tag) {
-  std::lock_guard<std::mutex> lock(request_mu_);
-  if (stopping_) return false;
+  // Runs under queues_mu_ (shared), from Drain.
+  if (stopping_.load(std::memory_order_acquire)) return false;
   tag->Request();
   return true;
 }
@@ -234,7 +239,8 @@ void GrpcServer::Impl::Drain(CqThread* t) {
   bool ok = false;
   while (t->cq->Next(&tag, &ok)) {
     auto* call = static_cast<GrpcTag*>(tag);
-    if (!call->Proceed(ok)) delete call;
+    std::shared_lock<std::shared_mutex> lock(queues_mu_);
+    if (queues_closed_ || !call->Proceed(ok)) delete call;
   }
 }
 
@@ -284,13 +290,14 @@ Status GrpcServer::Impl::Start() {
 void GrpcServer::Impl::Stop() {
   std::lock_guard<std::mutex> lock(stop_mu_);
   if (!stopped_ && started_) {
-    {
-      std::lock_guard<std::mutex> rl(request_mu_);
-      stopping_ = true;
-    }
+    stopping_.store(true, std::memory_order_release);
     // Cancels calls in flight at once (no grace period).
     server_->Shutdown(std::chrono::system_clock::now());
-    for (auto& t : cqs_) t->cq->Shutdown();
+    {
+      std::unique_lock<std::shared_mutex> lock(queues_mu_);
+      queues_closed_ = true;
+      for (auto& t : cqs_) t->cq->Shutdown();
+    }
     for (auto& t : cqs_) t->thread.join();
     server_.reset();  // Before the queues, which it refers to.
   }
