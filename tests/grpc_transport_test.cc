@@ -204,6 +204,19 @@ TEST_F(GrpcTransportTest, UnknownCodecIsRefusedPerCall) {
   EXPECT_EQ(Call(conn.get(), Method::kPing, "x").payload, "x");
 }
 
+TEST_F(GrpcTransportTest, UnknownMethodIsRefusedByTheServer) {
+  auto conn = Connect(Options());
+  ASSERT_NE(conn, nullptr);
+  Outcome out = Call(conn.get(), Method(9), "payload");
+  ASSERT_FALSE(out.failed) << out.failure.ToString();
+  EXPECT_EQ(out.header.status, uint8_t(CallStatus::kUnknownMethod));
+  EXPECT_NE(out.payload.find("Method9"), std::string::npos) << out.payload;
+  EXPECT_TRUE(conn->ok());
+  nlohmann::json j = server_->StatsJson();
+  EXPECT_EQ(j["unknown_method_calls"], 1);
+  EXPECT_EQ(j["failed_calls"], 1);
+}
+
 TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   const std::string big((16u << 20) + 1024, 'x');
   // A client allowed to send it: the server refuses it (its limit).
@@ -428,6 +441,13 @@ TEST_F(GrpcTransportTest, NativeServiceRoundTripsEveryMethod) {
   EXPECT_TRUE(mu.status.ok()) << mu.status.ToString();
   EXPECT_EQ(mu.results, 2u);
   EXPECT_EQ(conn->inflight(), 0u);
+  EXPECT_TRUE(conn->wire_bytes().available);
+  EXPECT_GT(conn->wire_bytes().bytes_out, 0u);
+  auto stats = rpc::GrpcCallOnce(Options(), Method::kStats, "");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  nlohmann::json j = nlohmann::json::parse(*stats);
+  for (const char* m : {"Mutate", "Get", "Scan", "Multi"}) EXPECT_EQ(j["native_calls"][m], 1) << m;
+  EXPECT_EQ(j["native_failed_calls"], 0);
   conn->Close();
 }
 

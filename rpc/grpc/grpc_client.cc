@@ -132,24 +132,18 @@ ByteBuffer* GrpcConnection::BeginCall(uint8_t method, PendingCall* pending, uint
 void GrpcConnection::Send() {
   Call* c = calls_[open_slot_].get();
   open_slot_ = UINT32_MAX;
-  if (!IsKnownMethod(c->method)) {
-    // No gRPC method to call: refuse it here, as a server would.
-    PendingCall* p = c->pending;
-    FreeSlot(c->slot);
-    FrameHeader h;
-    h.call_id = c->call_id;
-    h.method = c->method;
-    h.status = uint8_t(CallStatus::kUnknownMethod);
-    p->OnReply(h, ByteView("unknown method " + std::to_string(c->method)));
-    return;
-  }
   c->ctx.emplace();
   c->ctx->AddMetadata(kGrpcCodecKey, codec_metadata_);
   // The request buffer stays untouched until the completion: no copy.
   grpc::Slice slice(c->request.data(), c->request.size(), grpc::Slice::STATIC_SLICE);
   grpc::ByteBuffer request(&slice, 1);
   grpc::CompletionQueue* cq = grpc_->cqs[next_cq_++ % grpc_->cqs.size()].get();
-  c->reader = grpc_->stub->PrepareUnaryCall(&*c->ctx, GrpcMethodPath(Method(c->method)), request, cq);
+  // An unknown method byte goes out too, and the server refuses it.
+  c->reader = grpc_->stub->PrepareUnaryCall(
+      &*c->ctx,
+      IsKnownMethod(c->method) ? GrpcMethodPath(Method(c->method))
+                               : GrpcUnknownMethodPath(c->method),
+      request, cq);
   c->reader->StartCall();
   c->reader->Finish(&c->reply, &c->status, c);
   ++inflight_;

@@ -22,6 +22,10 @@ const std::array<std::string, kMaxMethod + 1>& Paths() {
 
 const std::string& GrpcMethodPath(Method m) { return Paths()[uint8_t(m)]; }
 
+std::string GrpcUnknownMethodPath(uint8_t method) {
+  return "/wirebench.Region/Method" + std::to_string(method);
+}
+
 bool GrpcMethodFromPath(std::string_view path, Method* out) {
   const auto& paths = Paths();
   for (int m = 1; m <= kMaxMethod; ++m) {

@@ -30,6 +30,9 @@ inline constexpr uint32_t kGrpcMaxMessage = kDefaultMaxFrame;
 
 // "/wirebench.Region/<MethodName>" for a known method.
 const std::string& GrpcMethodPath(Method m);
+// "/wirebench.Region/Method<N>": where a call with unknown method byte N
+// goes (the server refuses it with kUnknownMethod, as rpc::Server does).
+std::string GrpcUnknownMethodPath(uint8_t method);
 // The method of a path; false when it is not one of wirebench's.
 bool GrpcMethodFromPath(std::string_view path, Method* out);
 

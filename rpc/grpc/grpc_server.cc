@@ -352,6 +352,7 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
                                "unregistered-allocations", -1, none, UnregisteredAllocations()));
   j["threads"] = threads;
   AppendProcessAndServiceStats(service_, &j);
+  if (extra_) extra_->AppendStats(&j);
   return j;
 }
 

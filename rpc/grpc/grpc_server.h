@@ -65,6 +65,8 @@ class GrpcExtraService {
   // called before the queue's thread starts.
   virtual void StartQueue(int index, grpc::ServerCompletionQueue* cq, GrpcRequestGate* gate,
                           int calls) = 0;
+  // Adds the service's figures to the server's Stats reply.
+  virtual void AppendStats(nlohmann::json* out) = 0;
 };
 
 struct GrpcServerOptions {

@@ -1,9 +1,13 @@
 #include "rpc/grpc/native_service.h"
 
+#include <atomic>
+#include <mutex>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
 
 #include "codecs/pb/pb_mapping.h"
 #include "common/thread_stats.h"
@@ -15,10 +19,12 @@ namespace {
 
 using AsyncService = native::Region::AsyncService;
 
-// Per completion-queue thread.
+// Per completion-queue thread; the counters are read by Stats.
 struct QueueState {
   pb::ModelBuilder builder;
   RegionScratch scratch;
+  std::atomic<uint64_t> calls[kMaxMethod + 1] = {};
+  std::atomic<uint64_t> failed{0};
 };
 
 Status Apply(Region* r, const MutateRequest& q, RegionScratch*, MutateResponse* p) {
@@ -65,10 +71,12 @@ class NativeCall final : public GrpcTag {
 
  private:
   void Serve() {
+    Bump(q_->calls[uint8_t(MethodOf())], 1);
     Req req;
     Status s = q_->builder.Read(request_, &req);
     CountDecodeCopy(q_->builder.copied());
     if (!s.ok()) {
+      Bump(q_->failed, 1);
       writer_->FinishWithError(
           grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad request: " + s.ToString()), this);
       return;
@@ -76,6 +84,7 @@ class NativeCall final : public GrpcTag {
     Resp resp;
     s = Apply(region_, req, &q_->scratch, &resp);
     if (!s.ok()) {
+      Bump(q_->failed, 1);
       writer_->FinishWithError(grpc::Status(grpc::StatusCode::INTERNAL,
                                             "region '" + std::string(region_->name()) +
                                                 "' failed: " + s.ToString()),
@@ -84,6 +93,13 @@ class NativeCall final : public GrpcTag {
     }
     CountEncodeCopy(pb::Fill(resp, &response_));
     writer_->Finish(response_, grpc::Status::OK, this);
+  }
+
+  static constexpr Method MethodOf() {
+    if constexpr (std::is_same_v<Req, MutateRequest>) return Method::kMutate;
+    if constexpr (std::is_same_v<Req, GetRequest>) return Method::kGet;
+    if constexpr (std::is_same_v<Req, ScanRequest>) return Method::kScan;
+    return Method::kMulti;
   }
 
   AsyncService* service_;
@@ -104,6 +120,7 @@ class NativeCall final : public GrpcTag {
 struct NativeRegionService::Impl {
   AsyncService service;
   Region* region = nullptr;
+  std::mutex mu;  // Guards `queues` (growing in Start, read by Stats).
   std::vector<std::unique_ptr<QueueState>> queues;  // Pointees are stable.
 };
 
@@ -116,8 +133,12 @@ grpc::Service* NativeRegionService::service() { return &impl_->service; }
 
 void NativeRegionService::StartQueue(int index, grpc::ServerCompletionQueue* cq,
                                      GrpcRequestGate* gate, int calls) {
-  impl_->queues.push_back(std::make_unique<QueueState>());
-  QueueState* q = impl_->queues.back().get();
+  QueueState* q;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->queues.push_back(std::make_unique<QueueState>());
+    q = impl_->queues.back().get();
+  }
   AsyncService* s = &impl_->service;
   Region* r = impl_->region;
   for (int i = 0; i < calls; ++i) {
@@ -134,6 +155,20 @@ void NativeRegionService::StartQueue(int index, grpc::ServerCompletionQueue* cq,
          s, &AsyncService::RequestMulti, r, q, cq, gate))
         ->Request();
   }
+}
+
+void NativeRegionService::AppendStats(nlohmann::json* out) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  nlohmann::json calls = nlohmann::json::object();
+  uint64_t failed = 0;
+  for (Method m : {Method::kMutate, Method::kGet, Method::kScan, Method::kMulti}) {
+    uint64_t n = 0;
+    for (const auto& q : impl_->queues) n += q->calls[uint8_t(m)].load(std::memory_order_relaxed);
+    calls[std::string(MethodName(m))] = n;
+  }
+  for (const auto& q : impl_->queues) failed += q->failed.load(std::memory_order_relaxed);
+  (*out)["native_calls"] = calls;
+  (*out)["native_failed_calls"] = failed;
 }
 
 }  // namespace wirebench::rpc

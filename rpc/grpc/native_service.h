@@ -26,6 +26,9 @@ class NativeRegionService final : public GrpcExtraService {
   grpc::Service* service() override;
   void StartQueue(int index, grpc::ServerCompletionQueue* cq, GrpcRequestGate* gate,
                   int calls) override;
+  // "native_calls": calls per method and failed calls of the generated
+  // service (the generic service's are under "calls").
+  void AppendStats(nlohmann::json* out) override;
 
   struct Impl;
 
