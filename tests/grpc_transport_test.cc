@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <jemalloc/jemalloc.h>
 
 #include <boost/asio.hpp>
 #include <chrono>
@@ -457,9 +458,25 @@ TEST_F(GrpcTransportTest, NativeServiceRoundTripsEveryMethod) {
 // io_context, and the connection's completion-queue threads: client-loop),
 // the server (server-io), and every unregistered thread (gRPC's own), with
 // process totals.
+// Every malloc of the process (jemalloc's cumulative allocation requests
+// over all arenas, tcache included once merged), which also sees gRPC
+// core's gpr_malloc calls that the operator-new hook does not.
+double JemallocRequests() {
+  uint64_t epoch = 1;
+  size_t len = sizeof(epoch);
+  mallctl("epoch", &epoch, &len, &epoch, len);
+  double total = 0;
+  for (const char* name : {"stats.arenas.4096.small.nrequests", "stats.arenas.4096.large.nrequests"}) {
+    uint64_t v = 0;
+    len = sizeof(v);
+    if (mallctl(name, &v, &len, nullptr, 0) == 0) total += double(v);
+  }
+  return total;
+}
+
 struct CpuSnapshot {
   double process_us = 0, client_cq_us = 0, server_us = 0, unregistered_us = 0;
-  double voluntary_switches = 0, allocs = 0;
+  double voluntary_switches = 0, allocs = 0, mallocs = 0;
   static CpuSnapshot Take() {
     // This thread runs the client io_context: count it with the client.
     static const bool registered = [] {
@@ -477,6 +494,7 @@ struct CpuSnapshot {
     s.server_us = RoleUsage({ThreadRole::kServerIo}).cpu_ns / 1e3;
     s.unregistered_us = rpc::UnregisteredThreadsUsage().cpu_ns / 1e3;
     s.allocs = double(ProcessTotals().allocs);
+    s.mallocs = JemallocRequests();
     return s;
   }
 };
@@ -488,15 +506,15 @@ void PrintFigure(const char* label, uint64_t calls, Clock::time_point t0,
   const CpuSnapshot after = CpuSnapshot::Take();
   const double n = double(calls);
   std::printf("[figure] %s: %llu calls, 32 concurrent, 1 KB Mutate: %.0f calls/s, %.1f us host "
-              "CPU per call (client %.1f, server %.1f, gRPC's own threads %.1f), %.1f voluntary switches and %.1f allocations per "
-              "call (one process)\n",
+              "CPU per call (client %.1f, server %.1f, gRPC's own threads %.1f), %.1f voluntary switches, "
+              "%.1f operator-new and %.1f malloc (jemalloc) allocations per call (one process)\n",
               label, (unsigned long long)calls, n / wall_s,
               (after.process_us - before.process_us) / n,
               (after.client_cq_us - before.client_cq_us) / n,
               (after.server_us - before.server_us) / n,
               (after.unregistered_us - before.unregistered_us) / n,
               (after.voluntary_switches - before.voluntary_switches) / n,
-              (after.allocs - before.allocs) / n);
+              (after.allocs - before.allocs) / n, (after.mallocs - before.mallocs) / n);
 }
 
 uint64_t BenchCalls() { return EnvOr("WIREBENCH_GRPC_BENCH_CALLS", 20000); }

@@ -258,7 +258,7 @@ void GrpcConnection::Deliver(Call* c, PendingCall* p) {
 }
 
 const ClientConnectionStats& GrpcConnection::stats() const {
-  SocketBytes b = const_cast<SocketCounter&>(socket_).Read();
+  SocketBytes b = socket_.Read();
   socket_bytes_ = b.available;
   stats_.bytes_out = b.available ? b.bytes_out : payload_out_;
   stats_.bytes_in = b.available ? b.bytes_in : payload_in_;

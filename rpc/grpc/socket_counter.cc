@@ -86,7 +86,7 @@ void SocketCounter::InstallIn(grpc::ChannelArguments* args) {
   args->SetSocketMutator(&m->base);  // Takes our reference.
 }
 
-SocketBytes SocketCounter::Read() {
+SocketBytes SocketCounter::Read() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   State& s = *state_;
   SocketBytes b;

@@ -43,7 +43,7 @@ class SocketCounter {
   // Installs the mutator in `args` (which takes a reference to it).
   void InstallIn(grpc::ChannelArguments* args);
   // The bytes so far: earlier sockets' totals plus the current socket's.
-  SocketBytes Read();
+  SocketBytes Read() const;
 
   struct State;  // Shared with the mutator gRPC holds.
 
