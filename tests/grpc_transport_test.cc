@@ -517,7 +517,7 @@ void PrintFigure(const char* label, uint64_t calls, Clock::time_point t0,
               (after.allocs - before.allocs) / n, (after.mallocs - before.mallocs) / n);
 }
 
-uint64_t BenchCalls() { return EnvOr("WIREBENCH_GRPC_BENCH_CALLS", 20000); }
+uint64_t BenchCalls() { return EnvOr("WIREBENCH_GRPC_BENCH_CALLS", 10000); }
 int BenchClientCqThreads() { return int(EnvOr("WIREBENCH_GRPC_BENCH_CLIENT_CQ", 1)); }
 
 // Runs the closed loop for `calls` calls and prints the figures.
