@@ -31,6 +31,7 @@
 #include "common/bytes.h"
 #include "common/counters.h"
 #include "common/status.h"
+#include "rpc/call_channel.h"
 #include "rpc/frame.h"
 #include "rpc/write_loop.h"
 
@@ -81,7 +82,8 @@ struct ClientConnectionStats {
   }
 };
 
-class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
+class ClientConnection final : public std::enable_shared_from_this<ClientConnection>,
+                         public CallChannel {
  public:
   // Connects, sends the preamble and starts the reader and writer.
   static boost::asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> Connect(

@@ -11,6 +11,7 @@
 #include "common/perf_counters.h"
 #include "rpc/log.h"
 #include "rpc/server_internal.h"
+#include "rpc/stats_json.h"
 
 namespace wirebench::rpc {
 
@@ -235,42 +236,8 @@ class Server::Impl final : public ServerImplBase {
                         {"closed", sum.closed},
                         {"refused", sum.refused},
                         {"active", sum.active}};
-    json threads = json::array();
-    for (const RegisteredThread& t : ReadRegisteredThreads()) {
-      if (t.role != ThreadRole::kServerIo && t.role != ThreadRole::kServerHandler &&
-          t.role != ThreadRole::kServerOther)
-        continue;
-      threads.push_back({{"role", ThreadRoleName(t.role)},
-                         {"name", t.name},
-                         {"tid", t.tid},
-                         {"cpu_ns", t.usage.cpu_ns},
-                         {"user_ns", t.usage.user_ns},
-                         {"sys_ns", t.usage.sys_ns},
-                         {"voluntary_switches", t.usage.voluntary_switches},
-                         {"involuntary_switches", t.usage.involuntary_switches},
-                         {"hw_available", t.usage.hw_available},
-                         {"cycles", t.usage.cycles},
-                         {"instructions", t.usage.instructions},
-                         {"cache_misses", t.usage.cache_misses},
-                         {"allocs", t.counters.allocs},
-                         {"alloc_bytes", t.counters.alloc_bytes},
-                         {"encode_copied", t.counters.encode_copied},
-                         {"decode_copied", t.counters.decode_copied}});
-    }
-    j["threads"] = threads;
-    j["allocation_counting"] = AllocationCountingActive();
-    j["hw_counters"] = {{"available", HardwareCountersAvailable()},
-                        {"reason", HardwareCountersUnavailableReason()}};
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    j["process"] = {{"user_ns", double(ru.ru_utime.tv_sec) * 1e9 + ru.ru_utime.tv_usec * 1e3},
-                    {"sys_ns", double(ru.ru_stime.tv_sec) * 1e9 + ru.ru_stime.tv_usec * 1e3},
-                    {"voluntary_switches", ru.ru_nvcsw},
-                    {"involuntary_switches", ru.ru_nivcsw},
-                    {"max_rss_kb", ru.ru_maxrss}};
-    json extra = json::object();
-    service_->AppendStats(&extra);
-    for (auto& [k, v] : extra.items()) j[k] = v;
+    j["threads"] = ServerThreadsJson();
+    AppendProcessAndServiceStats(service_, &j);
     return j;
   }
 

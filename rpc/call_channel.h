@@ -1,0 +1,48 @@
+// CallChannel: what a caller needs from one client connection, whatever the
+// RPC layer under it (wirebench's own framing in rpc/client.h, gRPC in
+// rpc/grpc/grpc_client.h). The contract is ClientConnection's: BeginCall
+// returns the buffer to append the payload to, Send sends it, and the
+// call's PendingCall is told the outcome on the thread that owns the channel.
+//
+// Thread-safety: a CallChannel belongs to one io_context run by one thread;
+// every method must be called on that thread, and PendingCall callbacks run
+// there too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/bytes.h"
+#include "common/status.h"
+
+namespace wirebench::rpc {
+
+class PendingCall;             // rpc/client.h
+struct ClientConnectionStats;  // rpc/client.h
+
+class CallChannel {
+ public:
+  virtual ~CallChannel() = default;
+
+  // Starts a call and returns the buffer to append its payload to; then
+  // call Send() (or Abandon() if encoding failed). nullptr when the channel
+  // has failed (see error()) or has no room for another call.
+  virtual ByteBuffer* BeginCall(uint8_t method, PendingCall* pending,
+                                uint32_t* call_id = nullptr) = 0;
+  virtual void Send() = 0;
+  virtual void Abandon() = 0;
+  // Forgets a pending call without failing it (its owner is going away).
+  virtual void Cancel(uint32_t call_id) = 0;
+
+  virtual bool ok() const = 0;
+  // Why the channel failed: names the server and the cause.
+  virtual const Status& error() const = 0;
+  virtual size_t inflight() const = 0;
+  virtual const ClientConnectionStats& stats() const = 0;
+  virtual std::string peer() const = 0;
+  // Closes the channel; pending calls fail with Aborted.
+  virtual void Close() = 0;
+};
+
+}  // namespace wirebench::rpc

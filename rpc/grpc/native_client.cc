@@ -1,0 +1,193 @@
+#include "rpc/grpc/native_client.h"
+
+#include <chrono>
+
+#include <boost/asio/post.hpp>
+#include <grpcpp/grpcpp.h>
+
+#include "codecs/pb/pb_mapping.h"
+#include "common/thread_stats.h"
+#include "wirebench_region.grpc.pb.h"
+
+namespace wirebench::rpc {
+
+namespace asio = boost::asio;
+
+struct NativeConnection::Grpc {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<native::Region::Stub> stub;
+  std::vector<std::unique_ptr<grpc::CompletionQueue>> cqs;
+};
+
+class NativeConnection::CallBase {
+ public:
+  virtual ~CallBase() = default;
+  // Reads the reply into the model and tells the pending call.
+  virtual void Deliver(const std::string& peer) = 0;
+  grpc::ClientContext ctx;
+  grpc::Status status;
+  NativePendingCall* pending = nullptr;
+};
+
+namespace {
+
+// The generated stub's PrepareAsync<Method>, per request type.
+auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::MutateRequest& r,
+             grpc::CompletionQueue* cq) {
+  return s->PrepareAsyncMutate(c, r, cq);
+}
+auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::GetRequest& r,
+             grpc::CompletionQueue* cq) {
+  return s->PrepareAsyncGet(c, r, cq);
+}
+auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::ScanRequest& r,
+             grpc::CompletionQueue* cq) {
+  return s->PrepareAsyncScan(c, r, cq);
+}
+auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::MultiRequest& r,
+             grpc::CompletionQueue* cq) {
+  return s->PrepareAsyncMulti(c, r, cq);
+}
+
+// The protobuf types and reply slot of each model request type.
+template <typename Req> struct NativeTypes;
+template <> struct NativeTypes<MutateRequest> {
+  using PbReq = hbase::MutateRequest;
+  using PbResp = hbase::MutateResponse;
+  using Resp = MutateResponse;
+  static constexpr Method kMethod = Method::kMutate;
+  static void Set(NativeReply* r, const Resp* p) { r->mutate = p; }
+};
+template <> struct NativeTypes<GetRequest> {
+  using PbReq = hbase::GetRequest;
+  using PbResp = hbase::GetResponse;
+  using Resp = GetResponse;
+  static constexpr Method kMethod = Method::kGet;
+  static void Set(NativeReply* r, const Resp* p) { r->get = p; }
+};
+template <> struct NativeTypes<ScanRequest> {
+  using PbReq = hbase::ScanRequest;
+  using PbResp = hbase::ScanResponse;
+  using Resp = ScanResponse;
+  static constexpr Method kMethod = Method::kScan;
+  static void Set(NativeReply* r, const Resp* p) { r->scan = p; }
+};
+template <> struct NativeTypes<MultiRequest> {
+  using PbReq = hbase::MultiRequest;
+  using PbResp = hbase::MultiResponse;
+  using Resp = MultiResponse;
+  static constexpr Method kMethod = Method::kMulti;
+  static void Set(NativeReply* r, const Resp* p) { r->multi = p; }
+};
+
+template <typename Req>
+class TypedCall final : public NativeConnection::CallBase {
+ public:
+  using T = NativeTypes<Req>;
+  typename T::PbReq request;
+  typename T::PbResp response;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<typename T::PbResp>> reader;
+
+  void Deliver(const std::string& peer) override {
+    NativeReply reply;
+    reply.method = T::kMethod;
+    if (!status.ok()) {
+      pending->OnNativeReply(Status::Unavailable("gRPC " + std::string(GrpcCodeName(status.error_code())) +
+                                                 " from server " + peer + ": " +
+                                                 status.error_message()),
+                             reply);
+      return;
+    }
+    pb::ModelBuilder builder;
+    typename T::Resp resp;
+    Status s = builder.Read(response, &resp);
+    CountDecodeCopy(builder.copied());
+    if (s.ok()) T::Set(&reply, &resp);
+    pending->OnNativeReply(s, reply);
+  }
+};
+
+}  // namespace
+
+StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_context& ctx,
+                                                                      GrpcClientOptions options) {
+  std::shared_ptr<NativeConnection> c(new NativeConnection(ctx, std::move(options)));
+  auto channel = OpenGrpcChannel(c->options_, &c->socket_);
+  if (!channel.ok()) return channel.status();
+  c->grpc_ = std::make_unique<Grpc>();
+  c->grpc_->channel = std::move(channel).value();
+  c->grpc_->stub = native::Region::NewStub(c->grpc_->channel);
+  for (int i = 0; i < c->options_.cq_threads; ++i) {
+    c->grpc_->cqs.push_back(std::make_unique<grpc::CompletionQueue>());
+    c->threads_.emplace_back([raw = c.get(), i] { raw->Drain(i); });
+  }
+  return c;
+}
+
+NativeConnection::NativeConnection(asio::io_context& ctx, GrpcClientOptions options)
+    : ctx_(ctx), options_(std::move(options)) {}
+
+NativeConnection::~NativeConnection() {
+  if (!threads_.empty()) {
+    for (CallBase* c : inflight_) c->ctx.TryCancel();
+    for (auto& cq : grpc_->cqs) cq->Shutdown();
+    for (auto& t : threads_) t.join();
+  }
+  for (CallBase* c : inflight_) delete c;
+}
+
+std::string NativeConnection::peer() const {
+  return options_.host + ":" + std::to_string(options_.port);
+}
+
+template <typename Req>
+Status NativeConnection::Start(const Req& req, NativePendingCall* pending) {
+  if (closed_) return Status::Aborted("gRPC connection to " + peer() + " is closed");
+  auto* call = new TypedCall<Req>;
+  call->pending = pending;
+  CountEncodeCopy(pb::Fill(req, &call->request));
+  grpc::CompletionQueue* cq = grpc_->cqs[next_cq_++ % grpc_->cqs.size()].get();
+  call->reader = Prepare(grpc_->stub.get(), &call->ctx, call->request, cq);
+  call->reader->StartCall();
+  call->reader->Finish(&call->response, &call->status, static_cast<CallBase*>(call));
+  inflight_.insert(call);
+  return Status::Ok();
+}
+
+Status NativeConnection::Call(const MutateRequest& r, NativePendingCall* p) { return Start(r, p); }
+Status NativeConnection::Call(const GetRequest& r, NativePendingCall* p) { return Start(r, p); }
+Status NativeConnection::Call(const ScanRequest& r, NativePendingCall* p) { return Start(r, p); }
+Status NativeConnection::Call(const MultiRequest& r, NativePendingCall* p) { return Start(r, p); }
+
+void NativeConnection::Drain(int index) {
+  const std::string name = "grpc-native-cq-" + std::to_string(index);
+  RegisterThisThread(ThreadRole::kClientLoop, name.c_str());
+  void* tag = nullptr;
+  bool ok = false;
+  while (grpc_->cqs[index]->Next(&tag, &ok)) {
+    std::shared_ptr<NativeConnection> self = weak_from_this().lock();
+    if (!self) continue;  // Being destroyed: the destructor deletes the call.
+    asio::post(ctx_, [self = std::move(self), call = static_cast<CallBase*>(tag)] {
+      self->OnComplete(call);
+    });
+  }
+}
+
+void NativeConnection::OnComplete(CallBase* call) {
+  inflight_.erase(call);
+  std::unique_ptr<CallBase> owned(call);
+  call->Deliver(peer());
+}
+
+SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
+
+void NativeConnection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  for (CallBase* c : inflight_) c->ctx.TryCancel();
+  for (auto& cq : grpc_->cqs) cq->Shutdown();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+}  // namespace wirebench::rpc

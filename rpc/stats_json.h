@@ -1,0 +1,30 @@
+// Pieces of a server's Stats reply that every RPC layer writes the same way
+// (rpc::Server, rpc::GrpcServer): one thread's entry in "threads", the
+// registered server threads, and the process-wide tail (allocation counting,
+// hardware counters, getrusage, the Service's own figures).
+// Thread-safety: pure functions over counters that may be read from any
+// thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/thread_stats.h"
+#include "rpc/service.h"
+
+namespace wirebench::rpc {
+
+// {"role", "name", "tid", "cpu_ns", ..., "decode_copied"} for one thread.
+nlohmann::json ThreadJson(std::string_view role, const std::string& name, int tid,
+                          const ThreadUsage& usage, const CounterTotals& counters);
+
+// The entries of every live registered thread with a server role.
+nlohmann::json ServerThreadsJson();
+
+// Sets "allocation_counting", "hw_counters" and "process" in `j`, then
+// merges in `service`'s figures.
+void AppendProcessAndServiceStats(Service* service, nlohmann::json* j);
+
+}  // namespace wirebench::rpc
