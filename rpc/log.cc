@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "common/local_time.h"
+
 namespace wirebench::rpc {
 
 namespace {
@@ -14,13 +16,7 @@ std::atomic<int> g_suppressed{0};
 }  // namespace
 
 void LogLine(std::string_view msg) {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm t;
-  localtime_r(&ts.tv_sec, &t);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &t);
-  std::fprintf(stderr, "%s.%03ld wirebench: %.*s\n", stamp, ts.tv_nsec / 1000000, int(msg.size()),
+  std::fprintf(stderr, "%s wirebench: %.*s\n", LocalTimestamp('.').c_str(), int(msg.size()),
                msg.data());
 }
 

@@ -7,22 +7,13 @@
 #include <ctime>
 
 #include "bench/hdr/ycsb_summary.h"
+#include "common/local_time.h"
 
 namespace wirebench {
 
 namespace {
 
-std::string YcsbTimestamp() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm t;
-  localtime_r(&ts.tv_sec, &t);
-  char buf[64];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &t);
-  char out[80];
-  std::snprintf(out, sizeof(out), "%s:%03ld", buf, ts.tv_nsec / 1000000);
-  return out;
-}
+std::string YcsbTimestamp() { return LocalTimestamp(':'); }
 
 }  // namespace
 
