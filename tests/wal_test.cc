@@ -17,6 +17,7 @@
 #include "regions/wal/wal_reader.h"
 #include "regions/wal/wal_recovery.h"
 #include "regions/wal/wal_region.h"
+#include "common/str_cat.h"
 
 namespace wirebench {
 namespace {
@@ -78,7 +79,7 @@ std::unique_ptr<Region> OpenRegion(const WalOptions& o) {
   return r.ok() ? std::move(r.value()) : nullptr;
 }
 
-std::string RowName(int i) { return "row" + std::to_string(100 + i); }
+std::string RowName(int i) { return StrCat("row", std::to_string(100 + i)); }
 std::string ValueOf(int i) { return "value-" + std::to_string(i * 7919); }
 
 TEST(WalFormat, RecordRoundTripsAndChecksAreStrict) {
@@ -358,7 +359,7 @@ TEST(Wal, GroupCommitSharesSyncsAndNeverAcksEarly) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      const std::string row = "t" + std::to_string(t), value(100, char('a' + t));
+      const std::string row = StrCat("t", std::to_string(t)), value(100, char('a' + t));
       Cell c{ByteView(row), ByteView("f"), ByteView("q"), 1, CellType::kPut, ByteView(value)};
       Mutation m{ByteView(row), MutationType::kPut, 1, std::span<const Cell>(&c, 1)};
       for (int i = 0; i < kAppends; ++i) {
@@ -414,7 +415,7 @@ TEST(WalRegion, ConcurrentMutatesAndMultiAreDurableAndShareSyncs) {
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         for (int i = 0; i < kPuts; ++i)
-          EXPECT_TRUE(PutOne(r.get(), "r" + std::to_string(t * 1000 + i), ValueOf(i)).ok());
+          EXPECT_TRUE(PutOne(r.get(), StrCat("r", std::to_string(t * 1000 + i)), ValueOf(i)).ok());
       });
     }
     for (auto& th : threads) th.join();
@@ -447,7 +448,7 @@ TEST(WalRegion, ConcurrentMutatesAndMultiAreDurableAndShareSyncs) {
   ASSERT_TRUE(r);
   for (int t = 0; t < kThreads; ++t)
     for (int i = 0; i < kPuts; ++i)
-      ASSERT_EQ(GetOne(r.get(), "r" + std::to_string(t * 1000 + i)), ValueOf(i));
+      ASSERT_EQ(GetOne(r.get(), StrCat("r", std::to_string(t * 1000 + i))), ValueOf(i));
   EXPECT_EQ(GetOne(r.get(), "m2"), "two");
 }
 
