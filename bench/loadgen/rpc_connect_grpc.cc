@@ -100,7 +100,7 @@ class NativeChannel final : public rpc::CallChannel {
     s.id = kNativeIdBit | slot;
     if (call_id) *call_id = s.id;
     staged_ = std::monostate{};
-    scratch_.clear();
+    scratch_.Clear();
     return &scratch_;
   }
 
