@@ -54,6 +54,14 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
       "and HdrHistogram logs in --out");
   cmd->add_option("--codecs", o->codecs, "Codecs to compare (default: all: " + CodecNames() + ")")
       ->delimiter(',');
+  cmd->add_option("--rpcs", o->rpcs,
+                  "RPC layers each codec runs over: wirebench, grpc, grpc-native (pb only); more "
+                  "than one makes columns like raw, raw@grpc, pb@grpc-native")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--grpc-cq-threads", o->cell.grpc_cq_threads,
+                  "gRPC: completion-queue threads per client connection (1-64)")
+      ->capture_default_str();
   cmd->add_option("--workloads", o->workloads, "YCSB workloads: a-f or files")
       ->delimiter(',')
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/local_server.h"
+#include "bench/cli/grpc_serve.h"
 #include "bench/cli/region_factory.h"
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
@@ -19,11 +20,34 @@ namespace wirebench {
 namespace {
 
 struct ServerCommandOptions {
+  std::string rpc = "wirebench";
   rpc::ServerOptions server;
   RegionConfig region;
   std::string cpus;
   bool quiet = false;
 };
+
+// The gRPC server runs handlers inline on its completion-queue threads and
+// has its own connection handling: the flags that do not apply are refused.
+Status CheckGrpcServerFlags(RpcKind rpc, const rpc::ServerOptions& s) {
+  if (rpc == RpcKind::kWirebench) return Status::Ok();
+  if (s.handlers != 0)
+    return Status::InvalidArgument(
+        "--handlers " + std::to_string(s.handlers) + " with --rpc " + std::string(RpcKindName(rpc)) +
+        ": the gRPC server runs the region inline on its completion-queue threads; use "
+        "--handlers 0 and --io-threads N for N completion-queue threads");
+  return Status::Ok();
+}
+
+GrpcServeOptions GrpcOptionsFrom(RpcKind rpc, const rpc::ServerOptions& s) {
+  GrpcServeOptions g;
+  g.rpc = rpc;
+  g.bind = s.bind;
+  g.port = s.port;
+  g.cq_threads = s.io_threads;
+  g.max_message = s.max_frame;
+  return g;
+}
 
 int RunServer(const ServerCommandOptions& o) {
   // Block the stop signals in every thread; this thread waits for them.
@@ -41,23 +65,39 @@ int RunServer(const ServerCommandOptions& o) {
       return 2;
     }
   }
+  auto rpc_kind = ParseRpcKind(o.rpc);
+  Status checked = rpc_kind.ok() ? CheckGrpcServerFlags(*rpc_kind, o.server) : rpc_kind.status();
+  if (!checked.ok()) {
+    std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
+    return 2;
+  }
   auto region = NewRegion(o.region);
   if (!region.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", region.status().ToString().c_str());
     return 2;
   }
   RegionService service(region->get());
-  rpc::Server server(o.server, &service);
-  Status s = server.Start();
+  std::unique_ptr<rpc::Server> server;  // --rpc wirebench.
+  std::unique_ptr<GrpcServing> grpc;    // --rpc grpc / grpc-native.
+  Status s;
+  if (*rpc_kind == RpcKind::kWirebench) {
+    server = std::make_unique<rpc::Server>(o.server, &service);
+    s = server->Start();
+  } else {
+    auto started = StartGrpcServing(GrpcOptionsFrom(*rpc_kind, o.server), region->get(), &service);
+    s = started.status();
+    if (started.ok()) grpc = std::move(started).value();
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", s.ToString().c_str());
     return 1;
   }
-  std::printf("listening on %s\n", server.address().c_str());
+  std::printf("listening on %s\n", server ? server->address().c_str() : grpc->address().c_str());
   std::fflush(stdout);
   if (!o.quiet)
-    std::fprintf(stderr, "wirebench server: region=%s codecs=[%s] io-threads=%d handlers=%d\n",
-                 std::string((*region)->name()).c_str(), CodecNames().c_str(),
+    std::fprintf(stderr,
+                 "wirebench server: rpc=%s region=%s codecs=[%s] io-threads=%d handlers=%d\n",
+                 o.rpc.c_str(), std::string((*region)->name()).c_str(), CodecNames().c_str(),
                  o.server.io_threads, o.server.handlers);
   if (o.region.name == "wal" && o.server.handlers == 0)
     std::fprintf(stderr,
@@ -69,7 +109,8 @@ int RunServer(const ServerCommandOptions& o) {
   if (!o.quiet)
     std::fprintf(stderr, "wirebench server: %s received, stopping\n",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
-  server.Stop();
+  if (server) server->Stop();
+  if (grpc) grpc->Stop();
   return 0;
 }
 
@@ -80,6 +121,12 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "server", "Serve every codec in front of a region (null by default) until SIGINT/SIGTERM");
   rpc::ServerOptions& s = opts->server;
+  cmd->add_option("--rpc", opts->rpc,
+                  "RPC layer: wirebench, grpc (every codec's bytes over gRPC's generic API) or "
+                  "grpc-native (also gRPC's generated protobuf service, for codec pb); with gRPC, "
+                  "--io-threads is the number of completion-queue threads and --max-frame the "
+                  "message limit")
+      ->capture_default_str();
   cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
       ->capture_default_str();
   cmd->add_option("--port", s.port, "TCP port; 0 picks a free one and prints it")

@@ -36,6 +36,13 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                   "Logical clients (YCSB -threads), one op in flight each");
   cmd->add_option("--target", o->target, "Target ops/sec in all: open loop (YCSB -target)");
   cmd->add_option("--codec", o->codec, "Codec: " + CodecNames())->capture_default_str();
+  cmd->add_option("--rpc", o->rpc,
+                  "RPC layer: wirebench, grpc (codec bytes over gRPC) or grpc-native (gRPC's "
+                  "generated protobuf service, codec pb only); the co-located server uses the same")
+      ->capture_default_str();
+  cmd->add_option("--grpc-cq-threads", o->grpc_cq_threads,
+                  "gRPC: completion-queue threads per client connection (1-64)")
+      ->capture_default_str();
   cmd->add_option("--connections", o->connections, "Connections in all")->capture_default_str();
   cmd->add_option("--client-io-threads", o->client_io_threads,
                   "Client event-loop threads the logical clients run on")

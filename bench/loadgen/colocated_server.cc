@@ -4,7 +4,7 @@ namespace wirebench {
 
 std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool quiet) {
   const RegionConfig& r = o.region;
-  std::vector<std::string> args = {"--io-threads", std::to_string(o.io_threads),
+  std::vector<std::string> args = {"--rpc", o.rpc, "--io-threads", std::to_string(o.io_threads),
                                    "--handlers",   std::to_string(o.handlers),
                                    "--region",     r.name,
                                    "--null-reads", r.null_reads,

@@ -24,6 +24,7 @@ struct RegionConfig {
 };
 
 struct ColocatedServerOptions {
+  std::string rpc = "wirebench";  // The child's --rpc (set to the client's by RunYcsb).
   int io_threads = 1;
   int handlers = 0;
   std::string cpus;  // Pin the child to these CPUs (empty = no pinning).

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bench/loadgen/instructions.h"
+#include "bench/loadgen/rpc_kind.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/report.h"
 #include "codecs/codec.h"
@@ -66,20 +67,46 @@ std::string DefaultOutDir() {
 
 // The matrix, resolved and checked before any cell runs.
 struct Matrix {
-  std::vector<std::string> codecs;
+  std::vector<std::string> codecs;  // One per column, with its RPC layer in `rpcs`.
+  std::vector<std::string> rpcs;
   std::vector<std::string> columns;  // Column labels: "raw", "raw#2" when a codec repeats.
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
   int total = 0;
 };
 
+// codecs x rpcs, RPC layer outer (so a codec's columns sit side by side
+// per layer). grpc-native pairs with pb only; other pairs are skipped.
+Status CrossRpcs(const std::vector<std::string>& codecs, const std::vector<std::string>& rpcs,
+                 std::vector<std::string>* out_codecs, std::vector<std::string>* out_rpcs) {
+  if (rpcs.empty())
+    return Status::InvalidArgument("--rpcs is empty: give one or more of " + RpcKindNames());
+  for (const auto& r : rpcs) {
+    auto kind = ParseRpcKind(r);
+    if (!kind.ok()) return kind.status();
+    for (const auto& c : codecs) {
+      if (!CheckRpcCodec(*kind, c).ok()) continue;
+      out_codecs->push_back(c);
+      out_rpcs->push_back(r);
+    }
+  }
+  if (out_codecs->empty())
+    return Status::InvalidArgument(
+        "--rpcs grpc-native runs codec pb only, and --codecs has no pb: add pb to --codecs");
+  return Status::Ok();
+}
+
 StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   Matrix m;
-  m.codecs = o->codecs;
-  if (m.codecs.empty())
-    for (const CodecInfo& c : AllCodecs()) m.codecs.push_back(std::string(c.name));
-  for (const auto& c : m.codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
-  m.columns = ColumnLabels(m.codecs);
+  std::vector<std::string> codecs = o->codecs;
+  if (codecs.empty())
+    for (const CodecInfo& c : AllCodecs()) codecs.push_back(std::string(c.name));
+  for (const auto& c : codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
+  WB_RETURN_IF_ERROR(CrossRpcs(codecs, o->rpcs, &m.codecs, &m.rpcs));
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < m.codecs.size(); ++i)
+    labels.push_back(m.rpcs[i] == "wirebench" ? m.codecs[i] : m.codecs[i] + "@" + m.rpcs[i]);
+  m.columns = ColumnLabels(labels);
   auto threads = ParseThreadList(o->threads);
   if (!threads.ok()) return threads.status();
   m.threads = *threads;
@@ -97,8 +124,10 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
 }
 
 YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, int threads,
-                           const std::string& codec, const std::string& base) {
+                           const std::string& codec, const std::string& rpc,
+                           const std::string& base) {
   YcsbRunOptions c = o.cell;
+  c.rpc = rpc;
   c.load_phase = false;
   c.property_files = {wl_path};
   c.properties.insert(c.properties.begin(), "recordcount=" + std::to_string(o.records));
@@ -117,13 +146,14 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
 // out->interrupted when a stop was requested.
 void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
-             int threads, const std::string& codec, const std::string& column, int rep,
-             CompareOutcome* out) {
+             int threads, const std::string& codec, const std::string& rpc,
+             const std::string& column, int rep, CompareOutcome* out) {
   std::string file_label = column;
   std::replace(file_label.begin(), file_label.end(), '#', '-');
+  std::replace(file_label.begin(), file_label.end(), '@', '-');
   const std::string base = o.out + "/cells/" + wl_name + "-t" + std::to_string(threads) + "-" +
                            file_label + "-r" + std::to_string(rep + 1);
-  auto r = RunYcsb(CellOptions(o, wl_path, threads, codec, base));
+  auto r = RunYcsb(CellOptions(o, wl_path, threads, codec, rpc, base));
   if (StopRequested()) out->interrupted = true;
   if (!r.ok()) {
     std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
@@ -154,9 +184,9 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
           const double eta =
               done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
           std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
-                       done + 1, m.total, codec.c_str(), wl_name.c_str(), t, rep + 1, o.repeat,
-                       MinSec(elapsed).c_str(), MinSec(eta).c_str());
-          RunCell(o, wl_name, wl_path, t, codec, m.columns[i], rep, out);
+                       done + 1, m.total, m.columns[i].c_str(), wl_name.c_str(), t, rep + 1,
+                       o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
+          RunCell(o, wl_name, wl_path, t, codec, m.rpcs[i], m.columns[i], rep, out);
           ++done;
         }
       }
@@ -181,6 +211,11 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   } else {
     setup << o.repeat << " repeats requested";
   }
+  if (o.rpcs.size() > 1 || o.rpcs.front() != "wirebench")
+    setup << "; RPC layers: a column 'codec' is wirebench's own RPC layer, 'codec@grpc' the "
+             "codec's bytes over gRPC's generic async API, 'pb@grpc-native' gRPC's generated "
+             "protobuf service (gRPC serializes the messages); gRPC's own threads are counted in "
+             "the client's and server's CPU";
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)
@@ -248,7 +283,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   auto m = ResolveMatrix(&o);
   if (!m.ok()) return m.status();
   std::fprintf(stderr,
-               "wirebench compare: %zu codecs x %zu workloads x %zu thread counts x %d repeats = "
+               "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu thread counts x %d repeats = "
                "%d cells of %.1f s (+%.1f s warm-up); results in %s\n",
                m->codecs.size(), m->workloads.size(), m->threads.size(), o.repeat, m->total,
                o.seconds, o.warmup, o.out.c_str());

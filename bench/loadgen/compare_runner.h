@@ -17,6 +17,10 @@ namespace wirebench {
 
 struct CompareOptions {
   std::vector<std::string> codecs;  // Empty = every codec.
+  // RPC layers (--rpcs): each codec runs over each. Columns are labelled
+  // "codec" for wirebench's own layer and "codec@rpc" for the others;
+  // grpc-native runs codec pb only (other codecs are skipped for it).
+  std::vector<std::string> rpcs = {"wirebench"};
   std::vector<std::string> workloads = {"a"};
   std::string threads = "32";  // A list like "1,3,5,10".
   int repeat = 3;

@@ -11,6 +11,7 @@
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
+#include "bench/loadgen/rpc_connect.h"
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 
@@ -64,11 +65,18 @@ Status StopStatus() {
   return Status::Aborted("stopped on request (" + StopReasonText(StopRequestReason()) + ")");
 }
 
-// One pass over the registered threads (each pass reads /proc per thread).
-ThreadUsage ClientUsage() { return RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs}); }
+// One pass over the registered threads (each pass reads /proc per thread),
+// plus the threads the RPC layer starts on its own (gRPC's).
+ThreadUsage ClientUsage(RpcKind rpc) {
+  ThreadUsage u = RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs});
+  u += RpcOwnThreadsUsage(rpc);
+  return u;
+}
 
-CounterTotals ClientCounters() {
-  return RoleTotals({ThreadRole::kClientLoop, ThreadRole::kClientOs});
+CounterTotals ClientCounters(RpcKind rpc) {
+  CounterTotals c = RoleTotals({ThreadRole::kClientLoop, ThreadRole::kClientOs});
+  c += RpcOwnThreadsCounters(rpc);
+  return c;
 }
 
 // The server's Stats, fetched over an existing load connection.
@@ -97,7 +105,7 @@ class StatsCall final : public rpc::PendingCall {
 StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
   StatsCall call;
   auto reply = call.done.get_future();
-  rpc::ClientConnection* c = t->conns.front().get();
+  rpc::CallChannel* c = t->conns.front().get();
   uint32_t call_id = 0;
   bool sent = false;
   RunOn(t, [&] {
@@ -207,21 +215,23 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
     std::atomic<int> connected{0};
   };
   auto progress = std::make_shared<Progress>();
-  rpc::ClientOptions co;
-  co.host = o_.host;
-  co.port = o_.port;
-  co.codec_id = codec_id_;
+  EndpointOptions eo;
+  eo.rpc = o_.rpc;
+  eo.host = o_.host;
+  eo.port = o_.port;
+  eo.codec_id = codec_id_;
+  eo.grpc_cq_threads = o_.grpc_cq_threads;
   asio::co_spawn(
       t->ctx,
-      [t, n, co, progress]() -> asio::awaitable<void> {
+      [t, n, eo, progress]() -> asio::awaitable<void> {
         for (int c = 0; c < n; ++c) {
-          auto conn = co_await rpc::ClientConnection::Connect(t->ctx, co);
-          if (!conn.ok()) {
-            progress->done.set_value(conn.status());
+          auto ep = co_await ConnectEndpoint(t->ctx, eo);
+          if (!ep.ok()) {
+            progress->done.set_value(ep.status());
             co_return;
           }
-          t->conns.push_back(*conn);
-          t->codecs.push_back(std::move(NewCodec(co.codec_id)).value());
+          t->conns.push_back(std::move(ep->channel));
+          t->codecs.push_back(std::move(ep->codec));
           progress->connected.fetch_add(1);
         }
         progress->done.set_value(Status::Ok());
@@ -298,8 +308,8 @@ void LoadRun::BeginMeasure() {
       result_.server_stats_error = before.status().ToString();
     }
   }
-  usage_before_ = ClientUsage();
-  counters_before_ = ClientCounters();
+  usage_before_ = ClientUsage(o_.rpc);
+  counters_before_ = ClientCounters(o_.rpc);
   callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).
   measure_start_ = Clock::now();
   state_.phase.store(kMeasure);
@@ -389,8 +399,8 @@ void LoadRun::Drain() {
 }
 
 void LoadRun::Collect() {
-  result_.client_usage = ClientUsage() - usage_before_;
-  result_.client_counters = ClientCounters() - counters_before_;
+  result_.client_usage = ClientUsage(o_.rpc) - usage_before_;
+  result_.client_counters = ClientCounters(o_.rpc) - counters_before_;
   callgrind::EndPhase(callgrind::kClientPhaseLabel);  // --instructions: and ends.
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
   // No "after" without a "before" (a server that did not answer it would
@@ -473,6 +483,10 @@ Status ValidateDriverOptions(const DriverOptions& o) {
         "got " +
         hdr::JavaDoubleToString(o.target_ops));
   WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
+  WB_RETURN_IF_ERROR(CheckRpcCodec(o.rpc, o.codec));
+  if (o.grpc_cq_threads < 1 || o.grpc_cq_threads > 64)
+    return Status::InvalidArgument("--grpc-cq-threads must be 1-64, got " +
+                                   std::to_string(o.grpc_cq_threads));
   return CheckClientLimits(o, ReadHostLimits());
 }
 

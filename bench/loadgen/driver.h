@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/operation.h"
+#include "bench/loadgen/rpc_kind.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/results/run_result.h"
 #include "common/status.h"
@@ -71,6 +72,10 @@ struct DriverOptions {
   uint16_t port = 0;
   // Codec name (see codecs/codec.h); every connection uses it.
   std::string codec = "raw";
+  // RPC layer (--rpc); the server must serve the same one.
+  RpcKind rpc = RpcKind::kWirebench;
+  // gRPC: completion-queue threads per connection (--grpc-cq-threads).
+  int grpc_cq_threads = 1;
   // Logical clients (YCSB -threads), each with one operation in flight.
   int threads = 1;
   // Client event-loop threads the logical clients are spread over.

@@ -46,7 +46,7 @@ void RunState::WaitUntil(LoadClock::time_point deadline) {
   }
 }
 
-LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn,
+LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::CallChannel* conn,
                              Codec* codec, std::unique_ptr<OpStream> stream, int64_t quota,
                              double interval_ns, double stagger_ns)
     : state_(state),

@@ -23,6 +23,7 @@
 
 #include "bench/loadgen/driver.h"
 #include "codecs/codec.h"
+#include "rpc/call_channel.h"
 #include "rpc/client.h"
 
 namespace wirebench {
@@ -57,7 +58,7 @@ class LogicalClient;
 struct ClientThread {
   boost::asio::io_context ctx{1};
   std::thread thread;
-  std::vector<std::shared_ptr<rpc::ClientConnection>> conns;
+  std::vector<std::shared_ptr<rpc::CallChannel>> conns;
   std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
   std::vector<std::unique_ptr<LogicalClient>> clients;
   std::array<OpStats, kOpTypes> stats;
@@ -78,7 +79,7 @@ class LogicalClient final : public rpc::PendingCall {
  public:
   // `interval_ns` > 0: open loop, one operation every interval_ns, offset by
   // `stagger_ns` (as YCSB spreads its threads' schedules).
-  LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn, Codec* codec,
+  LogicalClient(RunState* state, ClientThread* thread, rpc::CallChannel* conn, Codec* codec,
                 std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
                 double stagger_ns);
 
@@ -97,7 +98,7 @@ class LogicalClient final : public rpc::PendingCall {
 
   RunState* state_;
   ClientThread* thread_;
-  rpc::ClientConnection* conn_;
+  rpc::CallChannel* conn_;
   Codec* codec_;
   std::unique_ptr<OpStream> stream_;
   int64_t quota_;

@@ -99,6 +99,10 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   r.report.measurement_interval = *interval_kind;
   DriverOptions& d = r.driver;
   d.codec = o.codec;
+  auto rpc = ParseRpcKind(o.rpc);
+  if (!rpc.ok()) return rpc.status();
+  d.rpc = *rpc;
+  d.grpc_cq_threads = o.grpc_cq_threads;
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
   d.connections = o.connections;
@@ -115,8 +119,10 @@ Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
                     std::unique_ptr<LocalServer>* local) {
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
   // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
+  ColocatedServerOptions server = o.colocated;
+  server.rpc = std::string(RpcKindName(d->rpc));  // The same RPC layer as the client.
   auto spawned =
-      LocalServer::Spawn(ChildServerArgs(o.colocated, o.quiet), o.colocated.cpus, SelfExecutable());
+      LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
   *local = std::move(spawned).value();
   d->host = (*local)->host();
@@ -143,6 +149,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   for (auto& [k, v] : props.Explicit()) c["properties"][k] = v;
   c["phase"] = o.load_phase ? "load" : "run";
   c["codec"] = o.codec;
+  c["rpc"] = RpcKindName(d.rpc);
   c["threads"] = d.threads;
   c["client_io_threads"] = d.client_io_threads;
   c["connections"] = d.connections;
@@ -232,8 +239,9 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
       status_line.OnSnapshot(elapsed, s);
     };
   if (!o.quiet)
-    std::fprintf(stderr, "wirebench %s: codec=%s threads=%d seed=%llu server=%s:%u%s\n",
-                 o.load_phase ? "load" : "run", o.codec.c_str(), d.threads,
+    std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
+                 o.load_phase ? "load" : "run", o.codec.c_str(),
+                 std::string(RpcKindName(d.rpc)).c_str(), d.threads,
                  static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                  local ? " (co-located child process)" : "");
 

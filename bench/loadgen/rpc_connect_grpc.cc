@@ -1,0 +1,291 @@
+// The gRPC half of rpc_connect.h: GrpcConnection for --rpc grpc, and for
+// --rpc grpc-native a CallChannel over NativeConnection (gRPC's generated
+// stub) with a matching Codec, so the driver's logical clients run
+// unchanged over gRPC's own protobuf service:
+//  - NativeCodec::EncodeRequest serializes nothing: it hands the request
+//    (the message model) to the channel, whose Send() starts the generated
+//    call (gRPC fills and serializes the protobuf messages);
+//  - the reply reaches the logical client as an empty payload, and
+//    NativeCodec::DecodeResponse copies the model gRPC's reply was read into
+//    (NativeReply, valid during the callback) into the client's response.
+// Stats and Ping (not in the generated service) go over a second, generic
+// GrpcConnection to the same server, idle during the load.
+#include <type_traits>
+#include <variant>
+
+#include "bench/loadgen/rpc_connect.h"
+#include "rpc/client.h"
+#include "rpc/grpc/grpc_client.h"
+#include "rpc/grpc/native_client.h"
+#include "rpc/grpc/process_threads.h"
+
+namespace wirebench {
+
+namespace {
+
+constexpr uint32_t kNativeIdBit = 0x80000000u;  // Call ids of native calls.
+
+class NativeChannel;
+
+// pb's model, encoded by gRPC's generated code instead of a codec.
+class NativeCodec final : public Codec {
+ public:
+  explicit NativeCodec(NativeChannel* channel) : channel_(channel) {}
+  CodecId id() const override { return CodecId::kPb; }
+  std::string_view name() const override { return "pb"; }
+  bool zero_copy_decode() const override { return false; }
+  Status EncodeRequest(uint32_t, const MutateRequest& r, ByteBuffer*) override;
+  Status EncodeRequest(uint32_t, const GetRequest& r, ByteBuffer*) override;
+  Status EncodeRequest(uint32_t, const ScanRequest& r, ByteBuffer*) override;
+  Status EncodeRequest(uint32_t, const MultiRequest& r, ByteBuffer*) override;
+  Status DecodeRequest(ByteView, MutateRequest*) override { return ServerSide(); }
+  Status DecodeRequest(ByteView, GetRequest*) override { return ServerSide(); }
+  Status DecodeRequest(ByteView, ScanRequest*) override { return ServerSide(); }
+  Status DecodeRequest(ByteView, MultiRequest*) override { return ServerSide(); }
+  Status EncodeResponse(uint32_t, const MutateResponse&, ByteBuffer*) override {
+    return ServerSide();
+  }
+  Status EncodeResponse(uint32_t, const GetResponse&, ByteBuffer*) override {
+    return ServerSide();
+  }
+  Status EncodeResponse(uint32_t, const ScanResponse&, ByteBuffer*) override {
+    return ServerSide();
+  }
+  Status EncodeResponse(uint32_t, const MultiResponse&, ByteBuffer*) override {
+    return ServerSide();
+  }
+  Status DecodeResponse(ByteView, MutateResponse* r) override;
+  Status DecodeResponse(ByteView, GetResponse* r) override;
+  Status DecodeResponse(ByteView, ScanResponse* r) override;
+  Status DecodeResponse(ByteView, MultiResponse* r) override;
+
+ private:
+  static Status ServerSide() {
+    return Status::Internal("grpc-native: the server side is gRPC's generated service");
+  }
+  NativeChannel* channel_;
+};
+
+using StagedRequest = std::variant<std::monostate, const MutateRequest*, const GetRequest*,
+                                   const ScanRequest*, const MultiRequest*>;
+
+class NativeChannel final : public rpc::CallChannel {
+ public:
+  NativeChannel(std::shared_ptr<rpc::NativeConnection> native,
+                std::shared_ptr<rpc::GrpcConnection> side)
+      : native_(std::move(native)), side_(std::move(side)) {}
+  ~NativeChannel() override { Close(); }
+
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) override {
+    if (!error_.ok() || closed_) return nullptr;
+    if (!IsRegionMethod(Method(method))) {
+      side_call_ = true;
+      return side_->BeginCall(method, pending, call_id);
+    }
+    side_call_ = false;
+    uint32_t slot;
+    if (free_.empty()) {
+      slot = uint32_t(slots_.size());
+      slots_.push_back(std::make_unique<Slot>());
+      slots_.back()->channel = this;
+      slots_.back()->index = slot;
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    open_ = slot;
+    Slot& s = *slots_[slot];
+    s.pending = pending;
+    s.method = Method(method);
+    s.id = kNativeIdBit | slot;
+    if (call_id) *call_id = s.id;
+    staged_ = std::monostate{};
+    scratch_.Clear();
+    return &scratch_;
+  }
+
+  void Stage(StagedRequest r) { staged_ = r; }
+
+  void Send() override {
+    if (side_call_) return side_->Send();
+    Slot* s = slots_[open_].get();
+    Status st = std::visit(
+        [&](auto req) -> Status {
+          if constexpr (std::is_same_v<decltype(req), std::monostate>) {
+            return Status::Internal("grpc-native: the codec staged no request");
+          } else {
+            return native_->Call(*req, s);
+          }
+        },
+        staged_);
+    if (!st.ok()) {
+      error_ = st;
+      rpc::PendingCall* p = s->pending;
+      Free(s);
+      if (p) p->OnFailure(st);
+      return;
+    }
+    ++stats_.frames_out;
+  }
+
+  void Abandon() override {
+    if (side_call_) return side_->Abandon();
+    Free(slots_[open_].get());
+  }
+
+  void Cancel(uint32_t call_id) override {
+    if (!(call_id & kNativeIdBit)) return side_->Cancel(call_id);
+    const uint32_t slot = call_id & ~kNativeIdBit;
+    if (slot < slots_.size() && slots_[slot]->id == call_id) slots_[slot]->pending = nullptr;
+  }
+
+  bool ok() const override { return error_.ok() && side_->ok(); }
+  const Status& error() const override { return error_.ok() ? side_->error() : error_; }
+  size_t inflight() const override { return native_->inflight() + side_->inflight(); }
+  const rpc::ClientConnectionStats& stats() const override {
+    const rpc::SocketBytes b = native_->wire_bytes();
+    stats_.bytes_out = b.bytes_out;
+    stats_.bytes_in = b.bytes_in;
+    return stats_;
+  }
+  std::string peer() const override { return native_->peer(); }
+  void Close() override {
+    if (closed_) return;
+    closed_ = true;
+    native_->Close();
+    side_->Close();
+  }
+
+  // The reply being delivered (valid inside PendingCall::OnReply only).
+  const rpc::NativeReply* reply() const { return reply_; }
+
+ private:
+  struct Slot final : rpc::NativePendingCall {
+    NativeChannel* channel = nullptr;
+    rpc::PendingCall* pending = nullptr;
+    Method method = Method::kPing;
+    uint32_t index = 0;
+    uint32_t id = 0;  // kNativeIdBit | index while in flight, else 0.
+    void OnNativeReply(const Status& status, const rpc::NativeReply& reply) override {
+      channel->Complete(this, status, reply);
+    }
+  };
+
+  static bool IsRegionMethod(Method m) {
+    return m == Method::kMutate || m == Method::kGet || m == Method::kScan || m == Method::kMulti;
+  }
+
+  void Free(Slot* s) {
+    s->pending = nullptr;
+    s->id = 0;
+    free_.push_back(s->index);
+  }
+
+  void Complete(Slot* s, const Status& status, const rpc::NativeReply& reply) {
+    rpc::PendingCall* p = s->pending;
+    const uint32_t id = s->id;
+    Free(s);
+    if (p == nullptr) return;  // Cancelled by its owner.
+    if (!status.ok()) {
+      if (error_.ok()) error_ = status;
+      p->OnFailure(status);
+      return;
+    }
+    ++stats_.frames_in;
+    rpc::FrameHeader h;
+    h.call_id = id;
+    h.method = uint8_t(reply.method);
+    h.status = uint8_t(CallStatus::kOk);
+    reply_ = &reply;
+    p->OnReply(h, ByteView());
+    reply_ = nullptr;
+  }
+
+  std::shared_ptr<rpc::NativeConnection> native_;
+  std::shared_ptr<rpc::GrpcConnection> side_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<uint32_t> free_;
+  uint32_t open_ = 0;
+  bool side_call_ = false;
+  bool closed_ = false;
+  StagedRequest staged_;
+  ByteBuffer scratch_;
+  Status error_;
+  const rpc::NativeReply* reply_ = nullptr;
+  mutable rpc::ClientConnectionStats stats_;
+};
+
+Status NativeCodec::EncodeRequest(uint32_t, const MutateRequest& r, ByteBuffer*) {
+  channel_->Stage(&r);
+  return Status::Ok();
+}
+Status NativeCodec::EncodeRequest(uint32_t, const GetRequest& r, ByteBuffer*) {
+  channel_->Stage(&r);
+  return Status::Ok();
+}
+Status NativeCodec::EncodeRequest(uint32_t, const ScanRequest& r, ByteBuffer*) {
+  channel_->Stage(&r);
+  return Status::Ok();
+}
+Status NativeCodec::EncodeRequest(uint32_t, const MultiRequest& r, ByteBuffer*) {
+  channel_->Stage(&r);
+  return Status::Ok();
+}
+
+// Copies the member of the reply being delivered that `Resp` names.
+template <typename Resp>
+Status CopyReply(const rpc::NativeReply* reply, const Resp* rpc::NativeReply::*member,
+                 Resp* out) {
+  if (reply == nullptr || reply->*member == nullptr)
+    return Status::Internal("grpc-native: no reply of this method is being delivered");
+  *out = *(reply->*member);
+  return Status::Ok();
+}
+
+Status NativeCodec::DecodeResponse(ByteView, MutateResponse* r) {
+  return CopyReply(channel_->reply(), &rpc::NativeReply::mutate, r);
+}
+Status NativeCodec::DecodeResponse(ByteView, GetResponse* r) {
+  return CopyReply(channel_->reply(), &rpc::NativeReply::get, r);
+}
+Status NativeCodec::DecodeResponse(ByteView, ScanResponse* r) {
+  return CopyReply(channel_->reply(), &rpc::NativeReply::scan, r);
+}
+Status NativeCodec::DecodeResponse(ByteView, MultiResponse* r) {
+  return CopyReply(channel_->reply(), &rpc::NativeReply::multi, r);
+}
+
+}  // namespace
+
+StatusOr<ClientEndpoint> ConnectGrpcEndpoint(boost::asio::io_context& ctx,
+                                             const EndpointOptions& o) {
+  rpc::GrpcClientOptions go;
+  go.host = o.host;
+  go.port = o.port;
+  go.codec_id = o.codec_id;
+  // grpc-native: `side` only carries Stats, on one completion-queue thread.
+  go.cq_threads = o.rpc == RpcKind::kGrpc ? o.grpc_cq_threads : 1;
+  auto side = rpc::GrpcConnection::Connect(ctx, go);
+  if (!side.ok()) return side.status();
+  if (o.rpc == RpcKind::kGrpc) {
+    auto codec = NewCodec(o.codec_id);
+    if (!codec.ok()) return codec.status();
+    return ClientEndpoint{*side, std::move(codec).value()};
+  }
+  go.cq_threads = o.grpc_cq_threads;
+  auto native = rpc::NativeConnection::Connect(ctx, go);
+  if (!native.ok()) return native.status();
+  auto channel = std::make_shared<NativeChannel>(*native, *side);
+  auto codec = std::make_unique<NativeCodec>(channel.get());
+  return ClientEndpoint{std::move(channel), std::move(codec)};
+}
+
+ThreadUsage RpcOwnThreadsUsage(RpcKind rpc) {
+  return rpc == RpcKind::kWirebench ? ThreadUsage{} : rpc::UnregisteredThreadsUsage();
+}
+
+CounterTotals RpcOwnThreadsCounters(RpcKind rpc) {
+  return rpc == RpcKind::kWirebench ? CounterTotals{} : rpc::UnregisteredAllocations();
+}
+
+}  // namespace wirebench
