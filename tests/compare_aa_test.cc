@@ -1,0 +1,73 @@
+// The A/A check of issue 10, end to end: `wirebench compare --codecs raw,raw`
+// runs one codec as two columns ("raw" and "raw#2") through the real binary,
+// and the cost rows must come out "not distinguishable" (their 95% interval
+// contains 1.0). Latency tails are not checked. A 95% interval excludes the
+// truth 5% of the time by construction, so a row that comes out
+// distinguishable gets one more independent matrix before the test fails
+// (a false alarm twice in a row is a 0.25% event; a real bias repeats).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/silent_listener.h"
+
+namespace wirebench {
+namespace {
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+
+// The rows checked: CPU per op (the tool's main figure) and allocations.
+const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op)",
+                                        "Total CPU (us/op)", "Client allocations/op",
+                                        "Server allocations/op"};
+
+// Runs the A/A matrix; returns the rows whose raw#2-vs-raw interval excludes 1.0.
+std::vector<std::string> DistinguishableRows(int attempt, int* checked) {
+  const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/compare_aa_" + std::to_string(attempt);
+  const std::string stem = out + "_process";
+  testing::WirebenchProcess p(kBinary,
+                              {"compare", "--codecs", "raw,raw", "--baseline", "raw", "--threads",
+                               "8", "--repeat", "4", "--seconds", "0.5", "--warmup", "0.2",
+                               "--records", "1000", "--out", out},
+                              stem);
+  EXPECT_EQ(p.Wait(std::chrono::seconds(240)), 0) << p.Stderr();
+  std::ifstream in(out + "/comparison.json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << p.Stderr();
+  if (!j.is_object()) return {"(no comparison.json)"};
+  EXPECT_EQ(j.at("codecs"), nlohmann::json({"raw", "raw#2"}));
+  std::vector<std::string> distinguishable;
+  for (const auto& table : j.at("tables")) {
+    EXPECT_EQ(table.at("repeats").at("raw#2"), 4);
+    for (const std::string& row : kRows) {
+      if (!table.at("metrics").contains(row)) continue;
+      const auto& v = table.at("metrics").at(row).at("raw#2");
+      if (!v.contains("vs_baseline")) continue;
+      const auto& r = v.at("vs_baseline");
+      if (r.at("distinguishable").is_null()) continue;  // E.g. 0 allocations: no ratio.
+      ++*checked;
+      if (r.at("distinguishable").get<bool>())
+        distinguishable.push_back(row + " " + r.dump());
+    }
+  }
+  return distinguishable;
+}
+
+TEST(CompareAA, SameCodecTwiceIsNotDistinguishableOnCostRows) {
+  int checked = 0;
+  std::vector<std::string> rows = DistinguishableRows(1, &checked);
+  if (!rows.empty()) {
+    for (const auto& r : rows) std::printf("first matrix: distinguishable: %s\n", r.c_str());
+    checked = 0;
+    rows = DistinguishableRows(2, &checked);
+  }
+  EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
+  for (const auto& r : rows) ADD_FAILURE() << "A/A row distinguishable twice: " << r;
+}
+
+}  // namespace
+}  // namespace wirebench
