@@ -275,8 +275,7 @@ void LoadRun::SpawnClients() {
   for (auto& t : threads_) {
     for (auto& c : t->clients) {
       LogicalClient* lc = c.get();
-      asio::co_spawn(
-          t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+      asio::post(t->ctx, [lc] { lc->Start(); });
     }
   }
 }
@@ -333,12 +332,14 @@ void LoadRun::TakeSnapshot(Clock::time_point now, bool final) {
   snap.final = final;
   for (auto& t : threads_) {
     ClientThread* raw = t.get();
-    std::array<OpStats, kOpTypes> taken;
+    // Copied and reset on the client's thread, which allocates nothing there.
     RunOn(raw, [&] {
-      std::swap(taken, raw->interval);
+      for (int k = 0; k < kOpTypes; ++k) {
+        raw->interval[size_t(k)].AddTo(&snap.interval[size_t(k)]);
+        raw->interval[size_t(k)].Reset();
+      }
       snap.operations += raw->measured_ops;
     });
-    for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
   }
   if (o_.on_status) o_.on_status(std::chrono::duration<double>(now - measure_start_).count(), snap);
 }
@@ -407,9 +408,9 @@ void LoadRun::Collect() {
   for (auto& t : threads_) {
     ClientThread* raw = t.get();
     RunOn(raw, [&] {
-      for (int k = 0; k < kOpTypes; ++k) result_.ops[size_t(k)].Add(raw->stats[size_t(k)]);
-      result_.schedule_lateness.Add(raw->lateness);
-      result_.timer_lateness.Add(raw->timer_lateness);
+      for (int k = 0; k < kOpTypes; ++k) raw->stats[size_t(k)].AddTo(&result_.ops[size_t(k)]);
+      if (raw->lateness) result_.schedule_lateness.Add(*raw->lateness);
+      if (raw->timer_lateness) result_.timer_lateness.Add(*raw->timer_lateness);
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
       for (auto& c : raw->conns) result_.connections += c->stats();
