@@ -86,19 +86,20 @@ void LogicalClient::Step() {
       End();
       return;
     }
-    intended_ = LoadClock::now();
+    const LoadClock::time_point now = LoadClock::now();
+    intended_ = now;
     waited_ = false;
     if (interval_ns_ > 0 && !flushed_) {
       intended_ = next_intended_;
       next_intended_ += std::chrono::nanoseconds(int64_t(interval_ns_));
-      if (intended_ > LoadClock::now()) {
+      if (intended_ > now) {
         waited_ = true;
         wake_.expires_at(intended_);
         wake_.async_wait([this](const boost::system::error_code& ec) { OnTimer(ec); });
         return;
       }
     }
-    if (StartOp()) return;
+    if (StartOp(now)) return;
     if (failed_) {
       End();
       return;
@@ -127,7 +128,7 @@ void LogicalClient::OnTimer(const boost::system::error_code&) {
   // client or sends its final flush, instead of this operation.
   const bool stopping = state_->phase.load() == kStopping || StopRequested();
   if (!stopping) {
-    if (StartOp()) return;
+    if (StartOp(LoadClock::now())) return;
     if (failed_) {
       End();
       return;
@@ -136,8 +137,8 @@ void LogicalClient::OnTimer(const boost::system::error_code&) {
   Step();
 }
 
-bool LogicalClient::StartOp() {
-  start_ = LoadClock::now();
+bool LogicalClient::StartOp(LoadClock::time_point now) {
+  start_ = now;
   if (interval_ns_ > 0 && measured_ && !flushed_) RecordLateness(intended_, start_, waited_);
   read_result_ = OpResult::kOk;
   call_index_ = 0;

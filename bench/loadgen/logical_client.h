@@ -124,8 +124,8 @@ class LogicalClient final : public rpc::PendingCall {
   // drive the client); false if the operation ended without it (encoding
   // failed: read_result_ says so; or the client failed).
   bool IssueCall();
-  // Starts the planned op_ now; true if a call is in flight.
-  bool StartOp();
+  // Starts the planned op_ at `now`; true if a call is in flight.
+  bool StartOp(LoadClock::time_point now);
   // Issues op_'s calls from call_index_ on; true if one is in flight,
   // otherwise op_ is finished (recorded) unless the client failed.
   bool ContinueOp();
