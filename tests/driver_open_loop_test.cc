@@ -273,5 +273,39 @@ TEST(OsThreadModel, OneThreadAndConnectionPerClient) {
   EXPECT_GE(after["connections"]["accepted"].get<int>(), 6);
 }
 
+// The OS-thread model's blocking channel: both calls of an operation, exact
+// counts, and the connection's counters in the result.
+TEST(OsThreadModel, BlockingChannelRunsTwoCallOperations) {
+  Fixture f;
+  TwoCallWorkload w;
+  DriverOptions d;
+  d.port = f.server->port();
+  d.threads = 3;
+  d.operations = 300;
+  d.thread_model = ThreadModel::kOs;
+  auto r = RunLoad(d, &w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->partial) << r->error.ToString();
+  EXPECT_EQ(r->operations, 300u);
+  EXPECT_EQ(r->ops[size_t(OpType::kReadModifyWrite)].latency.total_count(), 300);
+  EXPECT_EQ(w.counts.reads.load(), w.counts.finished.load());
+  EXPECT_GE(r->connections.frames_in, 600u);
+  EXPECT_EQ(r->connections.stray_replies, 0u);
+}
+
+TEST(OsThreadModel, RequestOverTheFrameLimitEndsTheRunWithItsReason) {
+  Fixture f;
+  OversizedWorkload w;
+  DriverOptions d;
+  d.port = f.server->port();
+  d.threads = 2;
+  d.operations = 10;
+  d.thread_model = ThreadModel::kOs;
+  auto r = RunLoad(d, &w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->partial);
+  EXPECT_NE(r->error.ToString().find("frame limit"), std::string::npos) << r->error.ToString();
+}
+
 }  // namespace
 }  // namespace wirebench

@@ -179,13 +179,17 @@ Status LoadRun::StartThreads() {
     ClientThread* t = threads_.back().get();
     guards_.emplace_back(asio::make_work_guard(t->ctx));
     try {
-      t->thread = std::thread([t, i, role] {
+      t->thread = std::thread([t, i, role, os_model] {
         std::string name = "client-" + std::to_string(i);
         RegisterThisThread(role, name.c_str());
         // Linux lets a sleeping thread's timer fire up to 50 us late by default
         // (timer slack); open-loop pacing wants it on time.
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-        t->ctx.run();
+        if (os_model) {
+          t->RunOsLoop();
+        } else {
+          t->ctx.run();
+        }
       });
     } catch (const std::system_error& e) {
       threads_.pop_back();
@@ -211,9 +215,10 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   co.host = o_.host;
   co.port = o_.port;
   co.codec_id = codec_id_;
+  const bool os_model = o_.thread_model == ThreadModel::kOs;
   asio::co_spawn(
       t->ctx,
-      [t, n, co, progress]() -> asio::awaitable<void> {
+      [t, n, co, progress, os_model]() -> asio::awaitable<void> {
         for (int c = 0; c < n; ++c) {
           auto conn = co_await rpc::ClientConnection::Connect(t->ctx, co);
           if (!conn.ok()) {
@@ -223,6 +228,14 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
           t->conns.push_back(*conn);
           t->codecs.push_back(std::move(NewCodec(co.codec_id)).value());
           progress->connected.fetch_add(1);
+        }
+        if (os_model) {  // The logical client's own connection, made on its thread.
+          auto blocking = BlockingChannel::Connect(co);
+          if (!blocking.ok()) {
+            progress->done.set_value(blocking.status());
+            co_return;
+          }
+          t->blocking = std::move(*blocking);
         }
         progress->done.set_value(Status::Ok());
       },
@@ -264,8 +277,10 @@ void LoadRun::PlaceClients() {
     const int64_t quota =
         o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
                           : 0;
+    rpc::CallChannel* channel =
+        t->blocking ? static_cast<rpc::CallChannel*>(t->blocking.get()) : t->conns[ci].get();
     t->clients.push_back(std::make_unique<LogicalClient>(
-        &state_, t, t->conns[ci].get(), t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
+        &state_, t, channel, t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
   }
 }
@@ -372,7 +387,9 @@ void LoadRun::Drain() {
     RunOn(t.get(), [&, raw = t.get()] {
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
       for (auto& c : raw->conns) unanswered += c->inflight();
+      if (raw->blocking) unanswered += raw->blocking->inflight();
       for (auto& c : raw->conns) c->Close();
+      if (raw->blocking) raw->blocking->Close();
     });
   if (result_.error.ok()) {
     result_.error =
@@ -414,6 +431,7 @@ void LoadRun::Collect() {
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
       for (auto& c : raw->conns) result_.connections += c->stats();
+      if (raw->blocking) result_.connections += raw->blocking->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
   }
@@ -436,6 +454,7 @@ void LoadRun::Shutdown(bool force) {
     ClientThread* raw = t.get();
     asio::post(raw->ctx, [raw] {
       for (auto& c : raw->conns) c->Close();
+      if (raw->blocking) raw->blocking->Close();
     });
   }
   guards_.clear();

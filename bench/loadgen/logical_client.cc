@@ -35,6 +35,23 @@ void ThreadOpStats::Reset() {
   results = {};
 }
 
+void ClientThread::RunOsLoop() {
+  constexpr auto kLoopPoll = std::chrono::milliseconds(1);
+  LoadClock::time_point next_poll = LoadClock::now() + kLoopPoll;
+  while (!ctx.stopped()) {
+    if (blocking != nullptr && blocking->waiting()) {
+      blocking->WaitReply();
+      const LoadClock::time_point now = LoadClock::now();
+      if (now >= next_poll) {
+        ctx.poll();
+        next_poll = now + kLoopPoll;
+      }
+    } else if (ctx.run_one() == 0) {
+      return;
+    }
+  }
+}
+
 void RunState::ClientDone() {
   if (clients_left.fetch_sub(1) == 1) {
     std::lock_guard<std::mutex> lock(mu);
@@ -62,7 +79,7 @@ void RunState::WaitUntil(LoadClock::time_point deadline) {
   }
 }
 
-LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn,
+LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::CallChannel* conn,
                              Codec* codec, std::unique_ptr<OpStream> stream, int64_t quota,
                              double interval_ns, double stagger_ns)
     : state_(state),

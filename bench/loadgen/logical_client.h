@@ -20,6 +20,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "bench/loadgen/blocking_channel.h"
 #include "bench/loadgen/driver.h"
 #include "codecs/codec.h"
 #include "rpc/client.h"
@@ -78,6 +79,9 @@ struct ClientThread {
   std::vector<std::shared_ptr<rpc::ClientConnection>> conns;
   std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
   std::vector<std::unique_ptr<LogicalClient>> clients;
+  // OS-thread model: the logical client's own blocking connection (conns
+  // then serve only driver calls such as Stats).
+  std::unique_ptr<BlockingChannel> blocking;
   std::array<ThreadOpStats, kOpTypes> stats;
   std::array<ThreadOpStats, kOpTypes> interval;  // Only with status lines.
   std::unique_ptr<hdr::Histogram> lateness;        // Open loop only.
@@ -89,6 +93,11 @@ struct ClientThread {
   void SetError(const Status& s) {
     if (error.ok()) error = s;
   }
+  // The OS-thread model's thread body: waits in the blocking channel while
+  // a call is in flight (looking at the event loop every millisecond of
+  // work or kPollInterval of waiting), and runs the event loop otherwise.
+  // Returns when the loop is stopped or out of work.
+  void RunOsLoop();
 };
 
 // One logical client: a state machine with one operation in flight. The
@@ -99,7 +108,7 @@ class LogicalClient final : public rpc::PendingCall {
  public:
   // `interval_ns` > 0: open loop, one operation every interval_ns, offset by
   // `stagger_ns` (as YCSB spreads its threads' schedules).
-  LogicalClient(RunState* state, ClientThread* thread, rpc::ClientConnection* conn, Codec* codec,
+  LogicalClient(RunState* state, ClientThread* thread, rpc::CallChannel* conn, Codec* codec,
                 std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
                 double stagger_ns);
 
@@ -140,7 +149,7 @@ class LogicalClient final : public rpc::PendingCall {
 
   RunState* state_;
   ClientThread* thread_;
-  rpc::ClientConnection* conn_;
+  rpc::CallChannel* conn_;
   Codec* codec_;
   std::unique_ptr<OpStream> stream_;
   int64_t quota_;
