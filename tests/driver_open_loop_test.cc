@@ -144,22 +144,28 @@ class TwoCallWorkload final : public Workload {
 
 // Both calls of every operation go out, the second from the first's reply,
 // and the operation is recorded once, after the second reply.
-TEST(ClosedLoop, SecondCallOfAnOperationIsSentFromTheFirstReply) {
+void ExpectTwoCallOperations(ThreadModel model, int threads, int64_t operations) {
   Fixture f;
   TwoCallWorkload w;
   DriverOptions d;
   d.port = f.server->port();
-  d.threads = 5;
-  d.operations = 1000;
+  d.threads = threads;
+  d.operations = operations;
+  d.thread_model = model;
   auto r = RunLoad(d, &w);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->partial) << r->error.ToString();
-  EXPECT_EQ(r->operations, 1000u);
-  EXPECT_EQ(r->ops[size_t(OpType::kReadModifyWrite)].latency.total_count(), 1000);
+  EXPECT_EQ(r->operations, uint64_t(operations));
+  EXPECT_EQ(r->ops[size_t(OpType::kReadModifyWrite)].latency.total_count(), operations);
   EXPECT_EQ(w.counts.reads.load(), w.counts.finished.load());
-  EXPECT_GE(w.counts.finished.load(), 1000);
-  const int64_t calls = r->connections.frames_out;
-  EXPECT_EQ(calls % 2, 0) << "an operation stopped after its first call";
+  EXPECT_GE(w.counts.finished.load(), operations);
+  EXPECT_GE(r->connections.frames_in, uint64_t(2 * operations));
+  EXPECT_EQ(r->connections.stray_replies, 0u);
+  EXPECT_EQ(r->connections.frames_out % 2, 0u) << "an operation stopped after its first call";
+}
+
+TEST(ClosedLoop, SecondCallOfAnOperationIsSentFromTheFirstReply) {
+  ExpectTwoCallOperations(ThreadModel::kCoroutines, 5, 1000);
 }
 
 // Every closed-loop operation is in exactly one status interval: the
@@ -217,18 +223,23 @@ class OversizedWorkload final : public Workload {
   }
 };
 
-TEST(ClosedLoop, RequestOverTheFrameLimitEndsTheRunWithItsReason) {
+void ExpectFrameLimitEndsTheRun(ThreadModel model, int threads) {
   Fixture f;
   OversizedWorkload w;
   DriverOptions d;
   d.port = f.server->port();
-  d.threads = 1;
+  d.threads = threads;
   d.operations = 10;
+  d.thread_model = model;
   auto r = RunLoad(d, &w);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->partial);
   EXPECT_NE(r->error.ToString().find("frame limit"), std::string::npos) << r->error.ToString();
   EXPECT_EQ(r->operations, 0u);
+}
+
+TEST(ClosedLoop, RequestOverTheFrameLimitEndsTheRunWithItsReason) {
+  ExpectFrameLimitEndsTheRun(ThreadModel::kCoroutines, 1);
 }
 
 // A thread's histograms exist only for what it recorded, and a reset keeps
@@ -276,35 +287,11 @@ TEST(OsThreadModel, OneThreadAndConnectionPerClient) {
 // The OS-thread model's blocking channel: both calls of an operation, exact
 // counts, and the connection's counters in the result.
 TEST(OsThreadModel, BlockingChannelRunsTwoCallOperations) {
-  Fixture f;
-  TwoCallWorkload w;
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 3;
-  d.operations = 300;
-  d.thread_model = ThreadModel::kOs;
-  auto r = RunLoad(d, &w);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_FALSE(r->partial) << r->error.ToString();
-  EXPECT_EQ(r->operations, 300u);
-  EXPECT_EQ(r->ops[size_t(OpType::kReadModifyWrite)].latency.total_count(), 300);
-  EXPECT_EQ(w.counts.reads.load(), w.counts.finished.load());
-  EXPECT_GE(r->connections.frames_in, 600u);
-  EXPECT_EQ(r->connections.stray_replies, 0u);
+  ExpectTwoCallOperations(ThreadModel::kOs, 3, 300);
 }
 
 TEST(OsThreadModel, RequestOverTheFrameLimitEndsTheRunWithItsReason) {
-  Fixture f;
-  OversizedWorkload w;
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 2;
-  d.operations = 10;
-  d.thread_model = ThreadModel::kOs;
-  auto r = RunLoad(d, &w);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->partial);
-  EXPECT_NE(r->error.ToString().find("frame limit"), std::string::npos) << r->error.ToString();
+  ExpectFrameLimitEndsTheRun(ThreadModel::kOs, 2);
 }
 
 }  // namespace
