@@ -83,6 +83,22 @@ TEST(YcsbKeyName, OrderedKeysAndPadding) {
   EXPECT_EQ(Key(0, 3, true), "user000");
 }
 
+TEST(YcsbKeyName, EveryDigitCountAndChunkBoundaryAsLongToString) {
+  // Digits are written eight at a time: check both sides of every power of
+  // ten, including the chunk edges (1e8, 1e16) and the largest long.
+  int64_t p = 1;
+  for (int digits = 1; digits <= 19; ++digits) {
+    for (int64_t v : {p - 1, p, p + 1, 2 * p - 1, 9 * p, p + p / 2}) {
+      if (v < 0) continue;
+      ASSERT_EQ(Key(v, 1, true), "user" + std::to_string(v)) << v;
+    }
+    if (digits < 19) p *= 10;
+  }
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Key(max, 1, true), "user" + std::to_string(max));
+  EXPECT_EQ(Key(100'000'000'000'000'007, 1, true), "user100000000000000007");
+}
+
 TEST(YcsbKeyName, JavaAbsOfLongMinIsNegative) {
   // Math.abs(Long.MIN_VALUE) is Long.MIN_VALUE; Long.toString gives the sign,
   // and zero padding counts it as a character.

@@ -187,13 +187,17 @@ Status LoadRun::StartThreads() {
     ClientThread* t = threads_.back().get();
     guards_.emplace_back(asio::make_work_guard(t->ctx));
     try {
-      t->thread = std::thread([t, i, role] {
+      t->thread = std::thread([t, i, role, os_model] {
         std::string name = "client-" + std::to_string(i);
         RegisterThisThread(role, name.c_str());
         // Linux lets a sleeping thread's timer fire up to 50 us late by default
         // (timer slack); open-loop pacing wants it on time.
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-        t->ctx.run();
+        if (os_model) {
+          t->RunOsLoop();
+        } else {
+          t->ctx.run();
+        }
       });
     } catch (const std::system_error& e) {
       threads_.pop_back();
@@ -221,9 +225,16 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   eo.port = o_.port;
   eo.codec_id = codec_id_;
   eo.grpc_cq_threads = o_.grpc_cq_threads;
+  // --thread-model os over wirebench's RPC: the logical client's own blocking
+  // socket (no reactor); over gRPC it uses the thread's channel.
+  rpc::ClientOptions co;
+  co.host = o_.host;
+  co.port = o_.port;
+  co.codec_id = codec_id_;
+  const bool os_model = o_.thread_model == ThreadModel::kOs && o_.rpc == RpcKind::kWirebench;
   asio::co_spawn(
       t->ctx,
-      [t, n, eo, progress]() -> asio::awaitable<void> {
+      [t, n, eo, co, progress, os_model]() -> asio::awaitable<void> {
         for (int c = 0; c < n; ++c) {
           auto ep = co_await ConnectEndpoint(t->ctx, eo);
           if (!ep.ok()) {
@@ -233,6 +244,14 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
           t->conns.push_back(std::move(ep->channel));
           t->codecs.push_back(std::move(ep->codec));
           progress->connected.fetch_add(1);
+        }
+        if (os_model) {  // The logical client's own connection, made on its thread.
+          auto blocking = BlockingChannel::Connect(co);
+          if (!blocking.ok()) {
+            progress->done.set_value(blocking.status());
+            co_return;
+          }
+          t->blocking = std::move(*blocking);
         }
         progress->done.set_value(Status::Ok());
       },
@@ -274,8 +293,10 @@ void LoadRun::PlaceClients() {
     const int64_t quota =
         o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
                           : 0;
+    rpc::CallChannel* channel =
+        t->blocking ? static_cast<rpc::CallChannel*>(t->blocking.get()) : t->conns[ci].get();
     t->clients.push_back(std::make_unique<LogicalClient>(
-        &state_, t, t->conns[ci].get(), t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
+        &state_, t, channel, t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
   }
 }
@@ -285,8 +306,7 @@ void LoadRun::SpawnClients() {
   for (auto& t : threads_) {
     for (auto& c : t->clients) {
       LogicalClient* lc = c.get();
-      asio::co_spawn(
-          t->ctx, [lc]() { return lc->Run(); }, asio::detached);
+      asio::post(t->ctx, [lc] { lc->Start(); });
     }
   }
 }
@@ -343,12 +363,14 @@ void LoadRun::TakeSnapshot(Clock::time_point now, bool final) {
   snap.final = final;
   for (auto& t : threads_) {
     ClientThread* raw = t.get();
-    std::array<OpStats, kOpTypes> taken;
+    // Copied and reset on the client's thread, which allocates nothing there.
     RunOn(raw, [&] {
-      std::swap(taken, raw->interval);
+      for (int k = 0; k < kOpTypes; ++k) {
+        raw->interval[size_t(k)].AddTo(&snap.interval[size_t(k)]);
+        raw->interval[size_t(k)].Reset();
+      }
       snap.operations += raw->measured_ops;
     });
-    for (int k = 0; k < kOpTypes; ++k) snap.interval[size_t(k)].Add(taken[size_t(k)]);
   }
   if (o_.on_status) o_.on_status(std::chrono::duration<double>(now - measure_start_).count(), snap);
 }
@@ -381,7 +403,9 @@ void LoadRun::Drain() {
     RunOn(t.get(), [&, raw = t.get()] {
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
       for (auto& c : raw->conns) unanswered += c->inflight();
+      if (raw->blocking) unanswered += raw->blocking->inflight();
       for (auto& c : raw->conns) c->Close();
+      if (raw->blocking) raw->blocking->Close();
     });
   if (result_.error.ok()) {
     result_.error =
@@ -417,12 +441,13 @@ void LoadRun::Collect() {
   for (auto& t : threads_) {
     ClientThread* raw = t.get();
     RunOn(raw, [&] {
-      for (int k = 0; k < kOpTypes; ++k) result_.ops[size_t(k)].Add(raw->stats[size_t(k)]);
-      result_.schedule_lateness.Add(raw->lateness);
-      result_.timer_lateness.Add(raw->timer_lateness);
+      for (int k = 0; k < kOpTypes; ++k) raw->stats[size_t(k)].AddTo(&result_.ops[size_t(k)]);
+      if (raw->lateness) result_.schedule_lateness.Add(*raw->lateness);
+      if (raw->timer_lateness) result_.timer_lateness.Add(*raw->timer_lateness);
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
       for (auto& c : raw->conns) result_.connections += c->stats();
+      if (raw->blocking) result_.connections += raw->blocking->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
   }
@@ -445,6 +470,7 @@ void LoadRun::Shutdown(bool force) {
     ClientThread* raw = t.get();
     asio::post(raw->ctx, [raw] {
       for (auto& c : raw->conns) c->Close();
+      if (raw->blocking) raw->blocking->Close();
     });
   }
   guards_.clear();

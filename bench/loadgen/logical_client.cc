@@ -11,13 +11,46 @@ namespace asio = boost::asio;
 
 namespace {
 
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-
 int64_t Nanos(LoadClock::duration d) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
 }
 
 }  // namespace
+
+void RecordLazily(std::unique_ptr<hdr::Histogram>* h, int64_t value) {
+  if (*h == nullptr) [[unlikely]] *h = std::make_unique<hdr::Histogram>();
+  (*h)->Record(value);
+}
+
+void ThreadOpStats::AddTo(OpStats* out) const {
+  if (latency) out->latency.Add(*latency);
+  if (intended_latency) out->intended_latency.Add(*intended_latency);
+  if (failed_latency) out->failed_latency.Add(*failed_latency);
+  for (size_t r = 0; r < results.size(); ++r) out->results[r] += results[r];
+}
+
+void ThreadOpStats::Reset() {
+  for (auto* h : {&latency, &intended_latency, &failed_latency})
+    if (*h) (*h)->Reset();
+  results = {};
+}
+
+void ClientThread::RunOsLoop() {
+  constexpr auto kLoopPoll = std::chrono::milliseconds(1);
+  LoadClock::time_point next_poll = LoadClock::now() + kLoopPoll;
+  while (!ctx.stopped()) {
+    if (blocking != nullptr && blocking->waiting()) {
+      blocking->WaitReply();
+      const LoadClock::time_point now = LoadClock::now();
+      if (now >= next_poll) {
+        ctx.poll();
+        next_poll = now + kLoopPoll;
+      }
+    } else if (ctx.run_one() == 0) {
+      return;
+    }
+  }
+}
 
 void RunState::ClientDone() {
   if (clients_left.fetch_sub(1) == 1) {
@@ -59,15 +92,119 @@ LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::CallCha
       stagger_ns_(stagger_ns),
       wake_(thread->ctx) {}
 
+void LogicalClient::Start() {
+  next_intended_ = state_->open_loop_start + std::chrono::nanoseconds(int64_t(stagger_ns_));
+  Step();
+}
+
+void LogicalClient::Step() {
+  for (;;) {
+    if (!PlanNext()) {
+      End();
+      return;
+    }
+    const LoadClock::time_point now = LoadClock::now();
+    intended_ = now;
+    waited_ = false;
+    if (interval_ns_ > 0 && !flushed_) {
+      intended_ = next_intended_;
+      next_intended_ += std::chrono::nanoseconds(int64_t(interval_ns_));
+      if (intended_ > now) {
+        waited_ = true;
+        wake_.expires_at(intended_);
+        wake_.async_wait([this](const boost::system::error_code& ec) { OnTimer(ec); });
+        return;
+      }
+    }
+    if (StartOp(now)) return;
+    if (failed_) {
+      End();
+      return;
+    }
+  }
+}
+
+bool LogicalClient::PlanNext() {
+  const DriverOptions& o = *state_->options;
+  const int phase = state_->phase.load(std::memory_order_relaxed);
+  bool have_op = false;
+  if (phase != kStopping && !StopRequested() &&
+      !(phase == kMeasure && o.operations > 0 && quota_ <= 0)) {
+    have_op = stream_->Next(&op_);
+  }
+  if (!have_op) {
+    if (flushed_ || failed_ || !stream_->Flush(&op_)) return false;
+    flushed_ = true;
+  }
+  measured_ = phase == kMeasure;
+  return true;
+}
+
+void LogicalClient::OnTimer(const boost::system::error_code&) {
+  // Interrupted (or woken as the run stops): plan again, which ends the
+  // client or sends its final flush, instead of this operation.
+  const bool stopping = state_->phase.load() == kStopping || StopRequested();
+  if (!stopping) {
+    if (StartOp(LoadClock::now())) return;
+    if (failed_) {
+      End();
+      return;
+    }
+  }
+  Step();
+}
+
+bool LogicalClient::StartOp(LoadClock::time_point now) {
+  start_ = now;
+  if (interval_ns_ > 0 && measured_ && !flushed_) RecordLateness(intended_, start_, waited_);
+  read_result_ = OpResult::kOk;
+  call_index_ = 0;
+  return ContinueOp();
+}
+
+bool LogicalClient::ContinueOp() {
+  for (; call_index_ < op_.ncalls && read_result_ != OpResult::kError; ++call_index_) {
+    if (IssueCall()) return true;
+    if (failed_) return false;
+  }
+  FinishOp();
+  return false;
+}
+
+void LogicalClient::FinishOp() {
+  const LoadClock::time_point end = LoadClock::now();
+  stream_->Finish(op_, read_result_);
+  Record(op_.type, read_result_, intended_, start_, end, measured_);
+  if (measured_) --quota_;
+}
+
+void LogicalClient::End() {
+  if (ended_) return;
+  ended_ = true;
+  if (failed_) state_->Fail();
+  state_->ClientDone();
+}
+
 void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
-  done_ = true;
-  wake_.cancel();
+  in_flight_ = false;
   if (h.status != uint8_t(CallStatus::kOk)) {
     read_result_ = OpResult::kError;
-    return;
+  } else {
+    DecodeReply(payload);
   }
+  ++call_index_;
+  if (ContinueOp()) return;
+  if (failed_) {
+    End();
+  } else {
+    Step();
+  }
+}
+
+void LogicalClient::DecodeReply(ByteView payload) {
+  const PlannedCall& call = op_.calls[call_index_];
   Status s;
-  switch (call_->method) {
+  switch (call.method) {
     case Method::kMutate: {
       MutateResponse r;
       s = codec_->DecodeResponse(payload, &r);
@@ -99,14 +236,18 @@ void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
 }
 
 void LogicalClient::OnFailure(const Status& status) {
-  done_ = true;
   failed_ = true;
   thread_->SetError(status);
-  wake_.cancel();
+  // A failure inside Send() is seen by IssueCall; one of a call in flight
+  // (the connection failed or was closed) ends the client here.
+  if (in_flight_) {
+    in_flight_ = false;
+    End();
+  }
 }
 
-asio::awaitable<bool> LogicalClient::DoCall(const PlannedCall& call) {
-  call_ = &call;
+bool LogicalClient::IssueCall() {
+  const PlannedCall& call = op_.calls[call_index_];
   uint32_t call_id = 0;
   ByteBuffer* out = conn_->BeginCall(uint8_t(call.method), this, &call_id);
   if (out == nullptr) {
@@ -117,7 +258,7 @@ asio::awaitable<bool> LogicalClient::DoCall(const PlannedCall& call) {
                                                      " has no free call slot (65535 calls in "
                                                      "flight)")
                                   : conn_->error());
-    co_return false;
+    return false;
   }
   Status s;
   switch (call.method) {
@@ -140,35 +281,44 @@ asio::awaitable<bool> LogicalClient::DoCall(const PlannedCall& call) {
   if (!s.ok()) {
     conn_->Abandon();
     read_result_ = OpResult::kError;
-    co_return true;
+    return false;
   }
-  done_ = false;
   conn_->Send();
-  while (!done_) {
-    wake_.expires_at(LoadClock::time_point::max());
-    co_await wake_.async_wait(kNoThrow);
-  }
-  co_return !failed_;
+  if (failed_) return false;  // Send() refused it (OnFailure ran).
+  in_flight_ = true;
+  return true;
 }
 
 void LogicalClient::Record(OpType type, OpResult result, LoadClock::time_point intended,
                            LoadClock::time_point start, LoadClock::time_point end, bool measured) {
-  if (!measured) return;
   const size_t t = size_t(type);
+  const bool with_interval = state_->options->status_interval_s > 0;
+  ThreadOpStats& s = thread_->stats[t];
+  ThreadOpStats& iv = thread_->interval[t];
+  if (!measured) {
+    // Warm-up: allocate what this operation type will record, so the
+    // measured phase allocates nothing.
+    if (s.latency == nullptr) [[unlikely]] {
+      s.latency = std::make_unique<hdr::Histogram>();
+      if (with_interval) iv.latency = std::make_unique<hdr::Histogram>();
+      if (interval_ns_ > 0) s.intended_latency = std::make_unique<hdr::Histogram>();
+      if (interval_ns_ > 0 && with_interval)
+        iv.intended_latency = std::make_unique<hdr::Histogram>();
+    }
+    return;
+  }
   const int64_t latency = Nanos(end - start);
-  OpStats& s = thread_->stats[t];
-  OpStats& iv = thread_->interval[t];
   if (result == OpResult::kError) {
-    s.failed_latency.Record(latency);
-    iv.failed_latency.Record(latency);
+    RecordLazily(&s.failed_latency, latency);
+    if (with_interval) RecordLazily(&iv.failed_latency, latency);
   } else {
-    s.latency.Record(latency);
-    iv.latency.Record(latency);
+    RecordLazily(&s.latency, latency);
+    if (with_interval) RecordLazily(&iv.latency, latency);
   }
   if (interval_ns_ > 0 && result != OpResult::kError) {
     const int64_t intended_latency = Nanos(end - intended);
-    s.intended_latency.Record(intended_latency);
-    iv.intended_latency.Record(intended_latency);
+    RecordLazily(&s.intended_latency, intended_latency);
+    if (with_interval) RecordLazily(&iv.intended_latency, intended_latency);
   }
   ++s.results[size_t(result)];
   ++iv.results[size_t(result)];
@@ -178,58 +328,12 @@ void LogicalClient::Record(OpType type, OpResult result, LoadClock::time_point i
 
 void LogicalClient::RecordLateness(LoadClock::time_point intended, LoadClock::time_point start,
                                    bool waited) {
-  thread_->lateness.Record(Nanos(start - intended));
+  RecordLazily(&thread_->lateness, Nanos(start - intended));
   if (waited) {
-    thread_->timer_lateness.Record(Nanos(start - intended));
+    RecordLazily(&thread_->timer_lateness, Nanos(start - intended));
   } else {
     ++thread_->behind_schedule;
   }
-}
-
-asio::awaitable<void> LogicalClient::Run() {
-  const DriverOptions& o = *state_->options;
-  LoadClock::time_point next_intended =
-      state_->open_loop_start + std::chrono::nanoseconds(int64_t(stagger_ns_));
-  bool flushed = false;
-  for (;;) {
-    const int phase = state_->phase.load(std::memory_order_relaxed);
-    bool have_op = false;
-    if (phase != kStopping && !StopRequested() &&
-        !(phase == kMeasure && o.operations > 0 && quota_ <= 0)) {
-      have_op = stream_->Next(&op_);
-    }
-    if (!have_op) {
-      if (flushed || failed_ || !stream_->Flush(&op_)) break;
-      flushed = true;
-    }
-    const bool measured = phase == kMeasure;
-    LoadClock::time_point intended = LoadClock::now();
-    bool waited = false;
-    if (interval_ns_ > 0 && !flushed) {
-      intended = next_intended;
-      next_intended += std::chrono::nanoseconds(int64_t(interval_ns_));
-      if (intended > LoadClock::now()) {
-        waited = true;
-        wake_.expires_at(intended);
-        co_await wake_.async_wait(kNoThrow);
-        if (state_->phase.load() == kStopping || StopRequested()) continue;  // Interrupted.
-      }
-    }
-    const LoadClock::time_point start = LoadClock::now();
-    if (interval_ns_ > 0 && measured && !flushed) RecordLateness(intended, start, waited);
-    read_result_ = OpResult::kOk;
-    for (int i = 0; i < op_.ncalls; ++i) {
-      if (!co_await DoCall(op_.calls[i])) break;
-      if (read_result_ == OpResult::kError) break;
-    }
-    if (failed_) break;
-    const LoadClock::time_point end = LoadClock::now();
-    stream_->Finish(op_, read_result_);
-    Record(op_.type, read_result_, intended, start, end, measured);
-    if (measured) --quota_;
-  }
-  if (failed_) state_->Fail();
-  state_->ClientDone();
 }
 
 }  // namespace wirebench

@@ -1,5 +1,5 @@
-// The driver's moving parts below RunLoad: a logical client (a coroutine
-// with one operation in flight on a shared connection), the client
+// The driver's moving parts below RunLoad: a logical client (a state
+// machine with one operation in flight on a shared connection), the client
 // event-loop thread that runs many of them, and the run state they share
 // with the driver's thread (phase, clients left, failure).
 // Thread-safety: a LogicalClient and everything in its ClientThread belong
@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "bench/loadgen/blocking_channel.h"
 #include "bench/loadgen/driver.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
@@ -54,6 +54,25 @@ struct RunState {
 
 class LogicalClient;
 
+// One operation type's measurements on one client thread. A histogram is
+// allocated when its first value comes (a run records one or two operation
+// types, rarely failures), so an idle histogram costs no memory: an OS-model
+// client thread would otherwise carry ~270 KB per histogram, 44 of them.
+struct ThreadOpStats {
+  std::unique_ptr<hdr::Histogram> latency;
+  std::unique_ptr<hdr::Histogram> intended_latency;
+  std::unique_ptr<hdr::Histogram> failed_latency;
+  std::array<uint64_t, size_t(OpResult::kCount)> results{};
+
+  // Adds everything recorded to `out`.
+  void AddTo(OpStats* out) const;
+  // Forgets what was recorded, keeping the histograms (no allocation).
+  void Reset();
+};
+
+// Records `value` into `*h`, allocating the histogram at its first value.
+void RecordLazily(std::unique_ptr<hdr::Histogram>* h, int64_t value);
+
 // One client event-loop thread with its connections and logical clients.
 struct ClientThread {
   boost::asio::io_context ctx{1};
@@ -61,10 +80,13 @@ struct ClientThread {
   std::vector<std::shared_ptr<rpc::CallChannel>> conns;
   std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
   std::vector<std::unique_ptr<LogicalClient>> clients;
-  std::array<OpStats, kOpTypes> stats;
-  std::array<OpStats, kOpTypes> interval;
-  hdr::Histogram lateness;
-  hdr::Histogram timer_lateness;
+  // OS-thread model: the logical client's own blocking connection (conns
+  // then serve only driver calls such as Stats).
+  std::unique_ptr<BlockingChannel> blocking;
+  std::array<ThreadOpStats, kOpTypes> stats;
+  std::array<ThreadOpStats, kOpTypes> interval;  // Only with status lines.
+  std::unique_ptr<hdr::Histogram> lateness;        // Open loop only.
+  std::unique_ptr<hdr::Histogram> timer_lateness;  // Open loop only.
   uint64_t behind_schedule = 0;
   uint64_t measured_ops = 0;
   Status error;  // First failure seen by this thread.
@@ -72,9 +94,17 @@ struct ClientThread {
   void SetError(const Status& s) {
     if (error.ok()) error = s;
   }
+  // The OS-thread model's thread body: waits in the blocking channel while
+  // a call is in flight (looking at the event loop every millisecond of
+  // work or kPollInterval of waiting), and runs the event loop otherwise.
+  // Returns when the loop is stopped or out of work.
+  void RunOsLoop();
 };
 
-// One logical client: a coroutine with one operation in flight.
+// One logical client: a state machine with one operation in flight. The
+// reply dispatch drives it: OnReply records the operation, plans the next
+// one, encodes and sends it, all on the reader's stack, so a closed-loop
+// client costs no wake-up per operation. Its timer only paces an open loop.
 class LogicalClient final : public rpc::PendingCall {
  public:
   // `interval_ns` > 0: open loop, one operation every interval_ns, offset by
@@ -83,7 +113,9 @@ class LogicalClient final : public rpc::PendingCall {
                 std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
                 double stagger_ns);
 
-  boost::asio::awaitable<void> Run();
+  // Starts the first operation; call on the thread's event loop. The client
+  // then runs until the run stops, and calls state->ClientDone() when done.
+  void Start();
   // Wakes the client if it sleeps until its next scheduled operation (open
   // loop), so it sees that the run is stopping.
   void Interrupt() { wake_.cancel(); }
@@ -91,7 +123,27 @@ class LogicalClient final : public rpc::PendingCall {
   void OnFailure(const Status& status) override;
 
  private:
-  boost::asio::awaitable<bool> DoCall(const PlannedCall& call);
+  // Plans and starts operations until one waits for a reply or its start
+  // time, or the client ends.
+  void Step();
+  // Plans the next operation into op_; false when the client has no more.
+  bool PlanNext();
+  // The open-loop timer fired (or was interrupted).
+  void OnTimer(const boost::system::error_code& ec);
+  // Starts call call_index_ of op_. True if it went out (its reply will
+  // drive the client); false if the operation ended without it (encoding
+  // failed: read_result_ says so; or the client failed).
+  bool IssueCall();
+  // Starts the planned op_ at `now`; true if a call is in flight.
+  bool StartOp(LoadClock::time_point now);
+  // Issues op_'s calls from call_index_ on; true if one is in flight,
+  // otherwise op_ is finished (recorded) unless the client failed.
+  bool ContinueOp();
+  // Records the finished op_.
+  void FinishOp();
+  // Ends the client: reports a failure and tells the run it is done.
+  void End();
+  void DecodeReply(ByteView payload);
   void Record(OpType type, OpResult result, LoadClock::time_point intended,
               LoadClock::time_point start, LoadClock::time_point end, bool measured);
   void RecordLateness(LoadClock::time_point intended, LoadClock::time_point start, bool waited);
@@ -106,9 +158,16 @@ class LogicalClient final : public rpc::PendingCall {
   double stagger_ns_;
   boost::asio::steady_timer wake_;
   PlannedOp op_;
-  const PlannedCall* call_ = nullptr;
-  bool done_ = false;
+  int call_index_ = 0;           // The call of op_ in flight (or next).
+  bool measured_ = false;        // op_ was planned in the measured phase.
+  bool flushed_ = false;         // op_ is (or was) the stream's final flush.
+  bool waited_ = false;          // op_'s client slept until its start time.
+  bool in_flight_ = false;       // A call of op_ awaits its reply.
+  bool ended_ = false;
   bool failed_ = false;
+  LoadClock::time_point next_intended_;
+  LoadClock::time_point intended_;
+  LoadClock::time_point start_;
   OpResult read_result_ = OpResult::kOk;
 };
 
