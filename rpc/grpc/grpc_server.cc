@@ -16,6 +16,7 @@
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
+#include "common/callgrind_marks.h"
 #include "common/thread_stats.h"
 #include "rpc/grpc/process_threads.h"
 #include "rpc/log.h"
@@ -177,6 +178,9 @@ void GrpcServer::Impl::ServerCall::Serve() {
   if (m == Method::kStats) {
     // The instrument's own work: excluded from this thread's allocations.
     const CounterTotals at_entry = ThisThreadTotals();
+    // --instructions: the phase since the last Stats call is dumped here, and
+    // the next one starts once the reply is built (as rpc/server_connection.cc).
+    callgrind::EndPhase(callgrind::kServerStatsLabel);
     nlohmann::json j = server_->StatsJson();
     const int tid = CurrentTid();
     for (auto& th : j["threads"]) {
@@ -185,6 +189,7 @@ void GrpcServer::Impl::ServerCall::Serve() {
       th["alloc_bytes"] = at_entry.alloc_bytes;
     }
     reply_bytes_.Append(ByteView(j.dump()));
+    callgrind::StartPhase();
     ExcludeFromThisThread(ThisThreadTotals() - at_entry);
     Reply(0);
     return;
