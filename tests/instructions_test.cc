@@ -273,8 +273,10 @@ TEST(InstructionsUnderValgrind, KnownCostRegionShowsUpAsPlusNInTheRegionLayer) {
   EXPECT_NEAR(rise, kSpin, 0.02 * kSpin);
   EXPECT_NEAR(spun["[SERVER], InstructionsPerOp"] - base["[SERVER], InstructionsPerOp"], kSpin,
               0.02 * kSpin);
-  // The client does not pay for it.
-  ExpectWithin(base["[CLIENT], InstructionsPerOp"], spun["[CLIENT], InstructionsPerOp"], 0.01,
+  // The client does not pay for it. A slower server changes how many replies
+  // one client read brings (the batching), which moves the client's figure
+  // by about 1%: the same cell twice is held to 1% above, this to 5%.
+  ExpectWithin(base["[CLIENT], InstructionsPerOp"], spun["[CLIENT], InstructionsPerOp"], 0.05,
                "client");
 }
 
