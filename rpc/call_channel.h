@@ -21,6 +21,24 @@ namespace wirebench::rpc {
 class PendingCall;             // rpc/client.h
 struct ClientConnectionStats;  // rpc/client.h
 
+// Calls one channel can have in flight: call ids carry a 16-bit slot index.
+inline constexpr uint32_t kMaxCallsInFlight = 65535;
+
+// Call ids: a 16-bit generation over the 16-bit slot index, so a late reply
+// to a slot's previous call is told apart from its current one. Never 0
+// (call id 0 is reserved for connection errors).
+class CallIdGenerator {
+ public:
+  uint32_t Next(uint32_t slot) {
+    generation_ = (generation_ + 1) & 0xFFFF;
+    if (generation_ == 0) generation_ = 1;
+    return (generation_ << 16) | slot;
+  }
+
+ private:
+  uint32_t generation_ = 1;
+};
+
 class CallChannel {
  public:
   virtual ~CallChannel() = default;

@@ -12,7 +12,6 @@ using tcp = asio::ip::tcp;
 namespace {
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kReadChunk = 64 * 1024;
-constexpr uint32_t kMaxSlots = 65535;
 
 // "2 s" or "1500 ms".
 std::string DurationText(int ms) {
@@ -114,16 +113,14 @@ ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, ui
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    if (slots_.size() >= kMaxSlots) return nullptr;
+    if (slots_.size() >= kMaxCallsInFlight) return nullptr;
     slot = uint32_t(slots_.size());
     slots_.emplace_back();
     // Every slot can be free at once: size the free list with the table, so
     // freeing a slot in the reply path never grows (allocates) it later.
     free_slots_.reserve(slots_.capacity());
   }
-  generation_ = (generation_ + 1) & 0xFFFF;
-  if (generation_ == 0) generation_ = 1;  // Call id 0 is reserved for connection errors.
-  const uint32_t id = (generation_ << 16) | slot;
+  const uint32_t id = call_ids_.Next(slot);
   slots_[slot] = Slot{pending, id};
   open_slot_ = slot;
   open_frame_ = BeginFrame(&q_.out, id, method, 0);

@@ -155,7 +155,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   Status error_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  uint32_t generation_ = 1;
+  CallIdGenerator call_ids_;
   size_t inflight_ = 0;
   size_t open_frame_ = SIZE_MAX;  // Offset in q_.out of the frame being encoded.
   uint32_t open_slot_ = 0;

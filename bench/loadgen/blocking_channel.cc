@@ -96,9 +96,7 @@ std::string BlockingChannel::peer() const { return Where(options_); }
 ByteBuffer* BlockingChannel::BeginCall(uint8_t method, rpc::PendingCall* pending,
                                        uint32_t* call_id) {
   if (!error_.ok() || pending_ != nullptr) return nullptr;
-  generation_ = (generation_ + 1) & 0xFFFF;
-  if (generation_ == 0) generation_ = 1;  // Call id 0 is reserved for connection errors.
-  call_id_ = generation_ << 16;
+  call_id_ = call_ids_.Next(0);  // One call at a time: always slot 0.
   pending_ = pending;
   out_.Clear();
   open_frame_ = rpc::BeginFrame(&out_, call_id_, method, 0);

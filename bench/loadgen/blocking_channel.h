@@ -69,7 +69,7 @@ class BlockingChannel final : public rpc::CallChannel {
   ByteBuffer in_;
   rpc::PendingCall* pending_ = nullptr;
   uint32_t call_id_ = 0;
-  uint32_t generation_ = 0;
+  rpc::CallIdGenerator call_ids_;
   size_t open_frame_ = SIZE_MAX;
   bool answered_ = false;  // Some byte came back from the server.
   std::chrono::steady_clock::time_point first_sent_{};

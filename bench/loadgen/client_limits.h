@@ -9,14 +9,15 @@
 #include <cstdint>
 
 #include "common/status.h"
+#include "rpc/call_channel.h"
 
 namespace wirebench {
 
 struct DriverOptions;
 
-// A connection carries at most this many calls in flight (its call-slot
-// table, rpc/client.cc kMaxSlots); one is kept free for the Stats call.
-inline constexpr int kMaxClientsPerConnection = 65535 - 1;
+// A connection carries at most rpc::kMaxCallsInFlight calls; one is kept
+// free for the Stats call.
+inline constexpr int kMaxClientsPerConnection = int(rpc::kMaxCallsInFlight) - 1;
 
 // Estimated client memory, measured on x86-64 Linux (RSS growth per unit):
 // each client thread holds its stack and the HdrHistograms of the operation

@@ -14,7 +14,6 @@ namespace wirebench::rpc {
 namespace asio = boost::asio;
 
 namespace {
-constexpr uint32_t kMaxSlots = 65535;
 }  // namespace
 
 struct GrpcConnection::Grpc {
@@ -111,16 +110,14 @@ ByteBuffer* GrpcConnection::BeginCall(uint8_t method, PendingCall* pending, uint
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    if (calls_.size() >= kMaxSlots) return nullptr;
+    if (calls_.size() >= kMaxCallsInFlight) return nullptr;
     slot = uint32_t(calls_.size());
     calls_.push_back(std::make_unique<Call>());
     calls_.back()->slot = slot;
     free_slots_.reserve(calls_.capacity());
   }
-  generation_ = (generation_ + 1) & 0xFFFF;
-  if (generation_ == 0) generation_ = 1;
   Call* c = calls_[slot].get();
-  c->call_id = (generation_ << 16) | slot;
+  c->call_id = call_ids_.Next(slot);
   c->method = method;
   c->pending = pending;
   c->request.Clear();

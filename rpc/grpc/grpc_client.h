@@ -112,7 +112,7 @@ class GrpcConnection final : public CallChannel,
   std::vector<std::thread> threads_;
   std::vector<std::unique_ptr<Call>> calls_;  // Slots; destroyed before grpc_.
   std::vector<uint32_t> free_slots_;
-  uint32_t generation_ = 1;
+  CallIdGenerator call_ids_;
   uint32_t open_slot_ = UINT32_MAX;
   size_t next_cq_ = 0;
   size_t inflight_ = 0;
