@@ -145,7 +145,9 @@ void ClientConnection::Send() {
   ++inflight_;
   ++stats_.frames_out;
   if (!handshake_armed_) ArmHandshakeTimer();
-  q_.Wake();
+  // Calls made while replies are dispatched leave together, in one send at
+  // the end of the read (ReadLoop's FlushNow), without waking the writer.
+  if (!dispatching_) q_.Wake();
 }
 
 void ClientConnection::ArmHandshakeTimer() {
@@ -274,6 +276,7 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
     stats_.bytes_in += n;
     in_.Resize(in_.size() + n);
     size_t pos = 0;
+    dispatching_ = true;
     for (;;) {
       Frame f;
       std::string why;
@@ -284,13 +287,18 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
         break;
       }
       if (r == ParseResult::kBad) {
+        dispatching_ = false;
         FailBadReply(why);
         co_return;
       }
       DispatchFrame(f);
       pos += f.total_size;
     }
+    dispatching_ = false;
     in_.Consume(pos);
+    if (closed_) co_return;
+    ClientWriteHooks hooks{this};
+    FlushNow(socket_, q_, hooks);
   }
 }
 

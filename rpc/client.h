@@ -152,6 +152,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   bool handshake_armed_ = false;
   bool answered_ = false;  // Some byte came back from the server.
   bool closed_ = false;
+  bool dispatching_ = false;  // ReadLoop is handing replies to their calls.
   Status error_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;

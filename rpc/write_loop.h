@@ -6,10 +6,21 @@
 // single write. The connection decides, through a small hooks object, when
 // to stop, whether the output may be sent yet and what to count.
 //
+// A connection that queues frames while it handles a read (a client whose
+// replies start the next requests) can instead call FlushNow() once the read
+// is handled: when the loop is idle that writes `out` with one non-blocking
+// send() from the caller, without waking the loop (a wake costs a timer
+// cancel, a re-arm that may reach timerfd_settime, and a scheduler round
+// trip per batch). Whatever the socket does not take is left in `writing`
+// for the loop, which is then woken and finishes it first.
+//
 // Thread-safety: an OutputQueue and its loop belong to the connection's
 // io_context thread; every member is touched only there.
 #pragma once
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 
@@ -38,7 +49,7 @@ struct OutputQueue {
   void Cancel() { signal.cancel(); }
 
   ByteBuffer out;      // Frames waiting to be written; producers append here.
-  ByteBuffer writing;  // The bytes of the write in flight.
+  ByteBuffer writing;  // The bytes of the write in flight (or left by FlushNow).
   boost::asio::steady_timer signal;
   bool waiting = false;
 };
@@ -56,6 +67,15 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
     boost::asio::ip::tcp::socket& socket, OutputQueue& q, Hooks& hooks) {
   namespace asio = boost::asio;
   while (!hooks.Stopped()) {
+    if (!q.writing.empty()) {  // The rest of a FlushNow the socket did not take.
+      auto [ec, n] = co_await asio::async_write(
+          socket, asio::buffer(q.writing.data(), q.writing.size()),
+          asio::as_tuple(asio::use_awaitable));
+      if (ec) co_return ec;
+      hooks.OnWritten(n);
+      q.writing.Clear();
+      continue;
+    }
     if (q.out.empty() || !hooks.CanSend()) {
       if (q.out.empty() && hooks.Finished()) break;
       q.waiting = true;
@@ -75,6 +95,35 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
     q.writing.Clear();
   }
   co_return boost::system::error_code{};
+}
+
+// Writes `q.out` now from the caller when the loop is idle (waiting, nothing
+// in `writing`), with one non-blocking send(); otherwise wakes the loop as
+// Wake() does. A short or refused send leaves the rest in `writing` and
+// wakes the loop, which writes it before anything else (and reports a
+// socket error the same way as its own writes).
+template <typename Hooks>
+void FlushNow(boost::asio::ip::tcp::socket& socket, OutputQueue& q, Hooks& hooks) {
+  if (q.out.empty()) return;
+  if (!q.waiting || !q.writing.empty() || !hooks.CanSend() || hooks.Stopped()) {
+    q.Wake();
+    return;
+  }
+  q.writing.Swap(q.out);
+  q.out.Clear();
+  hooks.OnSwapped();
+  ssize_t n;
+  do {
+    n = ::send(socket.native_handle(), q.writing.data(), q.writing.size(),
+               MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n > 0) hooks.OnWritten(size_t(n));
+  if (n == ssize_t(q.writing.size())) {
+    q.writing.Clear();
+    return;
+  }
+  if (n > 0) q.writing.Consume(size_t(n));
+  q.Cancel();
 }
 
 }  // namespace wirebench::rpc
