@@ -170,6 +170,41 @@ TEST(YcsbWorkload, SameSeedSameOperations) {
   EXPECT_GT(differ, 500);
 }
 
+// The key table holds the loaded records' names; keys outside it (run-phase
+// inserts, keys below insertstart) are built on demand. Both give exactly
+// BuildKeyName's bytes.
+TEST(YcsbWorkload, KeyTableGivesTheSameNamesAsBuildingThem) {
+  for (const char* order : {"hashed", "ordered"}) {
+    auto w = Make({{"recordcount", "300"}, {"insertstart", "100"}, {"insertcount", "150"},
+                   {"insertorder", order}, {"zeropadding", "7"}});
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->key_table_count(), 150u);
+    std::string built(w->max_key_length(), '\0');
+    std::string scratch(w->max_key_length(), '\0');
+    for (int64_t k = 0; k < 400; ++k) {
+      const size_t n = w->BuildKeyName(k, built.data(), built.size());
+      const ByteView v = w->KeyName(k, scratch.data());
+      EXPECT_EQ(v.str(), std::string_view(built.data(), n)) << order << " key " << k;
+      const bool tabled = k >= 100 && k < 250;
+      EXPECT_EQ(v.data() == reinterpret_cast<const uint8_t*>(scratch.data()), !tabled) << k;
+    }
+  }
+}
+
+// A table is capped at kMaxKeyTableBytes: the first keys are tabled, the rest built.
+TEST(YcsbWorkload, KeyTableIsCappedAndTheRestIsBuilt) {
+  auto w = Make({{"recordcount", "100000000"}});
+  ASSERT_NE(w, nullptr);
+  const uint64_t n = w->key_table_count();
+  EXPECT_EQ(n, CoreWorkload::kMaxKeyTableBytes / w->max_key_length());
+  std::string built(w->max_key_length(), '\0');
+  std::string scratch(w->max_key_length(), '\0');
+  for (int64_t k : {int64_t(0), int64_t(n) - 1, int64_t(n), int64_t(99999999)}) {
+    const size_t len = w->BuildKeyName(k, built.data(), built.size());
+    EXPECT_EQ(w->KeyName(k, scratch.data()).str(), std::string_view(built.data(), len)) << k;
+  }
+}
+
 TEST(YcsbRequests, InsertIsAFullRecordOverThePool) {
   auto w = Make({{"recordcount", "1000"}});
   auto c = w->NewClient(0);

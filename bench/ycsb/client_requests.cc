@@ -10,9 +10,7 @@
 
 namespace wirebench::ycsb {
 
-void ClientWorkload::SetKey(int64_t keynum) {
-  key_length_ = workload_->BuildKeyName(keynum, key_.get(), workload_->max_key_length());
-}
+void ClientWorkload::SetKey(int64_t keynum) { key_ = workload_->KeyName(keynum, key_buffer_.get()); }
 
 ByteView ClientWorkload::FieldValue(int32_t field, size_t length, const uint8_t* key,
                                     size_t key_len, uint8_t* integrity_out) {
@@ -117,9 +115,7 @@ Status ClientWorkload::VerifyRead(const Result& result) {
 bool ClientWorkload::BufferPut(const Operation& op) {
   Buffer& b = *buffer_;
   const uint32_t i = buffered_puts_;
-  char* key = b.keys.get() + size_t(i) * b.key_stride;
-  const size_t key_len = workload_->BuildKeyName(op.keynum, key, b.key_stride);
-  const ByteView row(key, key_len);
+  const ByteView row = workload_->KeyName(op.keynum, b.keys.get() + size_t(i) * b.key_stride);
   uint8_t* values =
       b.values ? b.values.get() + b.cells_used * size_t(config().field_length) : nullptr;
   Operation put = op;

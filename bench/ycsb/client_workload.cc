@@ -45,7 +45,7 @@ ClientWorkload::ClientWorkload(CoreWorkload* workload, uint32_t client_index,
   }
 
   const size_t fields = size_t(c.field_count);
-  key_.reset(new char[workload->max_key_length()]);
+  key_buffer_.reset(new char[workload->max_key_length()]);
   cells_.reset(new Cell[fields]);
   all_columns_.reset(new Column[fields]);
   const ByteView family(workload->config().column_family);

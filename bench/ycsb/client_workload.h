@@ -64,7 +64,7 @@ class ClientWorkload {
   const GetRequest& BuildRead(const Operation& op);
   const ScanRequest& BuildScan(const Operation& op);
   // The row key of the last built request.
-  ByteView key() const { return ByteView(key_.get(), key_length_); }
+  ByteView key() const { return key_; }
 
   // dataintegrity=true: OK when every cell of `result` carries the value YCSB
   // would have written for (key(), qualifier); Corruption naming the first bad
@@ -115,8 +115,8 @@ class ClientWorkload {
   uint64_t value_cursor_;
 
   // Scratch for the single-operation requests.
-  std::unique_ptr<char[]> key_;
-  size_t key_length_ = 0;
+  ByteView key_;  // Into the workload's key table or key_buffer_.
+  std::unique_ptr<char[]> key_buffer_;
   std::unique_ptr<Cell[]> cells_;
   std::unique_ptr<Column[]> all_columns_;  // One per field (dataintegrity reads).
   Column family_column_;

@@ -1,5 +1,7 @@
 #include "bench/ycsb/core_workload.h"
 
+#include <algorithm>
+
 #include "bench/ycsb/client_workload.h"
 #include "bench/ycsb/key_name.h"
 
@@ -47,6 +49,7 @@ CoreWorkload::CoreWorkload(CoreWorkloadConfig config)
     field_names_.push_back(c.field_name_prefix + std::to_string(i));
   }
   value_pool_ = std::make_unique<ValuePool>(c.seed, size_t(c.field_length));
+  BuildKeyTable();
 
   // createOperationGenerator: only positive proportions, in this order.
   operation_chooser_.Add(int(OpType::kRead), c.read_proportion);
@@ -95,6 +98,24 @@ bool CoreWorkload::NextLoadKeynum(int64_t* keynum) {
   if (k >= config_.insert_start + config_.insert_count) return false;
   *keynum = k;
   return true;
+}
+
+// Formatting a key (FNV hash, then up to 19 decimal digits) was the largest
+// single cost of choosing an operation; the records that exist before the
+// run are the keys reads and updates pick, so they are formatted once.
+void CoreWorkload::BuildKeyTable() {
+  const int64_t count = config_.insert_count;
+  if (count <= 0 || max_key_length_ > UINT16_MAX) return;
+  const uint64_t n = std::min<uint64_t>(uint64_t(count), kMaxKeyTableBytes / max_key_length_);
+  key_table_.reset(new char[n * max_key_length_]);
+  key_table_lengths_.reset(new uint16_t[n]);
+  for (uint64_t i = 0; i < n; ++i) {
+    key_table_lengths_[i] =
+        uint16_t(BuildKeyName(config_.insert_start + int64_t(i), key_table_.get() + i * max_key_length_,
+                              max_key_length_));
+  }
+  key_table_first_ = config_.insert_start;
+  key_table_count_ = n;
 }
 
 size_t CoreWorkload::BuildKeyName(int64_t keynum, char* buf, size_t cap) const {

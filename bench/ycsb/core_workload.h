@@ -83,6 +83,21 @@ class CoreWorkload {
   // REQUIRES: cap >= max_key_length()
   size_t BuildKeyName(int64_t keynum, char* buf, size_t cap) const;
   size_t max_key_length() const { return max_key_length_; }
+  // The row key of `keynum`, the same bytes BuildKeyName writes: a view of
+  // the key table when keynum is one of the records loaded before the run
+  // (built once here, kMaxKeyTableBytes at most), else built into buf. The
+  // view stays valid while this workload and buf do.
+  // REQUIRES: buf holds max_key_length() bytes
+  ByteView KeyName(int64_t keynum, char* buf) const {
+    const uint64_t i = uint64_t(keynum) - uint64_t(key_table_first_);
+    if (i < key_table_count_) [[likely]]
+      return ByteView(key_table_.get() + i * max_key_length_, key_table_lengths_[i]);
+    return ByteView(buf, BuildKeyName(keynum, buf, max_key_length_));
+  }
+  // Keys in the table (0 when the table would be over kMaxKeyTableBytes'
+  // worth of keys past the first ones: it then holds those first ones).
+  uint64_t key_table_count() const { return key_table_count_; }
+  static constexpr size_t kMaxKeyTableBytes = 32 << 20;
 
   const std::vector<std::string>& field_names() const { return field_names_; }
   const ValuePool& value_pool() const { return *value_pool_; }
@@ -92,8 +107,16 @@ class CoreWorkload {
   friend class ClientWorkload;
   explicit CoreWorkload(CoreWorkloadConfig config);
 
+  void BuildKeyTable();
+
   CoreWorkloadConfig config_;
   size_t max_key_length_;
+  // Key names of key numbers [key_table_first_, +key_table_count_), each at
+  // max_key_length_ bytes from the previous one.
+  int64_t key_table_first_ = 0;
+  uint64_t key_table_count_ = 0;
+  std::unique_ptr<char[]> key_table_;
+  std::unique_ptr<uint16_t[]> key_table_lengths_;
   std::vector<std::string> field_names_;
   std::unique_ptr<ValuePool> value_pool_;
   CounterGenerator load_sequence_;
