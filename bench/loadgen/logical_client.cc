@@ -17,8 +17,8 @@ int64_t Nanos(LoadClock::duration d) {
 
 }  // namespace
 
-void RecordLazily(std::unique_ptr<hdr::Histogram>* h, int64_t value) {
-  if (*h == nullptr) [[unlikely]] *h = std::make_unique<hdr::Histogram>();
+void AllocateAndRecord(std::unique_ptr<hdr::Histogram>* h, int64_t value) {
+  *h = std::make_unique<hdr::Histogram>();
   (*h)->Record(value);
 }
 

@@ -70,8 +70,17 @@ struct ThreadOpStats {
   void Reset();
 };
 
+// Allocates `*h` and records `value` into it (RecordLazily's first value).
+void AllocateAndRecord(std::unique_ptr<hdr::Histogram>* h, int64_t value);
+
 // Records `value` into `*h`, allocating the histogram at its first value.
-void RecordLazily(std::unique_ptr<hdr::Histogram>* h, int64_t value);
+inline void RecordLazily(std::unique_ptr<hdr::Histogram>* h, int64_t value) {
+  if (*h == nullptr) [[unlikely]] {
+    AllocateAndRecord(h, value);
+    return;
+  }
+  (*h)->Record(value);
+}
 
 // One client event-loop thread with its connections and logical clients.
 struct ClientThread {
