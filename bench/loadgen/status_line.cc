@@ -8,6 +8,7 @@
 
 #include "bench/hdr/ycsb_summary.h"
 #include "common/local_time.h"
+#include "common/str_cat.h"
 
 namespace wirebench {
 
@@ -54,7 +55,8 @@ void StatusLine::Print(double elapsed_s, const StatusSnapshot& s) {
                      hdr::JavaDoubleToString(rate) + " current ops/sec;";
   for (int t = 0; t < kOpTypes; ++t) {
     if (pending_[size_t(t)].latency.total_count() == 0) continue;
-    line += " " + hdr::FormatYcsbStatusSummary(OpTypeName(OpType(t)), pending_[size_t(t)].latency);
+    line += StrCat(" ", hdr::FormatYcsbStatusSummary(OpTypeName(OpType(t)),
+                                                     pending_[size_t(t)].latency));
   }
   std::fprintf(stderr, "%s\n", line.c_str());
   pending_ = {};
