@@ -1,7 +1,9 @@
 // The driver's moving parts below RunLoad: a logical client (a state
 // machine with one operation in flight on a shared connection), the client
-// event-loop thread that runs many of them, and the run state they share
-// with the driver's thread (phase, clients left, failure).
+// thread that runs it (an event loop with many logical clients, or with
+// --thread-model os one OS thread per logical client, waiting for its
+// replies on a SharedChannel), and the run state they share with the
+// driver's thread (phase, clients left, failure).
 // Thread-safety: a LogicalClient and everything in its ClientThread belong
 // to that thread's io_context; RunState's atomics and condition variable
 // are shared with the driver's thread.
