@@ -284,12 +284,7 @@ TEST(OsThreadModel, OneThreadPerClientSharingTheConnections) {
   EXPECT_EQ(r->operations, 600u);
   EXPECT_EQ(r->client_usage.threads, 6 + 2);
   EXPECT_GT(r->client_usage.cpu_ns, 0);
-  const nlohmann::json& before = r->server_before;
   const nlohmann::json& after = r->server_after;
-  EXPECT_EQ(after["connections"]["accepted"].get<int>() -
-                before["connections"]["accepted"].get<int>(),
-            0)
-      << "no connection is opened in the measured phase";
   EXPECT_EQ(after["connections"]["accepted"].get<int>(), 2);
   // Every measured operation's frame and reply are in the counters, plus the Stats calls.
   EXPECT_GE(r->connections.frames_out, 600u);
