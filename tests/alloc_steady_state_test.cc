@@ -1,6 +1,7 @@
 // After warm-up, a put round trip through client, raw codec, server and null
 // region allocates nothing: counted exactly by the operator new hook, on the
-// client's event-loop threads and on the server's I/O threads.
+// client's event-loop threads (or, with --thread-model os, its OS threads and
+// their connections' reader threads) and on the server's I/O threads.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,32 @@ TEST(AllocSteadyState, PutRoundTripAllocatesNothing) {
   ASSERT_TRUE(r->server_before.is_object());
   ASSERT_TRUE(r->server_after.is_object());
   EXPECT_EQ(ServerIoAllocs(r->server_after) - ServerIoAllocs(r->server_before), 0u);
+}
+
+// The same with --thread-model os: the client threads and the connection's
+// reader thread allocate nothing per operation.
+TEST(AllocSteadyState, OsModelPutRoundTripAllocatesNothing) {
+  ASSERT_TRUE(AllocationCountingActive()) << "the allocation hook is not linked";
+  auto region = NewNullRegion({});
+  RegionService service(region.get());
+  rpc::Server server({}, &service);
+  ASSERT_TRUE(server.Start().ok());
+  testing::MixedWorkload w(/*puts_only=*/true);
+  DriverOptions d;
+  d.port = server.port();
+  d.codec = "raw";
+  d.threads = 8;
+  d.connections = 2;
+  d.thread_model = ThreadModel::kOs;
+  d.warmup_seconds = 1.0;
+  d.operations = 20000;
+  auto r = RunLoad(d, &w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->partial) << r->error.ToString();
+  ASSERT_EQ(r->operations, 20000u);
+  EXPECT_EQ(r->client_usage.threads, 8 + 2) << "the reader threads are client threads";
+  EXPECT_EQ(r->client_counters.allocs, 0u)
+      << r->client_counters.alloc_bytes << " bytes allocated by client threads";
 }
 
 }  // namespace

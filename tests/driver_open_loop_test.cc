@@ -267,27 +267,41 @@ TEST(ThreadOpStats, HistogramsAreAllocatedByTheirFirstValue) {
   EXPECT_EQ(s.results[size_t(OpResult::kOk)], 0u);
 }
 
-TEST(OsThreadModel, OneThreadAndConnectionPerClient) {
+// One OS thread per logical client, sharing --connections connections,
+// each with a reader thread; the readers are client threads in the usage.
+TEST(OsThreadModel, OneThreadPerClientSharingTheConnections) {
   Fixture f;
   testing::MixedWorkload w(/*puts_only=*/true);
   DriverOptions d;
   d.port = f.server->port();
   d.threads = 6;
+  d.connections = 2;
   d.operations = 600;
   d.thread_model = ThreadModel::kOs;
   auto r = RunLoad(d, &w);
   ASSERT_TRUE(r.ok());
-  ASSERT_FALSE(r->partial);
+  ASSERT_FALSE(r->partial) << r->error.ToString();
   EXPECT_EQ(r->operations, 600u);
-  EXPECT_EQ(r->client_usage.threads, 6);
+  EXPECT_EQ(r->client_usage.threads, 6 + 2);
+  EXPECT_GT(r->client_usage.cpu_ns, 0);
   const nlohmann::json& after = r->server_after;
-  EXPECT_GE(after["connections"]["accepted"].get<int>(), 6);
+  EXPECT_EQ(after["connections"]["accepted"].get<int>(), 2);
+  // Every measured operation's frame and reply are in the counters, plus the Stats calls.
+  EXPECT_GE(r->connections.frames_out, 600u);
+  EXPECT_EQ(r->connections.frames_in, r->connections.frames_out);
+  EXPECT_EQ(r->connections.stray_replies, 0u);
+  EXPECT_GE(r->connections.writes, 1u);
+  EXPECT_LE(r->connections.writes, r->connections.frames_out);
 }
 
-// The OS-thread model's blocking channel: both calls of an operation, exact
-// counts, and the connection's counters in the result.
-TEST(OsThreadModel, BlockingChannelRunsTwoCallOperations) {
+// The OS-thread model's shared channel: both calls of an operation, exact
+// counts, and the connections' counters in the result.
+TEST(OsThreadModel, SharedChannelRunsTwoCallOperations) {
   ExpectTwoCallOperations(ThreadModel::kOs, 3, 300);
+}
+
+TEST(OsThreadModel, MoreThreadsThanConnectionsRunTwoCallOperations) {
+  ExpectTwoCallOperations(ThreadModel::kOs, 16, 3200);
 }
 
 TEST(OsThreadModel, RequestOverTheFrameLimitEndsTheRunWithItsReason) {

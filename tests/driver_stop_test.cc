@@ -90,6 +90,45 @@ TEST_F(DriverStop, StopRequestEndsARunStuckOnASilentServer) {
   EXPECT_NE(r->error.message().find("SIGINT"), std::string::npos) << r->error.ToString();
 }
 
+// The same with --thread-model os: threads waiting for replies on a shared
+// connection see the stop too.
+TEST_F(DriverStop, StopRequestEndsAnOsModelRunStuckOnASilentServer) {
+  testing::SilentListener silent;
+  DriverOptions d;
+  d.port = silent.port();
+  d.threads = 8;
+  d.thread_model = ThreadModel::kOs;
+  d.fetch_server_stats = false;
+  AsyncLoad load(d);
+  ASSERT_TRUE(silent.WaitForBytes(1000));
+  const auto asked = steady_clock::now();
+  RequestStop(StopReason::kSigint);
+  auto r = load.Get(std::chrono::seconds(60));
+  EXPECT_LT(steady_clock::now() - asked, std::chrono::seconds(3));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->partial);
+  EXPECT_NE(r->error.message().find("SIGINT"), std::string::npos) << r->error.ToString();
+}
+
+TEST_F(DriverStop, OsModelSilentServerEndsByItselfWithAClearError) {
+  testing::SilentListener silent;
+  DriverOptions d;
+  d.port = silent.port();
+  d.threads = 4;
+  d.thread_model = ThreadModel::kOs;
+  d.max_seconds = 0.5;
+  AsyncLoad load(d);
+  auto r = load.Get(std::chrono::seconds(60));
+  const std::string peer = "127.0.0.1:" + std::to_string(silent.port());
+  if (!r.ok()) {
+    EXPECT_NE(r.status().message().find(peer), std::string::npos) << r.status().ToString();
+    return;
+  }
+  EXPECT_TRUE(r->partial);
+  EXPECT_EQ(r->operations, 0u);
+  EXPECT_NE(r->error.message().find(peer), std::string::npos) << r->error.ToString();
+}
+
 class DriverAgainstServer : public DriverStop {
  protected:
   void Start(const std::string& bind = "127.0.0.1") {
@@ -125,6 +164,34 @@ TEST_F(DriverAgainstServer, SigtermIsReportedAsSigterm) {
   EXPECT_TRUE(r->partial);
   EXPECT_GT(r->operations, 0u);
   EXPECT_NE(r->error.message().find("SIGTERM"), std::string::npos) << r->error.ToString();
+}
+
+// --thread-model os: a server that goes away mid-run fails the threads'
+// calls; the run ends by itself, partial, with an error naming the server,
+// and keeps what was measured.
+TEST_F(DriverAgainstServer, OsModelServerGoneMidRunEndsTheRunWithAClearError) {
+  Start();
+  ASSERT_TRUE(start_status_.ok()) << start_status_.ToString();
+  DriverOptions d;
+  d.port = server_->port();
+  d.threads = 8;
+  d.connections = 2;
+  d.thread_model = ThreadModel::kOs;
+  d.max_seconds = 60;
+  d.fetch_server_stats = false;
+  AsyncLoad load(d);
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  while (steady_clock::now() < deadline &&
+         server_->StatsJson()["calls"]["Mutate"].get<uint64_t>() < 500)
+    std::this_thread::yield();
+  server_->Stop();
+  auto r = load.Get(std::chrono::seconds(60));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->partial);
+  EXPECT_GT(r->operations, 0u);
+  EXPECT_NE(r->error.message().find("127.0.0.1:" + std::to_string(d.port)), std::string::npos)
+      << r->error.ToString();
+  EXPECT_EQ(r->error.message().find("SIGINT"), std::string::npos) << r->error.ToString();
 }
 
 // Issue 12 item 10: a server reached by IPv6 loopback address.
@@ -211,11 +278,26 @@ TEST(ClientLimits, HostLimitsAreCheckedWithClearMessages) {
   s = CheckClientLimits(d, h);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("ulimit -u"), std::string::npos) << s.ToString();
+  // The threads share --connections connections: 100,000 threads on one
+  // connection exceed its call slots; 2,000 connections need descriptors.
   h = {};
+  s = CheckClientLimits(d, h);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--connections 2"), std::string::npos) << s.ToString();
+  d.connections = 2;
+  EXPECT_TRUE(CheckClientLimits(d, h).ok());
+  d.connections = 2000;
   h.max_open_files = 1024;
   s = CheckClientLimits(d, h);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("ulimit -n"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("--connections"), std::string::npos) << s.ToString();
+  // One reader thread per connection counts against the thread limit.
+  h = {};
+  h.max_processes = 100000 + 64 + 1000;
+  EXPECT_FALSE(CheckClientLimits(d, h).ok());
+  d.connections = 1;
+  h.max_open_files = 1024;
   // 100,000 coroutines fit in memory and descriptors, but need 2 connections.
   d.thread_model = ThreadModel::kCoroutines;
   EXPECT_FALSE(CheckClientLimits(d, h).ok());

@@ -48,7 +48,8 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                   "Client event-loop threads the logical clients run on")
       ->capture_default_str();
   cmd->add_option("--thread-model", o->thread_model,
-                  "coroutines, or os (one OS thread per client, as YCSB's Java client)")
+                  "coroutines, or os (one OS thread per client sharing --connections, as "
+                  "YCSB's Java client)")
       ->capture_default_str();
   cmd->add_option("--ops", o->ops, "Operations to run (operationcount)");
   cmd->add_option("--seconds", o->seconds, "Stop after this many seconds (maxexecutiontime)");

@@ -50,6 +50,15 @@ LoadLayout PlanLayout(const DriverOptions& o) {
   LoadLayout l;
   const bool os_model = o.thread_model == ThreadModel::kOs;
   l.client_threads = os_model ? o.threads : std::min(o.client_io_threads, o.threads);
+  if (os_model && o.rpc == RpcKind::kWirebench) {
+    // The threads share --connections connections (at most one per thread),
+    // round-robin; each connection has a reader thread.
+    l.connections = std::max(1, std::min(o.connections, o.threads));
+    l.reader_threads = l.connections;
+    l.max_clients_per_connection = (o.threads + l.connections - 1) / l.connections;
+    return l;
+  }
+  // gRPC under the OS model: each thread has its own channel.
   l.connections = os_model ? o.threads : std::max(o.connections, l.client_threads);
   // Clients go round-robin over threads, then over each thread's connections
   // (see LoadRun::PlaceClients): thread 0 has the most of both.
@@ -63,21 +72,12 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
   const LoadLayout l = PlanLayout(o);
   const bool os_model = o.thread_model == ThreadModel::kOs;
   const std::string threads = "-threads " + std::to_string(o.threads);
-  if (l.max_clients_per_connection > kMaxClientsPerConnection) {
-    DriverOptions enough = o;  // The fewest connections that fit.
-    enough.connections = (o.threads + kMaxClientsPerConnection - 1) / kMaxClientsPerConnection;
-    while (PlanLayout(enough).max_clients_per_connection > kMaxClientsPerConnection)
-      ++enough.connections;
-    return Status::InvalidArgument(
-        threads + " over --connections " + std::to_string(o.connections) + " puts " +
-        std::to_string(l.max_clients_per_connection) +
-        " logical clients on one connection; a connection carries at most " +
-        std::to_string(kMaxClientsPerConnection) + ": use --connections " +
-        std::to_string(enough.connections) + " or more");
-  }
-  if (uint64_t(l.client_threads) + 64 > host.max_processes)
+  // Threads and memory first: an OS-thread load too big for this host is
+  // refused for that, whatever its connections.
+  if (uint64_t(l.client_threads) + uint64_t(l.reader_threads) + 64 > host.max_processes)
     return Status::ResourceExhausted(
-        threads + " with --thread-model os needs " + std::to_string(l.client_threads) +
+        threads + " with --thread-model os needs " +
+        std::to_string(l.client_threads + l.reader_threads) +
         " threads but this user may run only " + std::to_string(host.max_processes) +
         " (ulimit -u, kernel.threads-max): lower -threads or use --thread-model coroutines");
   const uint64_t estimate = kClientThreadBytes * uint64_t(l.client_threads) +
@@ -91,13 +91,26 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         "), more than the " + GiB(host.memory_available) +
         " available (MemAvailable): lower -threads" +
         (os_model ? " or use --thread-model coroutines" : " or --client-io-threads"));
+  if (l.max_clients_per_connection > kMaxClientsPerConnection) {
+    DriverOptions enough = o;  // The fewest connections that fit.
+    enough.connections = (o.threads + kMaxClientsPerConnection - 1) / kMaxClientsPerConnection;
+    while (PlanLayout(enough).max_clients_per_connection > kMaxClientsPerConnection)
+      ++enough.connections;
+    return Status::InvalidArgument(
+        threads + " over --connections " + std::to_string(o.connections) + " puts " +
+        std::to_string(l.max_clients_per_connection) +
+        " logical clients on one connection; a connection carries at most " +
+        std::to_string(kMaxClientsPerConnection) + ": use --connections " +
+        std::to_string(enough.connections) + " or more");
+  }
   // Descriptors: one per connection, plus some for the process itself.
   if (uint64_t(l.connections) + 64 > host.max_open_files)
     return Status::ResourceExhausted(
         threads + (os_model ? " with --thread-model os" : "") + " needs " +
         std::to_string(l.connections) + " connections but only " +
         std::to_string(host.max_open_files) + " files may be open (ulimit -n): raise ulimit -n " +
-        (os_model ? "or lower -threads" : "or lower --connections"));
+        (os_model && o.rpc != RpcKind::kWirebench ? "or lower -threads"
+                                                  : "or lower --connections"));
   return Status::Ok();
 }
 

@@ -42,6 +42,8 @@ struct LoadLayout {
   int client_threads = 1;
   int connections = 1;
   int max_clients_per_connection = 1;
+  // OS-thread model over wirebench's RPC: one reader thread per connection.
+  int reader_threads = 0;
 };
 LoadLayout PlanLayout(const DriverOptions& o);
 

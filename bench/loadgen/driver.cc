@@ -37,7 +37,8 @@ Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-// Runs `fn` on the thread's event loop and waits for it.
+// Runs `fn` on the thread's event loop and waits for it. An OS-model
+// thread waiting for a reply is woken to run it.
 template <typename Fn>
 void RunOn(ClientThread* t, Fn fn) {
   std::promise<void> done;
@@ -45,6 +46,7 @@ void RunOn(ClientThread* t, Fn fn) {
     fn();
     done.set_value();
   });
+  if (t->os_channel) t->os_channel->Wake();
   done.get_future().wait();
 }
 
@@ -123,6 +125,29 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
   return reply.get();
 }
 
+// The same over the driver's own channel on a shared connection (OS-thread
+// model), waited for on the driver's thread.
+StatusOr<nlohmann::json> FetchStats(SharedChannel* c) {
+  StatsCall call;
+  auto reply = call.done.get_future();
+  uint32_t call_id = 0;
+  if (c->BeginCall(uint8_t(Method::kStats), &call, &call_id) == nullptr)
+    return Status::Unavailable("cannot send the Stats call: connection is down");
+  c->Send();
+  Clock::time_point deadline = Clock::now() + kStatsTimeout;
+  while (c->waiting()) {
+    if (StopRequested()) deadline = std::min(deadline, Clock::now() + kStopGrace);
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      c->Cancel(call_id);
+      return Status::Unavailable(c->peer() + " did not answer the Stats call" +
+                                 (StopRequested() ? " before the stop" : " within 10 s"));
+    }
+    c->WaitReply(std::min<Clock::duration>(kPoll, deadline - now));
+  }
+  return reply.get();
+}
+
 // One run, phase by phase. Run() is the whole sequence; each phase leaves
 // the object ready for the next, and the destructor stops whatever was
 // started if a phase failed.
@@ -139,6 +164,7 @@ class LoadRun {
     WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
     codec_id_ = uint8_t(NewCodec(o_.codec).value()->id());
     layout_ = PlanLayout(o_);
+    WB_RETURN_IF_ERROR(ConnectShared());
     WB_RETURN_IF_ERROR(StartThreads());
     WB_RETURN_IF_ERROR(Connect());
     PlaceClients();
@@ -151,8 +177,11 @@ class LoadRun {
   }
 
  private:
+  Status ConnectShared();
   Status StartThreads();
   Status Connect();
+  // Fetches the server's Stats over the run's first connection.
+  StatusOr<nlohmann::json> FetchServerStats();
   Status ConnectThread(ClientThread* t, int n);
   void PlaceClients();
   void SpawnClients();
@@ -169,6 +198,11 @@ class LoadRun {
   RunState state_;
   LoadLayout layout_;
   uint8_t codec_id_ = 0;
+  // OS-thread model over wirebench's RPC: the connections the client
+  // threads share, and the driver's own channel for Stats calls.
+  const bool shared_os_ = o_.thread_model == ThreadModel::kOs && o_.rpc == RpcKind::kWirebench;
+  std::vector<std::unique_ptr<SharedConnection>> shared_;
+  std::unique_ptr<SharedChannel> stats_channel_;
   std::vector<std::unique_ptr<ClientThread>> threads_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   RunResult result_;
@@ -179,12 +213,42 @@ class LoadRun {
   Clock::time_point measure_end_;
 };
 
+// OS-thread model over wirebench's RPC: opens the connections the client
+// threads will share, each with its reader thread (a client thread too).
+Status LoadRun::ConnectShared() {
+  if (!shared_os_) return Status::Ok();
+  for (int c = 0; c < layout_.connections; ++c) {
+    SharedConnectionOptions so;
+    so.rpc.host = o_.host;
+    so.rpc.port = o_.port;
+    so.rpc.codec_id = codec_id_;
+    so.max_channels = layout_.max_clients_per_connection + (c == 0 ? 1 : 0);  // + Stats.
+    so.reader_role = ThreadRole::kClientOs;
+    so.reader_name = "client-reader-" + std::to_string(c);
+    so.cancelled = [] { return StopRequested(); };
+    auto conn = SharedConnection::Connect(std::move(so));
+    if (!conn.ok()) {
+      if (conn.status().code() == Status::Code::kAborted)
+        return Status::Aborted("stopped by " + StopReasonText(StopRequestReason()) +
+                               " while connecting");
+      return conn.status();
+    }
+    shared_.push_back(std::move(*conn));
+  }
+  stats_channel_ = shared_.front()->NewChannel();
+  return Status::Ok();
+}
+
 Status LoadRun::StartThreads() {
   const bool os_model = o_.thread_model == ThreadModel::kOs;
   const ThreadRole role = os_model ? ThreadRole::kClientOs : ThreadRole::kClientLoop;
   for (int i = 0; i < layout_.client_threads; ++i) {
     threads_.push_back(std::make_unique<ClientThread>());
     ClientThread* t = threads_.back().get();
+    if (shared_os_) {  // Thread i runs logical client i: spread over the connections.
+      t->os_channel = shared_[size_t(i) % shared_.size()]->NewChannel();
+      t->codecs.push_back(NewCodec(codec_id_).value());
+    }
     guards_.emplace_back(asio::make_work_guard(t->ctx));
     try {
       t->thread = std::thread([t, i, role, os_model] {
@@ -225,16 +289,9 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   eo.port = o_.port;
   eo.codec_id = codec_id_;
   eo.grpc_cq_threads = o_.grpc_cq_threads;
-  // --thread-model os over wirebench's RPC: the logical client's own blocking
-  // socket (no reactor); over gRPC it uses the thread's channel.
-  rpc::ClientOptions co;
-  co.host = o_.host;
-  co.port = o_.port;
-  co.codec_id = codec_id_;
-  const bool os_model = o_.thread_model == ThreadModel::kOs && o_.rpc == RpcKind::kWirebench;
   asio::co_spawn(
       t->ctx,
-      [t, n, eo, co, progress, os_model]() -> asio::awaitable<void> {
+      [t, n, eo, progress]() -> asio::awaitable<void> {
         for (int c = 0; c < n; ++c) {
           auto ep = co_await ConnectEndpoint(t->ctx, eo);
           if (!ep.ok()) {
@@ -244,14 +301,6 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
           t->conns.push_back(std::move(ep->channel));
           t->codecs.push_back(std::move(ep->codec));
           progress->connected.fetch_add(1);
-        }
-        if (os_model) {  // The logical client's own connection, made on its thread.
-          auto blocking = BlockingChannel::Connect(co);
-          if (!blocking.ok()) {
-            progress->done.set_value(blocking.status());
-            co_return;
-          }
-          t->blocking = std::move(*blocking);
         }
         progress->done.set_value(Status::Ok());
       },
@@ -275,6 +324,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
 }
 
 Status LoadRun::Connect() {
+  if (shared_os_) return Status::Ok();  // ConnectShared did.
   for (int i = 0; i < layout_.client_threads; ++i) {
     const int n = layout_.connections / layout_.client_threads +
                   (i < layout_.connections % layout_.client_threads ? 1 : 0);
@@ -289,12 +339,12 @@ void LoadRun::PlaceClients() {
   const double per_client_interval_ns = o_.target_ops > 0 ? 1e9 * o_.threads / o_.target_ops : 0;
   for (int i = 0; i < o_.threads; ++i) {
     ClientThread* t = threads_[size_t(i % nthreads)].get();
-    const size_t ci = size_t(i / nthreads) % t->conns.size();
+    const size_t ci = t->os_channel ? 0 : size_t(i / nthreads) % t->conns.size();
     const int64_t quota =
         o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
                           : 0;
     rpc::CallChannel* channel =
-        t->blocking ? static_cast<rpc::CallChannel*>(t->blocking.get()) : t->conns[ci].get();
+        t->os_channel ? static_cast<rpc::CallChannel*>(t->os_channel.get()) : t->conns[ci].get();
     t->clients.push_back(std::make_unique<LogicalClient>(
         &state_, t, channel, t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
@@ -321,7 +371,7 @@ void LoadRun::Warmup() {
 
 void LoadRun::BeginMeasure() {
   if (o_.fetch_server_stats && !StopRequested()) {
-    auto before = FetchStats(threads_.front().get());
+    auto before = FetchServerStats();
     if (before.ok()) {
       result_.server_before = *before;
     } else {
@@ -403,10 +453,11 @@ void LoadRun::Drain() {
     RunOn(t.get(), [&, raw = t.get()] {
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
       for (auto& c : raw->conns) unanswered += c->inflight();
-      if (raw->blocking) unanswered += raw->blocking->inflight();
+      if (raw->os_channel) unanswered += raw->os_channel->inflight();
       for (auto& c : raw->conns) c->Close();
-      if (raw->blocking) raw->blocking->Close();
+      if (raw->os_channel) raw->os_channel->Close();
     });
+  for (auto& c : shared_) c->Close();
   if (result_.error.ok()) {
     result_.error =
         StopRequested()
@@ -430,7 +481,7 @@ void LoadRun::Collect() {
   // No "after" without a "before" (a server that did not answer it would
   // only hold the end of the run up again).
   if (o_.fetch_server_stats && !state_.failed.load() && result_.server_stats_error.empty()) {
-    auto after = FetchStats(threads_.front().get());
+    auto after = FetchServerStats();
     if (after.ok()) {
       result_.server_after = *after;
     } else {
@@ -447,10 +498,10 @@ void LoadRun::Collect() {
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
       for (auto& c : raw->conns) result_.connections += c->stats();
-      if (raw->blocking) result_.connections += raw->blocking->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
   }
+  for (auto& c : shared_) result_.connections += c->stats();
   result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
   if (state_.failed.load() || StopRequested()) {
     result_.partial = true;
@@ -465,20 +516,30 @@ void LoadRun::Collect() {
 // e.g. a connect that never completed): the loops are stopped without
 // waiting for work still pending on them.
 void LoadRun::Shutdown(bool force) {
-  if (threads_.empty()) return;
   for (auto& t : threads_) {
     ClientThread* raw = t.get();
     asio::post(raw->ctx, [raw] {
       for (auto& c : raw->conns) c->Close();
-      if (raw->blocking) raw->blocking->Close();
+      if (raw->os_channel) raw->os_channel->Close();
     });
+    if (raw->os_channel) raw->os_channel->Wake();
   }
+  // Shared connections: a thread still waiting for a reply fails at once.
+  for (auto& c : shared_) c->Close();
   guards_.clear();
   if (force)
     for (auto& t : threads_) t->ctx.stop();
-  for (auto& t : threads_) t->thread.join();
+  for (auto& t : threads_)
+    if (t->thread.joinable()) t->thread.join();
   for (auto& t : threads_) t->clients.clear();
-  threads_.clear();
+  threads_.clear();  // Their channels go before the connections they use.
+  stats_channel_.reset();
+  shared_.clear();  // Joins the reader threads.
+}
+
+StatusOr<nlohmann::json> LoadRun::FetchServerStats() {
+  if (stats_channel_) return FetchStats(stats_channel_.get());
+  return FetchStats(threads_.front().get());
 }
 
 }  // namespace

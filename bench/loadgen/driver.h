@@ -64,7 +64,8 @@ class Workload {
 
 enum class ThreadModel {
   kCoroutines,  // Logical clients as coroutines on client_io_threads event loops.
-  kOs,          // One OS thread, event loop and connection per logical client.
+  kOs,          // One OS thread per logical client; the threads share the connections
+                // (bench/loadgen/shared_channel.h; over gRPC, a channel per thread).
 };
 
 struct DriverOptions {
@@ -80,7 +81,8 @@ struct DriverOptions {
   int threads = 1;
   // Client event-loop threads the logical clients are spread over.
   int client_io_threads = 1;
-  // Connections in all, spread over the client threads (at least one each).
+  // Connections in all, spread over the client threads (at least one each;
+  // with ThreadModel::kOs the threads share them, at most one per thread).
   int connections = 1;
   ThreadModel thread_model = ThreadModel::kCoroutines;
   // Operations to measure in all (0 = no limit); split evenly over clients.

@@ -39,10 +39,11 @@ void ClientThread::RunOsLoop() {
   constexpr auto kLoopPoll = std::chrono::milliseconds(1);
   LoadClock::time_point next_poll = LoadClock::now() + kLoopPoll;
   while (!ctx.stopped()) {
-    if (blocking != nullptr && blocking->waiting()) {
-      blocking->WaitReply();
+    if (os_channel != nullptr && os_channel->waiting()) {
+      os_channel->WaitReply();
+      const bool woken = os_channel->TakeWake();
       const LoadClock::time_point now = LoadClock::now();
-      if (now >= next_poll) {
+      if (woken || now >= next_poll) {
         ctx.poll();
         next_poll = now + kLoopPoll;
       }

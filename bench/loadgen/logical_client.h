@@ -1,7 +1,9 @@
 // The driver's moving parts below RunLoad: a logical client (a state
 // machine with one operation in flight on a shared connection), the client
-// event-loop thread that runs many of them, and the run state they share
-// with the driver's thread (phase, clients left, failure).
+// thread that runs it (an event loop with many logical clients, or with
+// --thread-model os one OS thread per logical client, waiting for its
+// replies on a SharedChannel), and the run state they share with the
+// driver's thread (phase, clients left, failure).
 // Thread-safety: a LogicalClient and everything in its ClientThread belong
 // to that thread's io_context; RunState's atomics and condition variable
 // are shared with the driver's thread.
@@ -20,8 +22,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "bench/loadgen/blocking_channel.h"
 #include "bench/loadgen/driver.h"
+#include "bench/loadgen/shared_channel.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
 #include "rpc/client.h"
@@ -89,9 +91,11 @@ struct ClientThread {
   std::vector<std::shared_ptr<rpc::CallChannel>> conns;
   std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
   std::vector<std::unique_ptr<LogicalClient>> clients;
-  // OS-thread model: the logical client's own blocking connection (conns
-  // then serve only driver calls such as Stats).
-  std::unique_ptr<BlockingChannel> blocking;
+  // OS-thread model over wirebench's RPC: the logical client's channel on
+  // a connection it shares with other client threads (conns is then empty;
+  // the driver's Stats calls have a channel of their own). Set before the
+  // thread starts.
+  std::unique_ptr<SharedChannel> os_channel;
   std::array<ThreadOpStats, kOpTypes> stats;
   std::array<ThreadOpStats, kOpTypes> interval;  // Only with status lines.
   std::unique_ptr<hdr::Histogram> lateness;        // Open loop only.
@@ -103,10 +107,12 @@ struct ClientThread {
   void SetError(const Status& s) {
     if (error.ok()) error = s;
   }
-  // The OS-thread model's thread body: waits in the blocking channel while
-  // a call is in flight (looking at the event loop every millisecond of
-  // work or kPollInterval of waiting), and runs the event loop otherwise.
-  // Returns when the loop is stopped or out of work.
+  // The OS-thread model's thread body: waits for the reply (futex) while a
+  // call is in flight on os_channel, looking at the event loop every
+  // millisecond of work, every kPollInterval of waiting and whenever the
+  // driver wakes it (os_channel->Wake()), and runs the event loop otherwise
+  // (open-loop timers, driver requests, gRPC channels). Returns when the
+  // loop is stopped or out of work.
   void RunOsLoop();
 };
 
