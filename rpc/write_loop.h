@@ -67,26 +67,20 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
     boost::asio::ip::tcp::socket& socket, OutputQueue& q, Hooks& hooks) {
   namespace asio = boost::asio;
   while (!hooks.Stopped()) {
-    if (!q.writing.empty()) {  // The rest of a FlushNow the socket did not take.
-      auto [ec, n] = co_await asio::async_write(
-          socket, asio::buffer(q.writing.data(), q.writing.size()),
-          asio::as_tuple(asio::use_awaitable));
-      if (ec) co_return ec;
-      hooks.OnWritten(n);
-      q.writing.Clear();
-      continue;
+    // A non-empty `writing` is what a FlushNow's send did not take: it goes first.
+    if (q.writing.empty()) {
+      if (q.out.empty() || !hooks.CanSend()) {
+        if (q.out.empty() && hooks.Finished()) break;
+        q.waiting = true;
+        q.signal.expires_at(std::chrono::steady_clock::time_point::max());
+        co_await q.signal.async_wait(asio::as_tuple(asio::use_awaitable));
+        q.waiting = false;
+        continue;
+      }
+      q.writing.Swap(q.out);
+      q.out.Clear();
+      hooks.OnSwapped();
     }
-    if (q.out.empty() || !hooks.CanSend()) {
-      if (q.out.empty() && hooks.Finished()) break;
-      q.waiting = true;
-      q.signal.expires_at(std::chrono::steady_clock::time_point::max());
-      co_await q.signal.async_wait(asio::as_tuple(asio::use_awaitable));
-      q.waiting = false;
-      continue;
-    }
-    q.writing.Swap(q.out);
-    q.out.Clear();
-    hooks.OnSwapped();
     auto [ec, n] = co_await asio::async_write(
         socket, asio::buffer(q.writing.data(), q.writing.size()),
         asio::as_tuple(asio::use_awaitable));
