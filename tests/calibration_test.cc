@@ -14,6 +14,7 @@
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
 #include "tests/test_workloads.h"
+#include "tests/sanitized_build.h"
 
 namespace wirebench {
 namespace {
@@ -161,17 +162,7 @@ TEST(Calibration, ReportMarksChecksThatAreOff) {
 // Sanitizer runtimes add start-up and shutdown CPU that no measured phase
 // covers (shadow memory, interceptors), so the fixed-overhead bound below is
 // checked only in uninstrumented builds.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = testing::kSanitizedBuild;
 
 // The command's path: a fresh child server process per point, OS CPU of
 // both processes.

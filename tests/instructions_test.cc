@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/instructions.h"
+#include "tests/sanitized_build.h"
 
 namespace wirebench {
 namespace {
@@ -173,17 +174,7 @@ TEST(LayerAttribution, InnermostLayerOwnsEachInstructionAndPartsSumToTotal) {
 bool HaveValgrind() { return std::system("command -v valgrind >/dev/null 2>&1") == 0; }
 
 // Sanitizer runtimes and Valgrind do not run together.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = testing::kSanitizedBuild;
 
 #define SKIP_WITHOUT_VALGRIND()                                                             \
   if (kSanitized) GTEST_SKIP() << "a sanitizer build does not run under Valgrind";           \
