@@ -10,7 +10,9 @@
 
 namespace wirebench::ycsb {
 
-void ClientWorkload::SetKey(int64_t keynum) { key_ = workload_->KeyName(keynum, key_buffer_.get()); }
+void ClientWorkload::SetKey(int64_t keynum) {
+  key_ = workload_->KeyName(keynum, key_buffer_.get());
+}
 
 ByteView ClientWorkload::FieldValue(int32_t field, size_t length, const uint8_t* key,
                                     size_t key_len, uint8_t* integrity_out) {

@@ -110,9 +110,9 @@ void CoreWorkload::BuildKeyTable() {
   key_table_.reset(new char[n * max_key_length_]);
   key_table_lengths_.reset(new uint16_t[n]);
   for (uint64_t i = 0; i < n; ++i) {
+    char* entry = key_table_.get() + i * max_key_length_;
     key_table_lengths_[i] =
-        uint16_t(BuildKeyName(config_.insert_start + int64_t(i), key_table_.get() + i * max_key_length_,
-                              max_key_length_));
+        uint16_t(BuildKeyName(config_.insert_start + int64_t(i), entry, max_key_length_));
   }
   key_table_first_ = config_.insert_start;
   key_table_count_ = n;

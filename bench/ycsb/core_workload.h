@@ -94,8 +94,8 @@ class CoreWorkload {
       return ByteView(key_table_.get() + i * max_key_length_, key_table_lengths_[i]);
     return ByteView(buf, BuildKeyName(keynum, buf, max_key_length_));
   }
-  // Keys in the table (0 when the table would be over kMaxKeyTableBytes'
-  // worth of keys past the first ones: it then holds those first ones).
+  // Keys in the table: all of insertcount, or as many of the first ones as
+  // kMaxKeyTableBytes holds (0 only for an empty load or an absurd zeropadding).
   uint64_t key_table_count() const { return key_table_count_; }
   static constexpr size_t kMaxKeyTableBytes = 32 << 20;
 
