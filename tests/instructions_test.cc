@@ -273,7 +273,7 @@ TEST(InstructionsUnderValgrind, KnownCostRegionShowsUpAsPlusNInTheRegionLayer) {
 
 TEST(InstructionsUnderValgrind, CompareShowsPbCostingMoreThanRawOnBothSides) {
   SKIP_WITHOUT_VALGRIND();
-  const std::string out = testing::TempDir() + "/instructions-compare";
+  const std::string out = ::testing::TempDir() + "/instructions-compare";
   std::filesystem::remove_all(out);
   Outcome o = RunWirebench("compare --instructions --codecs raw,pb --threads 8 --ops 1000 "
                   "--instruction-warmup-ops 300 --records 1000 --out " + out);
