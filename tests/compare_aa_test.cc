@@ -1,14 +1,19 @@
 // The A/A check of issue 10, end to end: `wirebench compare --codecs raw,raw`
 // runs one codec as two columns ("raw" and "raw#2") through the real binary,
 // and the cost rows must come out "not distinguishable" (their 95% interval
-// contains 1.0). Latency tails are not checked. A 95% interval excludes the
-// truth 5% of the time by construction, so a row that comes out
-// distinguishable gets one more independent matrix before the test fails
-// (a false alarm twice in a row is a 0.25% event; a real bias repeats).
+// contains 1.0). Latency tails are not checked.
+//
+// A 95% interval excludes the truth 5% of the time by construction, and five
+// rows are checked, so one matrix in five or so has a row out by chance; a
+// burst of host load (steal on a shared VM) during one repeat does the same.
+// Neither repeats in a given direction. A real bias does (the second column
+// always dearer, say), so a row fails only when it comes out distinguishable
+// in the same direction in each of up to three independent matrices.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,8 +30,10 @@ const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op
                                         "Total CPU (us/op)", "Client allocations/op",
                                         "Server allocations/op"};
 
-// Runs the A/A matrix; returns the rows whose raw#2-vs-raw interval excludes 1.0.
-std::vector<std::string> DistinguishableRows(int attempt, int* checked) {
+// Runs the A/A matrix; returns the rows whose raw#2-vs-raw interval excludes
+// 1.0, keyed "row, dearer" or "row, cheaper" (raw#2 against raw), with the
+// interval.
+std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked) {
   const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/compare_aa_" + std::to_string(attempt);
   const std::string stem = out + "_process";
   testing::WirebenchProcess p(kBinary,
@@ -38,9 +45,9 @@ std::vector<std::string> DistinguishableRows(int attempt, int* checked) {
   std::ifstream in(out + "/comparison.json");
   const auto j = nlohmann::json::parse(in, nullptr, false);
   EXPECT_TRUE(j.is_object()) << p.Stderr();
-  if (!j.is_object()) return {"(no comparison.json)"};
+  if (!j.is_object()) return {{"(no comparison.json)", ""}};
   EXPECT_EQ(j.at("codecs"), nlohmann::json({"raw", "raw#2"}));
-  std::vector<std::string> distinguishable;
+  std::map<std::string, std::string> distinguishable;
   for (const auto& table : j.at("tables")) {
     EXPECT_EQ(table.at("repeats").at("raw#2"), 4);
     for (const std::string& row : kRows) {
@@ -51,7 +58,8 @@ std::vector<std::string> DistinguishableRows(int attempt, int* checked) {
       if (r.at("distinguishable").is_null()) continue;  // E.g. 0 allocations: no ratio.
       ++*checked;
       if (r.at("distinguishable").get<bool>())
-        distinguishable.push_back(row + " " + r.dump());
+        distinguishable[row + (r.at("ratio").get<double>() > 1 ? ", dearer" : ", cheaper")] =
+            r.dump();
     }
   }
   return distinguishable;
@@ -59,14 +67,22 @@ std::vector<std::string> DistinguishableRows(int attempt, int* checked) {
 
 TEST(CompareAA, SameCodecTwiceIsNotDistinguishableOnCostRows) {
   int checked = 0;
-  std::vector<std::string> rows = DistinguishableRows(1, &checked);
-  if (!rows.empty()) {
-    for (const auto& r : rows) std::printf("first matrix: distinguishable: %s\n", r.c_str());
-    checked = 0;
-    rows = DistinguishableRows(2, &checked);
-  }
+  std::map<std::string, std::string> rows = DistinguishableRows(1, &checked);
   EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
-  for (const auto& r : rows) ADD_FAILURE() << "A/A row distinguishable twice: " << r;
+  for (int attempt = 2; attempt <= 3 && !rows.empty(); ++attempt) {
+    for (const auto& [row, interval] : rows)
+      std::printf("matrix %d: distinguishable: %s %s\n", attempt - 1, row.c_str(),
+                  interval.c_str());
+    int again = 0;
+    const std::map<std::string, std::string> next = DistinguishableRows(attempt, &again);
+    std::map<std::string, std::string> both;  // Same row, same direction, again.
+    for (const auto& [row, interval] : next)
+      if (rows.count(row)) both[row] = interval;
+    rows = both;
+  }
+  for (const auto& [row, interval] : rows)
+    ADD_FAILURE() << "A/A row distinguishable in the same direction three times: " << row << " "
+                  << interval;
 }
 
 }  // namespace

@@ -168,7 +168,8 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
 }
 
 // Repeats are the outer loop, so drift on a shared machine spreads over
-// every codec instead of landing on one.
+// every codec instead of landing on one; within a repeat the columns run in
+// ColumnRunAt's alternating order.
 void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
   const auto start = std::chrono::steady_clock::now();
   int done = 0;
@@ -176,7 +177,8 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
     out->repeats_run = rep + 1;
     for (const auto& [wl_name, wl_path] : m.workloads) {
       for (int t : m.threads) {
-        for (size_t i = 0; i < m.codecs.size(); ++i) {
+        for (size_t k = 0; k < m.codecs.size(); ++k) {
+          const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
           const std::string& codec = m.codecs[i];
           if (out->interrupted) return;
           const double elapsed =
@@ -257,6 +259,8 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
 }
 
 }  // namespace
+
+size_t ColumnRunAt(size_t n, int rep, size_t k) { return rep % 2 == 0 ? k : n - 1 - k; }
 
 StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
   std::vector<int> out;

@@ -49,6 +49,12 @@ struct CompareOutcome {
 // fails is reported on stderr and left out.
 StatusOr<CompareOutcome> RunCompare(CompareOptions o);
 
+// The column run k-th in repeat `rep` of a cell with n columns: the listed
+// order on even repeats, reversed on odd ones (ABBA), so a drift in the
+// host's speed over the matrix lands on every column alike and cancels in the
+// paired ratios instead of favouring the column that always runs first.
+size_t ColumnRunAt(size_t n, int rep, size_t k);
+
 // "32" or "1,3,5,10" -> {32} / {1,3,5,10}; each 1-100000.
 StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
 

@@ -1,0 +1,48 @@
+// The order compare runs its columns in within each repeat (ColumnRunAt):
+// listed order on even repeats, reversed on odd ones, so over any two
+// consecutive repeats every column runs once in each position and a linear
+// drift in the host's speed adds the same to every column's mean.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+#include "bench/loadgen/compare_runner.h"
+
+namespace wirebench {
+namespace {
+
+TEST(CompareOrder, EvenRepeatsRunInListedOrderOddOnesReversed) {
+  std::vector<size_t> even, odd;
+  for (size_t k = 0; k < 3; ++k) {
+    even.push_back(ColumnRunAt(3, 0, k));
+    odd.push_back(ColumnRunAt(3, 1, k));
+  }
+  EXPECT_EQ(even, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(odd, (std::vector<size_t>{2, 1, 0}));
+  EXPECT_EQ(ColumnRunAt(3, 4, 0), 0u);
+  EXPECT_EQ(ColumnRunAt(3, 5, 0), 2u);
+  EXPECT_EQ(ColumnRunAt(1, 1, 0), 0u);
+}
+
+TEST(CompareOrder, EveryRepeatRunsEachColumnOnceAndPositionsBalanceOverTwoRepeats) {
+  for (size_t n = 1; n <= 6; ++n) {
+    std::vector<size_t> position_sum(n, 0);
+    for (int rep = 0; rep < 2; ++rep) {
+      std::set<size_t> seen;
+      for (size_t k = 0; k < n; ++k) {
+        const size_t i = ColumnRunAt(n, rep, k);
+        ASSERT_LT(i, n);
+        seen.insert(i);
+        position_sum[i] += k;
+      }
+      EXPECT_EQ(seen.size(), n) << "repeat " << rep << " of " << n << " columns";
+    }
+    // Over two repeats every column's positions add up to n-1: on average
+    // each runs in the middle of the repeat.
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(position_sum[i], n - 1) << n << " columns";
+  }
+}
+
+}  // namespace
+}  // namespace wirebench
