@@ -196,7 +196,10 @@ TEST(YcsbWorkload, KeyTableIsCappedAndTheRestIsBuilt) {
   auto w = Make({{"recordcount", "100000000"}});
   ASSERT_NE(w, nullptr);
   const uint64_t n = w->key_table_count();
-  EXPECT_EQ(n, CoreWorkload::kMaxKeyTableBytes / w->max_key_length());
+  const size_t stride = w->key_table_stride();
+  EXPECT_GE(stride, w->max_key_length() + sizeof(uint16_t));
+  EXPECT_EQ(64 % stride, 0u) << "an entry must not straddle a cache line";
+  EXPECT_EQ(n, CoreWorkload::kMaxKeyTableBytes / stride);
   std::string built(w->max_key_length(), '\0');
   std::string scratch(w->max_key_length(), '\0');
   for (int64_t k : {int64_t(0), int64_t(n) - 1, int64_t(n), int64_t(99999999)}) {

@@ -21,7 +21,10 @@ ByteView ClientWorkload::FieldValue(int32_t field, size_t length, const uint8_t*
                             workload_->field_names()[size_t(field)], length, integrity_out);
     return ByteView(integrity_out, length);
   }
-  return workload_->value_pool().Slice(value_cursor_++, length);
+  const ValuePool& pool = workload_->value_pool();
+  const ByteView value = pool.Slice(value_cursor_++, length);
+  pool.Prefetch(value_cursor_, length);  // This client's next value, most likely this long.
+  return value;
 }
 
 size_t ClientWorkload::FillPut(const Operation& op, ByteView row, Cell* cells,

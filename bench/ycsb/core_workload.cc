@@ -1,6 +1,7 @@
 #include "bench/ycsb/core_workload.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "bench/ycsb/client_workload.h"
 #include "bench/ycsb/key_name.h"
@@ -106,16 +107,22 @@ bool CoreWorkload::NextLoadKeynum(int64_t* keynum) {
 void CoreWorkload::BuildKeyTable() {
   const int64_t count = config_.insert_count;
   if (count <= 0 || max_key_length_ > UINT16_MAX) return;
-  const uint64_t n = std::min<uint64_t>(uint64_t(count), kMaxKeyTableBytes / max_key_length_);
-  key_table_.reset(new char[n * max_key_length_]);
-  key_table_lengths_.reset(new uint16_t[n]);
+  const size_t entry = sizeof(uint16_t) + max_key_length_;
+  size_t stride = 8;
+  while (stride < entry && stride < 64) stride *= 2;
+  if (stride < entry) stride = (entry + 63) / 64 * 64;
+  const uint64_t n = std::min<uint64_t>(uint64_t(count), kMaxKeyTableBytes / stride);
+  key_table_ = HugePageBuffer(n * stride);
   for (uint64_t i = 0; i < n; ++i) {
-    char* entry = key_table_.get() + i * max_key_length_;
-    key_table_lengths_[i] =
-        uint16_t(BuildKeyName(config_.insert_start + int64_t(i), entry, max_key_length_));
+    uint8_t* e = key_table_.data() + i * stride;
+    const uint16_t length = uint16_t(BuildKeyName(config_.insert_start + int64_t(i),
+                                                  reinterpret_cast<char*>(e + sizeof length),
+                                                  max_key_length_));
+    std::memcpy(e, &length, sizeof length);
   }
   key_table_first_ = config_.insert_start;
   key_table_count_ = n;
+  key_table_stride_ = stride;
 }
 
 size_t CoreWorkload::BuildKeyName(int64_t keynum, char* buf, size_t cap) const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "bench/ycsb/acknowledged_counter.h"
 #include "bench/ycsb/generators.h"
+#include "bench/ycsb/huge_page_buffer.h"
 #include "bench/ycsb/value_pool.h"
 #include "bench/ycsb/workload_config.h"
 #include "bench/ycsb/zipfian_generator.h"
@@ -90,13 +92,20 @@ class CoreWorkload {
   // REQUIRES: buf holds max_key_length() bytes
   ByteView KeyName(int64_t keynum, char* buf) const {
     const uint64_t i = uint64_t(keynum) - uint64_t(key_table_first_);
-    if (i < key_table_count_) [[likely]]
-      return ByteView(key_table_.get() + i * max_key_length_, key_table_lengths_[i]);
+    if (i < key_table_count_) [[likely]] {
+      const uint8_t* entry = key_table_.data() + i * key_table_stride_;
+      uint16_t length;
+      std::memcpy(&length, entry, sizeof length);
+      return ByteView(entry + sizeof length, length);
+    }
     return ByteView(buf, BuildKeyName(keynum, buf, max_key_length_));
   }
   // Keys in the table: all of insertcount, or as many of the first ones as
   // kMaxKeyTableBytes holds (0 only for an empty load or an absurd zeropadding).
   uint64_t key_table_count() const { return key_table_count_; }
+  // Bytes per table entry: a power of two that holds the length and the
+  // longest name (a multiple of 64 past 64), so no entry straddles a line.
+  size_t key_table_stride() const { return key_table_stride_; }
   static constexpr size_t kMaxKeyTableBytes = 32 << 20;
 
   const std::vector<std::string>& field_names() const { return field_names_; }
@@ -111,12 +120,15 @@ class CoreWorkload {
 
   CoreWorkloadConfig config_;
   size_t max_key_length_;
-  // Key names of key numbers [key_table_first_, +key_table_count_), each at
-  // max_key_length_ bytes from the previous one.
+  // Key names of key numbers [key_table_first_, +key_table_count_): entry i
+  // at i * key_table_stride_ holds the name's length (uint16_t, host order)
+  // and then its bytes. The stride is a power of two up to 64 bytes, so a
+  // lookup reads one cache line (keys are drawn at random: most lookups in a
+  // table larger than L2 miss, and a second array of lengths missed too).
   int64_t key_table_first_ = 0;
   uint64_t key_table_count_ = 0;
-  std::unique_ptr<char[]> key_table_;
-  std::unique_ptr<uint16_t[]> key_table_lengths_;
+  size_t key_table_stride_ = 0;
+  HugePageBuffer key_table_;
   std::vector<std::string> field_names_;
   std::unique_ptr<ValuePool> value_pool_;
   CounterGenerator load_sequence_;

@@ -7,14 +7,14 @@
 namespace wirebench::ycsb {
 
 ValuePool::ValuePool(uint64_t seed, size_t max_value_length, size_t size)
-    : size_(std::max<size_t>({size, 2 * max_value_length, 1})), data_(new uint8_t[size_]) {
+    : size_(std::max<size_t>({size, 2 * max_value_length, 1})), data_(size_) {
   Rng rng(seed ^ 0x76616C7565706F6Full);  // "valuepoo": a stream apart from the clients'.
   size_t i = 0;
   while (i < size_) {
     uint64_t bits = rng.Next();
     // Eight printable ASCII bytes (' ' .. '~') per draw.
     for (int k = 0; k < 8 && i < size_; ++k, bits >>= 8) {
-      data_[i++] = uint8_t(' ' + (bits & 0xff) % 95);
+      data_.data()[i++] = uint8_t(' ' + (bits & 0xff) % 95);
     }
   }
 }
