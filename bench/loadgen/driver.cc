@@ -50,17 +50,25 @@ void RunOn(ClientThread* t, Fn fn) {
   done.get_future().wait();
 }
 
-// Waits for `f` until `deadline`, which a stop request shortens to
-// kStopGrace from when it is seen. False if `f` is still not ready.
-template <typename T>
-bool WaitStopAware(const std::future<T>& f, Clock::time_point deadline) {
+// Waits until `wait_for(d)`, a wait of at most d (0: only a look) that says
+// whether what is awaited is done, returns true, or until `deadline`, which a
+// stop request shortens to kStopGrace from when it is seen. False if it is
+// still not done.
+template <typename WaitFor>
+bool WaitStopAwareFor(WaitFor&& wait_for, Clock::time_point deadline) {
   for (;;) {
     if (StopRequested()) deadline = std::min(deadline, Clock::now() + kStopGrace);
     const auto now = Clock::now();
-    if (now >= deadline) return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    if (f.wait_for(std::min<Clock::duration>(kPoll, deadline - now)) == std::future_status::ready)
-      return true;
+    if (now >= deadline) return wait_for(Clock::duration::zero());
+    if (wait_for(std::min<Clock::duration>(kPoll, deadline - now))) return true;
   }
+}
+
+// The same for a future.
+template <typename T>
+bool WaitStopAware(const std::future<T>& f, Clock::time_point deadline) {
+  return WaitStopAwareFor(
+      [&f](Clock::duration d) { return f.wait_for(d) == std::future_status::ready; }, deadline);
 }
 
 Status StopStatus() {
@@ -100,6 +108,12 @@ class StatsCall final : public rpc::PendingCall {
   std::promise<StatusOr<nlohmann::json>> done;
 };
 
+// The error of a Stats call that got no answer in time.
+Status StatsUnanswered(const std::string& peer) {
+  return Status::Unavailable(peer + " did not answer the Stats call" +
+                             (StopRequested() ? " before the stop" : " within 10 s"));
+}
+
 // Fetches the server's Stats over an existing load connection (on its
 // thread), so no connection is set up on the server inside the measured
 // phase and the figures are the same whether the server is local or remote.
@@ -119,8 +133,7 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
   if (!WaitStopAware(reply, Clock::now() + kStatsTimeout)) {
     RunOn(t, [&] { c->Cancel(call_id); });
     if (reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-      return Status::Unavailable(c->peer() + " did not answer the Stats call" +
-                                 (StopRequested() ? " before the stop" : " within 10 s"));
+      return StatsUnanswered(c->peer());
   }
   return reply.get();
 }
@@ -134,16 +147,15 @@ StatusOr<nlohmann::json> FetchStats(SharedChannel* c) {
   if (c->BeginCall(uint8_t(Method::kStats), &call, &call_id) == nullptr)
     return Status::Unavailable("cannot send the Stats call: connection is down");
   c->Send();
-  Clock::time_point deadline = Clock::now() + kStatsTimeout;
-  while (c->waiting()) {
-    if (StopRequested()) deadline = std::min(deadline, Clock::now() + kStopGrace);
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      c->Cancel(call_id);
-      return Status::Unavailable(c->peer() + " did not answer the Stats call" +
-                                 (StopRequested() ? " before the stop" : " within 10 s"));
-    }
-    c->WaitReply(std::min<Clock::duration>(kPoll, deadline - now));
+  const bool answered = WaitStopAwareFor(
+      [c](Clock::duration d) {
+        if (c->waiting() && d > Clock::duration::zero()) c->WaitReply(d);
+        return !c->waiting();
+      },
+      Clock::now() + kStatsTimeout);
+  if (!answered) {
+    c->Cancel(call_id);
+    return StatsUnanswered(c->peer());
   }
   return reply.get();
 }
