@@ -50,6 +50,43 @@ std::string PrintablePrefix(ByteView bytes, size_t max_chars) {
   return text;
 }
 
+Status RequestTooLargeError(size_t length, uint32_t limit) {
+  return Status::InvalidArgument("request of " + std::to_string(length) + " bytes exceeds the " +
+                                 FrameLimitText(limit) +
+                                 " frame limit (--max-frame on the server); make the request "
+                                 "smaller or raise --max-frame");
+}
+
+Status PreambleUnansweredError(const std::string& peer, int timeout_ms) {
+  return Status::Unavailable(peer + " did not answer the wirebench preamble within " +
+                             DurationText(timeout_ms) + ": is it a wirebench server?");
+}
+
+Status ServerClosedError(const std::string& peer, const FrameHeader& h, ByteView payload) {
+  return Status::Unavailable("server " + peer + " closed the connection (" +
+                             std::string(CallStatusName(CallStatus(h.status))) +
+                             "): " + payload.ToString());
+}
+
+Status BadReplyError(const std::string& peer, bool had_valid_frame, ByteView received,
+                     const std::string& why) {
+  if (had_valid_frame)
+    return Status::Corruption("bad reply frame from server " + peer + ": " + why);
+  // Nothing valid has come back yet: the peer speaks another protocol.
+  const std::string text = PrintablePrefix(received);
+  return Status::Unavailable(
+      peer + " is not a wirebench server: " +
+      (text.empty() ? "its first reply is not a wirebench frame (" + why + ")"
+                    : "it answered '" + text + "'"));
+}
+
+Status ConnectionLostError(const std::string& peer, std::string cause,
+                           bool preamble_unanswered) {
+  if (preamble_unanswered)
+    cause += " before answering the wirebench preamble (is it a wirebench server?)";
+  return Status::Unavailable("connection to server " + peer + " lost: " + cause);
+}
+
 // What RunWriteLoop needs from a client connection.
 struct ClientWriteHooks {
   ClientConnection* c;
@@ -133,11 +170,7 @@ void ClientConnection::Send() {
   if (length > options_.max_request_frame) {
     PendingCall* p = slots_[open_slot_].pending;
     Abandon();
-    p->OnFailure(Status::InvalidArgument(
-        "request of " + std::to_string(length) + " bytes exceeds the " +
-        FrameLimitText(options_.max_request_frame) +
-        " frame limit (--max-frame on the server); make the request smaller or raise "
-        "--max-frame"));
+    p->OnFailure(RequestTooLargeError(length, options_.max_request_frame));
     return;
   }
   EndFrame(&q_.out, open_frame_);
@@ -157,9 +190,7 @@ void ClientConnection::ArmHandshakeTimer() {
   auto self = shared_from_this();
   handshake_timer_.async_wait([self](const boost::system::error_code& ec) {
     if (ec || self->answered_ || self->closed_) return;
-    self->FailAll(Status::Unavailable(
-        self->peer() + " did not answer the wirebench preamble within " +
-        DurationText(self->options_.handshake_timeout_ms) + ": is it a wirebench server?"));
+    self->FailAll(PreambleUnansweredError(self->peer(), self->options_.handshake_timeout_ms));
     self->Close();
   });
 }
@@ -216,10 +247,7 @@ void ClientConnection::DispatchFrame(const Frame& f) {
   if (h.status != uint8_t(CallStatus::kOk) && (h.call_id == 0 || ClosesConnection(h.status))) {
     // The server is closing the connection (bad preamble, unknown codec,
     // limits, an oversized frame): keep its reason for every call it strands.
-    if (error_.ok())
-      error_ = Status::Unavailable("server " + peer() + " closed the connection (" +
-                                   std::string(CallStatusName(CallStatus(h.status))) +
-                                   "): " + f.payload.ToString());
+    if (error_.ok()) error_ = ServerClosedError(peer(), h, f.payload);
     if (h.call_id == 0) return;
   }
   const uint32_t slot = h.call_id & 0xFFFF;
@@ -235,25 +263,15 @@ void ClientConnection::DispatchFrame(const Frame& f) {
 }
 
 void ClientConnection::FailBadReply(const std::string& why) {
-  if (stats_.frames_in > 0) {
-    FailAll(Status::Corruption("bad reply frame from server " + peer() + ": " + why));
-  } else {
-    // Nothing valid has come back yet: the peer speaks another protocol.
-    const std::string text = PrintablePrefix(in_.view());
-    FailAll(Status::Unavailable(
-        peer() + " is not a wirebench server: " +
-        (text.empty() ? "its first reply is not a wirebench frame (" + why + ")"
-                      : "it answered '" + text + "'")));
-  }
+  FailAll(BadReplyError(peer(), stats_.frames_in > 0, in_.view(), why));
   Close();
 }
 
 void ClientConnection::OnReadError(const boost::system::error_code& ec) {
   if (closed_) return;
-  std::string cause = ec == asio::error::eof ? "closed by the server" : ec.message();
-  if (!answered_ && inflight_ > 0)
-    cause += " before answering the wirebench preamble (is it a wirebench server?)";
-  FailAll(error_.ok() ? Status::Unavailable("connection to server " + peer() + " lost: " + cause)
+  FailAll(error_.ok() ? ConnectionLostError(
+                            peer(), ec == asio::error::eof ? "closed by the server" : ec.message(),
+                            !answered_ && inflight_ > 0)
                       : error_);
   Close();
 }

@@ -183,4 +183,23 @@ std::string FrameLimitText(uint32_t bytes);
 // `max_chars` long (with "..." if cut); empty when it does not start with text.
 std::string PrintablePrefix(ByteView bytes, size_t max_chars = 40);
 
+// The errors a client of the wirebench protocol fails its calls with, worded
+// the same by every such client (ClientConnection, and the load generator's
+// SharedConnection for --thread-model os).
+// A request frame of `length` bytes over the server's `limit`.
+Status RequestTooLargeError(size_t length, uint32_t limit);
+// Nothing came back within `timeout_ms` of the first request.
+Status PreambleUnansweredError(const std::string& peer, int timeout_ms);
+// The server's connection-level error frame (header h, its text in payload).
+Status ServerClosedError(const std::string& peer, const FrameHeader& h, ByteView payload);
+// A reply frame that does not parse (`why`): corruption once valid frames
+// have come back, else a peer that speaks another protocol (`received` is
+// what it sent).
+Status BadReplyError(const std::string& peer, bool had_valid_frame, ByteView received,
+                     const std::string& why);
+// The connection ended (`cause`: "closed by the server" or the socket error),
+// perhaps before the server answered anything sent to it.
+Status ConnectionLostError(const std::string& peer, std::string cause,
+                           bool preamble_unanswered);
+
 }  // namespace wirebench::rpc

@@ -302,18 +302,15 @@ void SharedConnection::ReadLoop() {
       const int limit_ms = options_.rpc.handshake_timeout_ms;
       if (!answered_ && first != 0 && limit_ms > 0 &&
           SteadyNanos() - first >= int64_t(limit_ms) * 1000000) {
-        Fail(Status::Unavailable(peer_ + " did not answer the wirebench preamble within " +
-                                 std::to_string(limit_ms) + " ms: is it a wirebench server?"));
+        Fail(rpc::PreambleUnansweredError(peer_, limit_ms));
         return;
       }
       continue;
     }
     if (n <= 0) {
       if (!ok()) return;  // Closed (or failed) on this side: the socket was shut down.
-      std::string cause = n == 0 ? "closed by the server" : std::strerror(errno);
-      if (!answered_)
-        cause += " before answering the wirebench preamble (is it a wirebench server?)";
-      Fail(Status::Unavailable("connection to server " + peer_ + " lost: " + cause));
+      Fail(rpc::ConnectionLostError(peer_, n == 0 ? "closed by the server" : std::strerror(errno),
+                                    !answered_));
       return;
     }
     answered_ = true;
@@ -337,20 +334,14 @@ bool SharedConnection::DispatchReplies() {
       break;
     }
     if (r == rpc::ParseResult::kBad) {
-      const std::string text = rpc::PrintablePrefix(rest);
-      Fail(frames_in_.load(std::memory_order_relaxed) > 0 || text.empty()
-               ? Status::Corruption("bad reply frame from server " + peer_ + ": " + why)
-               : Status::Unavailable(peer_ + " is not a wirebench server: it answered '" + text +
-                                     "'"));
+      Fail(rpc::BadReplyError(peer_, frames_in_.load(std::memory_order_relaxed) > 0, rest, why));
       return false;
     }
     Bump(frames_in_, 1);
     pos += f.total_size;
     const rpc::FrameHeader& h = f.header;
     if (h.call_id == 0 && h.status != uint8_t(CallStatus::kOk)) {
-      Fail(Status::Unavailable("server " + peer_ + " closed the connection (" +
-                               std::string(CallStatusName(CallStatus(h.status))) +
-                               "): " + f.payload.ToString()));
+      Fail(rpc::ServerClosedError(peer_, h, f.payload));
       return false;
     }
     Deliver(f);
@@ -429,11 +420,7 @@ void SharedChannel::Send() {
   if (length > o.max_request_frame) {
     rpc::PendingCall* p = pending_;
     Abandon();
-    p->OnFailure(Status::InvalidArgument(
-        "request of " + std::to_string(length) + " bytes exceeds the " +
-        rpc::FrameLimitText(o.max_request_frame) +
-        " frame limit (--max-frame on the server); make the request smaller or raise "
-        "--max-frame"));
+    p->OnFailure(rpc::RequestTooLargeError(length, o.max_request_frame));
     return;
   }
   rpc::EndFrame(&out_, open_frame_);
