@@ -289,16 +289,31 @@ Status AppendLoop(const WalpeOptions& o, Wal* wal, RecordMaker* maker, LogHistog
   return Status::Ok();
 }
 
-// Starts n threads running body(0..n-1) into *threads. If one cannot be
-// started (a limit CheckResources does not model, e.g. ulimit -v), sets
-// *stop for those already running and says so; the caller joins *threads.
+// Starts n threads running body(0..n-1) into *threads, all released
+// together once the last has started. If one cannot be started (a limit
+// CheckResources does not model, e.g. ulimit -v), sets *stop and releases
+// those already started without running body, and says so; the caller joins
+// *threads. Held at the gate, a thread has not yet allocated: one that did so
+// while the address space was running out could fail inside the allocator
+// (jemalloc segfaulted there in about 1 run in 45 under ulimit -v).
 Status StartThreads(uint32_t n, const std::function<void(uint32_t)>& body,
                     std::vector<std::thread>* threads, std::atomic<bool>* stop) {
+  // Shared with the threads, which may still be at the gate when this returns.
+  auto open = std::make_shared<std::atomic<bool>>(false);
+  auto release = [open] {
+    open->store(true, std::memory_order_release);
+    open->notify_all();
+  };
+  auto gated = [open, body, stop](uint32_t t) {
+    open->wait(false, std::memory_order_acquire);
+    if (!stop->load()) body(t);
+  };
   for (uint32_t t = 0; t < n; ++t) {
     try {
-      threads->emplace_back(body, t);
+      threads->emplace_back(gated, t);
     } catch (const std::system_error& e) {
       stop->store(true);
+      release();
       return Status::ResourceExhausted(
           "walpe: could not start thread " + std::to_string(t + 1) + " of " + std::to_string(n) +
           " (" + e.what() +
@@ -306,6 +321,7 @@ Status StartThreads(uint32_t n, const std::function<void(uint32_t)>& body,
           "/proc/sys/vm/max_map_count)");
     }
   }
+  release();
   return Status::Ok();
 }
 
