@@ -120,6 +120,14 @@ class DriverAgainstServer : public DriverStop {
     server_ = std::make_unique<rpc::Server>(o, service_.get());
     start_status_ = server_->Start();
   }
+  // Waits (30 s at most) until the server has answered `n` Mutate calls:
+  // the run's calls flow.
+  void WaitForMutates(uint64_t n) {
+    const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+    while (steady_clock::now() < deadline &&
+           server_->StatsJson()["calls"]["Mutate"].get<uint64_t>() < n)
+      std::this_thread::yield();
+  }
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
   std::unique_ptr<rpc::Server> server_;
@@ -134,11 +142,7 @@ TEST_F(DriverAgainstServer, SigtermIsReportedAsSigterm) {
   d.port = server_->port();
   d.threads = 4;
   AsyncLoad load(d);
-  // Wait until calls flow, then stop.
-  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
-  while (steady_clock::now() < deadline &&
-         server_->StatsJson()["calls"]["Mutate"].get<uint64_t>() < 100)
-    std::this_thread::yield();
+  WaitForMutates(100);
   RequestStop(StopReason::kSigterm);
   auto r = load.Get(std::chrono::seconds(60));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -161,10 +165,7 @@ TEST_F(DriverAgainstServer, OsModelServerGoneMidRunEndsTheRunWithAClearError) {
   d.max_seconds = 60;
   d.fetch_server_stats = false;
   AsyncLoad load(d);
-  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
-  while (steady_clock::now() < deadline &&
-         server_->StatsJson()["calls"]["Mutate"].get<uint64_t>() < 500)
-    std::this_thread::yield();
+  WaitForMutates(500);
   server_->Stop();
   auto r = load.Get(std::chrono::seconds(60));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
