@@ -23,6 +23,7 @@
 #include "common/status.h"
 #include "rpc/frame.h"
 #include "rpc/service.h"
+#include "rpc/transport_server.h"
 
 namespace wirebench::rpc {
 
@@ -52,28 +53,28 @@ struct ServerOptions {
   int idle_timeout_ms = 30000;
 };
 
-class Server {
+class Server final : public TransportServer {
  public:
   // `service` must outlive the server.
   Server(const ServerOptions& options, Service* service);
-  ~Server();  // Stops and joins.
+  ~Server() override;  // Stops and joins.
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
   // Binds, listens and starts the I/O and handler threads.
-  Status Start();
+  Status Start() override;
   // The bound port (after Start).
-  uint16_t port() const;
-  std::string address() const;  // "HOST:PORT".
+  uint16_t port() const override;
+  std::string address() const override;  // "HOST:PORT".
   // Stops accepting, closes every connection (calls in flight are dropped)
   // and joins all threads. Idempotent.
-  void Stop();
+  void Stop() override;
   // Blocks until Stop() has been called (from another thread or a signal).
   void Wait();
 
   // The server's counters: calls per method, frames and bytes in and out,
   // connections, per-thread CPU and allocations, plus the Service's figures.
-  nlohmann::json StatsJson();
+  nlohmann::json StatsJson() override;
 
  private:
   class Impl;

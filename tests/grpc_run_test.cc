@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "bench/loadgen/rpc_connect.h"
 #include "codecs/codec.h"
 #include "tests/silent_listener.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 namespace {
@@ -103,9 +103,11 @@ TEST(GrpcRun, FiveSecondRunHasNoFailedOperations) {
 }
 
 TEST(GrpcRun, ClientCountsGrpcsOwnThreads) {
-  EXPECT_EQ(RpcOwnThreadsUsage(RpcKind::kWirebench).threads, 0);
-  std::thread unregistered([] {
-    const ThreadUsage u = RpcOwnThreadsUsage(RpcKind::kGrpc);
+  EXPECT_EQ(DefaultTransport().OwnThreadsUsage().threads, 0);
+  auto grpc = FindTransport("grpc");
+  ASSERT_TRUE(grpc.ok()) << grpc.status().ToString();
+  std::thread unregistered([&grpc] {
+    const ThreadUsage u = (*grpc)->OwnThreadsUsage();
     EXPECT_GE(u.threads, 1);  // This thread at least.
     EXPECT_GT(u.cpu_ns, 0);
   });

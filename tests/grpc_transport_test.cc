@@ -30,8 +30,8 @@
 #include "rpc/client.h"
 #include "rpc/grpc/grpc_client.h"
 #include "rpc/grpc/grpc_server.h"
-#include "rpc/grpc/native_client.h"
-#include "rpc/grpc/native_service.h"
+#include "transports/grpc/native_client.h"
+#include "transports/grpc/native_service.h"
 #include "rpc/grpc/process_threads.h"
 #include "rpc/server.h"
 #include "tests/codec_test_messages.h"
@@ -100,7 +100,7 @@ class GrpcTransportTest : public ::testing::Test {
     n.reads = NullRegionOptions::Reads::kCanned;
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
-    native_ = std::make_unique<rpc::NativeRegionService>(region_.get());
+    native_ = std::make_unique<NativeRegionService>(region_.get());
     rpc::GrpcServerOptions so;
     // The figures' server side; the other tests use the default (1).
     so.cq_threads = int(EnvOr("WIREBENCH_GRPC_BENCH_SERVER_CQ", 1));
@@ -152,7 +152,7 @@ class GrpcTransportTest : public ::testing::Test {
   asio::io_context ctx_{1};
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::NativeRegionService> native_;
+  std::unique_ptr<NativeRegionService> native_;
   std::unique_ptr<rpc::GrpcServer> server_;
 };
 
@@ -397,12 +397,12 @@ TEST_F(GrpcTransportTest, BadSettingsAndUnreachableServerGiveClearErrors) {
       << c.status().ToString();
 }
 
-struct NativeOutcome final : rpc::NativePendingCall {
+struct NativeOutcome final : NativePendingCall {
   bool done = false;
   Status status;
   bool processed = false, exists = false;
   size_t cells = 0, results = 0;
-  void OnNativeReply(const Status& s, const rpc::NativeReply& r) override {
+  void OnNativeReply(const Status& s, const NativeReply& r) override {
     done = true;
     status = s;
     if (r.mutate) processed = r.mutate->processed;
@@ -416,9 +416,9 @@ struct NativeOutcome final : rpc::NativePendingCall {
 };
 
 TEST_F(GrpcTransportTest, NativeServiceRoundTripsEveryMethod) {
-  auto made = rpc::NativeConnection::Connect(ctx_, Options());
+  auto made = NativeConnection::Connect(ctx_, Options());
   ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::shared_ptr<rpc::NativeConnection> conn = *made;
+  std::shared_ptr<NativeConnection> conn = *made;
   MessageStore st;
   MutateRequest mutate{testing::YcsbPut(&st, 3)};
   GetRequest get = testing::GetOf(&st, mutate.mutation.row, true);
@@ -570,13 +570,13 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverWirebenchRpc) {
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
   rpc::GrpcClientOptions o = Options();
   o.cq_threads = BenchClientCqThreads();
-  auto made = rpc::NativeConnection::Connect(ctx_, o);
+  auto made = NativeConnection::Connect(ctx_, o);
   ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::shared_ptr<rpc::NativeConnection> conn = *made;
+  std::shared_ptr<NativeConnection> conn = *made;
   MessageStore st;
   const MutateRequest req{testing::YcsbPut(&st, 9)};
-  struct Client final : rpc::NativePendingCall {
-    rpc::NativeConnection* conn;
+  struct Client final : NativePendingCall {
+    NativeConnection* conn;
     const MutateRequest* req;
     uint64_t* started;
     uint64_t* ok;
@@ -586,7 +586,7 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
       ++*started;
       EXPECT_TRUE(conn->Call(*req, this).ok());
     }
-    void OnNativeReply(const Status& s, const rpc::NativeReply&) override {
+    void OnNativeReply(const Status& s, const NativeReply&) override {
       if (s.ok()) ++*ok;
       Issue();
     }

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/local_server.h"
-#include "bench/cli/grpc_serve.h"
 #include "bench/cli/region_factory.h"
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
@@ -26,28 +26,6 @@ struct ServerCommandOptions {
   std::string cpus;
   bool quiet = false;
 };
-
-// The gRPC server runs handlers inline on its completion-queue threads and
-// has its own connection handling: the flags that do not apply are refused.
-Status CheckGrpcServerFlags(RpcKind rpc, const rpc::ServerOptions& s) {
-  if (rpc == RpcKind::kWirebench) return Status::Ok();
-  if (s.handlers != 0)
-    return Status::InvalidArgument(
-        "--handlers " + std::to_string(s.handlers) + " with --rpc " + std::string(RpcKindName(rpc)) +
-        ": the gRPC server runs the region inline on its completion-queue threads; use "
-        "--handlers 0 and --io-threads N for N completion-queue threads");
-  return Status::Ok();
-}
-
-GrpcServeOptions GrpcOptionsFrom(RpcKind rpc, const rpc::ServerOptions& s) {
-  GrpcServeOptions g;
-  g.rpc = rpc;
-  g.bind = s.bind;
-  g.port = s.port;
-  g.cq_threads = s.io_threads;
-  g.max_message = s.max_frame;
-  return g;
-}
 
 int RunServer(const ServerCommandOptions& o) {
   // Block the stop signals in every thread; this thread waits for them.
@@ -65,8 +43,9 @@ int RunServer(const ServerCommandOptions& o) {
       return 2;
     }
   }
-  auto rpc_kind = ParseRpcKind(o.rpc);
-  Status checked = rpc_kind.ok() ? CheckGrpcServerFlags(*rpc_kind, o.server) : rpc_kind.status();
+  auto transport = FindTransport(o.rpc);
+  Status checked =
+      transport.ok() ? (*transport)->CheckServerOptions(o.server) : transport.status();
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
@@ -77,22 +56,12 @@ int RunServer(const ServerCommandOptions& o) {
     return 2;
   }
   RegionService service(region->get());
-  std::unique_ptr<rpc::Server> server;  // --rpc wirebench.
-  std::unique_ptr<GrpcServing> grpc;    // --rpc grpc / grpc-native.
-  Status s;
-  if (*rpc_kind == RpcKind::kWirebench) {
-    server = std::make_unique<rpc::Server>(o.server, &service);
-    s = server->Start();
-  } else {
-    auto started = StartGrpcServing(GrpcOptionsFrom(*rpc_kind, o.server), region->get(), &service);
-    s = started.status();
-    if (started.ok()) grpc = std::move(started).value();
-  }
-  if (!s.ok()) {
-    std::fprintf(stderr, "wirebench server: %s\n", s.ToString().c_str());
+  auto server = (*transport)->StartServer(o.server, region->get(), &service);
+  if (!server.ok()) {
+    std::fprintf(stderr, "wirebench server: %s\n", server.status().ToString().c_str());
     return 1;
   }
-  std::printf("listening on %s\n", server ? server->address().c_str() : grpc->address().c_str());
+  std::printf("listening on %s\n", (*server)->address().c_str());
   std::fflush(stdout);
   if (!o.quiet)
     std::fprintf(stderr,
@@ -109,8 +78,7 @@ int RunServer(const ServerCommandOptions& o) {
   if (!o.quiet)
     std::fprintf(stderr, "wirebench server: %s received, stopping\n",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
-  if (server) server->Stop();
-  if (grpc) grpc->Stop();
+  (*server)->Stop();
   return 0;
 }
 

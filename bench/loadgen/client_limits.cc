@@ -50,7 +50,8 @@ LoadLayout PlanLayout(const DriverOptions& o) {
   LoadLayout l;
   const bool os_model = o.thread_model == ThreadModel::kOs;
   l.client_threads = os_model ? o.threads : std::min(o.client_io_threads, o.threads);
-  if (os_model && o.rpc == RpcKind::kWirebench) {
+  const bool shared = os_model && o.transport->SharesConnectionsAcrossThreads();
+  if (shared) {
     // The threads share --connections connections (at most one per thread),
     // round-robin; each connection has a reader thread.
     l.connections = std::max(1, std::min(o.connections, o.threads));
@@ -58,7 +59,8 @@ LoadLayout PlanLayout(const DriverOptions& o) {
     l.max_clients_per_connection = (o.threads + l.connections - 1) / l.connections;
     return l;
   }
-  // gRPC under the OS model: each thread has its own channel.
+  // The OS model over a transport without shared connections: each thread
+  // has its own endpoint.
   l.connections = os_model ? o.threads : std::max(o.connections, l.client_threads);
   // Clients go round-robin over threads, then over each thread's connections
   // (see LoadRun::PlaceClients): thread 0 has the most of both.
@@ -109,8 +111,8 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         threads + (os_model ? " with --thread-model os" : "") + " needs " +
         std::to_string(l.connections) + " connections but only " +
         std::to_string(host.max_open_files) + " files may be open (ulimit -n): raise ulimit -n " +
-        (os_model && o.rpc != RpcKind::kWirebench ? "or lower -threads"
-                                                  : "or lower --connections"));
+        (os_model && !o.transport->SharesConnectionsAcrossThreads() ? "or lower -threads"
+                                                                    : "or lower --connections"));
   return Status::Ok();
 }
 

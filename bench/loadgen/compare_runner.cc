@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "bench/loadgen/instructions.h"
-#include "bench/loadgen/rpc_kind.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/report.h"
 #include "codecs/codec.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
@@ -76,23 +76,28 @@ struct Matrix {
 };
 
 // codecs x rpcs, RPC layer outer (so a codec's columns sit side by side
-// per layer). grpc-native pairs with pb only; other pairs are skipped.
+// per layer). Pairs a transport does not carry (grpc-native carries pb
+// only) are skipped.
 Status CrossRpcs(const std::vector<std::string>& codecs, const std::vector<std::string>& rpcs,
                  std::vector<std::string>* out_codecs, std::vector<std::string>* out_rpcs) {
   if (rpcs.empty())
-    return Status::InvalidArgument("--rpcs is empty: give one or more of " + RpcKindNames());
+    return Status::InvalidArgument("--rpcs is empty: give one or more of " + TransportNames());
+  Status first_refusal;
   for (const auto& r : rpcs) {
-    auto kind = ParseRpcKind(r);
-    if (!kind.ok()) return kind.status();
+    auto transport = FindTransport(r);
+    if (!transport.ok()) return transport.status();
     for (const auto& c : codecs) {
-      if (!CheckRpcCodec(*kind, c).ok()) continue;
+      if (Status carried = (*transport)->CheckCodec(c); !carried.ok()) {
+        if (first_refusal.ok()) first_refusal = carried;
+        continue;
+      }
       out_codecs->push_back(c);
       out_rpcs->push_back(r);
     }
   }
   if (out_codecs->empty())
-    return Status::InvalidArgument(
-        "--rpcs grpc-native runs codec pb only, and --codecs has no pb: add pb to --codecs");
+    return Status::InvalidArgument("no codec in --codecs runs over the transports in --rpcs (" +
+                                   std::string(first_refusal.message()) + ")");
   return Status::Ok();
 }
 
@@ -213,11 +218,16 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   } else {
     setup << o.repeat << " repeats requested";
   }
-  if (o.rpcs.size() > 1 || o.rpcs.front() != "wirebench")
-    setup << "; RPC layers: a column 'codec' is wirebench's own RPC layer, 'codec@grpc' the "
-             "codec's bytes over gRPC's generic async API, 'pb@grpc-native' gRPC's generated "
-             "protobuf service (gRPC serializes the messages); gRPC's own threads are counted in "
-             "the client's and server's CPU";
+  if (o.rpcs.size() > 1 || o.rpcs.front() != DefaultTransport().name()) {
+    setup << "; RPC layers: a column 'codec' is " << DefaultTransport().summary();
+    for (const std::string& r : o.rpcs) {
+      auto transport = FindTransport(r);
+      if (!transport.ok() || *transport == &DefaultTransport()) continue;
+      setup << ", 'codec@" << r << "' " << (*transport)->summary();
+    }
+    setup << "; threads a transport starts on its own are counted in the client's and server's "
+             "CPU";
+  }
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)

@@ -11,7 +11,7 @@
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
-#include "bench/loadgen/rpc_connect.h"
+#include "transports/transport.h"
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 
@@ -76,16 +76,16 @@ Status StopStatus() {
 }
 
 // One pass over the registered threads (each pass reads /proc per thread),
-// plus the threads the RPC layer starts on its own (gRPC's).
-ThreadUsage ClientUsage(RpcKind rpc) {
+// plus the threads the transport starts on its own (gRPC's).
+ThreadUsage ClientUsage(const Transport& transport) {
   ThreadUsage u = RoleUsage({ThreadRole::kClientLoop, ThreadRole::kClientOs});
-  u += RpcOwnThreadsUsage(rpc);
+  u += transport.OwnThreadsUsage();
   return u;
 }
 
-CounterTotals ClientCounters(RpcKind rpc) {
+CounterTotals ClientCounters(const Transport& transport) {
   CounterTotals c = RoleTotals({ThreadRole::kClientLoop, ThreadRole::kClientOs});
-  c += RpcOwnThreadsCounters(rpc);
+  c += transport.OwnThreadsCounters();
   return c;
 }
 
@@ -140,7 +140,7 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
 
 // The same over the driver's own channel on a shared connection (OS-thread
 // model), waited for on the driver's thread.
-StatusOr<nlohmann::json> FetchStats(SharedChannel* c) {
+StatusOr<nlohmann::json> FetchStats(rpc::SharedChannel* c) {
   StatsCall call;
   auto reply = call.done.get_future();
   uint32_t call_id = 0;
@@ -210,11 +210,12 @@ class LoadRun {
   RunState state_;
   LoadLayout layout_;
   uint8_t codec_id_ = 0;
-  // OS-thread model over wirebench's RPC: the connections the client
-  // threads share, and the driver's own channel for Stats calls.
-  const bool shared_os_ = o_.thread_model == ThreadModel::kOs && o_.rpc == RpcKind::kWirebench;
-  std::vector<std::unique_ptr<SharedConnection>> shared_;
-  std::unique_ptr<SharedChannel> stats_channel_;
+  // OS-thread model over a transport whose client threads share
+  // connections: those connections, and the driver's own channel for Stats.
+  const bool shared_os_ =
+      o_.thread_model == ThreadModel::kOs && o_.transport->SharesConnectionsAcrossThreads();
+  std::vector<std::unique_ptr<rpc::SharedConnection>> shared_;
+  std::unique_ptr<rpc::SharedChannel> stats_channel_;
   std::vector<std::unique_ptr<ClientThread>> threads_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   RunResult result_;
@@ -225,20 +226,21 @@ class LoadRun {
   Clock::time_point measure_end_;
 };
 
-// OS-thread model over wirebench's RPC: opens the connections the client
-// threads will share, each with its reader thread (a client thread too).
+// OS-thread model over a transport that shares connections: opens the
+// connections the client threads will share, each with its reader thread (a
+// client thread too).
 Status LoadRun::ConnectShared() {
   if (!shared_os_) return Status::Ok();
   for (int c = 0; c < layout_.connections; ++c) {
-    SharedConnectionOptions so;
-    so.rpc.host = o_.host;
-    so.rpc.port = o_.port;
-    so.rpc.codec_id = codec_id_;
+    rpc::SharedConnectionOptions so;
+    so.client.host = o_.host;
+    so.client.port = o_.port;
+    so.client.codec_id = codec_id_;
     so.max_channels = layout_.max_clients_per_connection + (c == 0 ? 1 : 0);  // + Stats.
     so.reader_role = ThreadRole::kClientOs;
     so.reader_name = "client-reader-" + std::to_string(c);
     so.cancelled = [] { return StopRequested(); };
-    auto conn = SharedConnection::Connect(std::move(so));
+    auto conn = o_.transport->ConnectShared(std::move(so));
     if (!conn.ok()) {
       if (conn.status().code() == Status::Code::kAborted)
         return Status::Aborted("stopped by " + StopReasonText(StopRequestReason()) +
@@ -296,16 +298,16 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   };
   auto progress = std::make_shared<Progress>();
   EndpointOptions eo;
-  eo.rpc = o_.rpc;
   eo.host = o_.host;
   eo.port = o_.port;
   eo.codec_id = codec_id_;
-  eo.grpc_cq_threads = o_.grpc_cq_threads;
+  eo.transport_threads = o_.grpc_cq_threads;
+  const Transport* transport = o_.transport;
   asio::co_spawn(
       t->ctx,
-      [t, n, eo, progress]() -> asio::awaitable<void> {
+      [t, n, eo, transport, progress]() -> asio::awaitable<void> {
         for (int c = 0; c < n; ++c) {
-          auto ep = co_await ConnectEndpoint(t->ctx, eo);
+          auto ep = co_await transport->Connect(t->ctx, eo);
           if (!ep.ok()) {
             progress->done.set_value(ep.status());
             co_return;
@@ -390,8 +392,8 @@ void LoadRun::BeginMeasure() {
       result_.server_stats_error = before.status().ToString();
     }
   }
-  usage_before_ = ClientUsage(o_.rpc);
-  counters_before_ = ClientCounters(o_.rpc);
+  usage_before_ = ClientUsage(*o_.transport);
+  counters_before_ = ClientCounters(*o_.transport);
   callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).
   measure_start_ = Clock::now();
   state_.phase.store(kMeasure);
@@ -486,8 +488,8 @@ void LoadRun::Drain() {
 }
 
 void LoadRun::Collect() {
-  result_.client_usage = ClientUsage(o_.rpc) - usage_before_;
-  result_.client_counters = ClientCounters(o_.rpc) - counters_before_;
+  result_.client_usage = ClientUsage(*o_.transport) - usage_before_;
+  result_.client_counters = ClientCounters(*o_.transport) - counters_before_;
   callgrind::EndPhase(callgrind::kClientPhaseLabel);  // --instructions: and ends.
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
   // No "after" without a "before" (a server that did not answer it would
@@ -582,7 +584,8 @@ Status ValidateDriverOptions(const DriverOptions& o) {
         "got " +
         hdr::JavaDoubleToString(o.target_ops));
   WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
-  WB_RETURN_IF_ERROR(CheckRpcCodec(o.rpc, o.codec));
+  if (o.transport == nullptr) return Status::InvalidArgument("no transport given (--rpc)");
+  WB_RETURN_IF_ERROR(o.transport->CheckCodec(o.codec));
   if (o.grpc_cq_threads < 1 || o.grpc_cq_threads > 64)
     return Status::InvalidArgument("--grpc-cq-threads must be 1-64, got " +
                                    std::to_string(o.grpc_cq_threads));

@@ -24,12 +24,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/operation.h"
-#include "bench/loadgen/rpc_kind.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/results/run_result.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "rpc/client.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
@@ -65,7 +65,8 @@ class Workload {
 enum class ThreadModel {
   kCoroutines,  // Logical clients as coroutines on client_io_threads event loops.
   kOs,          // One OS thread per logical client; the threads share the connections
-                // (bench/loadgen/shared_channel.h; over gRPC, a channel per thread).
+                // (rpc/shared_connection.h), or, over a transport without shared
+                // connections, each thread has its own endpoint.
 };
 
 struct DriverOptions {
@@ -73,8 +74,8 @@ struct DriverOptions {
   uint16_t port = 0;
   // Codec name (see codecs/codec.h); every connection uses it.
   std::string codec = "raw";
-  // RPC layer (--rpc); the server must serve the same one.
-  RpcKind rpc = RpcKind::kWirebench;
+  // RPC layer (--rpc); the server must serve the same one. Never null.
+  const Transport* transport = &DefaultTransport();
   // gRPC: completion-queue threads per connection (--grpc-cq-threads).
   int grpc_cq_threads = 1;
   // Logical clients (YCSB -threads), each with one operation in flight.

@@ -23,7 +23,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "bench/loadgen/driver.h"
-#include "bench/loadgen/shared_channel.h"
+#include "rpc/shared_connection.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
 #include "rpc/client.h"
@@ -95,7 +95,7 @@ struct ClientThread {
   // a connection it shares with other client threads (conns is then empty;
   // the driver's Stats calls have a channel of their own). Set before the
   // thread starts.
-  std::unique_ptr<SharedChannel> os_channel;
+  std::unique_ptr<rpc::SharedChannel> os_channel;
   std::array<ThreadOpStats, kOpTypes> stats;
   std::array<ThreadOpStats, kOpTypes> interval;  // Only with status lines.
   std::unique_ptr<hdr::Histogram> lateness;        // Open loop only.

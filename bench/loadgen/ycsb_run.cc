@@ -99,9 +99,9 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   r.report.measurement_interval = *interval_kind;
   DriverOptions& d = r.driver;
   d.codec = o.codec;
-  auto rpc = ParseRpcKind(o.rpc);
-  if (!rpc.ok()) return rpc.status();
-  d.rpc = *rpc;
+  auto transport = FindTransport(o.rpc);
+  if (!transport.ok()) return transport.status();
+  d.transport = *transport;
   d.grpc_cq_threads = o.grpc_cq_threads;
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
@@ -120,7 +120,7 @@ Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
   // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
   ColocatedServerOptions server = o.colocated;
-  server.rpc = std::string(RpcKindName(d->rpc));  // The same RPC layer as the client.
+  server.rpc = std::string(d->transport->name());  // The same RPC layer as the client.
   auto spawned =
       LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
@@ -149,7 +149,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   for (auto& [k, v] : props.Explicit()) c["properties"][k] = v;
   c["phase"] = o.load_phase ? "load" : "run";
   c["codec"] = o.codec;
-  c["rpc"] = RpcKindName(d.rpc);
+  c["rpc"] = d.transport->name();
   c["threads"] = d.threads;
   c["client_io_threads"] = d.client_io_threads;
   c["connections"] = d.connections;
@@ -241,7 +241,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   if (!o.quiet)
     std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
                  o.load_phase ? "load" : "run", o.codec.c_str(),
-                 std::string(RpcKindName(d.rpc)).c_str(), d.threads,
+                 std::string(d.transport->name()).c_str(), d.threads,
                  static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                  local ? " (co-located child process)" : "");
 

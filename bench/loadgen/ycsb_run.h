@@ -32,7 +32,7 @@ struct YcsbRunOptions {
   std::string label;
   std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.
   std::string codec = "raw";
-  std::string rpc = "wirebench";  // --rpc (bench/loadgen/rpc_kind.h); the co-located server too.
+  std::string rpc = "wirebench";  // --rpc (transports/transport.h); the co-located server too.
   int grpc_cq_threads = 1;        // --grpc-cq-threads: per client connection.
   int connections = 1;
   int client_io_threads = 1;

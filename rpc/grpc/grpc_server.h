@@ -27,6 +27,7 @@
 #include "common/status.h"
 #include "rpc/grpc/grpc_protocol.h"
 #include "rpc/service.h"
+#include "rpc/transport_server.h"
 
 namespace grpc {
 class Service;
@@ -82,21 +83,21 @@ struct GrpcServerOptions {
   uint32_t max_message = kGrpcMaxMessage;
 };
 
-class GrpcServer {
+class GrpcServer final : public TransportServer {
  public:
   // `service` (and `extra`, if any) must outlive the server.
   GrpcServer(const GrpcServerOptions& options, Service* service,
              GrpcExtraService* extra = nullptr);
-  ~GrpcServer();  // Stops and joins.
+  ~GrpcServer() override;  // Stops and joins.
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;
 
   // Binds, listens and starts the completion-queue threads.
-  Status Start();
-  uint16_t port() const;
-  std::string address() const;  // "HOST:PORT".
+  Status Start() override;
+  uint16_t port() const override;
+  std::string address() const override;  // "HOST:PORT".
   // Stops serving: calls in flight are cancelled, threads joined. Idempotent.
-  void Stop();
+  void Stop() override;
   // Blocks until Stop() has been called.
   void Wait();
 
@@ -106,7 +107,7 @@ class GrpcServer {
   // threads by role, every unregistered one (gRPC's own) as "unregistered",
   // and their allocations, which cannot be split per thread, as one entry
   // named "unregistered-allocations" (tid -1).
-  nlohmann::json StatsJson();
+  nlohmann::json StatsJson() override;
 
  private:
   class Impl;

@@ -1,4 +1,4 @@
-#include "rpc/grpc/native_client.h"
+#include "transports/grpc/native_client.h"
 
 #include <chrono>
 
@@ -9,7 +9,7 @@
 #include "common/thread_stats.h"
 #include "wirebench_region.grpc.pb.h"
 
-namespace wirebench::rpc {
+namespace wirebench {
 
 namespace asio = boost::asio;
 
@@ -92,7 +92,7 @@ class TypedCall final : public NativeConnection::CallBase {
     NativeReply reply;
     reply.method = T::kMethod;
     if (!status.ok()) {
-      pending->OnNativeReply(Status::Unavailable("gRPC " + std::string(GrpcCodeName(status.error_code())) +
+      pending->OnNativeReply(Status::Unavailable("gRPC " + std::string(rpc::GrpcCodeName(status.error_code())) +
                                                  " from server " + peer + ": " +
                                                  status.error_message()),
                              reply);
@@ -110,7 +110,7 @@ class TypedCall final : public NativeConnection::CallBase {
 }  // namespace
 
 StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_context& ctx,
-                                                                      GrpcClientOptions options) {
+                                                                      rpc::GrpcClientOptions options) {
   std::shared_ptr<NativeConnection> c(new NativeConnection(ctx, std::move(options)));
   auto channel = OpenGrpcChannel(c->options_, &c->socket_);
   if (!channel.ok()) return channel.status();
@@ -124,7 +124,7 @@ StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_c
   return c;
 }
 
-NativeConnection::NativeConnection(asio::io_context& ctx, GrpcClientOptions options)
+NativeConnection::NativeConnection(asio::io_context& ctx, rpc::GrpcClientOptions options)
     : ctx_(ctx), options_(std::move(options)) {}
 
 NativeConnection::~NativeConnection() {
@@ -179,7 +179,7 @@ void NativeConnection::OnComplete(CallBase* call) {
   call->Deliver(peer());
 }
 
-SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
+rpc::SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
 
 void NativeConnection::Close() {
   if (closed_) return;
@@ -190,4 +190,4 @@ void NativeConnection::Close() {
   threads_.clear();
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench

@@ -1,8 +1,8 @@
 // The `grpc-native` client call path: the region calls as gRPC's generated
-// stub for rpc/grpc/wirebench_region.proto, HBase's protobuf messages filled
+// stub for transports/grpc/wirebench_region.proto, HBase's protobuf messages filled
 // from wirebench's message model (codecs/pb/pb_mapping.h) and serialized by
 // gRPC, replies read back into the model. This is how gRPC is normally
-// used, as opposed to GrpcConnection, which carries a codec's bytes.
+// used, as opposed to rpc::GrpcConnection, which carries a codec's bytes.
 //
 // Each call is one heap object holding its ClientContext and messages (as a
 // typical gRPC async client has); `cq_threads` threads drain the
@@ -24,7 +24,7 @@
 #include "common/status.h"
 #include "rpc/grpc/grpc_client.h"
 
-namespace wirebench::rpc {
+namespace wirebench {
 
 // The decoded reply of one native call: the member of the call's method is
 // set. Valid only during OnNativeReply.
@@ -51,7 +51,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
   // Opens the channel and waits (blocking, at most connect_timeout_ms)
   // until it is connected. options.codec_id is not used.
   static StatusOr<std::shared_ptr<NativeConnection>> Connect(boost::asio::io_context& ctx,
-                                                             GrpcClientOptions options);
+                                                             rpc::GrpcClientOptions options);
   ~NativeConnection();
   NativeConnection(const NativeConnection&) = delete;
   NativeConnection& operator=(const NativeConnection&) = delete;
@@ -65,7 +65,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
 
   size_t inflight() const { return inflight_.size(); }
   // Wire bytes both ways, from the socket (rpc/grpc/socket_counter.h).
-  SocketBytes wire_bytes();
+  rpc::SocketBytes wire_bytes();
   std::string peer() const;
   // Cancels calls in flight (they complete with CANCELLED) and stops the
   // threads.
@@ -75,15 +75,15 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
 
  private:
   struct Grpc;
-  NativeConnection(boost::asio::io_context& ctx, GrpcClientOptions options);
+  NativeConnection(boost::asio::io_context& ctx, rpc::GrpcClientOptions options);
   template <typename Req>
   Status Start(const Req& req, NativePendingCall* pending);
   void Drain(int index);
   void OnComplete(CallBase* call);
 
   boost::asio::io_context& ctx_;
-  GrpcClientOptions options_;
-  SocketCounter socket_;
+  rpc::GrpcClientOptions options_;
+  rpc::SocketCounter socket_;
   std::unique_ptr<Grpc> grpc_;
   std::vector<std::thread> threads_;
   std::unordered_set<CallBase*> inflight_;
@@ -91,4 +91,4 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
   bool closed_ = false;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench

@@ -56,14 +56,14 @@
 #include "rpc/client.h"
 #include "rpc/frame.h"
 
-namespace wirebench {
+namespace wirebench::rpc {
 
 class SharedChannel;
 
 struct SharedConnectionOptions {
-  rpc::ClientOptions rpc;
+  ClientOptions client;
   // Callers (SharedChannels) the connection can carry; each has one call
-  // slot. At most rpc::kMaxCallsInFlight.
+  // slot. At most kMaxCallsInFlight.
   int max_channels = 1;
   // The reader thread's role and name in the thread registry
   // (common/thread_stats.h), so its CPU counts with its side's threads.
@@ -100,7 +100,7 @@ class SharedConnection {
   // Calls sent and not yet answered or failed.
   size_t inflight() const;
   // A consistent-enough snapshot of the connection's counters.
-  rpc::ClientConnectionStats stats() const;
+  ClientConnectionStats stats() const;
   std::string peer() const;
   // Shuts the socket down: the reader ends and every call in flight fails
   // with Aborted (or with the error the connection already had). Any
@@ -118,7 +118,7 @@ class SharedConnection {
   static constexpr uint32_t kBuffer1 = 16;  // The reply goes to reply[1] (else reply[0]).
   struct Slot {
     std::atomic<uint32_t> state{0};
-    rpc::FrameHeader header;  // Of the reply; written by the reader before kReady.
+    FrameHeader header;  // Of the reply; written by the reader before kReady.
     // Alternating per call, so a reply being read by its caller is never
     // overwritten by the reader delivering that caller's next reply.
     ByteBuffer reply[2];
@@ -128,7 +128,7 @@ class SharedConnection {
   void ReadLoop();
   // Parses and delivers the complete frames in in_; false once failed.
   bool DispatchReplies();
-  void Deliver(const rpc::Frame& f);
+  void Deliver(const Frame& f);
   // Records the first error, shuts the socket down and fails every call in
   // flight.
   void Fail(const Status& status);
@@ -178,7 +178,7 @@ class SharedConnection {
 // One caller's CallChannel over a SharedConnection: one call at a time, in
 // the caller's slot. The caller sends with Send() and then waits in
 // WaitReply(), which runs the call's PendingCall when the outcome is in.
-class SharedChannel final : public rpc::CallChannel {
+class SharedChannel final : public CallChannel {
  public:
   ~SharedChannel() override;
   SharedChannel(const SharedChannel&) = delete;
@@ -186,7 +186,7 @@ class SharedChannel final : public rpc::CallChannel {
 
   // One call at a time: nullptr while a call is in flight, after Close(),
   // or once the connection failed.
-  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending,
+  ByteBuffer* BeginCall(uint8_t method, PendingCall* pending,
                         uint32_t* call_id = nullptr) override;
   // Queues the request (see SharedConnection). A request over the frame
   // limit, or one on a failed connection, fails before Send() returns.
@@ -211,7 +211,7 @@ class SharedChannel final : public rpc::CallChannel {
   const Status& error() const override;
   size_t inflight() const override { return waiting() ? 1 : 0; }
   // The whole connection's counters (shared with its other channels).
-  const rpc::ClientConnectionStats& stats() const override;
+  const ClientConnectionStats& stats() const override;
   std::string peer() const override { return conn_->peer(); }
   // Fails the call in flight with Aborted and refuses further calls; the
   // connection stays open for its other channels.
@@ -228,15 +228,15 @@ class SharedChannel final : public rpc::CallChannel {
   uint32_t slot_index_;
   ByteBuffer out_;
   size_t open_frame_ = SIZE_MAX;
-  rpc::PendingCall* pending_ = nullptr;
+  PendingCall* pending_ = nullptr;
   uint32_t call_id_ = 0;
   bool sent_ = false;
   bool buffer1_ = false;  // The call in flight's reply goes to reply[1].
   bool in_reply_ = false;  // Handling a delivered reply, not yet accounted.
-  rpc::CallIdGenerator call_ids_;
+  CallIdGenerator call_ids_;
   std::atomic<bool> woken_{false};
   mutable Status error_;
-  mutable rpc::ClientConnectionStats stats_;
+  mutable ClientConnectionStats stats_;
 };
 
-}  // namespace wirebench
+}  // namespace wirebench::rpc

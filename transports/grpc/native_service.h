@@ -1,12 +1,12 @@
 // The `grpc-native` server side: HBase's Mutate, Get, Scan and Multi as
-// gRPC's own generated async service (rpc/grpc/wirebench_region.proto),
+// gRPC's own generated async service (transports/grpc/wirebench_region.proto),
 // messages parsed and serialized by gRPC's protobuf glue, served by a
-// Region. It is a GrpcExtraService: a GrpcServer hosts it next to the
+// Region. It is an rpc::GrpcExtraService: an rpc::GrpcServer hosts it next to the
 // generic service (which still answers Stats and Ping, and every codec),
 // on the same completion queues and threads. Each queue's thread keeps its
 // own ModelBuilder and RegionScratch; the region is shared.
 //
-// Thread-safety: StartQueue is called by GrpcServer::Start only; calls run
+// Thread-safety: StartQueue is called by rpc::GrpcServer::Start only; calls run
 // on their completion queue's thread.
 #pragma once
 
@@ -15,16 +15,16 @@
 #include "nullregion/region.h"
 #include "rpc/grpc/grpc_server.h"
 
-namespace wirebench::rpc {
+namespace wirebench {
 
-class NativeRegionService final : public GrpcExtraService {
+class NativeRegionService final : public rpc::GrpcExtraService {
  public:
   // `region` must outlive the service.
   explicit NativeRegionService(Region* region);
   ~NativeRegionService() override;
 
   grpc::Service* service() override;
-  void StartQueue(int index, grpc::ServerCompletionQueue* cq, GrpcRequestGate* gate,
+  void StartQueue(int index, grpc::ServerCompletionQueue* cq, rpc::GrpcRequestGate* gate,
                   int calls) override;
   // "native_calls": calls per method and failed calls of the generated
   // service (the generic service's are under "calls").
@@ -36,4 +36,4 @@ class NativeRegionService final : public GrpcExtraService {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench

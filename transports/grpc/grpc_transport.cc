@@ -1,23 +1,32 @@
-// The gRPC half of rpc_connect.h: GrpcConnection for --rpc grpc, and for
-// --rpc grpc-native a CallChannel over NativeConnection (gRPC's generated
-// stub) with a matching Codec, so the driver's logical clients run
-// unchanged over gRPC's own protobuf service:
-//  - NativeCodec::EncodeRequest serializes nothing: it hands the request
-//    (the message model) to the channel, whose Send() starts the generated
-//    call (gRPC fills and serializes the protobuf messages);
-//  - the reply reaches the logical client as an empty payload, and
-//    NativeCodec::DecodeResponse copies the model gRPC's reply was read into
-//    (NativeReply, valid during the callback) into the client's response.
-// Stats and Ping (not in the generated service) go over a second, generic
-// GrpcConnection to the same server, idle during the load.
+// `--rpc grpc` and `--rpc grpc-native`, the gRPC transport's two entries.
+//  - grpc: every codec's bytes over gRPC's generic async API
+//    (rpc/grpc/grpc_server.h, rpc/grpc/grpc_client.h), served by the same
+//    RegionService as wirebench's framing.
+//  - grpc-native: gRPC's generated service for HBase's protobuf messages
+//    (native_service.h), codec pb only. Its client is a CallChannel over
+//    NativeConnection (gRPC's generated stub) with a matching Codec, so the
+//    driver's logical clients run unchanged:
+//     - NativeCodec::EncodeRequest serializes nothing: it hands the request
+//       (the message model) to the channel, whose Send() starts the
+//       generated call (gRPC fills and serializes the protobuf messages);
+//     - the reply reaches the logical client as an empty payload, and
+//       NativeCodec::DecodeResponse copies the model gRPC's reply was read
+//       into (NativeReply, valid during the callback) into the client's
+//       response.
+//    Stats and Ping (not in the generated service) go over a second,
+//    generic GrpcConnection to the same server, idle during the load.
 #include <type_traits>
 #include <variant>
 
-#include "bench/loadgen/rpc_connect.h"
+#include <nlohmann/json.hpp>
+
 #include "rpc/client.h"
 #include "rpc/grpc/grpc_client.h"
-#include "rpc/grpc/native_client.h"
+#include "rpc/grpc/grpc_server.h"
 #include "rpc/grpc/process_threads.h"
+#include "transports/grpc/native_client.h"
+#include "transports/grpc/native_service.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
@@ -71,7 +80,7 @@ using StagedRequest = std::variant<std::monostate, const MutateRequest*, const G
 
 class NativeChannel final : public rpc::CallChannel {
  public:
-  NativeChannel(std::shared_ptr<rpc::NativeConnection> native,
+  NativeChannel(std::shared_ptr<NativeConnection> native,
                 std::shared_ptr<rpc::GrpcConnection> side)
       : native_(std::move(native)), side_(std::move(side)) {}
   ~NativeChannel() override { Close(); }
@@ -157,16 +166,16 @@ class NativeChannel final : public rpc::CallChannel {
   }
 
   // The reply being delivered (valid inside PendingCall::OnReply only).
-  const rpc::NativeReply* reply() const { return reply_; }
+  const NativeReply* reply() const { return reply_; }
 
  private:
-  struct Slot final : rpc::NativePendingCall {
+  struct Slot final : NativePendingCall {
     NativeChannel* channel = nullptr;
     rpc::PendingCall* pending = nullptr;
     Method method = Method::kPing;
     uint32_t index = 0;
     uint32_t id = 0;  // kNativeIdBit | index while in flight, else 0.
-    void OnNativeReply(const Status& status, const rpc::NativeReply& reply) override {
+    void OnNativeReply(const Status& status, const NativeReply& reply) override {
       channel->Complete(this, status, reply);
     }
   };
@@ -181,7 +190,7 @@ class NativeChannel final : public rpc::CallChannel {
     free_.push_back(s->index);
   }
 
-  void Complete(Slot* s, const Status& status, const rpc::NativeReply& reply) {
+  void Complete(Slot* s, const Status& status, const NativeReply& reply) {
     rpc::PendingCall* p = s->pending;
     const uint32_t id = s->id;
     Free(s);
@@ -201,7 +210,7 @@ class NativeChannel final : public rpc::CallChannel {
     reply_ = nullptr;
   }
 
-  std::shared_ptr<rpc::NativeConnection> native_;
+  std::shared_ptr<NativeConnection> native_;
   std::shared_ptr<rpc::GrpcConnection> side_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<uint32_t> free_;
@@ -211,7 +220,7 @@ class NativeChannel final : public rpc::CallChannel {
   StagedRequest staged_;
   ByteBuffer scratch_;
   Status error_;
-  const rpc::NativeReply* reply_ = nullptr;
+  const NativeReply* reply_ = nullptr;
   mutable rpc::ClientConnectionStats stats_;
 };
 
@@ -234,7 +243,7 @@ Status NativeCodec::EncodeRequest(uint32_t, const MultiRequest& r, ByteBuffer*) 
 
 // Copies the member of the reply being delivered that `Resp` names.
 template <typename Resp>
-Status CopyReply(const rpc::NativeReply* reply, const Resp* rpc::NativeReply::*member,
+Status CopyReply(const NativeReply* reply, const Resp* NativeReply::*member,
                  Resp* out) {
   if (reply == nullptr || reply->*member == nullptr)
     return Status::Internal("grpc-native: no reply of this method is being delivered");
@@ -243,49 +252,124 @@ Status CopyReply(const rpc::NativeReply* reply, const Resp* rpc::NativeReply::*m
 }
 
 Status NativeCodec::DecodeResponse(ByteView, MutateResponse* r) {
-  return CopyReply(channel_->reply(), &rpc::NativeReply::mutate, r);
+  return CopyReply(channel_->reply(), &NativeReply::mutate, r);
 }
 Status NativeCodec::DecodeResponse(ByteView, GetResponse* r) {
-  return CopyReply(channel_->reply(), &rpc::NativeReply::get, r);
+  return CopyReply(channel_->reply(), &NativeReply::get, r);
 }
 Status NativeCodec::DecodeResponse(ByteView, ScanResponse* r) {
-  return CopyReply(channel_->reply(), &rpc::NativeReply::scan, r);
+  return CopyReply(channel_->reply(), &NativeReply::scan, r);
 }
 Status NativeCodec::DecodeResponse(ByteView, MultiResponse* r) {
-  return CopyReply(channel_->reply(), &rpc::NativeReply::multi, r);
+  return CopyReply(channel_->reply(), &NativeReply::multi, r);
 }
 
-}  // namespace
-
-StatusOr<ClientEndpoint> ConnectGrpcEndpoint(boost::asio::io_context& ctx,
-                                             const EndpointOptions& o) {
+StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const EndpointOptions& o,
+                                     bool native) {
   rpc::GrpcClientOptions go;
   go.host = o.host;
   go.port = o.port;
   go.codec_id = o.codec_id;
   // grpc-native: `side` only carries Stats, on one completion-queue thread.
-  go.cq_threads = o.rpc == RpcKind::kGrpc ? o.grpc_cq_threads : 1;
+  go.cq_threads = native ? 1 : o.transport_threads;
   auto side = rpc::GrpcConnection::Connect(ctx, go);
   if (!side.ok()) return side.status();
-  if (o.rpc == RpcKind::kGrpc) {
+  if (!native) {
     auto codec = NewCodec(o.codec_id);
     if (!codec.ok()) return codec.status();
     return ClientEndpoint{*side, std::move(codec).value()};
   }
-  go.cq_threads = o.grpc_cq_threads;
-  auto native = rpc::NativeConnection::Connect(ctx, go);
-  if (!native.ok()) return native.status();
-  auto channel = std::make_shared<NativeChannel>(*native, *side);
+  go.cq_threads = o.transport_threads;
+  auto conn = NativeConnection::Connect(ctx, go);
+  if (!conn.ok()) return conn.status();
+  auto channel = std::make_shared<NativeChannel>(*conn, *side);
   auto codec = std::make_unique<NativeCodec>(channel.get());
   return ClientEndpoint{std::move(channel), std::move(codec)};
 }
 
-ThreadUsage RpcOwnThreadsUsage(RpcKind rpc) {
-  return rpc == RpcKind::kWirebench ? ThreadUsage{} : rpc::UnregisteredThreadsUsage();
+// A GrpcServer in front of the RegionService, plus, for grpc-native, gRPC's
+// generated service on the region, on the same completion queues.
+class GrpcServing final : public rpc::TransportServer {
+ public:
+  GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native) {
+    if (native) native_ = std::make_unique<NativeRegionService>(region);
+    rpc::GrpcServerOptions so;
+    so.bind = o.bind;
+    so.port = o.port;
+    so.cq_threads = o.io_threads;
+    so.max_message = o.max_frame;
+    server_ = std::make_unique<rpc::GrpcServer>(so, service, native_.get());
+  }
+  Status Start() override { return server_->Start(); }
+  uint16_t port() const override { return server_->port(); }
+  std::string address() const override { return server_->address(); }
+  void Stop() override { server_->Stop(); }
+  nlohmann::json StatsJson() override { return server_->StatsJson(); }
+
+ private:
+  std::unique_ptr<NativeRegionService> native_;  // Outlives server_.
+  std::unique_ptr<rpc::GrpcServer> server_;
+};
+
+class GrpcEntry final : public Transport {
+ public:
+  explicit GrpcEntry(bool native) : native_(native) {}
+
+  std::string_view name() const override { return native_ ? "grpc-native" : "grpc"; }
+  std::string_view summary() const override {
+    return native_ ? "gRPC's generated protobuf service for HBase's messages (codec pb only)"
+                   : "every codec's bytes over gRPC's generic async API";
+  }
+
+  Status CheckCodec(std::string_view codec) const override {
+    if (native_ && codec != "pb")
+      return Status::InvalidArgument(
+          "--rpc grpc-native is gRPC's own generated protobuf service and runs only with codec "
+          "pb, got codec '" + std::string(codec) + "': use --codec pb, or --rpc grpc to carry '" +
+          std::string(codec) + "' over gRPC");
+    return Status::Ok();
+  }
+
+  // The gRPC server runs handlers inline on its completion-queue threads and
+  // has its own connection handling: the flags that do not apply are refused.
+  Status CheckServerOptions(const rpc::ServerOptions& s) const override {
+    if (s.handlers != 0)
+      return Status::InvalidArgument(
+          "--handlers " + std::to_string(s.handlers) + " with --rpc " + std::string(name()) +
+          ": the gRPC server runs the region inline on its completion-queue threads; use "
+          "--handlers 0 and --io-threads N for N completion-queue threads");
+    return Status::Ok();
+  }
+
+  StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
+      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {
+    auto serving = std::make_unique<GrpcServing>(options, region, service, native_);
+    WB_RETURN_IF_ERROR(serving->Start());
+    return std::unique_ptr<rpc::TransportServer>(std::move(serving));
+  }
+
+  boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
+      boost::asio::io_context& ctx, EndpointOptions options) const override {
+    co_return ConnectGrpc(ctx, options, native_);  // Blocks until connected (bounded).
+  }
+
+  ThreadUsage OwnThreadsUsage() const override { return rpc::UnregisteredThreadsUsage(); }
+  CounterTotals OwnThreadsCounters() const override { return rpc::UnregisteredAllocations(); }
+
+ private:
+  const bool native_;
+};
+
+}  // namespace
+
+const Transport& GrpcTransport() {
+  static const GrpcEntry entry(/*native=*/false);
+  return entry;
 }
 
-CounterTotals RpcOwnThreadsCounters(RpcKind rpc) {
-  return rpc == RpcKind::kWirebench ? CounterTotals{} : rpc::UnregisteredAllocations();
+const Transport& GrpcNativeTransport() {
+  static const GrpcEntry entry(/*native=*/true);
+  return entry;
 }
 
 }  // namespace wirebench

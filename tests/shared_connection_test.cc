@@ -1,4 +1,4 @@
-// The OS-thread model's shared connection (bench/loadgen/shared_channel.h)
+// The OS-thread model's shared connection (rpc/shared_connection.h)
 // over real loopback sockets: OS threads sharing one connection each get
 // their own replies (call ids and payloads matched, counters exact); a
 // server that closes the connection while threads wait fails every call
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/loadgen/shared_channel.h"
+#include "rpc/shared_connection.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
@@ -23,6 +23,10 @@
 
 namespace wirebench {
 namespace {
+
+using rpc::SharedChannel;
+using rpc::SharedConnection;
+using rpc::SharedConnectionOptions;
 
 using testing::FrameBytes;
 using testing::RawListener;
@@ -32,8 +36,8 @@ constexpr auto kGenerous = std::chrono::seconds(30);
 
 SharedConnectionOptions OptionsFor(uint16_t port, int channels) {
   SharedConnectionOptions o;
-  o.rpc.port = port;
-  o.rpc.codec_id = uint8_t(CodecId::kRaw);
+  o.client.port = port;
+  o.client.codec_id = uint8_t(CodecId::kRaw);
   o.max_channels = channels;
   o.reader_name = "test-reader";
   return o;
@@ -181,7 +185,7 @@ TEST(SharedConnection, ServerClosingWhileThreadsWaitFailsEveryCall) {
   constexpr int kThreads = 6;
   RawListener listener;
   SharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
-  o.rpc.handshake_timeout_ms = 0;  // However slow the machine, the close comes first.
+  o.client.handshake_timeout_ms = 0;  // However slow the machine, the close comes first.
   auto conn = SharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<RawPeer> peer = listener.Accept();
@@ -221,7 +225,7 @@ TEST(SharedConnection, CloseFromAnotherThreadFailsEveryWaitingCall) {
   constexpr int kThreads = 4;
   RawListener listener;  // Accepts (the kernel's backlog) and never answers.
   SharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
-  o.rpc.handshake_timeout_ms = 0;
+  o.client.handshake_timeout_ms = 0;
   auto conn = SharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   {
@@ -243,7 +247,7 @@ TEST(SharedConnection, CloseFromAnotherThreadFailsEveryWaitingCall) {
 TEST(SharedConnection, CancelledCallsLateReplyIsStray) {
   RawListener listener;
   SharedConnectionOptions o = OptionsFor(listener.port(), 1);
-  o.rpc.handshake_timeout_ms = 0;
+  o.client.handshake_timeout_ms = 0;
   auto conn = SharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<RawPeer> peer = listener.Accept();
@@ -282,7 +286,7 @@ TEST(SharedConnection, CancelledCallsLateReplyIsStray) {
 // stays usable.
 TEST_F(AgainstServer, OversizedRequestFailsInSend) {
   SharedConnectionOptions o = OptionsFor(server_->port(), 1);
-  o.rpc.max_request_frame = 64;
+  o.client.max_request_frame = 64;
   auto conn = SharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<SharedChannel> c = (*conn)->NewChannel();

@@ -1,4 +1,4 @@
-#include "bench/loadgen/shared_channel.h"
+#include "rpc/shared_connection.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <system_error>
 
-namespace wirebench {
+namespace wirebench::rpc {
 
 namespace {
 
@@ -89,11 +89,11 @@ int ConnectBounded(int fd, const addrinfo* a, const std::function<bool()>& cance
 
 StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
     SharedConnectionOptions options) {
-  const rpc::ClientOptions& o = options.rpc;
+  const ClientOptions& o = options.client;
   const std::string where = o.host + ":" + std::to_string(o.port);
-  if (options.max_channels < 1 || options.max_channels > int(rpc::kMaxCallsInFlight))
+  if (options.max_channels < 1 || options.max_channels > int(kMaxCallsInFlight))
     return Status::InvalidArgument("a shared connection carries 1 to " +
-                                   std::to_string(rpc::kMaxCallsInFlight) + " channels, not " +
+                                   std::to_string(kMaxCallsInFlight) + " channels, not " +
                                    std::to_string(options.max_channels));
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -133,7 +133,7 @@ StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
   const timeval send_timeout = ToTimeval(kConnectTimeout);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
   ByteBuffer preamble;
-  rpc::WritePreamble(o.codec_id, &preamble);
+  WritePreamble(o.codec_id, &preamble);
   if (!WriteAll(fd, preamble.view())) {
     const int err = errno;
     ::close(fd);
@@ -153,7 +153,7 @@ StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
 SharedConnection::SharedConnection(int fd, SharedConnectionOptions options)
     : fd_(fd),
       options_(std::move(options)),
-      peer_(options_.rpc.host + ":" + std::to_string(options_.rpc.port)),
+      peer_(options_.client.host + ":" + std::to_string(options_.client.port)),
       slots_(new Slot[size_t(options_.max_channels)]),
       to_wake_(new uint32_t[size_t(options_.max_channels)]) {
   queued_.Reserve(kReadChunk);
@@ -189,8 +189,8 @@ size_t SharedConnection::inflight() const {
   return n;
 }
 
-rpc::ClientConnectionStats SharedConnection::stats() const {
-  rpc::ClientConnectionStats s;
+ClientConnectionStats SharedConnection::stats() const {
+  ClientConnectionStats s;
   {
     std::lock_guard<std::mutex> lock(mu_);
     s.frames_out = frames_out_;
@@ -299,17 +299,17 @@ void SharedConnection::ReadLoop() {
         WriteQueued(&lock);
       }
       const int64_t first = first_sent_ns_.load(std::memory_order_relaxed);
-      const int limit_ms = options_.rpc.handshake_timeout_ms;
+      const int limit_ms = options_.client.handshake_timeout_ms;
       if (!answered_ && first != 0 && limit_ms > 0 &&
           SteadyNanos() - first >= int64_t(limit_ms) * 1000000) {
-        Fail(rpc::PreambleUnansweredError(peer_, limit_ms));
+        Fail(PreambleUnansweredError(peer_, limit_ms));
         return;
       }
       continue;
     }
     if (n <= 0) {
       if (!ok()) return;  // Closed (or failed) on this side: the socket was shut down.
-      Fail(rpc::ConnectionLostError(peer_, n == 0 ? "closed by the server" : std::strerror(errno),
+      Fail(ConnectionLostError(peer_, n == 0 ? "closed by the server" : std::strerror(errno),
                                     !answered_));
       return;
     }
@@ -324,24 +324,24 @@ void SharedConnection::ReadLoop() {
 bool SharedConnection::DispatchReplies() {
   size_t pos = 0;
   for (;;) {
-    rpc::Frame f;
+    Frame f;
     std::string why;
     ByteView rest(in_.data() + pos, in_.size() - pos);
-    const rpc::ParseResult r = rpc::ParseFrame(rest, options_.rpc.max_frame, &f, &why);
-    if (r == rpc::ParseResult::kNeedMore) {
-      if (rest.size() >= rpc::kLengthSize)
-        in_.Reserve(pos + rpc::kLengthSize + LoadLE32(rest.data()));
+    const ParseResult r = ParseFrame(rest, options_.client.max_frame, &f, &why);
+    if (r == ParseResult::kNeedMore) {
+      if (rest.size() >= kLengthSize)
+        in_.Reserve(pos + kLengthSize + LoadLE32(rest.data()));
       break;
     }
-    if (r == rpc::ParseResult::kBad) {
-      Fail(rpc::BadReplyError(peer_, frames_in_.load(std::memory_order_relaxed) > 0, rest, why));
+    if (r == ParseResult::kBad) {
+      Fail(BadReplyError(peer_, frames_in_.load(std::memory_order_relaxed) > 0, rest, why));
       return false;
     }
     Bump(frames_in_, 1);
     pos += f.total_size;
-    const rpc::FrameHeader& h = f.header;
+    const FrameHeader& h = f.header;
     if (h.call_id == 0 && h.status != uint8_t(CallStatus::kOk)) {
-      Fail(rpc::ServerClosedError(peer_, h, f.payload));
+      Fail(ServerClosedError(peer_, h, f.payload));
       return false;
     }
     Deliver(f);
@@ -354,7 +354,7 @@ bool SharedConnection::DispatchReplies() {
   return true;
 }
 
-void SharedConnection::Deliver(const rpc::Frame& f) {
+void SharedConnection::Deliver(const Frame& f) {
   const uint32_t id = f.header.call_id;
   const uint32_t slot = id & 0xFFFF;
   const uint32_t generation = id & kGenerationMask;
@@ -402,28 +402,28 @@ SharedChannel::~SharedChannel() {
   if (pending_ != nullptr) Cancel(call_id_);
 }
 
-ByteBuffer* SharedChannel::BeginCall(uint8_t method, rpc::PendingCall* pending,
+ByteBuffer* SharedChannel::BeginCall(uint8_t method, PendingCall* pending,
                                      uint32_t* call_id) {
   if (pending_ != nullptr || !ok()) return nullptr;
   call_id_ = call_ids_.Next(slot_index_);
   pending_ = pending;
   sent_ = false;
   out_.Clear();
-  open_frame_ = rpc::BeginFrame(&out_, call_id_, method, 0);
+  open_frame_ = BeginFrame(&out_, call_id_, method, 0);
   if (call_id) *call_id = call_id_;
   return &out_;
 }
 
 void SharedChannel::Send() {
-  const rpc::ClientOptions& o = conn_->options_.rpc;
-  const size_t length = out_.size() - open_frame_ - rpc::kLengthSize;
+  const ClientOptions& o = conn_->options_.client;
+  const size_t length = out_.size() - open_frame_ - kLengthSize;
   if (length > o.max_request_frame) {
-    rpc::PendingCall* p = pending_;
+    PendingCall* p = pending_;
     Abandon();
-    p->OnFailure(rpc::RequestTooLargeError(length, o.max_request_frame));
+    p->OnFailure(RequestTooLargeError(length, o.max_request_frame));
     return;
   }
-  rpc::EndFrame(&out_, open_frame_);
+  EndFrame(&out_, open_frame_);
   open_frame_ = SIZE_MAX;
   buffer1_ = !buffer1_;
   // In flight before the frame can leave, so the reader can match its reply.
@@ -435,7 +435,7 @@ void SharedChannel::Send() {
   in_reply_ = false;
   if (!conn_->Queue(out_.view(), handles_reply)) {
     slot_->state.store(0, std::memory_order_release);
-    rpc::PendingCall* p = pending_;
+    PendingCall* p = pending_;
     pending_ = nullptr;
     sent_ = false;
     p->OnFailure(error());
@@ -481,13 +481,13 @@ void SharedChannel::WaitReply(std::chrono::nanoseconds timeout) {
 }
 
 void SharedChannel::Finish(uint32_t st) {
-  rpc::PendingCall* p = pending_;
+  PendingCall* p = pending_;
   pending_ = nullptr;
   sent_ = false;
   // Idle: the reader leaves the slot alone until the next call.
   slot_->state.store(0, std::memory_order_relaxed);
   if (st & SharedConnection::kReady) {
-    const rpc::FrameHeader h = slot_->header;
+    const FrameHeader h = slot_->header;
     in_reply_ = true;  // A Send() from OnReply accounts for the reply (Queue).
     p->OnReply(h, slot_->reply[(st & SharedConnection::kBuffer1) ? 1 : 0].view());
     if (in_reply_) {
@@ -509,7 +509,7 @@ const Status& SharedChannel::error() const {
   return error_;
 }
 
-const rpc::ClientConnectionStats& SharedChannel::stats() const {
+const ClientConnectionStats& SharedChannel::stats() const {
   stats_ = conn_->stats();
   return stats_;
 }
@@ -520,9 +520,9 @@ void SharedChannel::Close() {
                          : conn_->error();
   if (pending_ == nullptr) return;
   const bool sent = sent_;
-  rpc::PendingCall* p = pending_;
+  PendingCall* p = pending_;
   Cancel(call_id_);
   if (sent) p->OnFailure(error_);
 }
 
-}  // namespace wirebench
+}  // namespace wirebench::rpc

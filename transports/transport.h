@@ -1,0 +1,112 @@
+// The transport seam: one registry entry per RPC layer (`--rpc NAME`), the
+// way codecs have one (codecs/codec.h). An entry makes its layer's server
+// (an rpc::TransportServer serving a region) and opens its client endpoints
+// (an rpc::CallChannel and the Codec that encodes onto it); the load
+// generator, the `server` command and the co-located child reach every
+// transport through it and never name one.
+//
+// This folder is where the layers meet: rpc/ (bytes only), codecs/ and the
+// Region interface (nullregion/). A transport whose bytes-level code needs
+// none of those keeps it under rpc/ (rpc/grpc/) and only its entry here; a
+// part that needs the message model or a region (grpc-native's generated
+// service and its client-side codec) lives here, in the transport's folder.
+//
+// Adding a transport: a folder transports/NAME/ with its entry (a final
+// class implementing Transport, returned by a function), one line in
+// transports/registry.cc and one add_subdirectory in
+// transports/CMakeLists.txt.
+//
+// Thread-safety: entries are immutable singletons; every method may be
+// called from any thread. Connect runs on the io_context the endpoint will
+// belong to.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "codecs/codec.h"
+#include "common/status.h"
+#include "common/thread_stats.h"
+#include "nullregion/region.h"
+#include "rpc/call_channel.h"
+#include "rpc/server.h"
+#include "rpc/service.h"
+#include "rpc/shared_connection.h"
+#include "rpc/transport_server.h"
+
+namespace wirebench {
+
+// One client connection: where calls go, and the codec that encodes them.
+struct ClientEndpoint {
+  std::shared_ptr<rpc::CallChannel> channel;
+  std::unique_ptr<Codec> codec;  // Bound to `channel` when the transport encodes itself.
+};
+
+struct EndpointOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  uint8_t codec_id = 1;
+  // Threads the transport may start per connection for its own completion
+  // handling (gRPC's completion-queue threads, --grpc-cq-threads); a
+  // transport without such threads ignores it.
+  int transport_threads = 1;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // The --rpc name ("wirebench", "grpc", ...), as results record it.
+  virtual std::string_view name() const = 0;
+  // One phrase for help texts and reports: what this layer is.
+  virtual std::string_view summary() const = 0;
+
+  // OK when this transport carries `codec` (a registry name); otherwise the
+  // error says what to use instead.
+  virtual Status CheckCodec(std::string_view codec) const { return Status::Ok(); }
+  // Refuses server flags this transport does not honour, naming the flag.
+  virtual Status CheckServerOptions(const rpc::ServerOptions& options) const {
+    return Status::Ok();
+  }
+  // Starts serving: `service` (RegionService over `region`) answers every
+  // codec; a transport that serves the region through its own messages uses
+  // `region` too. Both must outlive the server. Errors name the cause.
+  virtual StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
+      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const = 0;
+
+  // Opens one client endpoint.
+  virtual boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
+      boost::asio::io_context& ctx, EndpointOptions options) const = 0;
+
+  // The OS-thread model: whether client threads share connections
+  // (rpc::SharedConnection, many threads per connection, as HBase's own
+  // client does) or each thread opens its own endpoint.
+  virtual bool SharesConnectionsAcrossThreads() const { return false; }
+  // REQUIRES: SharesConnectionsAcrossThreads().
+  virtual StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
+      rpc::SharedConnectionOptions options) const;
+
+  // CPU and allocations of the client-side threads this transport starts on
+  // its own and never registers (gRPC's timer and executor threads); zero
+  // for a transport whose threads are all the driver's.
+  virtual ThreadUsage OwnThreadsUsage() const { return {}; }
+  virtual CounterTotals OwnThreadsCounters() const { return {}; }
+};
+
+// wirebench's own framing: the default --rpc.
+const Transport& DefaultTransport();
+// Every transport built into this binary, in help-text order.
+std::span<const Transport* const> Transports();
+// The entry for an --rpc value. The error lists the valid names, or says
+// this build left the transport out and how to build it in.
+StatusOr<const Transport*> FindTransport(std::string_view name);
+// The names, comma separated, for help texts and errors.
+std::string TransportNames();
+
+}  // namespace wirebench

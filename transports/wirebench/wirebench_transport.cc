@@ -1,0 +1,53 @@
+// `--rpc wirebench`: wirebench's own framing (rpc/server.h, rpc/client.h),
+// every codec, and the OS-thread model's shared connections
+// (rpc/shared_connection.h).
+#include "rpc/client.h"
+#include "transports/transport.h"
+
+namespace wirebench {
+
+namespace {
+
+class WirebenchEntry final : public Transport {
+ public:
+  std::string_view name() const override { return "wirebench"; }
+  std::string_view summary() const override {
+    return "wirebench's own framing (length, call id, method, status; the codec's bytes)";
+  }
+
+  StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
+                                                              Region*,
+                                                              rpc::Service* service) const override {
+    auto server = std::make_unique<rpc::Server>(options, service);
+    WB_RETURN_IF_ERROR(server->Start());
+    return std::unique_ptr<rpc::TransportServer>(std::move(server));
+  }
+
+  boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
+      boost::asio::io_context& ctx, EndpointOptions options) const override {
+    rpc::ClientOptions co;
+    co.host = options.host;
+    co.port = options.port;
+    co.codec_id = options.codec_id;
+    auto conn = co_await rpc::ClientConnection::Connect(ctx, co);
+    if (!conn.ok()) co_return conn.status();
+    auto codec = NewCodec(options.codec_id);
+    if (!codec.ok()) co_return codec.status();
+    co_return ClientEndpoint{*conn, std::move(codec).value()};
+  }
+
+  bool SharesConnectionsAcrossThreads() const override { return true; }
+  StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
+      rpc::SharedConnectionOptions options) const override {
+    return rpc::SharedConnection::Connect(std::move(options));
+  }
+};
+
+}  // namespace
+
+const Transport& WirebenchTransport() {
+  static const WirebenchEntry entry;
+  return entry;
+}
+
+}  // namespace wirebench
