@@ -59,12 +59,30 @@ class Codec {
   virtual Status DecodeResponse(ByteView payload, MultiResponse* resp) = 0;
 };
 
-// What the registry knows of a codec.
+// What a codec's decoders promise for untrusted input; the conformance suite
+// (tests/codec_conformance_test.cc) holds every codec to its own.
+struct DecodeGuarantees {
+  // Every proper prefix of a valid payload is rejected (the format can tell
+  // a cut payload from a whole one). Otherwise a prefix must be rejected or
+  // decode exactly the original message.
+  bool rejects_every_truncation = false;
+  // Every random input of 16 bytes or more is rejected. Otherwise at most 1%
+  // may be accepted (protobuf accepts unknown fields by design), and what is
+  // accepted must be sane.
+  bool rejects_all_garbage = false;
+};
+
+// What the registry knows of a codec: the one place a codec is described.
 struct CodecInfo {
-  CodecId id;
+  CodecId id;  // The preamble's codec byte; a new codec takes the next free number.
   std::string_view name;
   std::string_view description;
   std::unique_ptr<Codec> (*factory)();
+  DecodeGuarantees guarantees;
+  // Qualified-name prefixes of the code the codec runs besides its Codec
+  // class (its generated code, its library), which `--instructions`
+  // attributes to the codec layer (bench/loadgen/instructions.cc).
+  std::vector<std::string_view> symbol_prefixes;
 };
 
 // Every codec wirebench knows, in id order.

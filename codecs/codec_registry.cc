@@ -1,5 +1,6 @@
-// The codec registry: the one place that lists every codec. Adding a codec
-// means writing it under codecs/<name>/ and adding one line here.
+// The codec registry: the one place that lists and describes every codec.
+// Adding a codec means writing it under codecs/<name>/ and adding its entry
+// here (README, "Adding a codec").
 #include <string>
 
 #include "codecs/codec.h"
@@ -11,22 +12,31 @@ namespace wirebench {
 
 const std::vector<CodecInfo>& AllCodecs() {
   static const std::vector<CodecInfo> kCodecs = {
+      // Lengths and an exact end: every truncation and all garbage is caught.
       {CodecId::kRaw, "raw", "hand-packed binary; the floor (one copy on encode, none on decode)",
-       &NewRawCodec},
+       &NewRawCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true}, {}},
+      // HBase's layout (varint-delimited header and param, then exactly
+      // associated_cell_count cells) tells a cut payload from a whole one;
+      // protobuf parsers accept unknown fields, so rare garbage parses.
       {CodecId::kPb, "pb",
        "HBase's protobuf schema, cells inside the messages, fresh messages and string copies "
        "per call (HBase without a cell-block codec)",
-       &NewPbCodec},
+       &NewPbCodec, {.rejects_every_truncation = true, .rejects_all_garbage = false},
+       {"wirebench::pb::", "wirebench::hbase::"}},
       {CodecId::kPbArena, "pb-arena",
        "the same bytes as pb, parsed into arena-allocated, reused messages",
-       &NewPbArenaCodec},
+       &NewPbArenaCodec, {.rejects_every_truncation = true, .rejects_all_garbage = false},
+       {"wirebench::pb::", "wirebench::hbase::"}},
       {CodecId::kCellBlock, "cellblock",
        "HBase's default: protobuf header and param, cells in a KeyValueCodec cell block, "
        "decoded as views",
-       &NewCellBlockCodec},
+       &NewCellBlockCodec, {.rejects_every_truncation = true, .rejects_all_garbage = false},
+       {"wirebench::pb::", "wirebench::hbase::"}},
+      // A size prefix the Verifier checks against the payload length.
       {CodecId::kFlatBuffers, "flatbuffers",
        "a FlatBuffers table per call, verified and read in place; builder reused",
-       &NewFlatBuffersCodec},
+       &NewFlatBuffersCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true},
+       {"wirebench::fb::", "flatbuffers::"}},
   };
   return kCodecs;
 }

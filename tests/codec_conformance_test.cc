@@ -7,18 +7,14 @@
 // header, in a heap block that ends exactly at the payload's last byte, so
 // AddressSanitizer reports any read past the end.
 //
-// What "rejected" means per codec (see Guarantees()):
-//  - Truncation: raw (lengths + exact end), flatbuffers (size prefix that the
-//    Verifier checks against the payload length) and the HBase-layout codecs
-//    pb, pb-arena, cellblock (varint-delimited header and param, then exactly
-//    associated_cell_count cells) can tell every proper prefix from a whole
-//    payload, so every prefix must fail. A codec not listed must fail or
-//    decode exactly the original message.
-//  - Random garbage: raw and flatbuffers must reject every input (>= 16
-//    bytes). Protobuf parsers accept unknown fields by design, so for the
-//    protobuf codecs a rare garbage input may parse; there at most 1% may be
-//    accepted. Whatever is accepted must be sane (views readable, inside the
-//    payload for zero-copy codecs, valid cell types).
+// What "rejected" means per codec is the registry entry's DecodeGuarantees
+// (codecs/codec.h, codecs/codec_registry.cc):
+//  - Truncation: a codec that promises it must reject every proper prefix;
+//    any other must fail or decode exactly the original message.
+//  - Random garbage: a codec that promises it must reject every input (>= 16
+//    bytes); any other may accept at most 1%. Whatever is accepted must be
+//    sane (views readable, inside the payload for zero-copy codecs, valid
+//    cell types).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -47,17 +44,6 @@ using testing::SameMessage;
 constexpr uint32_t kCallId = 0x01020304;
 constexpr uint64_t kGarbageSeed = 20240611;
 constexpr uint64_t kCorruptionSeed = 4242;
-
-struct Guarantees {
-  bool rejects_every_truncation = false;
-  bool rejects_all_garbage = false;
-};
-
-Guarantees GuaranteesOf(std::string_view codec) {
-  if (codec == "raw" || codec == "flatbuffers") return {true, true};
-  if (codec == "pb" || codec == "pb-arena" || codec == "cellblock") return {true, false};
-  return {};
-}
 
 // A payload placed after a frame header, in a block that ends where it ends.
 class FramedPayload {
@@ -134,7 +120,7 @@ template <typename M>
 class CodecConformance : public ::testing::TestWithParam<const CodecInfo*> {
  protected:
   std::unique_ptr<Codec> NewInstance() const { return GetParam()->factory(); }
-  Guarantees guarantees() const { return GuaranteesOf(GetParam()->name); }
+  const DecodeGuarantees& guarantees() const { return GetParam()->guarantees; }
 };
 
 TEST_P(CodecConformance, RoundTripsEveryMessageAndEncodesDeterministically) {
@@ -484,6 +470,40 @@ TEST(FlatBuffersCodec, RejectsAPayloadOfAnotherMethod) {
   EXPECT_NE(s.message().find("expected a MutateRequest payload, got GetRequest"),
             std::string_view::npos)
       << s.ToString();
+}
+
+// Every registry entry is named by its codec folder's CMakeLists.txt
+// (wirebench_codec_names), which is how the build makes per-codec targets such
+// as the fuzz targets, and the folders name nothing the registry lacks.
+TEST(CodecRegistry, CodecFoldersNameExactlyTheRegisteredCodecs) {
+  std::vector<std::string> from_build;
+  std::string_view list = WIREBENCH_BUILD_CODEC_NAMES;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    from_build.emplace_back(list.substr(0, comma));
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  std::vector<std::string> registered;
+  for (const CodecInfo& c : AllCodecs()) registered.emplace_back(c.name);
+  std::sort(from_build.begin(), from_build.end());
+  std::sort(registered.begin(), registered.end());
+  EXPECT_EQ(from_build, registered)
+      << "add wirebench_codec_names(<name>) to the codec folder's CMakeLists.txt";
+}
+
+// Every registry entry has a description, a unique name and id, and makes a
+// codec that reports them.
+TEST(CodecRegistry, EntriesAreUniqueAndDescribed) {
+  std::set<std::string_view> names;
+  std::set<uint8_t> ids;
+  for (const CodecInfo& c : AllCodecs()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    EXPECT_TRUE(ids.insert(uint8_t(c.id)).second) << c.name;
+    EXPECT_FALSE(c.description.empty()) << c.name;
+    auto codec = c.factory();
+    EXPECT_EQ(codec->name(), c.name);
+    EXPECT_EQ(codec->id(), c.id);
+  }
 }
 
 }  // namespace

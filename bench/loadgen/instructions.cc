@@ -15,6 +15,7 @@
 #include <map>
 #include <utility>
 
+#include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 
 namespace wirebench {
@@ -70,14 +71,21 @@ std::string QualifiedName(std::string_view name) {
   return out;
 }
 
+// A symbol of a codec's generated code or library (the registry's
+// symbol_prefixes).
+bool IsCodecLibrarySymbol(std::string_view q) {
+  for (const CodecInfo& c : AllCodecs())
+    for (std::string_view prefix : c.symbol_prefixes)
+      if (StartsWith(q, prefix)) return true;
+  return false;
+}
+
 std::optional<Layer> LayerByName(const std::string& q) {
   const size_t last = q.rfind("::");
   const std::string_view scope = last == std::string::npos ? "" : std::string_view(q).substr(0, last);
   const std::string_view method = last == std::string::npos ? q : std::string_view(q).substr(last + 2);
   if (method == "EncodeRequest" || method == "DecodeRequest" || method == "EncodeResponse" ||
-      method == "DecodeResponse" || EndsWith(scope, "Codec") ||
-      StartsWith(q, "wirebench::pb::") || StartsWith(q, "wirebench::hbase::") ||
-      StartsWith(q, "wirebench::fb::") || StartsWith(q, "flatbuffers::"))
+      method == "DecodeResponse" || EndsWith(scope, "Codec") || IsCodecLibrarySymbol(q))
     return Layer::kCodec;
   if (EndsWith(scope, "Region") || StartsWith(q, "wirebench::Wal") || q == "wirebench::SpinCpu" ||
       q == "wirebench::SpinInstructions")
@@ -96,7 +104,7 @@ std::optional<Layer> LayerByName(const std::string& q) {
 std::optional<Layer> LayerByFile(std::string_view file) {
   auto has = [&](std::string_view part) { return file.find(part) != std::string_view::npos; };
   if (has("/codecs/")) return Layer::kCodec;
-  if (has("/rpc/")) return Layer::kRpc;
+  if (has("/rpc/") || has("/transports/")) return Layer::kRpc;
   if (has("/regions/") || has("/nullregion/null_region.") || has("/nullregion/region."))
     return Layer::kRegion;
   if (has("/bench/ycsb/") || has("/bench/hdr/") || has("/bench/loadgen/")) return Layer::kHarness;

@@ -1,6 +1,6 @@
 // libFuzzer target for one codec's request decoder or response decoder,
 // built once per codec and direction (tests/fuzz/CMakeLists.txt defines
-// WIREBENCH_FUZZ_CODEC_ID and WIREBENCH_FUZZ_RESPONSE).
+// WIREBENCH_FUZZ_CODEC_NAME, a registry name, and WIREBENCH_FUZZ_RESPONSE).
 //
 // Input: one byte choosing the method (Mutate, Get, Scan, Multi, low two
 // bits), then the payload exactly as it would follow the call header. The
@@ -13,12 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include "codecs/codec.h"
 #include "tests/fuzz/fuzz_dump.h"
 
-#ifndef WIREBENCH_FUZZ_CODEC_ID
-#error "define WIREBENCH_FUZZ_CODEC_ID"
+#ifndef WIREBENCH_FUZZ_CODEC_NAME
+#error "define WIREBENCH_FUZZ_CODEC_NAME"
 #endif
 #ifndef WIREBENCH_FUZZ_RESPONSE
 #error "define WIREBENCH_FUZZ_RESPONSE (0: requests, 1: responses)"
@@ -28,7 +29,7 @@ namespace wirebench::fuzz {
 namespace {
 
 std::unique_ptr<Codec> MakeCodec() {
-  auto c = NewCodec(uint8_t(WIREBENCH_FUZZ_CODEC_ID));
+  auto c = NewCodec(std::string_view(WIREBENCH_FUZZ_CODEC_NAME));
   if (!c.ok()) {
     std::fprintf(stderr, "%s\n", c.status().ToString().c_str());
     std::abort();
