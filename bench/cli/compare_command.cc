@@ -47,7 +47,7 @@ int RunCompareCommand(const CompareOptions& o) {
 
 void AddCompareCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<CompareOptions>();
-  o->cell.colocated.region.null_reads = "canned";
+  o->cell.colocated.region.settings.Set("--null-reads", "canned");
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Codec comparison: codecs x workloads x thread counts, co-located, repeated; tables, charts "

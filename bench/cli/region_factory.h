@@ -1,22 +1,17 @@
-// Builds the server's region from command-line options: `null` (the
-// HBASE-10001 empty region, with its calibration knobs), and the regions
-// under regions/ when they are built in.
+// The region options of the `server`, `run`/`load` and `compare` commands,
+// made from the region registry (regions/registry.h): --region and every
+// region's own options, as each entry describes them.
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <memory>
-#include <string>
 
-#include "bench/loadgen/colocated_server.h"  // RegionConfig
-#include "nullregion/null_region.h"
-#include "nullregion/region.h"
+#include "regions/registry.h"
 
 namespace wirebench {
 
+// Adds --region and every registered region's options, writing into
+// `config` (which must outlive parsing). Values already in `config` are the
+// defaults shown.
 void AddRegionOptions(CLI::App* cmd, RegionConfig* config);
-// For the wal region, also prints what log recovery found and did to stderr.
-StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& config);
-// The names NewRegion accepts, for messages.
-std::string RegionNames();
 
 }  // namespace wirebench

@@ -68,11 +68,8 @@ int RunServer(const ServerCommandOptions& o) {
                  "wirebench server: rpc=%s region=%s codecs=[%s] io-threads=%d handlers=%d\n",
                  o.rpc.c_str(), std::string((*region)->name()).c_str(), CodecNames().c_str(),
                  o.server.io_threads, o.server.handlers);
-  if (o.region.name == "wal" && o.server.handlers == 0)
-    std::fprintf(stderr,
-                 "wirebench server: warning: the wal region blocks each put until its fsync; with "
-                 "--handlers 0 the I/O thread stalls and group commit cannot form (use e.g. "
-                 "--handlers 32)\n");
+  if (const std::string advice = RegionAdvice(o.region, o.server.handlers); !advice.empty())
+    std::fprintf(stderr, "wirebench server: warning: %s\n", advice.c_str());
   int sig = 0;
   sigwait(&set, &sig);
   if (!o.quiet)

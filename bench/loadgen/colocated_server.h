@@ -1,7 +1,8 @@
 // The settings of a server region and of the co-located server a load
 // starts (`wirebench server` as a child process, see local_server.h), and
-// the child's command line built from them. The `server` command parses the
-// same RegionConfig (bench/cli/region_factory.h builds the region).
+// the child's command line built from them. The region and its options come
+// from the region registry (regions/registry.h), as the `server` command
+// parses them.
 // Thread-safety: plain values and a pure function.
 #pragma once
 
@@ -9,19 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace wirebench {
+#include "regions/registry.h"
 
-struct RegionConfig {
-  std::string name = "null";
-  std::string null_reads = "empty";
-  uint32_t spin_us = 0;
-  uint32_t delay_us = 0;
-  uint32_t spin_instructions = 0;  // Null region: a loop of exactly this many instructions per call.
-  std::string wal_dir;
-  std::string wal_sync = "every";  // Sync mode for the wal region.
-  uint32_t wal_sync_interval = 100;
-  std::string wal_recover = "refuse";  // What recovery does with damage: refuse or skip-damaged.
-};
+namespace wirebench {
 
 struct ColocatedServerOptions {
   std::string rpc = "wirebench";  // The child's --rpc (set to the client's by RunYcsb).

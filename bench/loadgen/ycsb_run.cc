@@ -119,6 +119,7 @@ Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
                     std::unique_ptr<LocalServer>* local) {
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
   // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
+  WB_RETURN_IF_ERROR(CheckRegion(o.colocated.region));  // Before the child starts.
   ColocatedServerOptions server = o.colocated;
   server.rpc = std::string(d->transport->name());  // The same RPC layer as the client.
   auto spawned =
@@ -161,7 +162,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
   c["region"] = o.colocated.region.name;
-  c["null_reads"] = o.colocated.region.null_reads;
+  c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
   c["label"] = o.label;
   return c;
 }

@@ -1,0 +1,61 @@
+// `--region null`: the HBASE-10001 empty region and its calibration knobs.
+#include <limits>
+
+#include "nullregion/null_region.h"
+#include "nullregion/region_entry.h"
+
+namespace wirebench {
+
+namespace {
+
+constexpr uint32_t kMax32 = std::numeric_limits<uint32_t>::max();
+
+StatusOr<NullRegionOptions> OptionsFrom(const RegionSettings& s) {
+  NullRegionOptions o;
+  auto reads = ParseNullReads(s.Get("--null-reads"));
+  if (!reads.ok()) return reads.status();
+  o.reads = *reads;
+  auto spin = s.GetUint32("--spin-us", 0, kMax32);
+  if (!spin.ok()) return spin.status();
+  o.spin_us = *spin;
+  auto delay = s.GetUint32("--delay-us", 0, kMax32);
+  if (!delay.ok()) return delay.status();
+  o.delay_us = *delay;
+  auto instructions = s.GetUint32("--spin-instructions", 0, 1000000000u);
+  if (!instructions.ok()) return instructions.status();
+  o.spin_instructions = *instructions;
+  return o;
+}
+
+Status Check(const RegionSettings& s) { return OptionsFrom(s).status(); }
+
+StatusOr<std::unique_ptr<Region>> Make(const RegionSettings& s) {
+  auto o = OptionsFrom(s);
+  if (!o.ok()) return o.status();
+  return NewNullRegion(*o);
+}
+
+}  // namespace
+
+const RegionEntry& NullRegionEntry() {
+  static const RegionEntry entry{
+      "null",
+      "writes discarded, reads empty or canned (HBASE-10001)",
+      {{"--null-reads",
+        "What the null region answers to Get: empty (HBASE-10001) or canned (one pre-built "
+        "10 x 100 B record)",
+        "empty"},
+       {"--spin-us", "Calibration: burn this many us of CPU per operation in the null region",
+        "0"},
+       {"--delay-us", "Calibration: hold every reply this many us without using CPU", "0"},
+       {"--spin-instructions",
+        "Calibration for --instructions: execute this many instructions per operation in the "
+        "null region (0-1000000000)",
+        "0"}},
+      &Check,
+      &Make,
+      nullptr};
+  return entry;
+}
+
+}  // namespace wirebench
