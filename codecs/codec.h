@@ -28,6 +28,18 @@
 
 namespace wirebench {
 
+// A codec's id: the connection preamble's codec byte (docs/design.md,
+// "Codecs"). The registry entry (codecs/codec_registry.cc) assigns it; the
+// named values are the built-in codecs', for code and tests that name one. A
+// new codec needs no name here: its entry gives CodecId(N) with the next free N.
+enum class CodecId : uint8_t {
+  kRaw = 1,
+  kPb = 2,
+  kPbArena = 3,
+  kCellBlock = 4,
+  kFlatBuffers = 5,
+};
+
 class Codec {
  public:
   virtual ~Codec() = default;

@@ -37,13 +37,4 @@ enum class CallStatus : uint8_t {
 };
 std::string_view CallStatusName(CallStatus s);
 
-// Codec ids of the connection preamble (docs/design.md, "Codecs").
-enum class CodecId : uint8_t {
-  kRaw = 1,
-  kPb = 2,
-  kPbArena = 3,
-  kCellBlock = 4,
-  kFlatBuffers = 5,
-};
-
 }  // namespace wirebench

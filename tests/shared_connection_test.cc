@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "rpc/shared_connection.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
+#include "rpc/shared_connection.h"
 #include "tests/raw_peer.h"
 
 namespace wirebench {
