@@ -17,6 +17,7 @@
 
 #include <boost/asio.hpp>
 
+#include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/client.h"

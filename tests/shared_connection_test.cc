@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
