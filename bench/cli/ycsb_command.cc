@@ -1,5 +1,6 @@
 #include "bench/cli/ycsb_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -101,7 +102,15 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("binding", o->binding,
                   "bin/ycsb's binding name before the options (" + YcsbBindingNames() +
                       "; wirebench is an HBase-style binding)")
-      ->check(CLI::IsMember(YcsbBindingList()));
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            const auto& known = YcsbBindingList();
+            if (std::find(known.begin(), known.end(), name) != known.end()) return std::string();
+            return "unknown binding '" + name +
+                   "': wirebench is an HBase-style binding; give one of " + YcsbBindingNames() +
+                   " (bin/ycsb's names) or leave it out";
+          },
+          "BINDING"));
   cmd->add_option("--json", o->json_out, "Write the self-describing JSON result here");
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
