@@ -60,7 +60,7 @@ TEST(YcsbProperties, DefaultsAndTypedGetters) {
   EXPECT_EQ(p.GetInt("fieldlength").value(), 100);
   EXPECT_DOUBLE_EQ(p.GetDouble("readproportion").value(), 0.95);
   EXPECT_TRUE(p.GetBool("readallfields").value());
-  EXPECT_EQ(p.GetInt("writebuffersize").value(), 2097152);
+  EXPECT_EQ(p.GetInt("writebuffersize").value(), 12582912);  // HBaseClient2's 12 MiB.
   EXPECT_EQ(p.GetString("columnfamily").value(), "family");
   EXPECT_EQ(p.GetDoubleList("hdrhistogram.percentiles").value(), (std::vector<double>{50, 95, 99}));
   StatusOr<std::string> none = p.GetString("insertcount");
@@ -316,6 +316,37 @@ TEST(YcsbProperties, LenientValuesAreReadAsYcsbReadsThem) {
   EXPECT_TRUE(CoreWorkloadConfig::FromProperties(hashed)->ordered_inserts);
 }
 
+// Issue 20 item 11: the HBase binding's properties as HBaseClient2 reads
+// them: durability a Durability name, clientbuffering exactly "true", and a
+// note where wirebench has a default the binding lacks (columnfamily).
+TEST(YcsbWorkloadConfig, HBaseBindingProperties) {
+  Properties p;
+  p.Set("recordcount", "10");
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->write_buffer_size, 12 << 20);
+  EXPECT_EQ(c->durability, "USE_DEFAULT");
+  ASSERT_EQ(c->notes.size(), 1u);
+  EXPECT_NE(c->notes[0].find("columnfamily is not set"), std::string::npos) << c->notes[0];
+  for (const char* d : {"SKIP_WAL", "ASYNC_WAL", "SYNC_WAL", "FSYNC_WAL"}) {
+    p.Set("durability", d);
+    EXPECT_TRUE(CoreWorkloadConfig::FromProperties(p).ok()) << d;
+  }
+  p.Set("durability", "true");
+  c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("Durability name"), std::string_view::npos);
+  p.Set("durability", "SYNC_WAL");
+  p.Set("columnfamily", "cf");
+  p.Set("clientbuffering", "TRUE");
+  c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->client_buffering);  // "true".equals("TRUE") is false.
+  EXPECT_TRUE(c->notes.empty());
+  EXPECT_NE(::testing::PrintToString(p.notes()).find("'clientbuffering' = 'TRUE'"),
+            std::string::npos);
+}
+
 // Issue 20 item 6: YCSB's Client loads recordcount records when insertcount
 // is not set, insertstart or not (CoreWorkload's own insertcount, the range
 // reads choose from, stays recordcount - insertstart).
@@ -323,6 +354,7 @@ TEST(YcsbWorkloadConfig, InsertstartWithoutInsertcountLoadsRecordcount) {
   Properties p;
   p.Set("recordcount", "1000");
   p.Set("insertstart", "400");
+  p.Set("columnfamily", "family");
   StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->load_count, 1000);

@@ -160,7 +160,31 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
                       std::to_string(c.insert_start + c.record_count - 1) +
                       ", as YCSB's Client does; set insertcount to insert fewer");
   }
-  c.client_buffering = props.GetYcsbBool("clientbuffering");
+  {
+    // HBaseClient2 buffers only for exactly "true" (String.equals).
+    StatusOr<std::string> b = props.GetString("clientbuffering");
+    if (!b.ok()) return b.status();
+    c.client_buffering = *b == "true";
+    if (*b != "true" && *b != "false")
+      props.Note("property 'clientbuffering' = '" + *b + "' (set at " +
+                 props.SourceOf("clientbuffering") +
+                 "): YCSB's HBase binding buffers only for exactly 'true'; so does wirebench");
+  }
+  WB_GET(GetString, "durability", c.durability);
+  {
+    static constexpr const char* kDurabilities[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL",
+                                                    "SYNC_WAL", "FSYNC_WAL"};
+    if (std::find(std::begin(kDurabilities), std::end(kDurabilities), c.durability) ==
+        std::end(kDurabilities))
+      return Invalid("property 'durability' must be an HBase Durability name (USE_DEFAULT, "
+                     "SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL), got '" + c.durability +
+                     "' (set at " + props.SourceOf("durability") +
+                     "); YCSB's HBase binding fails on it too");
+  }
+  if (!props.Has("columnfamily"))
+    c.notes.push_back("columnfamily is not set: YCSB's HBase binding refuses to start without it "
+                      "(\"must specify a columnfamily\"); wirebench uses its default, '" +
+                      c.column_family + "'");
   WB_GET(GetInt, "writebuffersize", c.write_buffer_size);
   {
     int64_t seed = 0;

@@ -72,7 +72,8 @@ struct CoreWorkloadConfig {
   int64_t load_count = -1;
 
   bool client_buffering = false;
-  int64_t write_buffer_size = 2097152;
+  int64_t write_buffer_size = 12 << 20;  // HBaseClient2's default.
+  std::string durability = "USE_DEFAULT";
   uint64_t seed = 1;
 
   // What YCSB would do silently and surprisingly with these settings (a
