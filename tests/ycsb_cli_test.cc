@@ -239,6 +239,28 @@ TEST(YcsbCli, YcsbWorkloadFilesAndBindingPropertiesRun) {
   EXPECT_NE(o.err.find("time-series workload is not implemented"), std::string::npos) << o.err;
 }
 
+// Issue 20 item 7: with dataintegrity, YCSB checks every read's values and
+// times the check under [VERIFY]: ERROR for no data (the null region's empty
+// reads), UNEXPECTED_STATE for a wrong value (its canned record), while the
+// READ keeps the read's own status.
+TEST(YcsbCli, DataIntegrityChecksAreTimedUnderVerify) {
+  for (const std::string reads : {"empty", "canned"}) {
+    SCOPED_TRACE(reads);
+    const Outcome o =
+        RunWirebench("verify_" + reads, {"run", "-P", Workload("workloadc"), "--ops", "200",
+                                         "-p", "dataintegrity=true", "--null-reads", reads});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const Sections s = Parse(o.out);
+    EXPECT_EQ(Int(s, "READ", reads == "empty" ? "Return=NOT_FOUND" : "Return=OK"), 200) << o.out;
+    EXPECT_EQ(Int(s, "VERIFY", "Operations"), 200) << o.out;
+    EXPECT_EQ(Int(s, "VERIFY", reads == "empty" ? "Return=ERROR" : "Return=UNEXPECTED_STATE"),
+              200)
+        << o.out;
+    EXPECT_EQ(Int(s, "READ", "Return=ERROR"), -1) << o.out;
+    EXPECT_EQ(s.count("VERIFY-FAILED"), 0u) << o.out;
+  }
+}
+
 // StatusThread.computeStats and RemainingFormatter, from YCSB's code.
 TEST(YcsbStatusLine, FormatFollowsStatusThread) {
   StatusLineFigures f;

@@ -193,6 +193,13 @@ void LogicalClient::FinishOp() {
   }
   Record(op_.type, result, intended_, start_, end, measured_);
   if (measured_) --quota_;
+  if (stream_->verify.result != OpResult::kCount) [[unlikely]] {
+    // dataintegrity: YCSB's verifyRow, timed under VERIFY.
+    const LoadClock::time_point check_start = end - std::chrono::nanoseconds(stream_->verify.ns);
+    RecordLatency(OpType::kVerify, stream_->verify.result, check_start, check_start, end,
+                  measured_);
+    stream_->verify.result = OpResult::kCount;
+  }
 }
 
 void LogicalClient::End() {

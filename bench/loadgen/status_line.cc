@@ -105,7 +105,8 @@ std::string StatusLine::Summary() {
     if (p.count() > 0) seen_[size_t(t)] = true;
     const uint64_t failures =
         p.results[size_t(OpResult::kNotFound)] + p.results[size_t(OpResult::kError)];
-    const bool rmw = OpType(t) == OpType::kReadModifyWrite;
+    // Measured whatever the status, in one measurement.
+    const bool rmw = OpType(t) == OpType::kReadModifyWrite || OpType(t) == OpType::kVerify;
     if (failures > 0 && !rmw) seen_failed_[size_t(t)] = true;
     if (!seen_[size_t(t)]) continue;
     // As the report: <OP> holds the OK latencies, <OP>-FAILED the others

@@ -140,8 +140,9 @@ std::string FailedName(const std::string& op, OpResult r, const ReportOptions& o
 
 // YCSB's measurements of one operation type, in the order it creates them:
 // <OP> (OK latencies and the Return= counts), then its non-OK latencies
-// (<OP>-FAILED or <OP>-<STATUS>). READ-MODIFY-WRITE is measured by the
-// workload, not DBWrapper: every operation's latency, no Return= lines.
+// (<OP>-FAILED or <OP>-<STATUS>). READ-MODIFY-WRITE and VERIFY are measured
+// by the workload, not DBWrapper: every operation's latency in one
+// measurement (VERIFY with its Return= lines, READ-MODIFY-WRITE without).
 // `intended`: latency from the intended start (open loop: the recorded
 // intended latency of OK and NOT_FOUND operations; closed loop: YCSB's
 // intended start is the actual start, so the latency itself).
@@ -149,10 +150,12 @@ void TypeMeasurements(std::vector<YcsbMeasurement>* out, OpType t, const OpStats
                       const std::string& prefix, bool intended, const ReportOptions& o) {
   const std::string op(OpTypeName(t));
   const bool open_loop_intended = intended && s.intended_latency.total_count() > 0;
-  if (t == OpType::kReadModifyWrite) {
+  if (t == OpType::kReadModifyWrite || t == OpType::kVerify) {
+    // Measured by CoreWorkload whatever the status: one measurement. VERIFY
+    // reports its status (OK, UNEXPECTED_STATE, ERROR); READ-MODIFY-WRITE none.
     hdr::Histogram all = open_loop_intended ? s.intended_latency : s.latency;
     if (!open_loop_intended) all.Add(s.failed_latency);
-    out->push_back({prefix + op, std::move(all), nullptr});
+    out->push_back({prefix + op, std::move(all), t == OpType::kVerify ? &s : nullptr});
     return;
   }
   if (open_loop_intended) {

@@ -34,10 +34,14 @@ struct OpStats {
   hdr::Histogram not_found_latency;
   // The same from the intended start time (open loop), YCSB's Intended-<OP>.
   hdr::Histogram intended_latency;
-  // Failed operations (ERROR), ns from the actual send.
+  // Failed operations (ERROR; UNEXPECTED_STATE for VERIFY), ns from the actual send.
   hdr::Histogram failed_latency;
   std::array<uint64_t, size_t(OpResult::kCount)> results{};
-  uint64_t count() const { return results[0] + results[1] + results[2]; }
+  uint64_t count() const {
+    uint64_t n = 0;
+    for (uint64_t r : results) n += r;
+    return n;
+  }
   void Add(const OpStats& o);
 };
 
