@@ -180,26 +180,30 @@ void LogicalClient::FinishOp() {
   const LoadClock::time_point end = LoadClock::now();
   stream_->Finish(op_, read_result_);
   OpResult result = read_result_;
-  if (op_.type == OpType::kReadModifyWrite) [[unlikely]] {
-    // YCSB times the update half as an UPDATE (a buffered one too), and the
-    // whole under READ-MODIFY-WRITE whatever its halves returned.
-    if (!rmw_read_recorded_) {  // The read never went out.
-      RecordLatency(OpType::kRead, read_result_, intended_, start_, end, measured_);
-    } else {
-      RecordLatency(OpType::kUpdate, read_result_, intended_, rmw_update_start_, end, measured_);
-    }
+  if (rare_) [[unlikely]] result = FinishRareOp(end);
+  Record(op_.type, result, intended_, start_, end, measured_);
+  if (measured_) --quota_;
+}
+
+OpResult LogicalClient::FinishRareOp(LoadClock::time_point end) {
+  rare_ = false;
+  OpResult result = read_result_;
+  if (verify_.result != OpResult::kCount) {
+    // dataintegrity: YCSB's verifyRow, timed under VERIFY.
+    const LoadClock::time_point check_start = end - std::chrono::nanoseconds(verify_.ns);
+    RecordLatency(OpType::kVerify, verify_.result, check_start, check_start, end, measured_);
+    verify_.result = OpResult::kCount;
+  }
+  if (rmw_read_recorded_) {
+    // YCSB times the update half of a read-modify-write as an UPDATE (a
+    // buffered one too), and the whole under READ-MODIFY-WRITE whatever its
+    // halves returned. (A read-modify-write whose read never went out counts
+    // as a failed one, with no READ.)
+    RecordLatency(OpType::kUpdate, read_result_, intended_, rmw_update_start_, end, measured_);
     rmw_read_recorded_ = false;
     result = OpResult::kOk;
   }
-  Record(op_.type, result, intended_, start_, end, measured_);
-  if (measured_) --quota_;
-  if (stream_->verify.result != OpResult::kCount) [[unlikely]] {
-    // dataintegrity: YCSB's verifyRow, timed under VERIFY.
-    const LoadClock::time_point check_start = end - std::chrono::nanoseconds(stream_->verify.ns);
-    RecordLatency(OpType::kVerify, stream_->verify.result, check_start, check_start, end,
-                  measured_);
-    stream_->verify.result = OpResult::kCount;
-  }
+  return result;
 }
 
 void LogicalClient::End() {
@@ -238,7 +242,14 @@ void LogicalClient::DecodeReply(ByteView payload) {
     case Method::kGet: {
       GetResponse r;
       s = codec_->DecodeResponse(payload, &r);
-      if (s.ok()) read_result_ = stream_->OnRead(op_, r);
+      if (s.ok()) {
+        read_result_ = stream_->OnRead(op_, r);
+        if (stream_->verify.result != OpResult::kCount) [[unlikely]] {
+          verify_ = stream_->verify;  // Recorded when the operation finishes.
+          stream_->verify.result = OpResult::kCount;
+          rare_ = true;
+        }
+      }
       break;
     }
     case Method::kScan: {
@@ -318,6 +329,7 @@ void LogicalClient::OnRmwReadReply() {
   const LoadClock::time_point now = LoadClock::now();
   RecordLatency(OpType::kRead, read_result_, intended_, start_, now, measured_);
   rmw_read_recorded_ = true;
+  rare_ = true;
   rmw_update_start_ = now;
   read_result_ = OpResult::kOk;  // From here, the update's result (YCSB updates after a failed read too).
 }

@@ -172,6 +172,9 @@ class LogicalClient final : public rpc::PendingCall {
   // Read-modify-write, as YCSB's DBWrapper times its halves: the read's
   // reply came (recorded as a READ with its result).
   void OnRmwReadReply();
+  // Records what a rare operation adds (see rare_) and returns the result
+  // to record the operation itself with.
+  OpResult FinishRareOp(LoadClock::time_point end);
   void RecordLateness(LoadClock::time_point intended, LoadClock::time_point start, bool waited);
 
   RunState* state_;
@@ -195,8 +198,12 @@ class LogicalClient final : public rpc::PendingCall {
   LoadClock::time_point intended_;
   LoadClock::time_point start_;
   OpResult read_result_ = OpResult::kOk;
+  // op_ needs more than its own record (FinishRareOp): a read-modify-write's
+  // update half, or a read's data-integrity check.
+  bool rare_ = false;
   // Read-modify-write: the read half was recorded, at rmw_update_start_.
   bool rmw_read_recorded_ = false;
+  OpStream::Verification verify_;  // The check of op_'s read, when one is pending.
   LoadClock::time_point rmw_update_start_;
 };
 
