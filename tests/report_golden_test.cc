@@ -260,7 +260,8 @@ TEST(ReportText, IntendedLatencyUsesYcsbNames) {
 
 // Issue 20 item 4: measurementtype=histogram prints OneMeasurementHistogram's
 // lines (LatencyVariance, 95th/99th as ms buckets, bucket lines with
-// measurement.histogram.verbose); hdrhistogram+histogram prints both.
+// measurement.histogram.verbose); hdrhistogram+histogram prints both under
+// YCSB's TwoInOneMeasurement names.
 TEST(ReportText, HistogramMeasurementTypeMatchesYcsbGoldenFile) {
   RunResult r = MakeResult();
   ReportOptions o;
@@ -268,10 +269,14 @@ TEST(ReportText, HistogramMeasurementTypeMatchesYcsbGoldenFile) {
   o.histogram_buckets = 3;
   o.histogram_verbose = true;
   EXPECT_EQ(Ycsb(FormatTextReport(r, ComputeCosts(r), o)), Golden("ycsb_histogram.txt"));
+  // TwoInOneMeasurement: "Hdr<OP>" with the Return= lines, then "Bucket<OP>".
   o.measurement_type = "hdrhistogram+histogram";
   const std::string two = Ycsb(FormatTextReport(r, ComputeCosts(r), o));
-  EXPECT_NE(two.find("[READ], 50thPercentileLatency(us)"), std::string::npos) << two;
-  EXPECT_NE(two.find("[READ], LatencyVariance(us)"), std::string::npos) << two;
+  EXPECT_NE(two.find("[HdrREAD], 50thPercentileLatency(us), 275\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("[HdrREAD], Return=NOT_FOUND, 50\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("[BucketREAD], LatencyVariance(us), 25208.25\n"), std::string::npos) << two;
+  EXPECT_EQ(two.find("[BucketREAD], Return="), std::string::npos) << two;
+  EXPECT_EQ(two.find("[READ]"), std::string::npos) << two;
 }
 
 }  // namespace

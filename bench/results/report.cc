@@ -103,29 +103,30 @@ struct YcsbMeasurement {
   const OpStats* returns = nullptr;
 };
 
-// One measurement's lines, as the configured measurementtype exports them
-// (TwoInOneMeasurement: both, the first one's Return= lines only... each
-// exports its own, as YCSB's does).
+// One measurement's lines, as the configured measurementtype exports them.
+// hdrhistogram+histogram is YCSB's TwoInOneMeasurement: an HdrHistogram one
+// named "Hdr<NAME>" with the Return= counts, then a histogram one named
+// "Bucket<NAME>" without them.
 void ExportMeasurement(Lines& l, const YcsbMeasurement& m, const ReportOptions& o) {
-  auto returns = [&] {
+  auto returns = [&](const std::string& name) {
     if (m.returns == nullptr) return;
     for (int k = 0; k < int(OpResult::kCount); ++k)
       if (m.returns->results[size_t(k)] > 0)
-        l.Integer(m.name, "Return=" + std::string(OpResultName(OpResult(k))),
+        l.Integer(name, "Return=" + std::string(OpResultName(OpResult(k))),
                   int64_t(m.returns->results[size_t(k)]));
   };
-  const bool hdr = o.measurement_type.rfind("hdrhistogram", 0) == 0;
-  const bool plain = o.measurement_type == "histogram" ||
-                     o.measurement_type == "hdrhistogram+histogram";
-  if (hdr) {
-    l.Latency(m.name, m.latency, o);
-    returns();
+  const bool two = o.measurement_type == "hdrhistogram+histogram";
+  if (two || o.measurement_type == "hdrhistogram") {
+    const std::string name = two ? "Hdr" + m.name : m.name;
+    l.Latency(name, m.latency, o);
+    returns(name);
   }
-  if (plain) {
+  if (two || o.measurement_type == "histogram") {
+    const std::string name = two ? "Bucket" + m.name : m.name;
     const hdr::YcsbMsHistogram h = hdr::ToYcsbMsHistogram(m.latency, o.histogram_buckets);
-    l.MsHistogram(m.name, h);
-    returns();
-    if (o.histogram_verbose) l.MsBuckets(m.name, h);
+    l.MsHistogram(name, h);
+    if (!two) returns(name);
+    if (o.histogram_verbose) l.MsBuckets(name, h);
   }
 }
 
