@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace wirebench::hdr {
 namespace {
 
@@ -65,11 +67,13 @@ TEST(HdrYcsbSummary, ExporterLinesMatchYcsb) {
   ASSERT_TRUE(percentiles.ok());
   const YcsbLatencySummary s = SummarizeForYcsb(EightOps(), *percentiles);
   EXPECT_EQ(s.operations, 8);
-  EXPECT_DOUBLE_EQ(s.average_us, (5 * 2000 + 3 * 4001) / 8.0 / 1000.0);
+  // YCSB records each sample's whole microseconds: (5 * 2 + 3 * 4) / 8, not
+  // the nanosecond mean / 1000 (2.750375).
+  EXPECT_DOUBLE_EQ(s.average_us, (5 * 2 + 3 * 4) / 8.0);
   const std::vector<std::string> lines = FormatYcsbLatencyLines("READ", s);
   const std::vector<std::string> expected = {
       "[READ], Operations, 8",
-      "[READ], AverageLatency(us), 2.750375",
+      "[READ], AverageLatency(us), 2.75",
       "[READ], MinLatency(us), 2",
       "[READ], MaxLatency(us), 4",
       "[READ], 50thPercentileLatency(us), 2",
@@ -77,6 +81,43 @@ TEST(HdrYcsbSummary, ExporterLinesMatchYcsb) {
       "[READ], 99.9PercentileLatency(us), 4",
   };
   EXPECT_EQ(lines, expected);
+}
+
+// Issue 20 item 14: 1999 ns is 1 us to YCSB, so the mean of 999 ns and
+// 1999 ns samples is 0.5, where the nanosecond mean gives 1.499.
+TEST(HdrYcsbSummary, AverageIsTheMeanOfWholeMicroseconds) {
+  Histogram h;
+  h.Record(999);
+  h.Record(1999);
+  EXPECT_DOUBLE_EQ(MeanOfWholeMicros(h), 0.5);
+  EXPECT_DOUBLE_EQ(MeanOfWholeMicros(Histogram()), 0.0);
+}
+
+// measurementtype=histogram: OneMeasurementHistogram's figures from whole
+// microseconds in 1 ms buckets.
+TEST(HdrYcsbSummary, MsHistogramMatchesOneMeasurementHistogram) {
+  Histogram h;
+  for (int i = 0; i < 90; ++i) h.Record(512'000);   // 512 us: bucket 0.
+  for (int i = 0; i < 6; ++i) h.Record(1'536'000);  // 1536 us: bucket 1.
+  for (int i = 0; i < 3; ++i) h.Record(2'097'152);  // 2097 us: bucket 2.
+  h.Record(9'000'000);                              // 9 ms: past the 3 buckets.
+  const YcsbMsHistogram m = ToYcsbMsHistogram(h, 3);
+  EXPECT_EQ(m.operations, 100);
+  EXPECT_EQ(m.buckets, (std::vector<int64_t>{90, 6, 3}));
+  EXPECT_EQ(m.overflow, 1);
+  // Each bucket's median in whole us: 512, 1536, 2098 and 8998.
+  EXPECT_DOUBLE_EQ(m.average_us, (90 * 512 + 6 * 1536 + 3 * 2098 + 8998) / 100.0);
+  const double mean = m.average_us;
+  EXPECT_DOUBLE_EQ(m.variance_us, (90 * 512.0 * 512 + 6 * 1536.0 * 1536 + 3 * 2098.0 * 2098 +
+                                   8998.0 * 8998) / 100 - mean * mean);
+  EXPECT_EQ(m.min_us, 512);
+  EXPECT_EQ(m.max_us, h.Max() / 1000);
+  EXPECT_EQ(m.p95_us, 1000);  // 96% by the end of bucket 1.
+  EXPECT_EQ(m.p99_us, 2000);  // 99% by the end of bucket 2.
+  const YcsbMsHistogram empty = ToYcsbMsHistogram(Histogram(), 3);
+  EXPECT_TRUE(std::isnan(empty.average_us));  // YCSB divides 0 by 0.0.
+  EXPECT_EQ(empty.min_us, -1);
+  EXPECT_EQ(empty.p95_us, -1);
 }
 
 TEST(HdrYcsbSummary, StatusSummaryMatchesYcsb) {

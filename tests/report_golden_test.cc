@@ -1,9 +1,11 @@
-// YCSB's text output, line for line, against a golden file; the cost lines
-// say "unavailable" (never 0) when a figure could not be measured; and
-// YCSB's JSON exporters, rendered from the same measurements, give what
-// re-parsing the text report gave (bench/cli/ycsb_command.cc's ExportJson).
+// YCSB's text output, line for line, against golden files written from
+// YCSB's rules (Double.toString averages of whole microseconds, long counts,
+// <OP>-FAILED for non-OK statuses, OneMeasurementHistogram's lines); the
+// cost lines say "unavailable" (never 0) when a figure could not be
+// measured; and YCSB's JSON exporters parse back to the text report.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,11 +21,17 @@ RunResult MakeResult() {
   r.operations = 1000;
   OpStats& read = r.ops[size_t(OpType::kRead)];
   OpStats& update = r.ops[size_t(OpType::kUpdate)];
-  for (int i = 1; i <= 600; ++i) read.latency.Record(int64_t(i) * 1000);  // 1..600 us
+  // i us and a half: each sample's bucket median truncates to i whole us, as
+  // YCSB records it. Reads 1..550 us were OK, 551..600 us NOT_FOUND (in
+  // `latency` too, as the driver records them).
+  for (int i = 1; i <= 600; ++i) {
+    read.latency.Record(int64_t(i) * 1000 + 500);
+    if (i > 550) read.not_found_latency.Record(int64_t(i) * 1000 + 500);
+  }
   read.results[size_t(OpResult::kOk)] = 550;
   read.results[size_t(OpResult::kNotFound)] = 50;
-  for (int i = 1; i <= 399; ++i) update.latency.Record(int64_t(i) * 2000);
-  update.failed_latency.Record(5'000'000);
+  for (int i = 1; i <= 399; ++i) update.latency.Record(int64_t(i) * 2000 + 500);  // 2..798 us
+  update.failed_latency.Record(900'100);  // 900 us.
   update.results[size_t(OpResult::kOk)] = 399;
   update.results[size_t(OpResult::kError)] = 1;
   return r;
@@ -79,37 +87,25 @@ TEST(ReportText, PartialRunIsMarked) {
   EXPECT_TRUE(ResultToJson(r, ComputeCosts(r), ReportOptions{})["partial"].get<bool>());
 }
 
-// The exporter as it was: parses the text report's lines (kept verbatim
-// from bench/cli/ycsb_command.cc as the reference).
-std::string ExportJsonFromText(const std::string& text, bool array) {
-  std::istringstream in(text);
-  std::string line;
-  std::vector<nlohmann::json> items;
-  while (std::getline(in, line)) {
-    if (line.size() < 3 || line[0] != '[') continue;
-    size_t close = line.find("], ");
-    size_t comma = line.find(", ", close + 3);
-    if (close == std::string::npos || comma == std::string::npos) continue;
+// Reads the JSON values of an exporter's output, one after another (the
+// object exporter writes root values separated by a space).
+std::vector<nlohmann::json> ParseJsonValues(const std::string& doc) {
+  std::istringstream in(doc);
+  std::vector<nlohmann::json> out;
+  in >> std::ws;
+  while (in.peek() != std::char_traits<char>::eof()) {
     nlohmann::json j;
-    j["metric"] = line.substr(1, close - 1);
-    j["measurement"] = line.substr(close + 3, comma - close - 3);
-    std::string v = line.substr(comma + 2);
-    char* end = nullptr;
-    double d = std::strtod(v.c_str(), &end);
-    if (end && *end == 0 && !v.empty()) {
-      j["value"] = d;
-    } else {
-      j["value"] = v;
-    }
-    items.push_back(j);
+    in >> j;
+    out.push_back(std::move(j));
+    in >> std::ws;
   }
-  std::string out;
-  if (array) return nlohmann::json(items).dump(2) + "\n";
-  for (auto& j : items) out += j.dump() + "\n";
   return out;
 }
 
-TEST(ReportExport, JsonExportersMatchTheTextReport) {
+// Issue 20 item 9: YCSB's exporters as its Jackson generator writes them,
+// every value parsed back equal to the text report's, integral ones (YCSB's
+// longs) as JSON integers and doubles as doubles.
+TEST(ReportExport, JsonExportersParseToTheTextReport) {
   RunResult r = MakeResult();
   r.partial = true;
   r.error = Status::Aborted("stopped on request (SIGINT)");
@@ -128,18 +124,159 @@ TEST(ReportExport, JsonExportersMatchTheTextReport) {
   o.percentiles = {50, 99.9};
   o.measurement_interval = "both";
   const RunCosts c = ComputeCosts(r);
-  const std::string text = FormatTextReport(r, c, o);
-  for (bool array : {false, true})
-    EXPECT_EQ(YcsbJsonExport(r, c, o, array), ExportJsonFromText(text, array)) << array;
-  // Numbers are numbers, text stays text.
-  const nlohmann::json a = nlohmann::json::parse(YcsbJsonExport(r, c, o, true));
-  EXPECT_EQ(a[0]["metric"], "OVERALL");
-  EXPECT_EQ(a[0]["measurement"], "RunTime(ms)");
-  EXPECT_DOUBLE_EQ(a[0]["value"].get<double>(), 2500.0);
-  EXPECT_TRUE(a.back()["value"].is_string());  // "true (Aborted: ...)".
-  // And the text report is the measurements, one line each.
   const std::vector<Measurement> ms = ReportMeasurements(r, c, o);
+  const std::string text = FormatTextReport(r, c, o);
   EXPECT_EQ(size_t(std::count(text.begin(), text.end(), '\n')), ms.size());
+  for (bool array : {false, true}) {
+    SCOPED_TRACE(array ? "JSONArrayMeasurementsExporter" : "JSONMeasurementsExporter");
+    const std::string doc = YcsbJsonExport(r, c, o, array);
+    std::vector<nlohmann::json> items = ParseJsonValues(doc);
+    if (array) {
+      ASSERT_EQ(items.size(), 1u);
+      ASSERT_TRUE(items[0].is_array());
+      items = std::vector<nlohmann::json>(items[0].begin(), items[0].end());
+    }
+    ASSERT_EQ(items.size(), ms.size());
+    std::istringstream lines(text);
+    for (size_t i = 0; i < ms.size(); ++i) {
+      std::string line;
+      std::getline(lines, line);
+      const nlohmann::json& j = items[i];
+      const std::string prefix = "[" + j["metric"].get<std::string>() + "], " +
+                                 j["measurement"].get<std::string>() + ", ";
+      ASSERT_EQ(line.rfind(prefix, 0), 0u) << line;
+      const std::string value = line.substr(prefix.size());
+      if (!ms[i].number) {
+        EXPECT_EQ(j["value"].get<std::string>(), ms[i].value) << line;
+      } else if (ms[i].integral) {
+        EXPECT_TRUE(j["value"].is_number_integer()) << line;
+        EXPECT_EQ(j["value"].get<int64_t>(), std::stoll(value)) << line;
+      } else {
+        EXPECT_TRUE(j["value"].is_number_float()) << line;
+        EXPECT_EQ(j["value"].get<double>(), std::strtod(value.c_str(), nullptr)) << line;
+      }
+    }
+  }
+  // Jackson's DefaultPrettyPrinter, to the byte.
+  const std::string objects = YcsbJsonExport(r, c, o, false);
+  EXPECT_EQ(objects.rfind("{\n  \"metric\" : \"OVERALL\",\n  \"measurement\" : \"RunTime(ms)\",\n"
+                          "  \"value\" : 2500\n} {\n  \"metric\" : \"OVERALL\",\n  \"measurement\" : "
+                          "\"Throughput(ops/sec)\",\n  \"value\" : 400.0\n} {\n",
+                          0),
+            0u)
+      << objects.substr(0, 300);
+  const std::string array = YcsbJsonExport(r, c, o, true);
+  EXPECT_EQ(array.rfind("[ {\n  \"metric\" : \"OVERALL\",\n  \"measurement\" : \"RunTime(ms)\",\n"
+                        "  \"value\" : 2500\n}, {\n",
+                        0),
+            0u)
+      << array.substr(0, 300);
+  EXPECT_EQ(array.substr(array.size() - 5), "\n} ]\n");
+}
+
+std::string Golden(const std::string& name) {
+  std::ifstream f(std::string(WIREBENCH_SOURCE_DIR) + "/tests/golden/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Issue 20 item 2: a run whose reads all came back NOT_FOUND (the null
+// region's empty answer) shows [READ] with no latencies and the
+// Return=NOT_FOUND count, and the latencies under [READ-FAILED]; with
+// reportlatencyforeacherror or latencytrackederrors, under [READ-NOT_FOUND].
+TEST(ReportText, NotFoundIsTimedAsFailed) {
+  RunResult r;
+  r.runtime_s = 1;
+  r.operations = 10;
+  OpStats& read = r.ops[size_t(OpType::kRead)];
+  for (int i = 1; i <= 10; ++i) {
+    read.latency.Record(int64_t(i) * 1000 + 500);
+    read.not_found_latency.Record(int64_t(i) * 1000 + 500);
+  }
+  read.results[size_t(OpResult::kNotFound)] = 10;
+  ReportOptions o;
+  EXPECT_EQ(Ycsb(FormatTextReport(r, ComputeCosts(r), o)), Golden("ycsb_not_found.txt"));
+  o.report_latency_for_each_error = true;
+  std::string each = Ycsb(FormatTextReport(r, ComputeCosts(r), o));
+  EXPECT_NE(each.find("[READ-NOT_FOUND], Operations, 10\n"), std::string::npos) << each;
+  EXPECT_EQ(each.find("READ-FAILED"), std::string::npos) << each;
+  o.report_latency_for_each_error = false;
+  o.latency_tracked_errors = {"ERROR"};  // Not NOT_FOUND: it stays under -FAILED.
+  each = Ycsb(FormatTextReport(r, ComputeCosts(r), o));
+  EXPECT_NE(each.find("[READ-FAILED], Operations, 10\n"), std::string::npos) << each;
+  o.latency_tracked_errors = {"NOT_FOUND"};
+  each = Ycsb(FormatTextReport(r, ComputeCosts(r), o));
+  EXPECT_NE(each.find("[READ-NOT_FOUND], Operations, 10\n"), std::string::npos) << each;
+}
+
+// Issue 20 item 1: READ-MODIFY-WRITE is latency only (no Return= lines), and
+// every operation is in it whatever its halves returned.
+TEST(ReportText, ReadModifyWriteHasNoReturnLines) {
+  RunResult r;
+  r.runtime_s = 1;
+  r.operations = 3;
+  OpStats& rmw = r.ops[size_t(OpType::kReadModifyWrite)];
+  rmw.latency.Record(10'500);
+  rmw.latency.Record(20'500);
+  rmw.failed_latency.Record(30'500);
+  rmw.results[size_t(OpResult::kOk)] = 2;
+  rmw.results[size_t(OpResult::kError)] = 1;
+  const std::string text = Ycsb(FormatTextReport(r, ComputeCosts(r), ReportOptions{}));
+  EXPECT_NE(text.find("[READ-MODIFY-WRITE], Operations, 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("[READ-MODIFY-WRITE], AverageLatency(us), 20.0\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Return="), std::string::npos) << text;
+  EXPECT_EQ(text.find("READ-MODIFY-WRITE-FAILED"), std::string::npos) << text;
+}
+
+// Issue 20 item 5: measurement.interval=intended prints the intended
+// latencies under the operation's own name ([READ], not [Intended-READ]);
+// in a closed loop, where YCSB's intended start is the actual start, they
+// are the latencies themselves. With both, the intended ones are
+// [Intended-READ] with no Return= lines.
+TEST(ReportText, IntendedLatencyUsesYcsbNames) {
+  RunResult closed = MakeResult();
+  ReportOptions o;
+  o.measurement_interval = "intended";
+  const std::string text = Ycsb(FormatTextReport(closed, ComputeCosts(closed), o));
+  EXPECT_EQ(text.find("Intended-"), std::string::npos) << text;
+  EXPECT_EQ(text, Golden("ycsb_text.txt"));  // Closed loop: the same figures.
+  RunResult open = MakeResult();
+  for (int i = 1; i <= 600; ++i)
+    open.ops[size_t(OpType::kRead)].intended_latency.Record(int64_t(i) * 1000 + 500);
+  const std::string opened = Ycsb(FormatTextReport(open, ComputeCosts(open), o));
+  EXPECT_NE(opened.find("[READ], Operations, 600\n[READ], AverageLatency(us), 300.5\n"),
+            std::string::npos)
+      << opened;
+  EXPECT_NE(opened.find("[READ], Return=NOT_FOUND, 50\n"), std::string::npos) << opened;
+  o.measurement_interval = "both";
+  const std::string both = Ycsb(FormatTextReport(open, ComputeCosts(open), o));
+  const size_t intended = both.find("[Intended-READ], Operations, 600\n");
+  ASSERT_NE(intended, std::string::npos) << both;
+  EXPECT_EQ(both.find("Return=", intended), std::string::npos) << both;
+  EXPECT_LT(both.find("[UPDATE-FAILED]"), intended) << both;  // Intended ones come after.
+}
+
+// Issue 20 item 4: measurementtype=histogram prints OneMeasurementHistogram's
+// lines (LatencyVariance, 95th/99th as ms buckets, bucket lines with
+// measurement.histogram.verbose); hdrhistogram+histogram prints both under
+// YCSB's TwoInOneMeasurement names.
+TEST(ReportText, HistogramMeasurementTypeMatchesYcsbGoldenFile) {
+  RunResult r = MakeResult();
+  ReportOptions o;
+  o.measurement_type = "histogram";
+  o.histogram_buckets = 3;
+  o.histogram_verbose = true;
+  EXPECT_EQ(Ycsb(FormatTextReport(r, ComputeCosts(r), o)), Golden("ycsb_histogram.txt"));
+  // TwoInOneMeasurement: "Hdr<OP>" with the Return= lines, then "Bucket<OP>".
+  o.measurement_type = "hdrhistogram+histogram";
+  const std::string two = Ycsb(FormatTextReport(r, ComputeCosts(r), o));
+  EXPECT_NE(two.find("[HdrREAD], 50thPercentileLatency(us), 275\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("[HdrREAD], Return=NOT_FOUND, 50\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("[BucketREAD], LatencyVariance(us), 25208.25\n"), std::string::npos) << two;
+  EXPECT_EQ(two.find("[BucketREAD], Return="), std::string::npos) << two;
+  EXPECT_EQ(two.find("[READ]"), std::string::npos) << two;
 }
 
 }  // namespace

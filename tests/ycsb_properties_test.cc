@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -59,7 +60,7 @@ TEST(YcsbProperties, DefaultsAndTypedGetters) {
   EXPECT_EQ(p.GetInt("fieldlength").value(), 100);
   EXPECT_DOUBLE_EQ(p.GetDouble("readproportion").value(), 0.95);
   EXPECT_TRUE(p.GetBool("readallfields").value());
-  EXPECT_EQ(p.GetInt("writebuffersize").value(), 2097152);
+  EXPECT_EQ(p.GetInt("writebuffersize").value(), 12582912);  // HBaseClient2's 12 MiB.
   EXPECT_EQ(p.GetString("columnfamily").value(), "family");
   EXPECT_EQ(p.GetDoubleList("hdrhistogram.percentiles").value(), (std::vector<double>{50, 95, 99}));
   StatusOr<std::string> none = p.GetString("insertcount");
@@ -149,10 +150,9 @@ TEST(YcsbWorkloadConfig, ValidationErrorsNameTheProperty) {
       {"requestdistribution", "pareto", "requestdistribution"},
       {"fieldlengthdistribution", "normal", "fieldlengthdistribution"},
       {"scanlengthdistribution", "constant", "scanlengthdistribution"},
-      {"insertorder", "random", "insertorder"},
       {"readproportion", "-0.1", "readproportion"},
       {"hotspotdatafraction", "1.5", "hotspotdatafraction"},
-      {"zeropadding", "0", "zeropadding"},
+      {"zeropadding", "100000", "zeropadding"},
       {"fieldcount", "0", "fieldcount"},
       {"maxscanlength", "0", "maxscanlength"},
       {"workload", "site.ycsb.workloads.RestWorkload", "workload"},
@@ -250,6 +250,149 @@ TEST(YcsbWorkloadFiles, EachParsesToItsDefinition) {
       EXPECT_EQ(c->max_scan_length, 1000);
     }
   }
+}
+
+// Issue 20 item 3: as YCSB, every property passes through to the binding.
+// The keys of YCSB master's workload_template and of the HBase binding load
+// without a note; a typo loads too, with one note naming the closest key.
+TEST(YcsbProperties, UnknownKeysPassThroughWithANote) {
+  Properties p;
+  ASSERT_TRUE(p.LoadText("recordcount=1000\n"
+                         "discardscannedrecord=false\n"
+                         "maxscanrate=0\n"
+                         "scanoptimelimit=0\n"
+                         "readallfieldsbyname=false\n"
+                         "core_workload_insertion_keep_going_on_error=false\n"
+                         "spin.sleep=false\n"
+                         "hbase.zookeeper.quorum=zk1,zk2\n"
+                         "zookeeper.znode.parent=/hbase\n"
+                         "readproprtion=0.5\n",
+                         "template")
+                  .ok());
+  const std::vector<std::string> paths = {};
+  const std::vector<std::string> overrides = {"my.binding.option=7"};
+  ASSERT_TRUE(p.Load(paths, overrides).ok());
+  const std::vector<std::string> notes = p.UnknownKeyNotes();
+  ASSERT_EQ(notes.size(), 2u) << ::testing::PrintToString(notes);
+  EXPECT_NE(notes[0].find("'my.binding.option' (set at -p)"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("'readproprtion' (set at template:10)"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[1].find("passed through unused"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[1].find("did you mean 'readproportion'"), std::string::npos) << notes[1];
+  EXPECT_TRUE(CoreWorkloadConfig::FromProperties(p).ok());
+}
+
+// Issue 20 item 13: what YCSB accepts is accepted, read as YCSB reads it,
+// with a note where YCSB's reading is surprising.
+TEST(YcsbProperties, LenientValuesAreReadAsYcsbReadsThem) {
+  Properties p;
+  ASSERT_TRUE(p.LoadText("recordcount=1000 \n"      // Integer.parseInt would refuse it.
+                         "readallfields=yes\n"       // Boolean.parseBoolean: false.
+                         "writeallfields=TRUE\n"     // true, silently.
+                         "dataintegrity=true \n"     // Trailing space: false in YCSB.
+                         "insertorder=random\n"      // Anything but hashed: ordered.
+                         "zeropadding=0\n"           // No padding, as 1.
+                         "readproportion=0.5 \n",    // Double.parseDouble trims.
+                         "w")
+                  .ok());
+  EXPECT_EQ(p.GetString("recordcount").value(), "1000 ");  // Kept, as java.util.Properties keeps it.
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->record_count, 1000);
+  EXPECT_FALSE(c->read_all_fields);
+  EXPECT_TRUE(c->write_all_fields);
+  EXPECT_FALSE(c->data_integrity);
+  EXPECT_TRUE(c->ordered_inserts);
+  EXPECT_EQ(c->zero_padding, 1);
+  EXPECT_DOUBLE_EQ(c->read_proportion, 0.5);
+  const std::string notes = ::testing::PrintToString(p.notes());
+  for (const char* expect : {"'recordcount' = '1000 '", "'readallfields' = 'yes'",
+                             "'dataintegrity' = 'true '", "'insertorder' = 'random'"})
+    EXPECT_NE(notes.find(expect), std::string::npos) << expect << " in " << notes;
+  EXPECT_EQ(notes.find("writeallfields"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("readproportion"), std::string::npos) << notes;
+  Properties hashed;
+  hashed.Set("insertorder", "hashed ");  // YCSB compares the whole value.
+  ASSERT_TRUE(CoreWorkloadConfig::FromProperties(hashed).ok());
+  EXPECT_TRUE(CoreWorkloadConfig::FromProperties(hashed)->ordered_inserts);
+}
+
+// Issue 20 item 11: the HBase binding's properties as HBaseClient2 reads
+// them: durability a Durability name, clientbuffering exactly "true", and a
+// note where wirebench has a default the binding lacks (columnfamily).
+TEST(YcsbWorkloadConfig, HBaseBindingProperties) {
+  Properties p;
+  p.Set("recordcount", "10");
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->write_buffer_size, 12 << 20);
+  EXPECT_EQ(c->durability, "USE_DEFAULT");
+  ASSERT_EQ(c->notes.size(), 1u);
+  EXPECT_NE(c->notes[0].find("columnfamily is not set"), std::string::npos) << c->notes[0];
+  for (const char* d : {"SKIP_WAL", "ASYNC_WAL", "SYNC_WAL", "FSYNC_WAL"}) {
+    p.Set("durability", d);
+    EXPECT_TRUE(CoreWorkloadConfig::FromProperties(p).ok()) << d;
+  }
+  p.Set("durability", "true");
+  c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("Durability name"), std::string_view::npos);
+  p.Set("durability", "SYNC_WAL");
+  p.Set("columnfamily", "cf");
+  p.Set("clientbuffering", "TRUE");
+  c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->client_buffering);  // "true".equals("TRUE") is false.
+  EXPECT_TRUE(c->notes.empty());
+  EXPECT_NE(::testing::PrintToString(p.notes()).find("'clientbuffering' = 'TRUE'"),
+            std::string::npos);
+}
+
+// Issue 20 item 6: YCSB's Client loads recordcount records when insertcount
+// is not set, insertstart or not (CoreWorkload's own insertcount, the range
+// reads choose from, stays recordcount - insertstart).
+TEST(YcsbWorkloadConfig, InsertstartWithoutInsertcountLoadsRecordcount) {
+  Properties p;
+  p.Set("recordcount", "1000");
+  p.Set("insertstart", "400");
+  p.Set("columnfamily", "family");
+  StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->load_count, 1000);
+  EXPECT_EQ(c->insert_count, 600);
+  ASSERT_EQ(c->notes.size(), 1u);
+  EXPECT_NE(c->notes[0].find("keys 400 to 1399"), std::string::npos) << c->notes[0];
+  p.Set("insertcount", "200");
+  c = CoreWorkloadConfig::FromProperties(p);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->load_count, 200);
+  EXPECT_TRUE(c->notes.empty());
+}
+
+// Issue 20 target: every workload file YCSB ships loads unchanged; the
+// time-series workload is refused naming what is missing.
+TEST(YcsbWorkloadFiles, EveryShippedFileLoads) {
+  const std::string dir = std::string(WIREBENCH_SOURCE_DIR) + "/workloads";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    SCOPED_TRACE(entry.path().string());
+    ++files;
+    Properties p;
+    const std::vector<std::string> paths = {entry.path().string()};
+    Status s = p.Load(paths, {});
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    StatusOr<CoreWorkloadConfig> c = CoreWorkloadConfig::FromProperties(p);
+    if (entry.path().filename().string().rfind("tsworkload", 0) == 0) {
+      ASSERT_FALSE(c.ok());
+      EXPECT_EQ(c.status().code(), Status::Code::kUnimplemented);
+      EXPECT_NE(c.status().message().find("time-series workload is not implemented"),
+                std::string_view::npos)
+          << c.status().ToString();
+      continue;
+    }
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_TRUE(p.UnknownKeyNotes().empty()) << ::testing::PrintToString(p.UnknownKeyNotes());
+  }
+  EXPECT_GE(files, 8);  // a-f, workload_template, tsworkloada.
 }
 
 }  // namespace

@@ -229,10 +229,35 @@ TEST(YcsbRequests, InsertIsAFullRecordOverThePool) {
     EXPECT_EQ(cell.type, CellType::kPut);
     EXPECT_EQ(cell.value.size(), 100u);
     EXPECT_TRUE(cell.value.Within(pool.data(), pool.size()));
-    for (uint8_t ch : cell.value) ASSERT_TRUE(ch >= ' ' && ch <= '~');
+    for (uint8_t ch : cell.value) ASSERT_TRUE(ch >= ' ' && ch <= 0x7F);  // YCSB's range.
     offsets.insert(cell.value.data());
   }
   EXPECT_EQ(offsets.size(), 10u);  // Fields get different slices.
+}
+
+// Issue 20 item 10: the pool holds RandomByteIterator's bytes: in each group
+// of six, byte k comes from its own bits of one 32-bit draw with its own
+// mask, so byte 0 and 3 take 32 values, 1 and 4 take 64, 2 and 5 take 64
+// (95 = 0b1011111) up to 0x7F.
+TEST(YcsbValues, PoolIsFilledByRandomByteIteratorsMethod) {
+  EXPECT_EQ(RandomByteIteratorByte(0, 0), ' ');
+  EXPECT_EQ(RandomByteIteratorByte(0xFFFFFFFFu, 0), ' ' + 31);
+  EXPECT_EQ(RandomByteIteratorByte(0xFFFFFFFFu, 1), ' ' + 63);
+  EXPECT_EQ(RandomByteIteratorByte(0xFFFFFFFFu, 2), ' ' + 95);
+  EXPECT_EQ(RandomByteIteratorByte(0xFFFFFFFFu, 5), ' ' + 95);
+  EXPECT_EQ(RandomByteIteratorByte(uint32_t(1) << 5, 1), ' ' + 1);
+  EXPECT_EQ(RandomByteIteratorByte(uint32_t(0x20) << 10, 2), ' ');  // Bit 5 is masked off.
+  ValuePool pool(1, 100, 6 * 10000);
+  std::set<uint8_t> seen[6];
+  for (size_t i = 0; i < pool.size(); ++i) seen[i % 6].insert(pool.data()[i]);
+  const size_t kinds[6] = {32, 64, 64, 32, 64, 64};
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_EQ(seen[k].size(), kinds[k]) << k;
+    EXPECT_EQ(*seen[k].begin(), ' ') << k;
+  }
+  EXPECT_EQ(*seen[0].rbegin(), ' ' + 31);
+  EXPECT_EQ(*seen[2].rbegin(), ' ' + 95);
+  EXPECT_EQ(seen[2].count(' ' + 32), 0u);  // 95 masks bit 5 off.
 }
 
 TEST(YcsbRequests, ReadUpdateScanShapes) {

@@ -1,5 +1,6 @@
 #include "bench/cli/ycsb_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -12,10 +13,10 @@ namespace wirebench {
 
 namespace {
 
-// YCSB flags wirebench accepts for compatibility and does not use.
+// YCSB flags wirebench accepts for compatibility and does not use. Owned by
+// the command's callback, which CLI11 keeps as long as the parser.
 struct IgnoredYcsbFlags {
   bool run_flag = false;  // -t: the run phase, implied by the subcommand.
-  std::string db;         // -db: the binding class; wirebench is the binding.
 };
 
 void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
@@ -32,9 +33,13 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
 }
 
 void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
+  // -threads, -target and -db are rewritten into -p threadcount=, -p target=
+  // and -p db= by TranslateYcsbArgs, so that the later of -threads and
+  // -p threadcount wins, as in YCSB. These entries document them in --help.
   cmd->add_option("--threads", o->threads,
-                  "Logical clients (YCSB -threads), one op in flight each");
-  cmd->add_option("--target", o->target, "Target ops/sec in all: open loop (YCSB -target)");
+                  "Logical clients (YCSB -threads, = -p threadcount=N), one op in flight each");
+  cmd->add_option("--target", o->target,
+                  "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)");
   cmd->add_option("--codec", o->codec, "Codec: " + CodecNames())->capture_default_str();
   cmd->add_option("--rpc", o->rpc,
                   "RPC layer: wirebench, grpc (codec bytes over gRPC) or grpc-native (gRPC's "
@@ -92,15 +97,29 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("-l", o->label, "Label prefixed to status lines");
   cmd->add_flag("--load", o->load_phase, "YCSB's -load (same as the load subcommand)");
   cmd->add_flag("-t", ignored->run_flag, "YCSB's -t (the run phase; accepted for compatibility)");
-  cmd->add_option("--db", ignored->db,
-                  "YCSB's -db binding class (ignored: wirebench is the binding)");
+  cmd->add_option("--db", o->db,
+                  "YCSB's -db binding class (= -p db=CLASS; recorded: wirebench is the binding)");
+  cmd->add_option("binding", o->binding,
+                  "bin/ycsb's binding name before the options (" + YcsbBindingNames() +
+                      "; wirebench is an HBase-style binding)")
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            const auto& known = YcsbBindingList();
+            if (std::find(known.begin(), known.end(), name) != known.end()) return std::string();
+            return "unknown binding '" + name +
+                   "': wirebench is an HBase-style binding; give one of " + YcsbBindingNames() +
+                   " (bin/ycsb's names) or leave it out";
+          },
+          "BINDING"));
   cmd->add_option("--json", o->json_out, "Write the self-describing JSON result here");
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   AddClientFlags(cmd, o.get());
   AddServerFlags(cmd, o.get());
   AddInstructionFlags(cmd, o.get());
-  cmd->callback([o, exit_code] {
+  // The callback owns every object the options write into (CLI11 keeps
+  // pointers to them for the parser's lifetime).
+  cmd->callback([o, ignored, exit_code] {
     if (ReRunUnderCallgrind(*o, exit_code)) return;
     auto r = RunYcsb(*o);
     if (!r.ok()) {
@@ -118,10 +137,38 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
 
 }  // namespace
 
+const std::vector<std::string>& YcsbBindingList() {
+  // bin/ycsb's names of HBase bindings (and BasicDB's, whose operations
+  // wirebench also answers): the ones a YCSB script for an HBase-style store uses.
+  static const std::vector<std::string> names = {"hbase2", "hbase1", "hbase20", "hbase14",
+                                                 "hbase12", "hbase10", "hbase098", "basic"};
+  return names;
+}
+
+std::string YcsbBindingNames() {
+  std::string out;
+  for (const std::string& n : YcsbBindingList()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::vector<std::string> TranslateYcsbArgs(int argc, char** argv) {
   std::vector<std::string> out;
+  const bool ycsb = argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "load");
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
+    if (ycsb && i + 1 < argc) {
+      // YCSB sets these properties in command-line order, with -p: the later
+      // of "-threads 8" and "-p threadcount=4" wins.
+      const char* property = nullptr;
+      if (a == "-threads" || a == "--threads") property = "threadcount";
+      if (a == "-target" || a == "--target") property = "target";
+      if (a == "-db" || a == "--db") property = "db";
+      if (property != nullptr) {
+        out.push_back("-p");
+        out.push_back(std::string(property) + "=" + argv[++i]);
+        continue;
+      }
+    }
     if (a == "-threads" || a == "-target" || a == "-load" || a == "-db") a = "-" + a;
     out.push_back(a);
   }

@@ -20,8 +20,14 @@ void AddInstructionFlags(CLI::App* cmd, YcsbRunOptions* o);
 bool ReRunUnderCallgrind(const YcsbRunOptions& o, int* exit_code);
 
 void AddYcsbCommands(CLI::App& app, int* exit_code);
-// Rewrites YCSB's single-dash long options (-threads, -target, -load, -db)
-// into the double-dash form CLI11 parses.
+// Rewrites YCSB's command line into what CLI11 parses: for load and run,
+// -threads N, -target N and -db CLASS (single- or double-dash) become
+// -p threadcount=N, -p target=N and -p db=CLASS in place, so the later of a
+// flag and its -p property wins as in YCSB; -load becomes --load.
 std::vector<std::string> TranslateYcsbArgs(int argc, char** argv);
+
+// The binding names `wirebench run <binding> -P ...` accepts (bin/ycsb's form).
+const std::vector<std::string>& YcsbBindingList();
+std::string YcsbBindingNames();  // "hbase2, hbase1, ..."
 
 }  // namespace wirebench

@@ -110,11 +110,59 @@ StatusOr<std::vector<double>> ParseYcsbPercentiles(std::string_view list) {
 YcsbLatencySummary SummarizeForYcsb(const Histogram& h, const std::vector<double>& percentiles) {
   YcsbLatencySummary s;
   s.operations = h.total_count();
-  s.average_us = h.Mean() / 1000.0;
+  s.average_us = MeanOfWholeMicros(h);
   s.min_us = h.Min() / 1000;
   s.max_us = h.Max() / 1000;
   for (double p : percentiles) s.percentiles_us.emplace_back(p, h.ValueAtPercentile(p) / 1000);
   return s;
+}
+
+double MeanOfWholeMicros(const Histogram& h) {
+  if (h.total_count() == 0) return 0.0;
+  double total = 0.0;
+  for (int32_t i = 0; i < h.counts_array_length(); ++i) {
+    const int64_t count = h.CountAtIndex(i);
+    if (count != 0)
+      total += double(h.MedianEquivalentValue(h.ValueFromIndex(i)) / 1000) * double(count);
+  }
+  return total / double(h.total_count());
+}
+
+YcsbMsHistogram ToYcsbMsHistogram(const Histogram& h, int64_t buckets) {
+  YcsbMsHistogram m;
+  m.buckets.assign(size_t(std::max<int64_t>(buckets, 0)), 0);
+  double sum = 0, sum_squares = 0;
+  for (int32_t i = 0; i < h.counts_array_length(); ++i) {
+    const int64_t count = h.CountAtIndex(i);
+    if (count == 0) continue;
+    const int64_t us = h.MedianEquivalentValue(h.ValueFromIndex(i)) / 1000;
+    m.operations += count;
+    sum += double(us) * double(count);
+    sum_squares += double(us) * double(us) * double(count);
+    const int64_t ms = us / 1000;
+    if (ms >= buckets) {
+      m.overflow += count;
+    } else {
+      m.buckets[size_t(ms)] += count;
+    }
+  }
+  if (m.operations > 0) {
+    m.min_us = h.Min() / 1000;
+    m.max_us = h.Max() / 1000;
+  }
+  m.average_us = sum / double(m.operations);  // NaN when empty, as in YCSB.
+  m.variance_us = sum_squares / double(m.operations) - m.average_us * m.average_us;
+  int64_t cumulative = 0;
+  for (size_t i = 0; i < m.buckets.size(); ++i) {
+    cumulative += m.buckets[i];
+    const double share = double(cumulative) / double(m.operations);
+    if (m.p95_us < 0 && share >= 0.95) m.p95_us = int64_t(i) * 1000;
+    if (share >= 0.99) {
+      m.p99_us = int64_t(i) * 1000;
+      break;
+    }
+  }
+  return m;
 }
 
 std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const YcsbLatencySummary& s) {

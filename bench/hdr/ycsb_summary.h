@@ -11,8 +11,10 @@
 //
 // YCSB records whole microseconds ((end - start) / 1000 in ns) into an
 // HdrHistogram; from a nanosecond histogram the integer figures are the
-// nanosecond query divided by 1000 with truncation, and the average is
-// Mean() / 1000 printed as Java prints a double (Double.toString). Note that
+// nanosecond query divided by 1000 with truncation, and the average is the
+// mean of each sample's whole microseconds (each bucket's median value
+// truncated to us, as YCSB truncates each sample), printed as Java prints a
+// double (Double.toString). Note that
 // YCSB names a fractional percentile without "th": 99.9 -> "99.9", exactly as
 // its ordinal() does; whole ones get English ordinals (1st, 2nd, 50th, 11th).
 // Also YCSB's status-thread summary "[READ: Count=.., Max=.., ...]".
@@ -43,6 +45,27 @@ struct YcsbLatencySummary {
 };
 
 YcsbLatencySummary SummarizeForYcsb(const Histogram& histogram_ns, const std::vector<double>& percentiles);
+
+// The mean of the samples' whole microseconds (YCSB's (int) (ns / 1000) per
+// sample): about 0.5 us below Mean() / 1000. 0 when empty.
+double MeanOfWholeMicros(const Histogram& histogram_ns);
+
+// YCSB's measurementtype=histogram (OneMeasurementHistogram) figures: whole
+// microseconds per sample, counted in 1 ms buckets up to `buckets` ms.
+struct YcsbMsHistogram {
+  int64_t operations = 0;
+  double average_us = 0;   // NaN when empty, as YCSB's 0 / 0.0.
+  double variance_us = 0;  // E[x^2] - E[x]^2 in us^2 (YCSB's "LatencyVariance(us)").
+  int64_t min_us = -1;     // -1 when empty, as YCSB's.
+  int64_t max_us = -1;
+  std::vector<int64_t> buckets;  // Operations whose latency is in [i ms, i+1 ms).
+  int64_t overflow = 0;          // At or past `buckets` ms.
+  // YCSB's 95th and 99th percentile lines: the first bucket (in us, i * 1000)
+  // where the cumulative share reaches 0.95 / 0.99; -1 when never reached.
+  int64_t p95_us = -1;
+  int64_t p99_us = -1;
+};
+YcsbMsHistogram ToYcsbMsHistogram(const Histogram& histogram_ns, int64_t buckets);
 
 // YCSB's ordinal(): 50 -> "50th", 1 -> "1st", 22 -> "22nd", 13 -> "13th",
 // 99.9 -> "99.9" (Java's Double.toString, no suffix).

@@ -42,9 +42,9 @@ class OpStream {
   virtual bool Next(PlannedOp* op) = 0;
   // Called as soon as a Get reply of `op` is decoded, while its views are
   // valid (they are not by the time the operation finishes, because other
-  // logical clients share the codec). Returns the result to count: kOk,
-  // kNotFound (the null region's empty answer), or kError (a data-integrity
-  // check failed).
+  // logical clients share the codec). Returns the result to count: kOk, or
+  // kNotFound (the null region's empty answer). A stream that checks the
+  // values (YCSB's dataintegrity) sets `verify` too.
   virtual OpResult OnRead(const PlannedOp& op, const GetResponse& read) {
     return read.result.exists || !read.result.cells.empty() ? OpResult::kOk : OpResult::kNotFound;
   }
@@ -53,6 +53,16 @@ class OpStream {
   // After Next() returned false or the run was stopped: plans a final flush
   // of buffered writes (clientbuffering). False when there is none.
   virtual bool Flush(PlannedOp* op) { return false; }
+
+  // The check of the last read's values, as YCSB's CoreWorkload.verifyRow
+  // times it: its result (kOk, kUnexpectedState, or kError for no data) and
+  // how long it took. Set by OnRead; the logical client records it as a
+  // VERIFY operation when the operation finishes and resets `result`.
+  struct Verification {
+    OpResult result = OpResult::kCount;  // kCount: no check pending.
+    int64_t ns = 0;
+  };
+  Verification verify;
 };
 
 // Makes one OpStream per logical client.

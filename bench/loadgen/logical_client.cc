@@ -24,13 +24,17 @@ void AllocateAndRecord(std::unique_ptr<hdr::Histogram>* h, int64_t value) {
 
 void ThreadOpStats::AddTo(OpStats* out) const {
   if (latency) out->latency.Add(*latency);
+  if (not_found_latency) {
+    out->latency.Add(*not_found_latency);
+    out->not_found_latency.Add(*not_found_latency);
+  }
   if (intended_latency) out->intended_latency.Add(*intended_latency);
   if (failed_latency) out->failed_latency.Add(*failed_latency);
   for (size_t r = 0; r < results.size(); ++r) out->results[r] += results[r];
 }
 
 void ThreadOpStats::Reset() {
-  for (auto* h : {&latency, &intended_latency, &failed_latency})
+  for (auto* h : {&latency, &not_found_latency, &intended_latency, &failed_latency})
     if (*h) (*h)->Reset();
   results = {};
 }
@@ -175,8 +179,31 @@ bool LogicalClient::ContinueOp() {
 void LogicalClient::FinishOp() {
   const LoadClock::time_point end = LoadClock::now();
   stream_->Finish(op_, read_result_);
-  Record(op_.type, read_result_, intended_, start_, end, measured_);
+  OpResult result = read_result_;
+  if (rare_) [[unlikely]] result = FinishRareOp(end);
+  Record(op_.type, result, intended_, start_, end, measured_);
   if (measured_) --quota_;
+}
+
+OpResult LogicalClient::FinishRareOp(LoadClock::time_point end) {
+  rare_ = false;
+  OpResult result = read_result_;
+  if (verify_.result != OpResult::kCount) {
+    // dataintegrity: YCSB's verifyRow, timed under VERIFY.
+    const LoadClock::time_point check_start = end - std::chrono::nanoseconds(verify_.ns);
+    RecordLatency(OpType::kVerify, verify_.result, check_start, check_start, end, measured_);
+    verify_.result = OpResult::kCount;
+  }
+  if (rmw_read_recorded_) {
+    // YCSB times the update half of a read-modify-write as an UPDATE (a
+    // buffered one too), and the whole under READ-MODIFY-WRITE whatever its
+    // halves returned. (A read-modify-write whose read never went out counts
+    // as a failed one, with no READ.)
+    RecordLatency(OpType::kUpdate, read_result_, intended_, rmw_update_start_, end, measured_);
+    rmw_read_recorded_ = false;
+    result = OpResult::kOk;
+  }
+  return result;
 }
 
 void LogicalClient::End() {
@@ -193,6 +220,7 @@ void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
   } else {
     DecodeReply(payload);
   }
+  if (op_.type == OpType::kReadModifyWrite && call_index_ == 0) [[unlikely]] OnRmwReadReply();
   ++call_index_;
   if (ContinueOp()) return;
   if (failed_) {
@@ -214,7 +242,14 @@ void LogicalClient::DecodeReply(ByteView payload) {
     case Method::kGet: {
       GetResponse r;
       s = codec_->DecodeResponse(payload, &r);
-      if (s.ok()) read_result_ = stream_->OnRead(op_, r);
+      if (s.ok()) {
+        read_result_ = stream_->OnRead(op_, r);
+        if (stream_->verify.result != OpResult::kCount) [[unlikely]] {
+          verify_ = stream_->verify;  // Recorded when the operation finishes.
+          stream_->verify.result = OpResult::kCount;
+          rare_ = true;
+        }
+      }
       break;
     }
     case Method::kScan: {
@@ -290,31 +325,61 @@ bool LogicalClient::IssueCall() {
   return true;
 }
 
+void LogicalClient::OnRmwReadReply() {
+  const LoadClock::time_point now = LoadClock::now();
+  RecordLatency(OpType::kRead, read_result_, intended_, start_, now, measured_);
+  rmw_read_recorded_ = true;
+  rare_ = true;
+  rmw_update_start_ = now;
+  read_result_ = OpResult::kOk;  // From here, the update's result (YCSB updates after a failed read too).
+}
+
+namespace {
+
+std::unique_ptr<hdr::Histogram>& LatencyFor(ThreadOpStats& s, OpResult result) {
+  return result == OpResult::kOk         ? s.latency
+         : result == OpResult::kNotFound ? s.not_found_latency
+                                         : s.failed_latency;
+}
+
+}  // namespace
+
 void LogicalClient::Record(OpType type, OpResult result, LoadClock::time_point intended,
                            LoadClock::time_point start, LoadClock::time_point end, bool measured) {
+  RecordLatency(type, result, intended, start, end, measured);
+  if (!measured) return;
+  ++thread_->measured_ops;
+  state_->last_end_ns.store(Nanos(end.time_since_epoch()), std::memory_order_relaxed);
+}
+
+void LogicalClient::RecordLatency(OpType type, OpResult result, LoadClock::time_point intended,
+                                  LoadClock::time_point start, LoadClock::time_point end,
+                                  bool measured) {
   const size_t t = size_t(type);
   const bool with_interval = state_->options->status_interval_s > 0;
   ThreadOpStats& s = thread_->stats[t];
   ThreadOpStats& iv = thread_->interval[t];
   if (!measured) {
-    // Warm-up: allocate what this operation type will record, so the
-    // measured phase allocates nothing.
-    if (s.latency == nullptr) [[unlikely]] {
-      s.latency = std::make_unique<hdr::Histogram>();
-      if (with_interval) iv.latency = std::make_unique<hdr::Histogram>();
-      if (interval_ns_ > 0) s.intended_latency = std::make_unique<hdr::Histogram>();
-      if (interval_ns_ > 0 && with_interval)
+    // Warm-up: allocate what this operation type will record with this
+    // result, so the measured phase allocates nothing.
+    std::unique_ptr<hdr::Histogram>& h = LatencyFor(s, result);
+    if (h == nullptr) [[unlikely]] {
+      h = std::make_unique<hdr::Histogram>();
+      if (with_interval) LatencyFor(iv, result) = std::make_unique<hdr::Histogram>();
+      if (interval_ns_ > 0 && s.intended_latency == nullptr)
+        s.intended_latency = std::make_unique<hdr::Histogram>();
+      if (interval_ns_ > 0 && with_interval && iv.intended_latency == nullptr)
         iv.intended_latency = std::make_unique<hdr::Histogram>();
     }
     return;
   }
   const int64_t latency = Nanos(end - start);
-  if (result == OpResult::kError) {
-    RecordLazily(&s.failed_latency, latency);
-    if (with_interval) RecordLazily(&iv.failed_latency, latency);
-  } else {
+  if (result == OpResult::kOk) {
     RecordLazily(&s.latency, latency);
     if (with_interval) RecordLazily(&iv.latency, latency);
+  } else {
+    RecordLazily(&LatencyFor(s, result), latency);
+    if (with_interval) RecordLazily(&LatencyFor(iv, result), latency);
   }
   if (interval_ns_ > 0 && result != OpResult::kError) {
     const int64_t intended_latency = Nanos(end - intended);
@@ -323,8 +388,6 @@ void LogicalClient::Record(OpType type, OpResult result, LoadClock::time_point i
   }
   ++s.results[size_t(result)];
   ++iv.results[size_t(result)];
-  ++thread_->measured_ops;
-  state_->last_end_ns.store(Nanos(end.time_since_epoch()), std::memory_order_relaxed);
 }
 
 void LogicalClient::RecordLateness(LoadClock::time_point intended, LoadClock::time_point start,

@@ -61,12 +61,14 @@ class LogicalClient;
 // types, rarely failures), so an idle histogram costs no memory: an OS-model
 // client thread would otherwise carry ~270 KB per histogram, 44 of them.
 struct ThreadOpStats {
-  std::unique_ptr<hdr::Histogram> latency;
+  std::unique_ptr<hdr::Histogram> latency;            // OK only.
+  std::unique_ptr<hdr::Histogram> not_found_latency;  // NOT_FOUND.
   std::unique_ptr<hdr::Histogram> intended_latency;
   std::unique_ptr<hdr::Histogram> failed_latency;
   std::array<uint64_t, size_t(OpResult::kCount)> results{};
 
-  // Adds everything recorded to `out`.
+  // Adds everything recorded to `out` (NOT_FOUND latencies to both
+  // out->latency and out->not_found_latency: see OpStats).
   void AddTo(OpStats* out) const;
   // Forgets what was recorded, keeping the histograms (no allocation).
   void Reset();
@@ -159,8 +161,20 @@ class LogicalClient final : public rpc::PendingCall {
   // Ends the client: reports a failure and tells the run it is done.
   void End();
   void DecodeReply(ByteView payload);
+  // Records one finished operation: its latency (RecordLatency) and its
+  // count towards the run's operations.
   void Record(OpType type, OpResult result, LoadClock::time_point intended,
               LoadClock::time_point start, LoadClock::time_point end, bool measured);
+  // Records the latency and result of `type` (unmeasured: allocates the
+  // histograms that will be needed, so the measured phase allocates nothing).
+  void RecordLatency(OpType type, OpResult result, LoadClock::time_point intended,
+                     LoadClock::time_point start, LoadClock::time_point end, bool measured);
+  // Read-modify-write, as YCSB's DBWrapper times its halves: the read's
+  // reply came (recorded as a READ with its result).
+  void OnRmwReadReply();
+  // Records what a rare operation adds (see rare_) and returns the result
+  // to record the operation itself with.
+  OpResult FinishRareOp(LoadClock::time_point end);
   void RecordLateness(LoadClock::time_point intended, LoadClock::time_point start, bool waited);
 
   RunState* state_;
@@ -184,6 +198,13 @@ class LogicalClient final : public rpc::PendingCall {
   LoadClock::time_point intended_;
   LoadClock::time_point start_;
   OpResult read_result_ = OpResult::kOk;
+  // op_ needs more than its own record (FinishRareOp): a read-modify-write's
+  // update half, or a read's data-integrity check.
+  bool rare_ = false;
+  // Read-modify-write: the read half was recorded, at rmw_update_start_.
+  bool rmw_read_recorded_ = false;
+  OpStream::Verification verify_;  // The check of op_'s read, when one is pending.
+  LoadClock::time_point rmw_update_start_;
 };
 
 }  // namespace wirebench

@@ -22,16 +22,18 @@ namespace wirebench {
 
 namespace {
 
-// Checks what only the command line can get wrong: a flag value that the
-// property it sets would read with another meaning (target=0 is YCSB's
-// "unthrottled", so -target 0 would silently run closed loop). Every other
-// range is checked once, by ValidateDriverOptions.
+// The binding class bin/ycsb passes as -db for a binding name.
+std::string YcsbBindingClass(const std::string& binding) {
+  if (binding == "hbase2") return "site.ycsb.db.hbase2.HBaseClient2";
+  if (binding == "hbase1") return "site.ycsb.db.hbase1.HBaseClient1";
+  if (binding == "hbase098") return "site.ycsb.db.HBaseClient";
+  if (binding == "basic") return "site.ycsb.BasicDB";
+  return "site.ycsb.db.HBaseClient10";  // hbase10, hbase12, hbase14, hbase20.
+}
+
+// Checks what only the command line can get wrong. Every other range is
+// checked once, by ValidateDriverOptions.
 Status CheckFlags(const YcsbRunOptions& o) {
-  if (o.target && !(std::isfinite(*o.target) && *o.target > 0))
-    return Status::InvalidArgument(
-        "-target must be a positive number of operations per second (omit it for closed loop), "
-        "got " +
-        hdr::JavaDoubleToString(*o.target));
   if (o.thread_model != "coroutines" && o.thread_model != "os")
     return Status::InvalidArgument("--thread-model must be 'coroutines' or 'os', got '" +
                                    o.thread_model + "'");
@@ -41,6 +43,14 @@ Status CheckFlags(const YcsbRunOptions& o) {
 Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   props->RegisterKey({"wirebench.codec", std::nullopt, "codec used by this run (set by --codec)"});
   WB_RETURN_IF_ERROR(props->Load(o.property_files, o.properties));
+  // bin/ycsb passes the binding's class as -db before the user's options.
+  if (!o.db.empty()) {
+    props->Set("db", o.db, "-db");
+  } else if (!o.binding.empty() &&
+             std::none_of(o.properties.begin(), o.properties.end(),
+                          [](const std::string& p) { return p.rfind("db=", 0) == 0; })) {
+    props->Set("db", YcsbBindingClass(o.binding), "binding " + o.binding);
+  }
   if (o.threads) props->Set("threadcount", std::to_string(*o.threads), "-threads");
   if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
@@ -65,6 +75,41 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   return Status::Ok();
 }
 
+// measurementtype and the options of YCSB's measurements.
+Status ReadMeasurementOptions(const ycsb::Properties& props, ReportOptions* r) {
+  auto type = props.GetString("measurementtype");
+  if (!type.ok()) return type.status();
+  if (*type == "timeseries" || *type == "raw" || *type == "hdrhistogram+raw")
+    return Status::Unimplemented(
+        "measurementtype=" + *type + " (set at " + props.SourceOf("measurementtype") +
+        ") is not implemented in wirebench; use hdrhistogram (the default), histogram or "
+        "hdrhistogram+histogram, or --hlog for per-interval latencies");
+  if (*type != "hdrhistogram" && *type != "histogram" && *type != "hdrhistogram+histogram")
+    return Status::InvalidArgument("property 'measurementtype' must be hdrhistogram, histogram "
+                                   "or hdrhistogram+histogram, got '" + *type + "' (set at " +
+                                   props.SourceOf("measurementtype") + ")");
+  r->measurement_type = *type;
+  auto buckets = props.GetInt("histogram.buckets");
+  if (!buckets.ok()) return buckets.status();
+  if (*buckets < 1 || *buckets > 10'000'000)
+    return Status::InvalidArgument("property 'histogram.buckets' must be 1 to 10000000 (ms), got " +
+                                   std::to_string(*buckets));
+  r->histogram_buckets = *buckets;
+  r->histogram_verbose = props.GetYcsbBool("measurement.histogram.verbose");
+  r->report_latency_for_each_error = props.GetYcsbBool("reportlatencyforeacherror");
+  r->latency_tracked_errors.clear();
+  if (auto tracked = props.GetString("latencytrackederrors"); tracked.ok()) {
+    std::string_view rest = *tracked;
+    while (!rest.empty()) {  // YCSB splits on ',' and uses the names as given.
+      const size_t comma = rest.find(',');
+      r->latency_tracked_errors.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return Status::Ok();
+}
+
 // What the properties and flags say about the run, read once.
 struct RunSettings {
   DriverOptions driver;
@@ -79,6 +124,13 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   if (!threads.ok()) return threads.status();
   auto target = props.GetDouble("target");
   if (!target.ok()) return target.status();
+  if (*target < 0) {  // YCSB: any target <= 0 is unthrottled.
+    std::fprintf(stderr,
+                 "wirebench: warning: target=%s (set at %s): YCSB runs unthrottled for any "
+                 "target <= 0; running closed loop (use 0, or omit -target)\n",
+                 hdr::JavaDoubleToString(*target).c_str(), props.SourceOf("target").c_str());
+    *target = 0;
+  }
   auto max_time = props.GetDouble("maxexecutiontime");
   if (!max_time.ok()) return max_time.status();
   auto status_interval = props.GetDouble("status.interval");
@@ -97,6 +149,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   r.status_interval_s = *status_interval;
   r.report.percentiles = *percentiles;
   r.report.measurement_interval = *interval_kind;
+  WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r.report));
   DriverOptions& d = r.driver;
   d.codec = o.codec;
   auto transport = FindTransport(o.rpc);
@@ -107,11 +160,20 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.client_io_threads = o.client_io_threads;
   d.connections = o.connections;
   d.thread_model = o.thread_model == "os" ? ThreadModel::kOs : ThreadModel::kCoroutines;
-  d.operations = o.load_phase ? cfg.insert_count : cfg.operation_count;
+  d.operations = o.load_phase ? cfg.load_count : cfg.operation_count;
   d.max_seconds = *max_time;
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
   return r;
+}
+
+// Says once what YCSB would do silently: keys passed through unused, values
+// read leniently, insertstart without insertcount.
+void PrintNotes(const ycsb::Properties& props, const ycsb::CoreWorkloadConfig& cfg) {
+  std::vector<std::string> notes = props.UnknownKeyNotes();
+  notes.insert(notes.end(), props.notes().begin(), props.notes().end());
+  notes.insert(notes.end(), cfg.notes.begin(), cfg.notes.end());
+  for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
 // Points `d` at --server, or starts the co-located server and points `d` at it.
@@ -167,25 +229,33 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   return c;
 }
 
-// Every file is written atomically, partial results included.
+// Every file is written atomically, partial results included. As YCSB's
+// Client: the exporter's output goes to exportfile when set, else to stdout
+// (with a JSON exporter and no exportfile, stdout is the JSON alone).
 Status WriteOutputs(const YcsbRunOptions& o, const ycsb::Properties& props, const YcsbOutcome& out,
                     const ReportOptions& report,
                     hdr::HistogramLogWriter* hlog, const std::ostringstream& hlog_text) {
-  if (!o.quiet) std::fputs(out.text.c_str(), stdout);
-  std::fflush(stdout);
-  auto exporter = props.GetString("exporter");
+  const std::string exporter =
+      props.GetString("exporter").ok() ? *props.GetString("exporter") : std::string();
   auto exportfile = props.GetString("exportfile");
-  if (exporter.ok() && exporter->find("JSON") != std::string::npos) {
-    std::string doc = YcsbJsonExport(out.result, out.costs, report,
-                                     exporter->find("Array") != std::string::npos);
-    if (exportfile.ok()) {
-      WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, doc));
-    } else {
-      std::fputs(doc.c_str(), stdout);
-    }
-  } else if (exportfile.ok()) {
-    WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, out.text));
+  const bool json = exporter == "site.ycsb.measurements.exporter.JSONMeasurementsExporter" ||
+                    exporter == "site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter" ||
+                    exporter == "com.yahoo.ycsb.measurements.exporter.JSONMeasurementsExporter" ||
+                    exporter == "com.yahoo.ycsb.measurements.exporter.JSONArrayMeasurementsExporter";
+  if (!json && exporter.find("TextMeasurementsExporter") == std::string::npos && !o.quiet)
+    std::fprintf(stderr, "Could not find exporter %s, will use default text reporter.\n",
+                 exporter.c_str());
+  const std::string doc =
+      json ? YcsbJsonExport(out.result, out.costs, report,
+                            exporter.find("JSONArray") != std::string::npos)
+           : out.text;
+  if (exportfile.ok()) {
+    if (!o.quiet) std::fputs(out.text.c_str(), stdout);  // wirebench's habit: the text too.
+    WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, doc));
+  } else if (!o.quiet) {
+    std::fputs(doc.c_str(), stdout);
   }
+  std::fflush(stdout);
   if (!o.json_out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.json_out, out.json.dump(2)));
   if (hlog) {
     (void)hlog->Flush();
@@ -220,6 +290,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   const ycsb::CoreWorkloadConfig& cfg = (*core)->config();
   auto settings = ReadSettings(o, props, cfg);
   if (!settings.ok()) return settings.status();
+  if (!o.quiet) PrintNotes(props, cfg);
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
 
@@ -233,7 +304,13 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   std::ostringstream hlog_text;
   std::unique_ptr<hdr::HistogramLogWriter> hlog;
   WB_RETURN_IF_ERROR(StartHlog(o, &hlog_text, &hlog));
-  StatusLine status_line(o.status && !o.instructions, settings->status_interval_s, o.label, hlog.get());
+  // -s and -l, or YCSB's status and label properties (-p status=true).
+  const bool status = o.status || props.GetYcsbBool("status");
+  auto label_property = props.GetString("label");
+  const std::string label =
+      !o.label.empty() || !label_property.ok() ? o.label : *label_property;
+  StatusLine status_line(status && !o.instructions, settings->status_interval_s, label,
+                         d.operations, hlog.get());
   d.status_interval_s = status_line.snapshot_interval_s();
   if (d.status_interval_s > 0)
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {
@@ -247,6 +324,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                  local ? " (co-located child process)" : "");
 
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun);
+  status_line.Start();
   auto run = DriveWithSignals(o, d, &workload);
   if (!run.ok()) return run.status();
 

@@ -26,8 +26,12 @@ struct YcsbRunOptions {
   bool load_phase = false;
   std::vector<std::string> property_files;
   std::vector<std::string> properties;  // key=value overrides.
-  std::optional<int> threads;           // -threads (threadcount).
-  std::optional<double> target;         // -target (target); must be > 0 when given.
+  // threadcount and target set by code (compare); the command line turns
+  // -threads and -target into -p overrides (TranslateYcsbArgs).
+  std::optional<int> threads;
+  std::optional<double> target;  // 0 = unthrottled, as YCSB's target=0.
+  std::string db;                // The db property (YCSB's -db), recorded.
+  std::string binding;           // bin/ycsb's binding name ("hbase2"), or empty.
   bool status = false;
   std::string label;
   std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.

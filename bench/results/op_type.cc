@@ -11,6 +11,7 @@ std::string_view OpTypeName(OpType t) {
     case OpType::kReadModifyWrite: return "READ-MODIFY-WRITE";
     case OpType::kDelete: return "DELETE";
     case OpType::kFlush: return "FLUSH";
+    case OpType::kVerify: return "VERIFY";
     case OpType::kCount: break;
   }
   return "UNKNOWN";
@@ -21,6 +22,7 @@ std::string_view OpResultName(OpResult r) {
     case OpResult::kOk: return "OK";
     case OpResult::kNotFound: return "NOT_FOUND";
     case OpResult::kError: return "ERROR";
+    case OpResult::kUnexpectedState: return "UNEXPECTED_STATE";
     case OpResult::kCount: break;
   }
   return "UNKNOWN";

@@ -17,15 +17,18 @@ enum class OpType : uint8_t {
   kScan,
   kReadModifyWrite,
   kDelete,
-  kFlush,  // clientbuffering=true: one Multi call carrying buffered puts.
+  kFlush,   // clientbuffering=true: one Multi call carrying buffered puts.
+  kVerify,  // dataintegrity=true: CoreWorkload's check of a read's values.
   kCount,
 };
 constexpr int kOpTypes = int(OpType::kCount);
-// "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "FLUSH".
+// "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "FLUSH",
+// "VERIFY".
 std::string_view OpTypeName(OpType t);
 
 // How an operation ended, as YCSB's Status names it.
-enum class OpResult : uint8_t { kOk = 0, kNotFound, kError, kCount };
-std::string_view OpResultName(OpResult r);  // "OK", "NOT_FOUND", "ERROR".
+enum class OpResult : uint8_t { kOk = 0, kNotFound, kError, kUnexpectedState, kCount };
+// "OK", "NOT_FOUND", "ERROR", "UNEXPECTED_STATE".
+std::string_view OpResultName(OpResult r);
 
 }  // namespace wirebench

@@ -28,6 +28,8 @@ struct Measurement {
   // The printed value as a number, for numeric measurements (absent for
   // text such as "unavailable (...)").
   std::optional<double> number;
+  // YCSB wrote it as a long (exporters write it as a JSON integer).
+  bool integral = false;
 };
 
 // The report's measurements in YCSB's order, then wirebench's.
@@ -37,10 +39,13 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
 // YCSB's text output followed by wirebench's cost lines.
 std::string FormatTextReport(const RunResult& r, const RunCosts& costs, const ReportOptions& o);
 
-// YCSB's JSON exporters, from the same measurements: each one as
-// {"metric": section, "measurement": name, "value": number or text};
-// `array` = JsonArrayMeasurementsExporter (one indented array), otherwise
-// JsonMeasurementsExporter (one object per line).
+// YCSB's JSON exporters, from the same measurements, as YCSB's Jackson
+// generator with its default pretty printer writes them: each measurement an
+// object {"metric" : section, "measurement" : name, "value" : v} over four
+// lines, v an integer where YCSB wrote a long, a double as Java prints it, or
+// text; `array` = JSONArrayMeasurementsExporter ("[ {...}, {...} ]"),
+// otherwise JSONMeasurementsExporter (objects separated by a space).
+// Ends with a newline.
 std::string YcsbJsonExport(const RunResult& r, const RunCosts& costs, const ReportOptions& o,
                            bool array);
 

@@ -3,6 +3,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,19 @@ namespace wirebench {
 struct ReportOptions {
   std::vector<double> percentiles = {50, 95, 99};
   // Which latencies to print: "op", "intended" or "both" (measurement.interval).
+  // "intended" prints them under the operation's own name, as YCSB does.
   std::string measurement_interval = "op";
+  // measurementtype: "hdrhistogram", "histogram", "hdrhistogram+histogram".
+  std::string measurement_type = "hdrhistogram";
+  // histogram: milliseconds of 1 ms buckets (histogram.buckets), and whether
+  // to print each bucket (measurement.histogram.verbose).
+  int64_t histogram_buckets = 1000;
+  bool histogram_verbose = false;
+  // Latency of non-OK operations: under <OP>-<STATUS> for every status
+  // (reportlatencyforeacherror) or for these (latencytrackederrors), else
+  // under <OP>-FAILED.
+  bool report_latency_for_each_error = false;
+  std::vector<std::string> latency_tracked_errors;
 };
 
 }  // namespace wirebench

@@ -160,6 +160,7 @@ void OpFields(V&& f, S& s) {
   auto ret = f.Object("return");
   for (size_t k = 0; k < size_t(OpResult::kCount); ++k) ret(OpResultName(OpResult(k)), s.results[k]);
   f.Histogram("latency", s.latency, true);
+  f.Histogram("not_found_latency", s.not_found_latency, false);
   f.Histogram("intended_latency", s.intended_latency, false);
   f.Histogram("failed_latency", s.failed_latency, false);
 }

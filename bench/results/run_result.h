@@ -25,14 +25,23 @@ namespace wirebench {
 
 // Per-operation-type figures of a run (or of an interval).
 struct OpStats {
-  // OK and NOT_FOUND operations (YCSB's <OP>), ns from the actual send.
+  // Every answered operation, OK and NOT_FOUND, ns from the actual send:
+  // what the wire and the server did (compare's and the hlog's latency).
   hdr::Histogram latency;
+  // The NOT_FOUND ones among them (a subset of `latency`). YCSB's report
+  // counts them as failed: its <OP> is latency minus these, its <OP>-FAILED
+  // (or <OP>-NOT_FOUND) these plus failed_latency.
+  hdr::Histogram not_found_latency;
   // The same from the intended start time (open loop), YCSB's Intended-<OP>.
   hdr::Histogram intended_latency;
-  // Failed operations (YCSB's <OP>-FAILED), ns from the actual send.
+  // Failed operations (ERROR; UNEXPECTED_STATE for VERIFY), ns from the actual send.
   hdr::Histogram failed_latency;
   std::array<uint64_t, size_t(OpResult::kCount)> results{};
-  uint64_t count() const { return results[0] + results[1] + results[2]; }
+  uint64_t count() const {
+    uint64_t n = 0;
+    for (uint64_t r : results) n += r;
+    return n;
+  }
   void Add(const OpStats& o);
 };
 

@@ -96,7 +96,7 @@ std::unique_ptr<ClientWorkload> CoreWorkload::NewClient(uint32_t client_index) {
 
 bool CoreWorkload::NextLoadKeynum(int64_t* keynum) {
   const int64_t k = load_sequence_.Next();
-  if (k >= config_.insert_start + config_.insert_count) return false;
+  if (k >= config_.insert_start + config_.load_count) return false;
   *keynum = k;
   return true;
 }

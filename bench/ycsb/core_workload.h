@@ -74,7 +74,7 @@ class CoreWorkload {
   std::unique_ptr<ClientWorkload> NewClient(uint32_t client_index);
 
   // Load phase: the next key number to insert (insertstart, insertstart+1, ...
-  // shared by all clients); false once insertcount keys were handed out.
+  // shared by all clients); false once config().load_count keys were handed out.
   bool NextLoadKeynum(int64_t* keynum);
   // Run phase: the acknowledged insert counter (starts at recordcount).
   AcknowledgedCounterGenerator& insert_sequence() { return insert_sequence_; }

@@ -116,13 +116,19 @@ void Properties::RegisterKey(PropertySpec spec) {
   known_[name] = std::move(spec);
 }
 
-bool Properties::IsKnown(std::string_view key) const { return known_.find(key) != known_.end(); }
+bool Properties::IsKnown(std::string_view key) const {
+  // HBase and ZooKeeper client settings (hbase-site.xml keys given with -p),
+  // HTrace's and BasicDB's: read by YCSB's libraries, never by wirebench.
+  for (std::string_view prefix : {"hbase.", "zookeeper.", "htrace.", "basicdb."})
+    if (key.substr(0, prefix.size()) == prefix) return true;
+  return known_.find(key) != known_.end();
+}
 
 Status Properties::Load(std::span<const std::string> files,
                         std::span<const std::string> overrides) {
   for (const std::string& f : files) WB_RETURN_IF_ERROR(LoadFile(f));
   for (const std::string& o : overrides) WB_RETURN_IF_ERROR(ApplyOverride(o));
-  return CheckAllKnown();
+  return Status::Ok();
 }
 
 Status Properties::LoadFile(const std::string& path) {
@@ -172,12 +178,8 @@ Status Properties::LoadText(std::string_view text, std::string_view source) {
       break;
     }
     if (first) continue;
-    // Trim unescaped trailing whitespace.
-    size_t end = logical.size();
-    while (end > 0 && IsSpace(logical[end - 1]) && TrailingBackslashes(logical, end - 1) % 2 == 0) {
-      --end;
-    }
-    std::string_view l(logical.data(), end);
+    // java.util.Properties keeps trailing whitespace in the value.
+    std::string_view l(logical);
     // The key runs to the first unescaped '=', ':' or whitespace.
     size_t k = 0;
     while (k < l.size()) {
@@ -244,6 +246,25 @@ Status Properties::CheckAllKnown() const {
   return Status::Ok();
 }
 
+std::vector<std::string> Properties::UnknownKeyNotes() const {
+  std::vector<std::string> out;
+  for (const auto& [key, entry] : values_) {
+    if (IsKnown(key)) continue;
+    std::string msg = "property '" + key + "' (set at " + entry.source +
+                      ") is read by neither YCSB's CoreWorkload and Client nor the HBase "
+                      "binding; passed through unused, as YCSB passes it to the binding";
+    const std::string hint = ClosestKnownKey(*this, key);
+    if (!hint.empty()) msg += " (did you mean '" + hint + "'?)";
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+void Properties::Note(std::string note) const {
+  if (std::find(notes_.begin(), notes_.end(), note) == notes_.end())
+    notes_.push_back(std::move(note));
+}
+
 bool Properties::Has(std::string_view key) const { return values_.find(key) != values_.end(); }
 
 std::string Properties::SourceOf(std::string_view key) const {
@@ -268,8 +289,12 @@ Status Properties::BadValue(std::string_view key, const std::string& value,
 StatusOr<int64_t> Properties::GetInt(std::string_view key) const {
   StatusOr<std::string> s = GetString(key);
   if (!s.ok()) return s.status();
-  const std::string& v = *s;
-  if (v.empty()) return BadValue(key, v, "an integer");
+  std::string v = *s;
+  while (!v.empty() && IsSpace(v.back())) v.pop_back();
+  if (v.size() != s->size())
+    Note("property '" + std::string(key) + "' = '" + *s + "' (set at " + SourceOf(key) +
+         ") ends in whitespace, which YCSB's Integer.parseInt refuses; reading it as " + v);
+  if (v.empty()) return BadValue(key, *s, "an integer");
   errno = 0;
   char* end = nullptr;
   const long long r = std::strtoll(v.c_str(), &end, 10);
@@ -283,7 +308,12 @@ StatusOr<int64_t> Properties::GetInt(std::string_view key) const {
 StatusOr<double> Properties::GetDouble(std::string_view key) const {
   StatusOr<std::string> s = GetString(key);
   if (!s.ok()) return s.status();
-  const std::string& v = *s;
+  // Java's Double.parseDouble ignores leading and trailing whitespace.
+  std::string v = *s;
+  while (!v.empty() && IsSpace(v.back())) v.pop_back();
+  size_t lead = 0;
+  while (lead < v.size() && IsSpace(v[lead])) ++lead;
+  v.erase(0, lead);
   char* end = nullptr;
   const double r = v.empty() ? 0 : std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v[0])) ||
@@ -300,6 +330,16 @@ StatusOr<bool> Properties::GetBool(std::string_view key) const {
   if (l == "true") return true;
   if (l == "false") return false;
   return BadValue(key, *s, "true or false");
+}
+
+bool Properties::GetYcsbBool(std::string_view key) const {
+  StatusOr<std::string> s = GetString(key);
+  if (!s.ok()) return false;
+  const std::string l = Lower(*s);
+  if (l != "true" && l != "false")
+    Note("property '" + std::string(key) + "' = '" + *s + "' (set at " + SourceOf(key) +
+         "): YCSB's Boolean.parseBoolean reads anything but 'true' as false; so does wirebench");
+  return l == "true";
 }
 
 StatusOr<std::vector<double>> Properties::GetDoubleList(std::string_view key) const {

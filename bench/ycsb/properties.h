@@ -44,8 +44,8 @@ class Properties {
   bool IsKnown(std::string_view key) const;
   const std::map<std::string, PropertySpec, std::less<>>& known() const { return known_; }
 
-  // Reads YCSB property files in order, then applies "key=value" overrides,
-  // then CheckAllKnown(). The usual entry point for -P and -p.
+  // Reads YCSB property files in order, then applies "key=value" overrides.
+  // Unknown keys are kept (see UnknownKeyNotes). The usual entry point for -P and -p.
   [[nodiscard]] Status Load(std::span<const std::string> files,
                             std::span<const std::string> overrides);
   // Reads one property file; settings replace earlier ones.
@@ -59,6 +59,9 @@ class Properties {
 
   // An error naming the first key set that is not known, with a hint.
   [[nodiscard]] Status CheckAllKnown() const;
+  // One line per set key that is not known: what it is, where it was set,
+  // that it is passed through unused as YCSB does, and the closest known key.
+  std::vector<std::string> UnknownKeyNotes() const;
 
   // True when the key was set explicitly (not just defaulted).
   bool Has(std::string_view key) const;
@@ -66,9 +69,16 @@ class Properties {
   [[nodiscard]] StatusOr<std::string> GetString(std::string_view key) const;
   [[nodiscard]] StatusOr<int64_t> GetInt(std::string_view key) const;
   [[nodiscard]] StatusOr<double> GetDouble(std::string_view key) const;
-  // true/false, case-insensitive (Java's Boolean.parseBoolean would silently
-  // read anything else as false; here it is an error).
+  // true/false, case-insensitive; anything else is an error.
   [[nodiscard]] StatusOr<bool> GetBool(std::string_view key) const;
+  // As YCSB reads a boolean property (Boolean.parseBoolean): true for "true"
+  // in any case, false for anything else, with a note when the value is
+  // neither true nor false ("yes", "true ").
+  bool GetYcsbBool(std::string_view key) const;
+  // Notes recorded by the getters, each once, in the order recorded.
+  const std::vector<std::string>& notes() const { return notes_; }
+  // Records a note (once).
+  void Note(std::string note) const;
   // A comma-separated list of numbers ("50,95,99").
   [[nodiscard]] StatusOr<std::vector<double>> GetDoubleList(std::string_view key) const;
   // Where a key was set ("workloads/workloada:27", "-p", ...), or "default".
@@ -86,6 +96,7 @@ class Properties {
 
   std::map<std::string, PropertySpec, std::less<>> known_;
   std::map<std::string, Entry, std::less<>> values_;
+  mutable std::vector<std::string> notes_;
 };
 
 // The known key closest to `key` by edit distance, or "" when none is close.

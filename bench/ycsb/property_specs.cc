@@ -76,11 +76,27 @@ std::vector<PropertySpec> MakeSpecs() {
       {"reportlatencyforeacherror", "false", "separate latency for each error status"},
       {"latencytrackederrors", none, "error statuses with their own latency"},
       // HBase binding.
-      {"columnfamily", "family", "column family of every cell"},
+      {"columnfamily", "family",
+       "column family of every cell (HBaseClient2 requires it; wirebench defaults to 'family')"},
       {"clientbuffering", "false", "buffer puts client-side into Multi calls (BufferedMutator)"},
-      {"writebuffersize", "2097152", "bytes of buffered puts that trigger a flush"},
-      {"durability", "true", "write-ahead log on puts (recorded; the null region ignores it)"},
+      {"writebuffersize", "12582912",
+       "bytes of buffered puts that trigger a flush (HBaseClient2's 12 MiB)"},
+      {"durability", "USE_DEFAULT",
+       "HBase Durability of puts: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL "
+       "(checked and recorded; wirebench's requests carry none)"},
       {"hbase.usepagefilter", "true", "page filter on scans (recorded)"},
+      // Keys of YCSB's workload files, Client and bindings that have no
+      // effect here: known, so they pass without a note.
+      {"readallfieldsbyname", "false", "CoreWorkload (master): read fields by name (no effect)"},
+      {"core_workload_insertion_keep_going_on_error", "false",
+       "CoreWorkload: keep loading after a failed insert (no effect: a failed insert is counted)"},
+      {"discardscannedrecord", "false", "scan binding option (no effect)"},
+      {"maxscanrate", "0", "scan binding option (no effect)"},
+      {"scanoptimelimit", "0", "scan binding option (no effect)"},
+      {"spin.sleep", "false", "binding option (no effect)"},
+      {"principal", none, "HBase binding: Kerberos principal (no effect)"},
+      {"keytab", none, "HBase binding: Kerberos keytab (no effect)"},
+      {"sleepafterload", "0", "sleep after the load phase (no effect)"},
       // wirebench.
       {"seed", "1", "seed of every random choice (per-client generators and the value pool)"},
   };

@@ -9,12 +9,14 @@ namespace wirebench::ycsb {
 ValuePool::ValuePool(uint64_t seed, size_t max_value_length, size_t size)
     : size_(std::max<size_t>({size, 2 * max_value_length, 1})), data_(size_) {
   Rng rng(seed ^ 0x76616C7565706F6Full);  // "valuepoo": a stream apart from the clients'.
+  uint8_t* out = data_.data();
   size_t i = 0;
   while (i < size_) {
-    uint64_t bits = rng.Next();
-    // Eight printable ASCII bytes (' ' .. '~') per draw.
-    for (int k = 0; k < 8 && i < size_; ++k, bits >>= 8) {
-      data_.data()[i++] = uint8_t(' ' + (bits & 0xff) % 95);
+    const uint64_t draw = rng.Next();
+    // Two of YCSB's 32-bit draws per 64 bits, six bytes each.
+    for (int half = 0; half < 2 && i < size_; ++half) {
+      const uint32_t bits = uint32_t(draw >> (32 * half));
+      for (int k = 0; k < 6 && i < size_; ++k) out[i++] = RandomByteIteratorByte(bits, k);
     }
   }
 }

@@ -1,10 +1,13 @@
 // Values of the YCSB workload without per-operation randomness.
 //
-// ValuePool: a block of printable random bytes generated once from the run's
-// seed (like YCSB's RandomByteIterator output); a value is a slice of it at an
+// ValuePool: a block of random bytes generated once from the run's seed by
+// YCSB's RandomByteIterator method (six bytes per 32-bit draw, each from its
+// own bits of the draw and its own range above ' ': 31, 63 or 95 masks, up to
+// 0x7F), so values compress as YCSB's do; a value is a slice of it at an
 // offset the client derives from a per-client cursor with one multiply, so no
 // random byte is produced on the hot path and no value is copied before the
-// codec encodes it.
+// codec encodes it. The draws come from wirebench's seeded Rng, not Java's
+// ThreadLocalRandom: the same kind of bytes, not the same bytes.
 // Deterministic values (dataintegrity=true): YCSB's buildDeterministicValue,
 // byte for byte: key + ':' + field, then ':' + Java String.hashCode() of the
 // text so far, repeated, cut to the field length. Reads can then be verified.
@@ -21,6 +24,17 @@
 #include "common/bytes.h"
 
 namespace wirebench::ycsb {
+
+// Byte `k` (0..5) of the six RandomByteIterator.fillBytesImpl makes from one
+// 32-bit draw: bits 0-4, 5-10, 10-16 masked by 95, 15-19, 20-25, 25-31
+// masked by 95, each added to ' '.
+inline uint8_t RandomByteIteratorByte(uint32_t bits, int k) {
+  static constexpr int kShift[6] = {0, 5, 10, 15, 20, 25};
+  static constexpr uint32_t kMask[6] = {31, 63, 95, 31, 63, 95};
+  // Java's int >> is arithmetic; the masks keep at most 7 bits, all within
+  // the 32 (bits 25..31 for the last), so the logical shift gives the same.
+  return uint8_t(((bits >> kShift[k]) & kMask[k]) + ' ');
+}
 
 class ValuePool {
  public:

@@ -1,5 +1,6 @@
 #include "bench/ycsb/workload_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -58,6 +59,12 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
   {
     StatusOr<std::string> w = props.GetString("workload");
     if (!w.ok()) return w.status();
+    if (w->find("TimeSeriesWorkload") != std::string::npos) {
+      return Status::Unimplemented(
+          "property 'workload' is " + *w + " (set at " + props.SourceOf("workload") +
+          "): YCSB's time-series workload is not implemented in wirebench, which runs "
+          "CoreWorkload only (workloads a-f, workload_template)");
+    }
     if (*w != "site.ycsb.workloads.CoreWorkload" && *w != "com.yahoo.ycsb.workloads.CoreWorkload") {
       return Invalid(
           "property 'workload' must be site.ycsb.workloads.CoreWorkload (or "
@@ -80,9 +87,9 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
   }
   WB_GET(GetInt, "fieldlength", c.field_length);
   WB_GET(GetInt, "minfieldlength", c.min_field_length);
-  WB_GET(GetBool, "readallfields", c.read_all_fields);
-  WB_GET(GetBool, "writeallfields", c.write_all_fields);
-  WB_GET(GetBool, "dataintegrity", c.data_integrity);
+  c.read_all_fields = props.GetYcsbBool("readallfields");
+  c.write_all_fields = props.GetYcsbBool("writeallfields");
+  c.data_integrity = props.GetYcsbBool("dataintegrity");
   WB_GET(GetDouble, "readproportion", c.read_proportion);
   WB_GET(GetDouble, "updateproportion", c.update_proportion);
   WB_GET(GetDouble, "insertproportion", c.insert_proportion);
@@ -129,18 +136,55 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
   {
     StatusOr<std::string> s = props.GetString("insertorder");
     if (!s.ok()) return s.status();
-    if (*s != "hashed" && *s != "ordered") {
-      return Invalid("property 'insertorder' must be hashed or ordered, got '" + *s + "'");
-    }
-    c.ordered_inserts = *s == "ordered";
+    // YCSB: "hashed" hashes the keys; any other value orders them.
+    if (*s != "hashed" && *s != "ordered")
+      props.Note("property 'insertorder' = '" + *s + "' (set at " + props.SourceOf("insertorder") +
+                 "): YCSB orders the keys for any value but 'hashed'; so does wirebench");
+    c.ordered_inserts = *s != "hashed";
   }
-  WB_GET(GetInt, "zeropadding", c.zero_padding);
+  {
+    int64_t padding = 1;
+    WB_GET(GetInt, "zeropadding", padding);
+    // YCSB pads to zeropadding digits; 0 or less pads nothing, as 1 does.
+    c.zero_padding = int(std::clamp<int64_t>(padding, 1, int64_t(kMaxZeroPadding) + 1));
+  }
   WB_GET(GetInt, "insertstart", c.insert_start);
   if (props.Has("insertcount")) {
     WB_GET(GetInt, "insertcount", c.insert_count);
     if (c.insert_count < 0) return Invalid("property 'insertcount' must be >= 0");
+  } else if (c.insert_start > 0 && !record_count_unset) {
+    c.notes.push_back("insertstart=" + std::to_string(c.insert_start) +
+                      " without insertcount: the load phase inserts recordcount (" +
+                      std::to_string(c.record_count) + ") records, keys " +
+                      std::to_string(c.insert_start) + " to " +
+                      std::to_string(c.insert_start + c.record_count - 1) +
+                      ", as YCSB's Client does; set insertcount to insert fewer");
   }
-  WB_GET(GetBool, "clientbuffering", c.client_buffering);
+  {
+    // HBaseClient2 buffers only for exactly "true" (String.equals).
+    StatusOr<std::string> b = props.GetString("clientbuffering");
+    if (!b.ok()) return b.status();
+    c.client_buffering = *b == "true";
+    if (*b != "true" && *b != "false")
+      props.Note("property 'clientbuffering' = '" + *b + "' (set at " +
+                 props.SourceOf("clientbuffering") +
+                 "): YCSB's HBase binding buffers only for exactly 'true'; so does wirebench");
+  }
+  WB_GET(GetString, "durability", c.durability);
+  {
+    static constexpr const char* kDurabilities[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL",
+                                                    "SYNC_WAL", "FSYNC_WAL"};
+    if (std::find(std::begin(kDurabilities), std::end(kDurabilities), c.durability) ==
+        std::end(kDurabilities))
+      return Invalid("property 'durability' must be an HBase Durability name (USE_DEFAULT, "
+                     "SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL), got '" + c.durability +
+                     "' (set at " + props.SourceOf("durability") +
+                     "); YCSB's HBase binding fails on it too");
+  }
+  if (!props.Has("columnfamily"))
+    c.notes.push_back("columnfamily is not set: YCSB's HBase binding refuses to start without it "
+                      "(\"must specify a columnfamily\"); wirebench uses its default, '" +
+                      c.column_family + "'");
   WB_GET(GetInt, "writebuffersize", c.write_buffer_size);
   {
     int64_t seed = 0;
@@ -217,6 +261,7 @@ Status CoreWorkloadConfig::Validate() {
                    "], got " + std::to_string(zero_padding));
   }
   if (insert_start < 0) return Invalid("property 'insertstart' must be >= 0");
+  if (load_count < 0) load_count = insert_count >= 0 ? insert_count : record_count;
   if (insert_count < 0) insert_count = record_count - insert_start;
   if (insert_count < 0 || record_count < insert_start + insert_count) {
     return Invalid("invalid combination of insertstart (" + std::to_string(insert_start) +

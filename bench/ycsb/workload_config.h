@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bench/ycsb/generators.h"
 #include "bench/ycsb/properties.h"
@@ -65,10 +66,20 @@ struct CoreWorkloadConfig {
   int zero_padding = 1;
   int64_t insert_start = 0;
   int64_t insert_count = -1;  // -1: record_count - insert_start.
+  // Inserts of the load phase, as YCSB's Client counts them: insertcount
+  // when set, else recordcount (even with insertstart > 0, when the keys
+  // then run past recordcount). -1: derived by Validate().
+  int64_t load_count = -1;
 
   bool client_buffering = false;
-  int64_t write_buffer_size = 2097152;
+  int64_t write_buffer_size = 12 << 20;  // HBaseClient2's default.
+  std::string durability = "USE_DEFAULT";
   uint64_t seed = 1;
+
+  // What YCSB would do silently and surprisingly with these settings (a
+  // value read leniently, insertstart without insertcount): one line each,
+  // for the driver to print once.
+  std::vector<std::string> notes;
 
   // Reads every CoreWorkload key from `props`, then Validate().
   [[nodiscard]] static StatusOr<CoreWorkloadConfig> FromProperties(const Properties& props);
