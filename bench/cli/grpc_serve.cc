@@ -19,6 +19,9 @@ class Serving final : public GrpcServing {
     so.port = o.port;
     so.cq_threads = o.cq_threads;
     so.max_message = o.max_message;
+    so.max_streams_per_connection = o.max_streams_per_connection;
+    so.max_waiting_calls = o.max_waiting_calls;
+    so.idle_timeout_ms = o.idle_timeout_ms;
     server_ = std::make_unique<rpc::GrpcServer>(so, service, native_.get());
   }
   Status Start() { return server_->Start(); }

@@ -23,6 +23,9 @@ struct GrpcServeOptions {
   uint16_t port = 0;
   int cq_threads = 1;             // From --io-threads.
   uint32_t max_message = 16u << 20;  // From --max-frame.
+  int max_streams_per_connection = 4096;  // From --max-inflight.
+  int max_waiting_calls = 10000;          // From --max-connections.
+  int idle_timeout_ms = 30000;            // From --idle-timeout-ms.
 };
 
 class GrpcServing {
