@@ -36,9 +36,20 @@ int RunCompareCommand(const CompareOptions& o) {
     return 2;
   }
   std::fputs(r->markdown.c_str(), stdout);
+  std::fflush(stdout);
   std::fprintf(stderr, "wirebench compare: wrote");
   for (const auto& f : r->written) std::fprintf(stderr, " %s", f.c_str());
   std::fprintf(stderr, " and %zu cell results under %s/cells\n", r->cells.size(), r->out.c_str());
+  if (!r->failures.empty()) {
+    std::fprintf(stderr, "wirebench compare: the comparison is incomplete (%zu problem(s)):\n",
+                 r->failures.size());
+    for (const auto& f : r->failures) std::fprintf(stderr, "  %s\n", f.c_str());
+    std::fprintf(stderr,
+                 "wirebench compare: fix the cause (e.g. free space under %s, or give --out on "
+                 "another file system) and run again\n",
+                 r->out.c_str());
+    return 2;
+  }
   if (r->cells.empty()) return 1;
   return r->interrupted ? 3 : 0;
 }

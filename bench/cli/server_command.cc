@@ -52,11 +52,20 @@ GrpcServeOptions GrpcOptionsFrom(RpcKind rpc, const rpc::ServerOptions& s) {
   return g;
 }
 
+// True when this process started with SIGINT ignored (as a co-located
+// server is by its client, and as shells start background jobs): it then
+// stays ignored, so a terminal's Ctrl-C for the process group stops only
+// the client, which stops this server with SIGTERM.
+bool SigintIgnoredAtStart() {
+  struct sigaction old {};
+  return sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
 int RunServer(const ServerCommandOptions& o) {
   // Block the stop signals in every thread; this thread waits for them.
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
+  if (!SigintIgnoredAtStart()) sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   RegisterThisThread(ThreadRole::kServerOther, "server-main");

@@ -108,6 +108,14 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       *exit_code = 2;
       return;
     }
+    if (r->result.error_replies > 0) {
+      std::fprintf(stderr,
+                   "wirebench: the server answered %llu call(s) with an error (counted as "
+                   "Return=ERROR); the first: %s\n",
+                   static_cast<unsigned long long>(r->result.error_replies),
+                   r->result.first_error_reply.c_str());
+      *exit_code = 1;
+    }
     if (r->result.partial) {
       std::fprintf(stderr, "wirebench: run stopped early: %s (results above are partial)\n",
                    r->result.error.ToString().c_str());

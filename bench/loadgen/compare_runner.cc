@@ -158,6 +158,8 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
   if (!r.ok()) {
     std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
                  r.status().ToString().c_str());
+    out->failures.push_back("cell " + base + " failed (left out of the tables): " +
+                            r.status().ToString());
     return;
   }
   if (r->result.partial)
@@ -242,6 +244,7 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
     Status s = WriteFileAtomically(o.out + "/" + name, body);
     if (!s.ok()) {
       std::fprintf(stderr, "wirebench compare: %s\n", s.ToString().c_str());
+      out->failures.push_back(s.ToString());
     } else {
       out->written.push_back(o.out + "/" + name);
     }
@@ -255,6 +258,10 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
     out->written.insert(out->written.end(), charts->begin(), charts->end());
   } else {
     std::fprintf(stderr, "wirebench compare: %s\n", charts.status().ToString().c_str());
+    // No gnuplot is a note (the tables and data are complete); a chart
+    // that could not be written is a failure.
+    if (charts.status().code() != Status::Code::kUnavailable)
+      out->failures.push_back(charts.status().ToString());
   }
 }
 

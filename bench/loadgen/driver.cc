@@ -509,6 +509,8 @@ void LoadRun::Collect() {
       if (raw->timer_lateness) result_.timer_lateness.Add(*raw->timer_lateness);
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
+      result_.error_replies += raw->error_replies;
+      if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
       for (auto& c : raw->conns) result_.connections += c->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
