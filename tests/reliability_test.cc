@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "tests/silent_listener.h"
@@ -241,6 +242,41 @@ TEST(Reliability, GroupSigintStopsTheRunNotItsServer) {
   EXPECT_EQ(err.find("server process died"), std::string::npos) << err;
   EXPECT_NE(run.Out().find("[SERVER], CpuPerOp(us), "), std::string::npos) << run.Out();
   EXPECT_EQ(run.Out().find("[SERVER], CpuPerOp(us), unavailable"), std::string::npos) << run.Out();
+}
+
+// Issue 18 item 8: a server stopped (SIGSTOP) under a run bounded only by
+// --ops: the run ends by itself after --stall-timeout, with a partial
+// report naming the stall, in both thread models.
+TEST(Reliability, StalledServerEndsAnOpsRun) {
+  WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet"}, Stem("stall_server"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::string listening;
+  while ((listening = server.Stdout()).find('\n') == std::string::npos) {
+    ASSERT_EQ(server.Wait(std::chrono::milliseconds(5)), -1) << server.Stderr();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+  }
+  const std::string addr = listening.substr(listening.find("127.0.0.1:"));
+  const std::string host_port = addr.substr(0, addr.find('\n'));
+  for (const char* model : {"coroutines", "os"}) {
+    SCOPED_TRACE(model);
+    WirebenchProcess run(kBinary,
+                         {"run", "-P", kWorkloadA, "--server", host_port, "--ops", "1000000000",
+                          "--stall-timeout", "1", "--thread-model", model, "-threads", "2", "-p",
+                          "recordcount=100", "-s", "-p", "status.interval=1"},
+                         Stem(std::string("stall_run_") + model));
+    // Operations flow once a status line counts some.
+    while (!std::regex_search(run.Stderr(), std::regex(" sec: [1-9][0-9]* operations"))) {
+      ASSERT_EQ(run.Wait(std::chrono::milliseconds(5)), -1) << run.Stderr();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline + std::chrono::seconds(30));
+    }
+    server.Signal(SIGSTOP);
+    EXPECT_EQ(run.Wait(std::chrono::seconds(60)), 3) << run.Stderr();
+    EXPECT_NE(run.Stderr().find("completed no operation for 1.0 s (--stall-timeout): it stalled"),
+              std::string::npos)
+        << run.Stderr();
+    EXPECT_NE(run.Stdout().find("[OVERALL], RunTime(ms)"), std::string::npos) << run.Stdout();
+    server.Signal(SIGCONT);
+  }
 }
 
 }  // namespace

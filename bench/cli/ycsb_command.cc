@@ -55,6 +55,10 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--seconds", o->seconds, "Stop after this many seconds (maxexecutiontime)");
   cmd->add_option("--warmup", o->warmup, "Seconds of unmeasured warm-up before measuring")
       ->capture_default_str();
+  cmd->add_option("--stall-timeout", o->stall_timeout,
+                  "End the run with a partial report (exit 3) when the server completes no "
+                  "operation for this many seconds (a stopped or hung server); 0 = never")
+      ->capture_default_str();
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
 }
 

@@ -111,6 +111,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.max_seconds = *max_time;
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
+  d.stall_timeout_s = o.stall_timeout;
   return r;
 }
 
