@@ -13,9 +13,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
+#include "tests/sanitized_build.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
@@ -171,6 +173,7 @@ class GroupLeader {
     pid_ = fork();
     if (pid_ == 0) {
       setpgid(0, 0);
+      signal(SIGINT, SIG_DFL);  // Not ignored, even if this test was started so.
       dup2(o, 1);
       dup2(e, 2);
       std::vector<char*> argv = {const_cast<char*>(kBinary.c_str())};
@@ -276,6 +279,90 @@ TEST(Reliability, StalledServerEndsAnOpsRun) {
         << run.Stderr();
     EXPECT_NE(run.Stdout().find("[OVERALL], RunTime(ms)"), std::string::npos) << run.Stdout();
     server.Signal(SIGCONT);
+  }
+}
+
+// The processes descended from `root` (by parent pid in /proc).
+std::vector<pid_t> Descendants(pid_t root) {
+  std::map<pid_t, pid_t> parent;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid;
+    if (rest >> state >> ppid) parent[std::stoi(name)] = ppid;
+  }
+  std::vector<pid_t> out;
+  for (const auto& [pid, ppid] : parent)
+    for (pid_t p = ppid; p > 1; p = parent.count(p) ? parent[p] : 0)
+      if (p == root) {
+        out.push_back(pid);
+        break;
+      }
+  return out;
+}
+
+// Alive: exists and is not a zombie (a container's PID 1 may never reap).
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+std::string CallgrindDirOf(pid_t pid) {
+  std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string var;
+  while (std::getline(env, var, '\0'))
+    if (var.rfind("WIREBENCH_CALLGRIND_DIR=", 0) == 0) return var.substr(24);
+  return "";
+}
+
+// Issue 18 item 4: whatever signal ends the `wirebench run --instructions`
+// the user started, the Valgrind'd client and server it started are gone
+// within 5 s of it, and (but for SIGKILL) so is the callgrind directory.
+TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "a sanitizer build does not run under Valgrind";
+  if (std::system("command -v valgrind >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it)";
+  for (int sig : {SIGTERM, SIGINT, SIGKILL}) {
+    SCOPED_TRACE(strsignal(sig));
+    GroupLeader run({"run", "-P", kWorkloadA, "--instructions", "--ops", "1000000000", "-p",
+                     "recordcount=100"},
+                    Stem("instructions_" + std::to_string(sig)));
+    // Running once the client under callgrind has started its server.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    std::vector<pid_t> procs;
+    std::string dir;
+    while ((procs = Descendants(run.pid())).size() < 2) {  // The client under valgrind, its server.
+      ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Err();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Err();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+    }
+    for (pid_t p : procs)
+      if (dir.empty()) dir = CallgrindDirOf(p);
+    ASSERT_NE(dir, "");
+    ASSERT_EQ(kill(run.pid(), sig), 0);
+    ASSERT_NE(run.Wait(std::chrono::seconds(60)), -1) << run.Err();
+    const auto exited = std::chrono::steady_clock::now();
+    for (pid_t p : procs) {
+      while (Alive(p) && std::chrono::steady_clock::now() < exited + std::chrono::seconds(5))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+      EXPECT_FALSE(Alive(p)) << "process " << p << " outlived the run by 5 s: " << run.Err();
+    }
+    if (sig != SIGKILL) {
+      EXPECT_FALSE(fs::exists(dir)) << dir << " left behind: " << run.Err();
+    } else {
+      fs::remove_all(dir);  // Nothing is left to remove it after a SIGKILL.
+    }
   }
 }
 
