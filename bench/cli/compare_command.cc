@@ -82,7 +82,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--baseline", o->baseline, "Codec the ratios are against")->capture_default_str();
+  CLI::Option* baseline =
+      cmd->add_option("--baseline", o->baseline, "Codec (column) the ratios are against")
+          ->capture_default_str();
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()
@@ -101,8 +103,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--ops", o->cell.ops,
                   "With --instructions: measured operations per cell (default 20000)")
       ->check(CLI::PositiveNumber);
-  cmd->callback([o, exit_code, cmd] {
+  cmd->callback([o, exit_code, cmd, baseline] {
     if (ReRunUnderCallgrind(o->cell, exit_code)) return;
+    o->baseline_given = baseline->count() > 0;
     // Instruction counts are deterministic: one repeat unless asked for more.
     if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
     *exit_code = RunCompareCommand(*o);

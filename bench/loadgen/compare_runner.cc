@@ -107,6 +107,15 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   for (size_t i = 0; i < m.codecs.size(); ++i)
     labels.push_back(m.rpcs[i] == "wirebench" ? m.codecs[i] : m.codecs[i] + "@" + m.rpcs[i]);
   m.columns = ColumnLabels(labels);
+  if (o->baseline_given &&
+      std::find(m.columns.begin(), m.columns.end(), o->baseline) == m.columns.end() &&
+      std::find(m.codecs.begin(), m.codecs.end(), o->baseline) == m.codecs.end()) {
+    std::string list;
+    for (const auto& c : m.columns) list += (list.empty() ? "" : ", ") + c;
+    return Status::InvalidArgument("--baseline " + o->baseline +
+                                   " is not a column of this comparison (" + list +
+                                   "): give one of those, or add it to --codecs");
+  }
   auto threads = ParseThreadList(o->threads);
   if (!threads.ok()) return threads.status();
   m.threads = *threads;
@@ -279,6 +288,10 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
     if (part.empty() || *end != 0 || v < 1 || v > 100000)
       return Status::InvalidArgument(
           "--threads must be a list of counts 1-100000 like 32 or 1,3,5,10, got '" + s + "'");
+    if (std::find(out.begin(), out.end(), int(v)) != out.end())
+      return Status::InvalidArgument("--threads lists " + part + " twice ('" + s +
+                                     "'): its cells would overwrite each other's files; give "
+                                     "each count once (--repeat runs a cell again)");
     out.push_back(int(v));
   }
   if (out.empty()) return Status::InvalidArgument("--threads is empty");

@@ -25,6 +25,9 @@ struct CompareOptions {
   std::string threads = "32";  // A list like "1,3,5,10".
   int repeat = 3;
   std::string baseline = "pb";
+  // --baseline was given: it must then name a column of the matrix (the
+  // default may be absent from it, and the ratios are then left out).
+  bool baseline_given = false;
   std::string out;  // Empty = results/compare-<time>.
   double seconds = 5;
   double warmup = 1;
