@@ -211,10 +211,15 @@ TEST(Merge, ResultsFromDifferentServerProcessesAreRefused) {
       << m.status().ToString();
   EXPECT_NE(m.status().ToString().find("pid 10 started 1 ns"), std::string::npos);
   EXPECT_NE(m.status().ToString().find("pid 20 started 2 ns"), std::string::npos);
-  // One process: merged.
+  // One process: merged, error replies summed (the first one's text kept).
   for (nlohmann::json* s : {&b.server_before, &b.server_after})
     (*s)["server"]["instance"] = "pid 10 started 1 ns, 0000000a";
-  EXPECT_TRUE(MergeResults({Document("a.json", a), Document("b.json", b)}).ok());
+  b.error_replies = 3;
+  b.first_error_reply = "Mutate: ServerError: region 'wal' failed Mutate";
+  auto merged = MergeResults({Document("a.json", a), Document("b.json", b)});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->result.error_replies, 3u);
+  EXPECT_EQ(merged->result.first_error_reply, b.first_error_reply);
 }
 
 TEST(Merge, RunsThatDidNotOverlapAreWarnedAbout) {

@@ -165,6 +165,8 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
     m.schedule_lateness.Add(r.schedule_lateness);
     m.timer_lateness.Add(r.timer_lateness);
     m.behind_schedule += r.behind_schedule;
+    m.error_replies += r.error_replies;
+    if (m.first_error_reply.empty()) m.first_error_reply = r.first_error_reply;
     m.client_usage += r.client_usage;
     m.client_counters += r.client_counters;
     m.connections += r.connections;
