@@ -1,6 +1,11 @@
 #include "rpc/stats_json.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
 
 #include "common/perf_counters.h"
 
@@ -37,7 +42,21 @@ nlohmann::json ServerThreadsJson() {
   return threads;
 }
 
+const std::string& ServerInstanceId() {
+  static const std::string id = [] {
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "pid %d started %lld ns, %08x", int(getpid()),
+                  static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count()),
+                  unsigned(std::random_device()()));
+    return std::string(buf);
+  }();
+  return id;
+}
+
 void AppendProcessAndServiceStats(Service* service, nlohmann::json* j) {
+  (*j)["server"]["instance"] = ServerInstanceId();
   (*j)["allocation_counting"] = AllocationCountingActive();
   (*j)["hw_counters"] = {{"available", HardwareCountersAvailable()},
                          {"reason", HardwareCountersUnavailableReason()}};

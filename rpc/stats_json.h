@@ -23,8 +23,13 @@ nlohmann::json ThreadJson(std::string_view role, const std::string& name, int ti
 // The entries of every live registered thread with a server role.
 nlohmann::json ServerThreadsJson();
 
-// Sets "allocation_counting", "hw_counters" and "process" in `j`, then
-// merges in `service`'s figures.
+// This server process, unlike any other (its pid, when this was first
+// called, and random bits): results from different server processes
+// cannot be merged (bench/results/merge.h).
+const std::string& ServerInstanceId();
+
+// Sets "server"."instance", "allocation_counting", "hw_counters" and
+// "process" in `j`, then merges in `service`'s figures.
 void AppendProcessAndServiceStats(Service* service, nlohmann::json* j);
 
 }  // namespace wirebench::rpc

@@ -44,5 +44,31 @@ TEST(CompareOrder, EveryRepeatRunsEachColumnOnceAndPositionsBalanceOverTwoRepeat
   }
 }
 
+// Issue 18 item 10: a count given twice would run cells whose files
+// overwrite each other's.
+TEST(CompareThreads, ACountGivenTwiceIsRefused) {
+  auto t = ParseThreadList("1,1");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().ToString().find("--threads lists 1 twice"), std::string::npos)
+      << t.status().ToString();
+  EXPECT_FALSE(ParseThreadList("1,3,1").ok());
+  ASSERT_TRUE(ParseThreadList("1,3,5").ok());
+}
+
+// Issue 18 item 10: a --baseline that is no column of the matrix.
+TEST(CompareBaseline, AGivenBaselineOutsideTheMatrixIsRefused) {
+  CompareOptions o;
+  o.codecs = {"raw"};
+  o.baseline = "flatbuffers";
+  o.baseline_given = true;
+  o.out = std::string(WIREBENCH_BINARY_DIR) + "/compare_baseline_test";
+  auto r = RunCompare(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("--baseline flatbuffers is not a column of this "
+                                       "comparison (raw)"),
+            std::string::npos)
+      << r.status().ToString();
+}
+
 }  // namespace
 }  // namespace wirebench

@@ -131,6 +131,35 @@ TEST(CallgrindParser, RejectsCompressedOrNonCallgrindInput) {
   EXPECT_FALSE(ParseCallgrindOutput(junk).ok());
 }
 
+// Issue 18 item 5: when the server's closing Stats call did not happen
+// (server killed, Ctrl-C, a cut compare cell), its newest dump is the
+// warm-up's: its figure is unavailable, saying why, never that number.
+TEST(CollectInstructions, ServerFigureIsUnavailableWithoutTheClosingStatsCall) {
+  const std::string dir = std::string(WIREBENCH_BINARY_DIR) + "/instructions_collect_test";
+  std::filesystem::remove_all(dir);
+  const int kServerPid = 999999;  // No such process: only its dump's name matters.
+  auto write_dump = [&] {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/callgrind.out." + std::to_string(kServerPid) + ".1") << kProfile;
+  };
+  write_dump();
+  InstructionFigures f = CollectInstructions(dir, kServerPid, 10, "killed by signal 9");
+  EXPECT_FALSE(f.server.available);
+  EXPECT_EQ(f.server.total, 0);
+  EXPECT_NE(f.server.unavailable_reason.find("closing Stats call"), std::string::npos)
+      << f.server.unavailable_reason;
+  EXPECT_NE(f.server.unavailable_reason.find("killed by signal 9"), std::string::npos)
+      << f.server.unavailable_reason;
+  // The dump was read all the same (and deleted): none is left behind.
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  // With the closing call, the dump is the measured phase.
+  write_dump();
+  f = CollectInstructions(dir, kServerPid, 10);
+  EXPECT_TRUE(f.server.available) << f.server.unavailable_reason;
+  EXPECT_DOUBLE_EQ(f.server.total, 100);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(LayerAttribution, LayersByNameThenFile) {
   EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::RawCodec::ReadResult(int)",
                             "/src/common/bytes.h"),

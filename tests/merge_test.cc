@@ -196,6 +196,32 @@ TEST(Merge, DifferentServersAreRefused) {
   EXPECT_FALSE(MergeRunResults({a, b}).ok());
 }
 
+// Issue 18 item 6: the same host and port, but a new server process (a
+// restart between the runs): refused, naming both processes.
+TEST(Merge, ResultsFromDifferentServerProcessesAreRefused) {
+  RunResult a = MakeRun(1, 10, 10, 1, 1, 2);
+  RunResult b = MakeRun(2, 10, 10, 1, 1, 2);
+  for (RunResult* r : {&a, &b})
+    for (nlohmann::json* s : {&r->server_before, &r->server_after})
+      (*s)["server"]["instance"] =
+          r == &a ? "pid 10 started 1 ns, 0000000a" : "pid 20 started 2 ns, 0000000b";
+  auto m = MergeResults({Document("a.json", a), Document("b.json", b)});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().ToString().find("different server processes"), std::string::npos)
+      << m.status().ToString();
+  EXPECT_NE(m.status().ToString().find("pid 10 started 1 ns"), std::string::npos);
+  EXPECT_NE(m.status().ToString().find("pid 20 started 2 ns"), std::string::npos);
+  // One process: merged, error replies summed (the first one's text kept).
+  for (nlohmann::json* s : {&b.server_before, &b.server_after})
+    (*s)["server"]["instance"] = "pid 10 started 1 ns, 0000000a";
+  b.error_replies = 3;
+  b.first_error_reply = "Mutate: ServerError: region 'wal' failed Mutate";
+  auto merged = MergeResults({Document("a.json", a), Document("b.json", b)});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->result.error_replies, 3u);
+  EXPECT_EQ(merged->result.first_error_reply, b.first_error_reply);
+}
+
 TEST(Merge, RunsThatDidNotOverlapAreWarnedAbout) {
   const RunResult a = MakeRun(1, 10, 10, 1, 1, 2);
   const RunResult b = MakeRun(2, 10, 10, 1, 3, 4);

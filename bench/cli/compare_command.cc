@@ -36,9 +36,20 @@ int RunCompareCommand(const CompareOptions& o) {
     return 2;
   }
   std::fputs(r->markdown.c_str(), stdout);
+  std::fflush(stdout);
   std::fprintf(stderr, "wirebench compare: wrote");
   for (const auto& f : r->written) std::fprintf(stderr, " %s", f.c_str());
   std::fprintf(stderr, " and %zu cell results under %s/cells\n", r->cells.size(), r->out.c_str());
+  if (!r->failures.empty()) {
+    std::fprintf(stderr, "wirebench compare: the comparison is incomplete (%zu problem(s)):\n",
+                 r->failures.size());
+    for (const auto& f : r->failures) std::fprintf(stderr, "  %s\n", f.c_str());
+    std::fprintf(stderr,
+                 "wirebench compare: fix the cause (e.g. free space under %s, or give --out on "
+                 "another file system) and run again\n",
+                 r->out.c_str());
+    return 2;
+  }
   if (r->cells.empty()) return 1;
   return r->interrupted ? 3 : 0;
 }
@@ -71,7 +82,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--baseline", o->baseline, "Codec the ratios are against")->capture_default_str();
+  CLI::Option* baseline =
+      cmd->add_option("--baseline", o->baseline, "Codec (column) the ratios are against")
+          ->capture_default_str();
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()
@@ -90,8 +103,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--ops", o->cell.ops,
                   "With --instructions: measured operations per cell (default 20000)")
       ->check(CLI::PositiveNumber);
-  cmd->callback([o, exit_code, cmd] {
+  cmd->callback([o, exit_code, cmd, baseline] {
     if (ReRunUnderCallgrind(o->cell, exit_code)) return;
+    o->baseline_given = baseline->count() > 0;
     // Instruction counts are deterministic: one repeat unless asked for more.
     if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
     *exit_code = RunCompareCommand(*o);

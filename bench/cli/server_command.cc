@@ -27,11 +27,20 @@ struct ServerCommandOptions {
   bool quiet = false;
 };
 
+// True when this process started with SIGINT ignored (as a co-located
+// server is by its client, and as shells start background jobs): it then
+// stays ignored, so a terminal's Ctrl-C for the process group stops only
+// the client, which stops this server with SIGTERM.
+bool SigintIgnoredAtStart() {
+  struct sigaction old {};
+  return sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
 int RunServer(const ServerCommandOptions& o) {
   // Block the stop signals in every thread; this thread waits for them.
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
+  if (!SigintIgnoredAtStart()) sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   RegisterThisThread(ThreadRole::kServerOther, "server-main");
@@ -106,18 +115,21 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t(1024), uint32_t(1) << 30));
-  cmd->add_option("--max-connections", s.max_connections, "Most open connections (1-1000000)")
+  cmd->add_option("--max-connections", s.max_connections, "Most open connections (1-1000000); with gRPC, most calls waiting for "
+                  "their request message")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--max-inflight", s.max_inflight_per_connection,
-                  "Most calls in flight per connection before the server stops reading it")
+                  "Most calls in flight per connection before the server stops reading it; "
+                  "with gRPC, most concurrent streams per connection")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-queued-bytes", s.max_queued_bytes,
                   "Most reply bytes queued per connection before the server stops reading it")
       ->capture_default_str();
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
-                  "Close a connection idle this long with an incomplete frame (0 = never)")
+                  "Close a connection idle this long with an incomplete frame; with gRPC, "
+                  "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");

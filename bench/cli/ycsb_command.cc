@@ -60,6 +60,10 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--seconds", o->seconds, "Stop after this many seconds (maxexecutiontime)");
   cmd->add_option("--warmup", o->warmup, "Seconds of unmeasured warm-up before measuring")
       ->capture_default_str();
+  cmd->add_option("--stall-timeout", o->stall_timeout,
+                  "End the run with a partial report (exit 3) when the server completes no "
+                  "operation for this many seconds (a stopped or hung server); 0 = never")
+      ->capture_default_str();
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
 }
 
@@ -126,6 +130,14 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());
       *exit_code = 2;
       return;
+    }
+    if (r->result.error_replies > 0) {
+      std::fprintf(stderr,
+                   "wirebench: the server answered %llu call(s) with an error (counted as "
+                   "Return=ERROR); the first: %s\n",
+                   static_cast<unsigned long long>(r->result.error_replies),
+                   r->result.first_error_reply.c_str());
+      *exit_code = 1;
     }
     if (r->result.partial) {
       std::fprintf(stderr, "wirebench: run stopped early: %s (results above are partial)\n",

@@ -112,6 +112,15 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   for (size_t i = 0; i < m.codecs.size(); ++i)
     labels.push_back(m.rpcs[i] == "wirebench" ? m.codecs[i] : m.codecs[i] + "@" + m.rpcs[i]);
   m.columns = ColumnLabels(labels);
+  if (o->baseline_given &&
+      std::find(m.columns.begin(), m.columns.end(), o->baseline) == m.columns.end() &&
+      std::find(m.codecs.begin(), m.codecs.end(), o->baseline) == m.codecs.end()) {
+    std::string list;
+    for (const auto& c : m.columns) list += (list.empty() ? "" : ", ") + c;
+    return Status::InvalidArgument("--baseline " + o->baseline +
+                                   " is not a column of this comparison (" + list +
+                                   "): give one of those, or add it to --codecs");
+  }
   auto threads = ParseThreadList(o->threads);
   if (!threads.ok()) return threads.status();
   m.threads = *threads;
@@ -163,6 +172,8 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
   if (!r.ok()) {
     std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
                  r.status().ToString().c_str());
+    out->failures.push_back("cell " + base + " failed (left out of the tables): " +
+                            r.status().ToString());
     return;
   }
   if (r->result.partial)
@@ -251,6 +262,7 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
     Status s = WriteFileAtomically(o.out + "/" + name, body);
     if (!s.ok()) {
       std::fprintf(stderr, "wirebench compare: %s\n", s.ToString().c_str());
+      out->failures.push_back(s.ToString());
     } else {
       out->written.push_back(o.out + "/" + name);
     }
@@ -264,6 +276,10 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
     out->written.insert(out->written.end(), charts->begin(), charts->end());
   } else {
     std::fprintf(stderr, "wirebench compare: %s\n", charts.status().ToString().c_str());
+    // No gnuplot is a note (the tables and data are complete); a chart
+    // that could not be written is a failure.
+    if (charts.status().code() != Status::Code::kUnavailable)
+      out->failures.push_back(charts.status().ToString());
   }
 }
 
@@ -281,6 +297,10 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
     if (part.empty() || *end != 0 || v < 1 || v > 100000)
       return Status::InvalidArgument(
           "--threads must be a list of counts 1-100000 like 32 or 1,3,5,10, got '" + s + "'");
+    if (std::find(out.begin(), out.end(), int(v)) != out.end())
+      return Status::InvalidArgument("--threads lists " + part + " twice ('" + s +
+                                     "'): its cells would overwrite each other's files; give "
+                                     "each count once (--repeat runs a cell again)");
     out.push_back(int(v));
   }
   if (out.empty()) return Status::InvalidArgument("--threads is empty");

@@ -25,6 +25,9 @@ struct CompareOptions {
   std::string threads = "32";  // A list like "1,3,5,10".
   int repeat = 3;
   std::string baseline = "pb";
+  // --baseline was given: it must then name a column of the matrix (the
+  // default may be absent from it, and the ratios are then left out).
+  bool baseline_given = false;
   std::string out;  // Empty = results/compare-<time>.
   double seconds = 5;
   double warmup = 1;
@@ -42,11 +45,16 @@ struct CompareOutcome {
   std::vector<std::string> written;
   int repeats_run = 0;  // Repeats started (the last one cut short when interrupted).
   bool interrupted = false;
+  // What went wrong, each naming the cell or file and the cause: cells that
+  // failed (left out of the tables) and outputs that could not be written.
+  // Not empty: the comparison is incomplete (`wirebench compare` exits 2).
+  std::vector<std::string> failures;
 };
 
 // Runs the matrix and writes its outputs. Errors are for bad options (an
 // unknown codec, a workload not found, --out not creatable); a cell that
-// fails is reported on stderr and left out.
+// fails is reported on stderr, left out and listed in `failures`, as is an
+// output that could not be written.
 StatusOr<CompareOutcome> RunCompare(CompareOptions o);
 
 // The column run k-th in repeat `rep` of a cell with n columns: the listed

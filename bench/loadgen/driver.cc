@@ -409,11 +409,37 @@ void LoadRun::Measure() {
   Clock::time_point next_status = o_.status_interval_s > 0
                                       ? measure_start_ + Seconds(o_.status_interval_s)
                                       : Clock::time_point::max();
+  // A stall: no operation completed for stall_timeout_s (plus a client's
+  // interval between operations in an open loop).
+  const auto stall_limit =
+      o_.stall_timeout_s > 0
+          ? std::chrono::duration_cast<Clock::duration>(
+                Seconds(o_.stall_timeout_s) +
+                (o_.target_ops > 0 ? Seconds(o_.threads / o_.target_ops) : Clock::duration(0)))
+          : Clock::duration::max();
+  Clock::time_point progress = measure_start_;
+  int64_t last_end_seen = 0;
   for (;;) {
-    state_.WaitUntil(std::min(hard_end, next_status));
+    const Clock::time_point stall_at = stall_limit == Clock::duration::max()
+                                           ? Clock::time_point::max()
+                                           : progress + stall_limit;
+    state_.WaitUntil(std::min({hard_end, next_status, stall_at}));
     if (state_.ShouldEnd()) break;
     const Clock::time_point now = Clock::now();
     if (now >= hard_end) break;
+    if (const int64_t last = state_.last_end_ns.load(); last != last_end_seen) {
+      last_end_seen = last;
+      progress = std::max(progress, Clock::time_point(std::chrono::nanoseconds(last)));
+    }
+    if (stall_limit != Clock::duration::max() && now >= progress + stall_limit) {
+      result_.error = Status::Unavailable(
+          "the server at " + o_.host + ":" + std::to_string(o_.port) + " completed no operation for " +
+          hdr::JavaDoubleToString(o_.stall_timeout_s) +
+          " s (--stall-timeout): it stalled (stopped, hung or overloaded); the run ended with what "
+          "was measured before the stall");
+      state_.Fail();
+      break;
+    }
     if (now >= next_status) {
       TakeSnapshot(now, /*final=*/false);
       next_status += Seconds(o_.status_interval_s);
@@ -511,6 +537,8 @@ void LoadRun::Collect() {
       if (raw->timer_lateness) result_.timer_lateness.Add(*raw->timer_lateness);
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
+      result_.error_replies += raw->error_replies;
+      if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
       for (auto& c : raw->conns) result_.connections += c->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
@@ -575,6 +603,10 @@ Status ValidateDriverOptions(const DriverOptions& o) {
     return Status::InvalidArgument(
         "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got " +
         hdr::JavaDoubleToString(o.max_seconds));
+  if (!std::isfinite(o.stall_timeout_s) || o.stall_timeout_s < 0)
+    return Status::InvalidArgument(
+        "--stall-timeout must be 0 (never) or a positive number of seconds, got " +
+        hdr::JavaDoubleToString(o.stall_timeout_s));
   if (!std::isfinite(o.warmup_seconds) || o.warmup_seconds < 0)
     return Status::InvalidArgument("--warmup must be 0 or a positive number of seconds, got " +
                                    hdr::JavaDoubleToString(o.warmup_seconds));

@@ -108,6 +108,10 @@ struct DriverOptions {
   // Every this many seconds, call `on_status` from the driver's thread (0 = never).
   double status_interval_s = 0;
   std::function<void(double elapsed_s, const struct StatusSnapshot&)> on_status;
+  // End the run (partial, the error naming the stall) when no operation
+  // has completed for this many seconds while measuring (0 = never); in an
+  // open loop, plus one client's interval between operations.
+  double stall_timeout_s = 30;
   // Fetch the server's Stats before and after the measured phase.
   bool fetch_server_stats = true;
 };

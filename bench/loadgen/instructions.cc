@@ -1,11 +1,14 @@
 #include "bench/loadgen/instructions.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -347,11 +350,18 @@ std::string FindInPath(const std::string& program) {
 }  // namespace
 
 InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
-                                       uint64_t operations) {
+                                       uint64_t operations, const std::string& server_missing) {
   InstructionFigures f;
   f.operations = operations;
   f.client = SideFigures(dir, int(getpid()), callgrind::kClientPhaseLabel, operations);
-  if (server_pid > 0) {
+  if (server_pid > 0 && !server_missing.empty()) {
+    // Its dumps are read (and deleted) all the same; none is the measured phase.
+    (void)SideFigures(dir, server_pid, callgrind::kServerStatsLabel, operations);
+    f.server = LayerInstructions{};
+    f.server.unavailable_reason =
+        "the server's closing Stats call, whose dump counts the measured phase, did not happen (" +
+        server_missing + ")";
+  } else if (server_pid > 0) {
     f.server = SideFigures(dir, server_pid, callgrind::kServerStatsLabel, operations);
   } else {
     f.server.unavailable_reason =
@@ -390,19 +400,79 @@ int RunSelfUnderCallgrind() {
                "wirebench: --instructions: running under callgrind (about 50x slower than "
                "native; a 20,000-operation cell takes some 10-30 s)\n");
   std::fflush(stderr);
+  // The run under callgrind (its client and the server that client starts)
+  // is a process group of its own that never outlives this process: it
+  // gets SIGKILL when this process dies, however (PR_SET_PDEATHSIG); a
+  // SIGINT, SIGTERM or SIGHUP here is passed on to it (the run stops and
+  // reports what it measured) and, if it has not ended kStopGrace later or
+  // a second signal comes, the whole group is killed.
+  sigset_t watched, old_mask;
+  sigemptyset(&watched);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&watched, s);
+  pthread_sigmask(SIG_BLOCK, &watched, &old_mask);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
+    setpgid(0, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(126);
+    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     setenv(kCallgrindDirEnv, dir.c_str(), 1);
     execv(valgrind.c_str(), argv.data());
     _exit(127);
   }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+  if (pid < 0) {
+    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     std::fprintf(stderr, "wirebench: cannot run valgrind: %s\n", std::strerror(errno));
     return 2;
   }
+  setpgid(pid, pid);  // Also here, so the group exists before any kill below.
+  constexpr auto kStopGrace = std::chrono::seconds(5);
+  // Started with SIGINT ignored (a background job), the run under callgrind
+  // ignores it too: it is told with SIGTERM instead.
+  struct sigaction sigint {};
+  const bool sigint_ignored = sigaction(SIGINT, nullptr, &sigint) == 0 && sigint.sa_handler == SIG_IGN;
+  int status = 0, stop_signal = 0;
+  std::chrono::steady_clock::time_point give_up;
+  for (;;) {
+    // Not reaped yet (WNOWAIT): while it is a zombie its group id cannot
+    // be reused, so the group kill below cannot reach another process.
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR) break;
+    if (info.si_pid == pid) break;
+    int sig;
+    if (stop_signal == 0) {
+      sig = sigwaitinfo(&watched, nullptr);
+    } else {
+      const auto left = give_up - std::chrono::steady_clock::now();
+      if (left <= std::chrono::steady_clock::duration::zero()) {
+        kill(-pid, SIGKILL);
+        sig = sigwaitinfo(&watched, nullptr);
+      } else {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+        const timespec t{time_t(ns / 1000000000), long(ns % 1000000000)};
+        sig = sigtimedwait(&watched, nullptr, &t);
+      }
+    }
+    if (sig <= 0 || sig == SIGCHLD) continue;
+    if (stop_signal == 0) {
+      stop_signal = sig;
+      give_up = std::chrono::steady_clock::now() + kStopGrace;
+      std::fprintf(stderr,
+                   "wirebench: %s: stopping the run under callgrind (again to end it at once)\n",
+                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+      kill(pid, sig == SIGHUP || (sig == SIGINT && sigint_ignored) ? SIGTERM : sig);
+    } else {
+      kill(-pid, SIGKILL);
+    }
+  }
+  kill(-pid, SIGKILL);  // Whatever of the run is left (nothing, normally).
+  if (waitpid(pid, &status, 0) != pid) status = W_EXITCODE(2, 0);
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (code != 0) {
+  if (stop_signal != 0 && !KeepDumps()) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  } else if (code != 0) {
     std::fprintf(stderr, "wirebench: the run under callgrind failed (exit %d); Valgrind's logs "
                  "are kept in %s\n", code, dir.c_str());
   } else if (KeepDumps()) {

@@ -106,7 +106,11 @@ Status RunInstructionWarmup(const DriverOptions& options, Workload* workload, in
 // Reads the measured phase's dumps of this process and of the co-located
 // server `server_pid` (0: not co-located, so its side is unavailable) from
 // `dir`, deletes the dump files read, and returns the figures per operation.
+// `server_missing` not empty: the server's closing Stats call (its dump of
+// the measured phase) did not happen, for that reason; its newest dump is
+// then an earlier phase's, so its side is unavailable, saying why.
 InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
-                                       uint64_t operations);
+                                       uint64_t operations,
+                                       const std::string& server_missing = "");
 
 }  // namespace wirebench

@@ -217,6 +217,7 @@ void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
   in_flight_ = false;
   if (h.status != uint8_t(CallStatus::kOk)) {
     read_result_ = OpResult::kError;
+    thread_->CountErrorReply(h.method, h.status, payload);
   } else {
     DecodeReply(payload);
   }

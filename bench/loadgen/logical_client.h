@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -105,9 +106,19 @@ struct ClientThread {
   uint64_t behind_schedule = 0;
   uint64_t measured_ops = 0;
   Status error;  // First failure seen by this thread.
+  // Calls the server answered with an error (its reason in the reply), and
+  // the first one's text, "METHOD: STATUS: reason".
+  uint64_t error_replies = 0;
+  std::string first_error_reply;
 
   void SetError(const Status& s) {
     if (error.ok()) error = s;
+  }
+  void CountErrorReply(uint8_t method, uint8_t status, ByteView reason) {
+    if (error_replies++ == 0)
+      first_error_reply = std::string(MethodName(Method(method))) + ": " +
+                          std::string(CallStatusName(CallStatus(status))) + ": " +
+                          reason.ToString();
   }
   // The OS-thread model's thread body: waits for the reply (futex) while a
   // call is in flight on os_channel, looking at the event loop every

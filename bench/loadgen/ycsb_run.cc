@@ -164,6 +164,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.max_seconds = *max_time;
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
+  d.stall_timeout_s = o.stall_timeout;
   return r;
 }
 
@@ -330,9 +331,16 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
 
   YcsbOutcome out;
   out.result = std::move(run).value();
-  if (o.instructions)  // Read and attribute callgrind's dumps of both processes.
-    out.result.instructions = CollectInstructions(InstructionsModeDir(), local ? int(local->pid()) : 0,
-                                                  out.result.operations);
+  if (o.instructions) {  // Read and attribute callgrind's dumps of both processes.
+    std::string server_missing;
+    if (out.result.server_after.is_null())
+      server_missing = !out.result.server_stats_error.empty() ? out.result.server_stats_error
+                       : !out.result.error.ok()               ? out.result.error.ToString()
+                                                              : "no closing Stats reply";
+    out.result.instructions =
+        CollectInstructions(InstructionsModeDir(), local ? int(local->pid()) : 0,
+                            out.result.operations, server_missing);
+  }
   if (out.result.partial && local && !local->Alive())
     out.result.error =
         Status::Unavailable("the co-located server process died: " + out.result.error.ToString());

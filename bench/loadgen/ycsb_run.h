@@ -44,6 +44,7 @@ struct YcsbRunOptions {
   std::optional<int64_t> ops;     // --ops (operationcount).
   std::optional<double> seconds;  // --seconds (maxexecutiontime).
   double warmup = 0;
+  double stall_timeout = 30;  // --stall-timeout (DriverOptions::stall_timeout_s).
   std::string json_out;
   std::string hlog_out;
   std::string client_cpus;

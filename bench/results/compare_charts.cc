@@ -1,8 +1,11 @@
 #include "bench/results/compare_charts.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -68,6 +71,7 @@ class Charts {
         d << p.percentile << " " << 1.0 / (1.0 - p.percentile / 100.0) << " "
           << double(p.value) / 1000.0 << "\n";
       }
+      Check(d, f);
       plot << (first ? "" : ", ") << "'" << f << "' using 2:3 with lines lw 2 title '" << c << "'";
       first = false;
     }
@@ -91,16 +95,48 @@ class Charts {
   }
 
   // Runs gnuplot on the script; the files rendered, or why not.
+  // A chart missing or empty afterwards (a full disk: gnuplot may leave a
+  // 0-byte file and exit 0) is an error naming it.
   StatusOr<std::vector<std::string>> Draw() {
     const std::string script = dir_ + "/charts.gp";
-    std::ofstream(script) << gp_.str();
+    {
+      std::ofstream gp(script);
+      gp << gp_.str();
+      Check(gp, script);
+    }
+    if (!unwritten_.empty()) return NotWritten("chart data");
     const std::string cmd = "gnuplot '" + script + "' 2>'" + dir_ + "/gnuplot.log'";
     if (std::system(cmd.c_str()) != 0)
       return Status::Internal("gnuplot failed; see " + dir_ + "/gnuplot.log");
+    for (const auto& f : files_) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      if (ec || size == 0) unwritten_.push_back(f);
+    }
+    if (!unwritten_.empty()) return NotWritten("charts");
+    // gnuplot exits 0 on a full disk and a chart can be cut short at any
+    // size: a file system left with no free block is taken as that.
+    struct statvfs fs {};
+    if (statvfs(dir_.c_str(), &fs) == 0 && fs.f_bavail == 0) {
+      unwritten_ = files_;
+      return NotWritten("charts");
+    }
     return files_;
   }
 
  private:
+  // Closes a data file, remembering it if any write to it failed.
+  void Check(std::ofstream& d, const std::string& path) {
+    d.close();
+    if (d.fail()) unwritten_.push_back(path);
+  }
+  Status NotWritten(const std::string& what) {
+    std::string list;
+    for (const auto& f : unwritten_) list += (list.empty() ? "" : ", ") + f;
+    return Status::IoError("cannot write the " + what + " (missing, empty or cut short: is " +
+                           dir_ + "'s file system full? see " + dir_ + "/gnuplot.log): " + list);
+  }
+
   // Renders `plot` as PNG and SVG.
   void Render(const std::string& base, const std::string& plot) {
     for (auto [term, ext] : {std::pair{"pngcairo size 960,600", "png"}, {"svg size 960,600", "svg"}}) {
@@ -140,6 +176,7 @@ class Charts {
       const Aggregate a = AggregateMetric(cells_, tput, c, wl_, t);
       d << "\"" << c << "\" " << a.median << " " << a.min << " " << a.max << " " << a.n << "\n";
     }
+    Check(d, dir_ + "/throughput.dat");
     std::ostringstream plot;
     plot << "set title \"Throughput (" << wl_ << ", " << t
          << " logical clients)\\nbars: median over repeats, error bars: min-max\"\n"
@@ -167,6 +204,7 @@ class Charts {
       }
       d << "\n";
     }
+    Check(d, dir_ + "/throughput.dat");
     std::ostringstream plot;
     plot << "set title \"Throughput by logical clients (" << wl_
          << ")\\nmedian over repeats, error bars: min-max\"\nset xlabel 'logical clients'\n"
@@ -195,6 +233,7 @@ class Charts {
       d << "\"" << c << "\" " << cl << " " << sv << "\n";
       tallest = std::max(tallest, (std::isnan(cl) ? 0 : cl) + (std::isnan(sv) ? 0 : sv));
     }
+    Check(d, dir_ + "/" + base + ".dat");
     const std::string f = dir_ + "/" + base + ".dat";
     // A part too thin to hold its label goes without one (the total shows).
     const auto part = [&](const std::string& value) {
@@ -223,6 +262,7 @@ class Charts {
   const std::vector<int> ts_;
   std::ostringstream gp_;
   std::vector<std::string> files_;
+  std::vector<std::string> unwritten_;  // Files whose writing failed.
 };
 
 }  // namespace

@@ -16,10 +16,21 @@ double Uptime(const json& stats) {
   return stats.is_object() ? stats.value("/server/uptime_s"_json_pointer, 0.0) : 0.0;
 }
 
+// The server a result ran against, as it describes itself: address, RPC
+// layer and threads.
 std::string ServerIdentity(const json& after) {
   const json s = after.value("server", json::object());
   return s.value("bind", std::string("?")) + ":" + std::to_string(s.value("port", 0)) +
-         " (io_threads " + std::to_string(s.value("io_threads", 0)) + ")";
+         " (rpc " + s.value("rpc", std::string("wirebench")) + ", io_threads " +
+         std::to_string(s.value("io_threads", 0)) + ")";
+}
+
+// The server process (results written before servers reported it: "").
+std::string ServerInstance(const json& stats) {
+  if (!stats.is_object()) return "";
+  const json s = stats.value("server", json::object());
+  return s.contains("instance") && s["instance"].is_string() ? s["instance"].get<std::string>()
+                                                              : "";
 }
 
 // Names input i in messages: its path, or "input <i+1>".
@@ -46,6 +57,29 @@ Status CheckOneServer(const std::vector<RunResult>& runs, const InputName& name)
           identity + ", " + name(i) + " against " + id +
           "; merge only clients that ran against one server at the same time (co-located runs "
           "each had a server of their own: use `wirebench server` and `run --server HOST:PORT`)");
+    }
+  }
+  // The same address can be a new server process (restarted between the
+  // runs): its counters started again, so the server figures would mean
+  // nothing. Each result's Stats before and after must name one process.
+  std::string instance;
+  size_t instance_from = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const json* stats : {&runs[i].server_before, &runs[i].server_after}) {
+      const std::string id = ServerInstance(*stats);
+      if (id.empty()) continue;
+      if (instance.empty()) {
+        instance = id;
+        instance_from = i;
+      } else if (id != instance) {
+        return Status::InvalidArgument(
+            "results come from different server processes at " +
+            ServerIdentity(runs[i].server_after.is_object() ? runs[i].server_after : *stats) +
+            ": " + name(instance_from) + " ran against server process " + instance + ", " +
+            name(i) + " against " + id +
+            " (the server was restarted between or during the runs?); merge only clients that "
+            "ran against one server process at the same time");
+      }
     }
   }
   return Status::Ok();
@@ -131,6 +165,8 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
     m.schedule_lateness.Add(r.schedule_lateness);
     m.timer_lateness.Add(r.timer_lateness);
     m.behind_schedule += r.behind_schedule;
+    m.error_replies += r.error_replies;
+    if (m.first_error_reply.empty()) m.first_error_reply = r.first_error_reply;
     m.client_usage += r.client_usage;
     m.client_counters += r.client_counters;
     m.connections += r.connections;

@@ -208,6 +208,8 @@ void Fields(V&& f, R& r) {
   f.Histogram("schedule_lateness", r.schedule_lateness, false);
   f.Histogram("timer_lateness", r.timer_lateness, false);
   f("behind_schedule", r.behind_schedule);
+  f("error_replies", r.error_replies);
+  f("first_error_reply", r.first_error_reply);
   ClientRawFields(f.Object("client_raw"), r);
   auto server = f.Object("server");
   server("before", r.server_before);

@@ -60,6 +60,10 @@ struct RunResult {
   std::vector<std::string> merged_run_ids;
   bool partial = false;  // Stopped early (server lost, SIGINT): figures cover what ran.
   Status error;          // Why it stopped early.
+  // Calls the server answered with an error (e.g. a wal region that cannot
+  // write: Return=ERROR operations), and the first one's reason.
+  uint64_t error_replies = 0;
+  std::string first_error_reply;
   double runtime_s = 0;  // Of the measured phase.
   uint64_t operations = 0;
   std::array<OpStats, kOpTypes> ops;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -318,7 +319,15 @@ void Wal::RaiseSynced(uint64_t target) {
 
 void Wal::Fail(const Status& s) {
   std::lock_guard lock(failure_mu_);
-  if (failure_.ok()) failure_ = s;
+  if (failure_.ok()) {
+    failure_ = s;
+    // Once, in the server's log: every write is refused from here on.
+    std::fprintf(stderr,
+                 "wirebench server: %s; the wal region refuses every write from now on (its log "
+                 "in %s cannot be trusted to hold them): free space there and restart the "
+                 "server (it recovers what was acknowledged)\n",
+                 s.ToString().c_str(), options_.directory.c_str());
+  }
   failed_.store(true, std::memory_order_release);
 }
 

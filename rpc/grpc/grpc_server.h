@@ -77,8 +77,22 @@ struct GrpcServerOptions {
   uint16_t port = 0;
   // Completion queues, each with one thread that polls and runs handlers.
   int cq_threads = 1;
-  // Calls kept requested on each completion queue (accept depth).
+  // Calls kept requested on each completion queue (accept depth). An
+  // accepted call is replaced at once, so calls waiting for their request
+  // message (idle streams) never take these slots.
   int calls_per_cq = 64;
+  // Most concurrent streams per connection (HTTP/2 SETTINGS
+  // MAX_CONCURRENT_STREAMS; `wirebench server --max-inflight`): a client
+  // opening more waits for one to end.
+  int max_streams_per_connection = 4096;
+  // Most calls accepted and still waiting for their request message, over
+  // the whole server (`--max-connections`): beyond it no new call is
+  // accepted until one of them gets its message, ends or times out, so the
+  // memory idle streams hold is bounded.
+  int max_waiting_calls = 10000;
+  // A call whose request message has not arrived this long after it was
+  // accepted is cancelled (`--idle-timeout-ms`). 0 = never.
+  int idle_timeout_ms = 30000;
   // Largest request and reply message, bytes.
   uint32_t max_message = kGrpcMaxMessage;
 };
@@ -102,7 +116,8 @@ class GrpcServer final : public TransportServer {
   void Wait();
 
   // The same counters as rpc::Server::StatsJson (calls per method, payload
-  // bytes, per-thread CPU and allocations, process figures, the Service's
+  // bytes, calls waiting for their request message and those cancelled for
+  // idling, per-thread CPU and allocations, process figures, the Service's
   // figures), with every thread of the process listed: registered server
   // threads by role, every unregistered one (gRPC's own) as "unregistered",
   // and their allocations, which cannot be split per thread, as one entry

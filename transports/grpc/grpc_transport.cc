@@ -298,6 +298,12 @@ class GrpcServing final : public rpc::TransportServer {
     so.port = o.port;
     so.cq_threads = o.io_threads;
     so.max_message = o.max_frame;
+    // The wirebench transport's limits, as gRPC can hold them: calls in
+    // flight per connection become HTTP/2's concurrent-stream limit, and
+    // calls waiting for their message are bounded in number and time.
+    so.max_streams_per_connection = o.max_inflight_per_connection;
+    so.max_waiting_calls = o.max_connections;
+    so.idle_timeout_ms = o.idle_timeout_ms;
     server_ = std::make_unique<rpc::GrpcServer>(so, service, native_.get());
   }
   Status Start() override { return server_->Start(); }

@@ -1,0 +1,318 @@
+// The gRPC cases of the bad-input matrix (tests/bad_input_test.cc has the
+// wirebench transport's): a live GrpcServer with the null region on port 0,
+// one well-behaved GrpcConnection client making calls for the whole test,
+// and peers that open gRPC streams and never send a message on them. Every
+// case must leave the good client with zero failed calls, still served,
+// and the server holding a bounded number of waiting calls.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codecs/codec.h"
+#include "nullregion/null_region.h"
+#include "nullregion/region_service.h"
+#include "rpc/grpc/grpc_client.h"
+#include "rpc/grpc/grpc_server.h"
+#include "transports/grpc/native_service.h"
+#include "tests/grpc_idle_streams.h"
+#include "tests/test_workloads.h"
+
+namespace wirebench {
+namespace {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+using testing::IdleStreams;
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+
+// Waits (polling) until `pred` holds; false after 20 s.
+template <typename Pred>
+bool WaitFor(Pred pred) {
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (!pred() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return pred();
+}
+
+// The well-behaved client: one gRPC connection on its own thread,
+// alternating a raw-codec Mutate and a Ping, one call at a time.
+class SteadyGrpcClient {
+ public:
+  explicit SteadyGrpcClient(uint16_t port) : port_(port) {
+    thread_ = std::thread([this] {
+      asio::co_spawn(ctx_, Run(), asio::detached);
+      ctx_.run();
+    });
+  }
+  ~SteadyGrpcClient() { Stop(); }
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  uint64_t ok() const { return ok_.load(); }
+  uint64_t failed() const { return failed_.load(); }
+  std::string first_error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_error_;
+  }
+  // Waits until `n` more calls have succeeded; false after 20 s or a failure.
+  bool WaitForMoreCalls(uint64_t n) {
+    const uint64_t target = ok() + n;
+    WaitFor([&] { return ok() >= target || failed() > 0; });
+    return ok() >= target;
+  }
+
+ private:
+  struct Waiter final : rpc::PendingCall {
+    asio::steady_timer* wake = nullptr;
+    Codec* codec = nullptr;
+    Method method = Method::kPing;
+    bool done = false;
+    std::string error;
+    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+      done = true;
+      if (h.status != uint8_t(CallStatus::kOk)) {
+        error = "call failed with " + std::string(CallStatusName(CallStatus(h.status))) + ": " +
+                payload.ToString();
+      } else if (method == Method::kMutate) {
+        MutateResponse resp;
+        Status s = codec->DecodeResponse(payload, &resp);
+        if (!s.ok() || !resp.processed) error = "bad Mutate reply: " + s.ToString();
+      } else if (payload.str() != "ping") {
+        error = "ping echoed '" + payload.ToString() + "'";
+      }
+      wake->cancel();
+    }
+    void OnFailure(const Status& status) override {
+      done = true;
+      error = status.ToString();
+      wake->cancel();
+    }
+  };
+
+  void Fail(const std::string& why) {
+    failed_.fetch_add(1);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (first_error_.empty()) first_error_ = why;
+  }
+
+  asio::awaitable<void> Run() {
+    rpc::GrpcClientOptions co;
+    co.port = port_;
+    co.codec_id = uint8_t(CodecId::kRaw);
+    auto made = rpc::GrpcConnection::Connect(ctx_, co);
+    if (!made.ok()) {
+      Fail(made.status().ToString());
+      co_return;
+    }
+    std::shared_ptr<rpc::GrpcConnection> conn = *made;
+    auto codec = NewCodec(uint8_t(CodecId::kRaw));
+    if (!codec.ok()) {
+      Fail(codec.status().ToString());
+      conn->Close();
+      co_return;
+    }
+    testing::Record rec;
+    asio::steady_timer wake(ctx_);
+    Waiter w;
+    w.wake = &wake;
+    w.codec = codec->get();
+    for (uint64_t n = 0; !stop_.load(); ++n) {
+      w.done = false;
+      w.error.clear();
+      w.method = n % 2 == 0 ? Method::kMutate : Method::kPing;
+      uint32_t id = 0;
+      ByteBuffer* out = conn->BeginCall(uint8_t(w.method), &w, &id);
+      if (out == nullptr) {
+        Fail("BeginCall failed: " + conn->error().ToString());
+        break;
+      }
+      if (w.method == Method::kMutate) {
+        MutateRequest req;
+        req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
+        Status s = (*codec)->EncodeRequest(id, req, out);
+        if (!s.ok()) {
+          conn->Abandon();
+          Fail("encode failed: " + s.ToString());
+          break;
+        }
+      } else {
+        out->Append(ByteView("ping"));
+      }
+      conn->Send();
+      wake.expires_after(std::chrono::seconds(10));
+      if (!w.done) co_await wake.async_wait(kNoThrow);
+      if (!w.done) {
+        Fail("no reply within 10 s");
+        conn->Cancel(id);
+        while (!w.done) {  // The cancelled call still ends through w.
+          wake.expires_after(std::chrono::milliseconds(100));
+          co_await wake.async_wait(kNoThrow);
+        }
+        break;
+      }
+      if (!w.error.empty()) {
+        Fail(w.error);
+        break;
+      }
+      ok_.fetch_add(1);
+    }
+    conn->Close();
+  }
+
+  uint16_t port_;
+  asio::io_context ctx_{1};
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> ok_{0}, failed_{0};
+  std::mutex mu_;
+  std::string first_error_;
+};
+
+class GrpcBadInput : public ::testing::Test {
+ protected:
+  void StartServer(rpc::GrpcServerOptions o = {}) {
+    ::testing::internal::CaptureStderr();
+    capturing_ = true;
+    region_ = NewNullRegion({});
+    service_ = std::make_unique<RegionService>(region_.get());
+    native_ = std::make_unique<NativeRegionService>(region_.get());
+    server_ = std::make_unique<rpc::GrpcServer>(o, service_.get(), native_.get());
+    ASSERT_TRUE(server_->Start().ok());
+    port_ = server_->port();
+    client_ = std::make_unique<SteadyGrpcClient>(port_);
+    ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+  }
+
+  void TearDown() override {
+    if (client_) {
+      EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+      client_->Stop();
+      EXPECT_EQ(client_->failed(), 0u) << client_->first_error();
+      EXPECT_GT(client_->ok(), 100u);
+    }
+    if (server_) server_->Stop();
+    if (capturing_) log_ = ::testing::internal::GetCapturedStderr();
+    if (HasFailure()) std::printf("server log:\n%.20000s\n", log_.c_str());
+  }
+
+  // -1 when the server does not report it.
+  int64_t Stat(const char* name) { return server_->StatsJson().value(name, int64_t(-1)); }
+  std::string TakeLog() {
+    capturing_ = false;
+    log_ = ::testing::internal::GetCapturedStderr();
+    return log_;
+  }
+
+  std::unique_ptr<Region> region_;
+  std::unique_ptr<RegionService> service_;
+  std::unique_ptr<NativeRegionService> native_;
+  std::unique_ptr<rpc::GrpcServer> server_;
+  std::unique_ptr<SteadyGrpcClient> client_;
+  uint16_t port_ = 0;
+  bool capturing_ = false;
+  std::string log_;
+};
+
+// More idle streams than the server keeps calls requested (64 per queue):
+// each is accepted and waits for its message outside the accept slots.
+TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
+  StartServer();
+  IdleStreams idle(port_, 200);
+  ASSERT_EQ(idle.error(), "");
+  ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 200; }))
+      << server_->StatsJson().dump();
+  EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+  // Stats (served by the generic service on grpc-native too) still answers.
+  rpc::GrpcClientOptions o;
+  o.port = port_;
+  auto stats = rpc::GrpcCallOnce(o, Method::kStats, "", 5000);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(nlohmann::json::parse(*stats)["calls_waiting_for_request"], 200);
+  EXPECT_EQ(idle.ended(), 0);
+}
+
+TEST_F(GrpcBadInput, IdleStreamsAreCancelledAfterTheIdleTimeout) {
+  rpc::GrpcServerOptions o;
+  o.idle_timeout_ms = 200;
+  StartServer(o);
+  const auto opened = Clock::now();
+  IdleStreams idle(port_, 100);
+  ASSERT_EQ(idle.error(), "");
+  ASSERT_TRUE(WaitFor([&] { return idle.ended() == 100; })) << idle.ended() << " ended";
+  EXPECT_GE(Clock::now() - opened, std::chrono::milliseconds(150)) << "cancelled too soon";
+  EXPECT_EQ(idle.ended_not_ok(), 100);
+  EXPECT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 0; }));
+  EXPECT_EQ(Stat("idle_calls_cancelled"), 100);
+  client_->WaitForMoreCalls(20);
+  const std::string log = TakeLog();
+  EXPECT_NE(log.find("sent no request message within 200 ms of being accepted (--idle-timeout-ms)"),
+            std::string::npos)
+      << log;
+}
+
+// MAX_CONCURRENT_STREAMS: a connection opening more streams than allowed
+// gets only that many onto the server; the rest wait in its client.
+TEST_F(GrpcBadInput, StreamsPerConnectionAreCapped) {
+  rpc::GrpcServerOptions o;
+  o.max_streams_per_connection = 50;
+  o.idle_timeout_ms = 0;
+  StartServer(o);
+  IdleStreams idle(port_, 120);
+  ASSERT_EQ(idle.error(), "");
+  ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 50; }))
+      << server_->StatsJson().dump();
+  // A second connection gets its own 50.
+  IdleStreams more(port_, 10);
+  ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 60; }))
+      << server_->StatsJson().dump();
+  ASSERT_TRUE(client_->WaitForMoreCalls(100)) << client_->first_error();
+  EXPECT_EQ(Stat("calls_waiting_for_request"), 60);
+  EXPECT_EQ(server_->StatsJson()["server"]["max_streams_per_connection"], 50);
+}
+
+// Over max_waiting_calls the oldest waiting calls are cancelled (after a
+// 100 ms grace, or at once past twice the limit): memory stays bounded
+// however many connections open idle streams.
+TEST_F(GrpcBadInput, WaitingCallsAreCappedOverTheServer) {
+  rpc::GrpcServerOptions o;
+  o.max_waiting_calls = 100;
+  o.idle_timeout_ms = 0;
+  StartServer(o);
+  std::vector<std::unique_ptr<IdleStreams>> peers;
+  peers.push_back(std::make_unique<IdleStreams>(port_, 100));
+  ASSERT_EQ(peers.back()->error(), "");
+  ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 100; }));
+  ASSERT_TRUE(client_->WaitForMoreCalls(20)) << client_->first_error();
+  // Two more connections' worth: the first peer's calls, the oldest, go.
+  for (int i = 0; i < 2; ++i) {
+    peers.push_back(std::make_unique<IdleStreams>(port_, 100));
+    ASSERT_EQ(peers.back()->error(), "");
+  }
+  // (Each good call arriving while 100 idle ones wait also pushes one out,
+  // so the counts are at least these.)
+  ASSERT_TRUE(WaitFor([&] {
+    return Stat("calls_cancelled_over_limit") >= 200 && Stat("calls_waiting_for_request") <= 100;
+  })) << server_->StatsJson().dump();
+  EXPECT_TRUE(WaitFor([&] { return peers[0]->ended_not_ok() == 100; })) << peers[0]->ended();
+  int ended = 0;
+  EXPECT_TRUE(WaitFor([&] {
+    ended = 0;
+    for (auto& p : peers) ended += p->ended_not_ok();
+    return ended >= 200;
+  })) << ended;
+  EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
+  const std::string log = TakeLog();
+  EXPECT_NE(log.find("more than 100 calls waiting for their request message"), std::string::npos)
+      << log;
+}
+
+}  // namespace
+}  // namespace wirebench

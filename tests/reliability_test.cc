@@ -1,0 +1,370 @@
+// Issue 18 (reliability), through the `wirebench` binary: outputs that
+// cannot be written make `compare` fail naming them (a small tmpfs, as
+// root), and the other failures of that issue end with a status other
+// than 0 and a message naming the cause.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "tests/sanitized_build.h"
+#include "tests/silent_listener.h"
+
+namespace wirebench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::WirebenchProcess;
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+
+std::string Stem(const std::string& name) {
+  return std::string(WIREBENCH_BINARY_DIR) + "/reliability_" + name;
+}
+
+struct Outcome {
+  int rc;
+  std::string out, err;
+};
+
+Outcome RunWirebench(const std::string& name, const std::vector<std::string>& args,
+                     std::chrono::seconds bound = std::chrono::seconds(120)) {
+  WirebenchProcess p(kBinary, args, Stem(name));
+  const int rc = p.Wait(bound);
+  return {rc, p.Stdout(), p.Stderr()};
+}
+
+// A tmpfs of `bytes` mounted on a fresh directory for the test's life.
+class SmallTmpfs {
+ public:
+  SmallTmpfs(const std::string& name, uint64_t bytes) : dir_(Stem(name)) {
+    umount2(dir_.c_str(), MNT_DETACH);  // Left by an earlier run that was killed.
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const std::string opts = "size=" + std::to_string(bytes);
+    if (mount("tmpfs", dir_.c_str(), "tmpfs", 0, opts.c_str()) != 0)
+      error_ = std::string("cannot mount a tmpfs (needs root): ") + std::strerror(errno);
+  }
+  ~SmallTmpfs() {
+    if (error_.empty()) umount2(dir_.c_str(), MNT_DETACH);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const std::string& dir() const { return dir_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string dir_, error_;
+};
+
+std::vector<std::string> CompareArgs(const std::string& out) {
+  return {"compare",   "--codecs", "raw", "--workloads", kWorkloadA, "--threads", "1",
+          "--repeat",  "1",        "--seconds", "0.3", "--warmup",   "0",         "--records",
+          "100",       "--out",    out};
+}
+
+uint64_t Pages(uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
+
+// Issue 18 item 3: a file system that holds the cells' results but not the
+// comparison: exit 2, naming every file not written and the cause.
+TEST(Reliability, CompareFailsWhenItCannotWriteItsReport) {
+  // The same comparison on a roomy disk first: how much its cells take.
+  const std::string roomy = Stem("compare_roomy");
+  fs::remove_all(roomy);
+  Outcome o = RunWirebench("compare_roomy", CompareArgs(roomy));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  uint64_t cells = 0;
+  for (const auto& e : fs::directory_iterator(roomy + "/cells")) cells += Pages(e.file_size());
+  ASSERT_GT(fs::file_size(roomy + "/comparison.json"), 3 * 4096u);
+  // Room for the cells (give or take a page each) and not for the rest.
+  SmallTmpfs tmpfs("compare_tmpfs", cells + 2 * 4096);
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
+  o = RunWirebench("compare_full", CompareArgs(tmpfs.dir()));
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("the comparison is incomplete"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("No space left on device"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(tmpfs.dir() + "/comparison.json"), std::string::npos) << o.err;
+  // Nothing is listed as written that is not there in full.
+  const size_t wrote = o.err.find("wirebench compare: wrote");
+  ASSERT_NE(wrote, std::string::npos) << o.err;
+  std::istringstream listed(o.err.substr(wrote, o.err.find('\n', wrote) - wrote));
+  std::string word;
+  while (listed >> word) {
+    if (word.rfind(tmpfs.dir(), 0) != 0 || word == tmpfs.dir() + "/cells") continue;
+    std::error_code ec;
+    EXPECT_GT(fs::file_size(word, ec), 0u) << word << " listed as written: " << o.err;
+    EXPECT_FALSE(ec) << word << " listed as written: " << o.err;
+  }
+  fs::remove_all(roomy);
+}
+
+// The report's own path unusable (a directory stands there): the same.
+TEST(Reliability, CompareFailsWhenAReportPathIsADirectory) {
+  const std::string out = Stem("compare_dir");
+  fs::remove_all(out);
+  fs::create_directories(out + "/comparison.csv");
+  const Outcome o = RunWirebench("compare_dir", CompareArgs(out));
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot write " + out + "/comparison.csv: it is a directory"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("the comparison is incomplete"), std::string::npos) << o.err;
+  fs::remove_all(out);
+}
+
+// Issue 18 item 9: a wal region on a full disk. The cause is in the
+// server's log (the co-located server's stderr is the client's), in the
+// error replies and in the client's summary, which exits 1.
+TEST(Reliability, WalWriteErrorsAreReportedEverywhere) {
+  SmallTmpfs tmpfs("wal_tmpfs", 256u << 10);
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
+  const Outcome o = RunWirebench(
+      "wal_full", {"run", "-P", kWorkloadA, "--region", "wal", "--wal-dir", tmpfs.dir(),
+                   "--handlers", "4", "--ops", "2000", "-p", "recordcount=100", "-p",
+                   "readproportion=0", "-p", "updateproportion=1"});
+  EXPECT_EQ(o.rc, 1) << o.err;
+  // The server's log, once.
+  const std::string logged = "wirebench server: I/O error: wal: cannot write " + tmpfs.dir();
+  const size_t at = o.err.find(logged);
+  ASSERT_NE(at, std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(logged, at + 1), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("No space left on device; the wal region refuses every write from now on"),
+            std::string::npos)
+      << o.err;
+  // The client's summary, quoting the error reply.
+  EXPECT_NE(o.err.find("with an error (counted as Return=ERROR); the first: Mutate: "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("region 'wal' failed Mutate: I/O error: wal: cannot write " + tmpfs.dir()),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.out.find("Return=ERROR"), std::string::npos) << o.out;
+}
+
+int CountSockets(pid_t pid) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code lec;
+    if (fs::read_symlink(e.path(), lec).string().rfind("socket:", 0) == 0) ++n;
+  }
+  return n;
+}
+
+// `wirebench ARGS` leading a process group of its own, as a shell's
+// foreground job is (so Ctrl-C at a terminal reaches it and its children).
+class GroupLeader {
+ public:
+  GroupLeader(const std::vector<std::string>& args, const std::string& stem)
+      : out_(stem + ".out"), err_(stem + ".err") {
+    const int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      signal(SIGINT, SIG_DFL);  // Not ignored, even if this test was started so.
+      dup2(o, 1);
+      dup2(e, 2);
+      std::vector<char*> argv = {const_cast<char*>(kBinary.c_str())};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(kBinary.c_str(), argv.data());
+      _exit(127);
+    }
+    setpgid(pid_, pid_);  // Also here: no race with the signal below.
+    close(o);
+    close(e);
+  }
+  ~GroupLeader() {
+    kill(-pid_, SIGKILL);
+    if (!exited_) waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  int Wait(std::chrono::seconds bound) {
+    WirebenchProcessWait w{pid_};
+    const int rc = w.Wait(bound);
+    exited_ = rc != -1;
+    return rc;
+  }
+  std::string Out() const { return Read(out_); }
+  std::string Err() const { return Read(err_); }
+
+ private:
+  struct WirebenchProcessWait {
+    pid_t pid;
+    int Wait(std::chrono::seconds bound) {
+      const auto deadline = std::chrono::steady_clock::now() + bound;
+      for (;;) {
+        int st = 0;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+          return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (std::chrono::steady_clock::now() >= deadline) return -1;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Polling waitpid.
+      }
+    }
+  };
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string out_, err_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+// Issue 18 item 7: Ctrl-C at a terminal signals the whole process group.
+// The co-located server ignores it; the client stops its run as
+// interrupted (exit 3) with the server's figures, then stops the server.
+TEST(Reliability, GroupSigintStopsTheRunNotItsServer) {
+  GroupLeader run({"run", "-P", kWorkloadA, "--seconds", "60", "-p", "recordcount=100"},
+                  Stem("group_sigint"));
+  // Measuring once the client's connection to its server exists.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (CountSockets(run.pid()) == 0) {
+    ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Err();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Polling /proc.
+  }
+  ASSERT_EQ(kill(-run.pid(), SIGINT), 0);
+  EXPECT_EQ(run.Wait(std::chrono::seconds(30)), 3) << run.Err();
+  const std::string err = run.Err();
+  EXPECT_NE(err.find("SIGINT"), std::string::npos) << err;
+  EXPECT_EQ(err.find("server process died"), std::string::npos) << err;
+  EXPECT_NE(run.Out().find("[SERVER], CpuPerOp(us), "), std::string::npos) << run.Out();
+  EXPECT_EQ(run.Out().find("[SERVER], CpuPerOp(us), unavailable"), std::string::npos) << run.Out();
+}
+
+// Issue 18 item 8: a server stopped (SIGSTOP) under a run bounded only by
+// --ops: the run ends by itself after --stall-timeout, with a partial
+// report naming the stall, in both thread models.
+TEST(Reliability, StalledServerEndsAnOpsRun) {
+  WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet"}, Stem("stall_server"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::string listening;
+  while ((listening = server.Stdout()).find('\n') == std::string::npos) {
+    ASSERT_EQ(server.Wait(std::chrono::milliseconds(5)), -1) << server.Stderr();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+  }
+  const std::string addr = listening.substr(listening.find("127.0.0.1:"));
+  const std::string host_port = addr.substr(0, addr.find('\n'));
+  for (const char* model : {"coroutines", "os"}) {
+    SCOPED_TRACE(model);
+    WirebenchProcess run(kBinary,
+                         {"run", "-P", kWorkloadA, "--server", host_port, "--ops", "1000000000",
+                          "--stall-timeout", "1", "--thread-model", model, "-threads", "2", "-p",
+                          "recordcount=100", "-s", "-p", "status.interval=1"},
+                         Stem(std::string("stall_run_") + model));
+    // Operations flow once a status line counts some.
+    while (!std::regex_search(run.Stderr(), std::regex(" sec: [1-9][0-9]* operations"))) {
+      ASSERT_EQ(run.Wait(std::chrono::milliseconds(5)), -1) << run.Stderr();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline + std::chrono::seconds(30));
+    }
+    server.Signal(SIGSTOP);
+    EXPECT_EQ(run.Wait(std::chrono::seconds(60)), 3) << run.Stderr();
+    EXPECT_NE(run.Stderr().find("completed no operation for 1.0 s (--stall-timeout): it stalled"),
+              std::string::npos)
+        << run.Stderr();
+    EXPECT_NE(run.Stdout().find("[OVERALL], RunTime(ms)"), std::string::npos) << run.Stdout();
+    server.Signal(SIGCONT);
+  }
+}
+
+// The processes descended from `root` (by parent pid in /proc).
+std::vector<pid_t> Descendants(pid_t root) {
+  std::map<pid_t, pid_t> parent;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid;
+    if (rest >> state >> ppid) parent[std::stoi(name)] = ppid;
+  }
+  std::vector<pid_t> out;
+  for (const auto& [pid, ppid] : parent)
+    for (pid_t p = ppid; p > 1; p = parent.count(p) ? parent[p] : 0)
+      if (p == root) {
+        out.push_back(pid);
+        break;
+      }
+  return out;
+}
+
+// Alive: exists and is not a zombie (a container's PID 1 may never reap).
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+std::string CallgrindDirOf(pid_t pid) {
+  std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string var;
+  while (std::getline(env, var, '\0'))
+    if (var.rfind("WIREBENCH_CALLGRIND_DIR=", 0) == 0) return var.substr(24);
+  return "";
+}
+
+// Issue 18 item 4: whatever signal ends the `wirebench run --instructions`
+// the user started, the Valgrind'd client and server it started are gone
+// within 5 s of it, and (but for SIGKILL) so is the callgrind directory.
+TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "a sanitizer build does not run under Valgrind";
+  if (std::system("command -v valgrind >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it)";
+  for (int sig : {SIGTERM, SIGINT, SIGKILL}) {
+    SCOPED_TRACE(strsignal(sig));
+    GroupLeader run({"run", "-P", kWorkloadA, "--instructions", "--ops", "1000000000", "-p",
+                     "recordcount=100"},
+                    Stem("instructions_" + std::to_string(sig)));
+    // Running once the client under callgrind has started its server.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    std::vector<pid_t> procs;
+    std::string dir;
+    while ((procs = Descendants(run.pid())).size() < 2) {  // The client under valgrind, its server.
+      ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Err();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Err();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+    }
+    for (pid_t p : procs)
+      if (dir.empty()) dir = CallgrindDirOf(p);
+    ASSERT_NE(dir, "");
+    ASSERT_EQ(kill(run.pid(), sig), 0);
+    ASSERT_NE(run.Wait(std::chrono::seconds(60)), -1) << run.Err();
+    const auto exited = std::chrono::steady_clock::now();
+    for (pid_t p : procs) {
+      while (Alive(p) && std::chrono::steady_clock::now() < exited + std::chrono::seconds(5))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+      EXPECT_FALSE(Alive(p)) << "process " << p << " outlived the run by 5 s: " << run.Err();
+    }
+    if (sig != SIGKILL) {
+      EXPECT_FALSE(fs::exists(dir)) << dir << " left behind: " << run.Err();
+    } else {
+      fs::remove_all(dir);  // Nothing is left to remove it after a SIGKILL.
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wirebench
