@@ -13,48 +13,65 @@ foreach(v BINARY_DIR PREFIX)
   endif()
 endforeach()
 
-function(check cond what)
-  if(NOT ${cond})
-    message(FATAL_ERROR "install_check: ${what}")
-  endif()
+function(fail what)
+  message(FATAL_ERROR "install_check: ${what}")
 endfunction()
 
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${PREFIX}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-check("rc EQUAL 0" "cmake --install ${BINARY_DIR} --prefix ${PREFIX} failed (${rc}):\n${out}${err}")
+if(NOT (rc EQUAL 0))
+  fail("cmake --install ${BINARY_DIR} --prefix ${PREFIX} failed (${rc}):\n${out}${err}")
+endif()
 foreach(f bin/wirebench share/wirebench/workloads/workloada share/wirebench/workloads/workloadf
           share/doc/wirebench/README.md share/doc/wirebench/docs/design.md)
-  check("EXISTS ${PREFIX}/${f}" "cmake --install did not install ${f} (under ${PREFIX})")
+  if(NOT (EXISTS ${PREFIX}/${f}))
+    fail("cmake --install did not install ${f} (under ${PREFIX})")
+  endif()
 endforeach()
 set(wb ${PREFIX}/bin/wirebench)
 
 # 1. run -P with YCSB's relative path, from /.
 execute_process(COMMAND ${wb} run -P workloads/workloada -p recordcount=100 -p operationcount=200
                 WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-check("rc EQUAL 0" "installed 'wirebench run -P workloads/workloada' from / failed (${rc}):\n${err}")
+if(NOT (rc EQUAL 0))
+  fail("installed 'wirebench run -P workloads/workloada' from / failed (${rc}):\n${err}")
+endif()
 string(FIND "${err}" "using ${PREFIX}/share/wirebench/workloads/workloada" at)
-check("at GREATER -1" "run from / did not say it used the installed workloada:\n${err}")
+if(NOT (at GREATER -1))
+  fail("run from / did not say it used the installed workloada:\n${err}")
+endif()
 string(FIND "${out}" "[OVERALL], RunTime(ms)" at)
-check("at GREATER -1" "run from / printed no YCSB summary:\n${out}")
+if(NOT (at GREATER -1))
+  fail("run from / printed no YCSB summary:\n${out}")
+endif()
 
 # 2. The smallest compare, from /.
 execute_process(COMMAND ${wb} compare --codecs raw --repeat 1 --seconds 0.5 --warmup 0.2
                         --records 1000 --threads 2 --out ${PREFIX}/compare
                 WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-check("rc EQUAL 0" "installed 'wirebench compare --codecs raw' from / failed (${rc}):\n${err}")
-check("EXISTS ${PREFIX}/compare/comparison.json"
-      "compare from / wrote no ${PREFIX}/compare/comparison.json:\n${err}")
+if(NOT (rc EQUAL 0))
+  fail("installed 'wirebench compare --codecs raw' from / failed (${rc}):\n${err}")
+endif()
+if(NOT (EXISTS ${PREFIX}/compare/comparison.json))
+  fail("compare from / wrote no ${PREFIX}/compare/comparison.json:\n${err}")
+endif()
 
 # 3. Without the installed workloads: the built-in copy.
 file(REMOVE_RECURSE ${PREFIX}/share/wirebench)
 execute_process(COMMAND ${wb} run -P workloads/workloadc -p recordcount=100 -p operationcount=200
                 WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-check("rc EQUAL 0" "'wirebench run -P workloads/workloadc' without share/ failed (${rc}):\n${err}")
+if(NOT (rc EQUAL 0))
+  fail("'wirebench run -P workloads/workloadc' without share/ failed (${rc}):\n${err}")
+endif()
 string(FIND "${err}" "using the copy of workloadc built into wirebench" at)
-check("at GREATER -1" "run without share/ did not say it used the built-in workloadc:\n${err}")
+if(NOT (at GREATER -1))
+  fail("run without share/ did not say it used the built-in workloadc:\n${err}")
+endif()
 string(FIND "${out}" "[READ], Operations, 200" at)
-check("at GREATER -1" "workloadc (reads only) did not run 200 reads:\n${out}")
+if(NOT (at GREATER -1))
+  fail("workloadc (reads only) did not run 200 reads:\n${out}")
+endif()
 
 file(REMOVE_RECURSE ${PREFIX})
 message(STATUS "install_check: the installed tree runs from /")
