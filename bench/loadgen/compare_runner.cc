@@ -13,6 +13,7 @@
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/report.h"
+#include "bench/ycsb/standard_workloads.h"
 #include "codecs/codec.h"
 #include "transports/transport.h"
 
@@ -20,34 +21,18 @@ namespace wirebench {
 
 namespace {
 
-// "a" or "workloada" or a path: returns (short name, path). A relative path
-// not found from the working directory is looked for beside the binary's
-// checkout (the folders above the executable), so a built tree runs from
-// anywhere without the binary embedding its source path.
+// "a" or "workloada" or a path: returns (short name, path). A path not found
+// from the working directory is YCSB's standard workload of that name,
+// installed beside the binary or built into it (bench/ycsb/standard_workloads.h);
+// the cells load it the same way.
 StatusOr<std::pair<std::string, std::string>> ResolveWorkload(const std::string& w) {
-  std::string path = w;
-  if (w.size() == 1 && w[0] >= 'a' && w[0] <= 'f') path = "workloads/workload" + w;
-  std::vector<std::string> tried = {path};
-  if (access(path.c_str(), R_OK) != 0 && !path.empty() && path[0] != '/') {
-    std::error_code ec;
-    std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-    for (int up = 0; up < 5 && !ec && !dir.empty(); ++up, dir = dir.parent_path()) {
-      const std::string alt = (dir / path).string();
-      tried.push_back(alt);
-      if (access(alt.c_str(), R_OK) == 0) {
-        path = alt;
-        break;
-      }
-      if (dir == dir.parent_path()) break;
-    }
-  }
-  if (access(path.c_str(), R_OK) != 0) {
-    std::string list;
-    for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-    return Status::NotFound("workload '" + w + "' not found (tried " + list +
-                            "); give a-f or a YCSB workload file");
-  }
-  return std::make_pair(std::filesystem::path(path).filename().string(), path);
+  const std::string spec = ycsb::WorkloadSpecForLetter(w);
+  auto found = ycsb::FindWorkload(spec);
+  if (!found.ok())
+    return Status::NotFound("workload " + std::string(found.status().message()) +
+                            "; give a-f or a YCSB workload file");
+  ycsb::NoteOnce(found->note);
+  return std::make_pair(found->name, found->path.empty() ? spec : found->path);
 }
 
 std::string MinSec(double s) {

@@ -22,7 +22,7 @@ OpType ToOpType(ycsb::OpType t) {
 class YcsbStream final : public OpStream {
  public:
   YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index)
-      : core_(core), phase_(phase), client_(core->NewClient(uint32_t(client_index))) {}
+      : phase_(phase), client_(core->NewClient(uint32_t(client_index))) {}
 
   bool Next(PlannedOp* p) override {
     ycsb::Operation& op = op_;
@@ -128,7 +128,6 @@ class YcsbStream final : public OpStream {
     c->multi = client_->BufferedMulti();
   }
 
-  ycsb::CoreWorkload* core_;
   YcsbPhase phase_;
   std::unique_ptr<ycsb::ClientWorkload> client_;
   ycsb::Operation op_;

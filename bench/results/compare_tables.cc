@@ -87,8 +87,16 @@ std::string FmtRatio(double r) {
 std::string RatioText(const RatioInterval& r) {
   if (std::isnan(r.ratio)) return r.no_interval.empty() ? "n/a" : "n/a (" + r.no_interval + ")";
   if (!r.has_interval()) return FmtRatio(r.ratio) + "x (" + r.no_interval + ")";
-  return (r.distinguishable() ? "" : "~") + FmtRatio(r.ratio) + "x [" + FmtRatio(r.lo) + ", " +
-         FmtRatio(r.hi) + "]";
+  // Appended piece by piece: GCC 12's -O3 warns (-Wrestrict, a false
+  // positive) on `const char* + std::string&&` here.
+  std::string text = r.distinguishable() ? "" : "~";
+  text += FmtRatio(r.ratio);
+  text += "x [";
+  text += FmtRatio(r.lo);
+  text += ", ";
+  text += FmtRatio(r.hi);
+  text += "]";
+  return text;
 }
 
 // Which columns of a table got which kind of interval, for its footnote.
@@ -170,9 +178,15 @@ std::string PercentText(const RatioInterval& r) {
     std::snprintf(buf, sizeof(buf), "%+.1f", 100.0 * (x - 1.0));
     return std::string(buf);
   };
-  if (!r.has_interval()) return pct(r.ratio) + "% (" + r.no_interval + ")";
-  return (r.distinguishable() ? "" : "~") + pct(r.ratio) + "% [" + pct(r.lo) + ", " + pct(r.hi) +
-         "]";
+  std::string text = r.has_interval() && !r.distinguishable() ? "~" : "";
+  text += pct(r.ratio);
+  if (!r.has_interval()) return text + "% (" + r.no_interval + ")";
+  text += "% [";  // Piece by piece, as in RatioText.
+  text += pct(r.lo);
+  text += ", ";
+  text += pct(r.hi);
+  text += "]";
+  return text;
 }
 
 // One row per thread count, one column per codec, % vs baseline.

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/ycsb/standard_workloads.h"
+
 namespace wirebench::ycsb {
 
 namespace {
@@ -137,14 +139,15 @@ Status Properties::LoadFile(const std::string& path) {
     return Status::InvalidArgument("-P " + path +
                                    " is a directory; give a property file (e.g. "
                                    "workloads/workloada)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::NotFound("cannot open property file '" + path + "' (given with -P)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IoError("error reading property file '" + path + "'");
-  return LoadText(ss.str(), path);
+  // As given, else (workloads/workloadX) the installed or built-in copy.
+  auto found = FindWorkload(path);
+  if (!found.ok())
+    return Status::NotFound("property file " + std::string(found.status().message()) +
+                            " (given with -P)");
+  NoteOnce(found->note);
+  auto text = ReadWorkload(*found);
+  if (!text.ok()) return Status::IoError("property file: " + std::string(text.status().message()));
+  return LoadText(*text, found->source);
 }
 
 Status Properties::LoadText(std::string_view text, std::string_view source) {

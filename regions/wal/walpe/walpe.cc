@@ -58,7 +58,7 @@ constexpr size_t kValuePoolExtra = 4096;  // Values are windows of a random pool
 class RecordMaker {
  public:
   RecordMaker(const WalpeOptions& o, uint32_t thread)
-      : value_size_(o.value_size), thread_(thread), key_(o.key_size, 'k') {
+      : value_size_(o.value_size), key_(o.key_size, 'k') {
     std::mt19937_64 rng(o.seed + thread);
     pool_.resize(o.value_size + kValuePoolExtra);
     for (char& c : pool_) c = char(rng());
@@ -86,7 +86,6 @@ class RecordMaker {
 
  private:
   uint32_t value_size_;
-  uint32_t thread_;
   std::string key_;
   std::string pool_;
   Cell cell_;

@@ -1,0 +1,77 @@
+# The installed tree runs with no source tree and from any directory
+# (ctest: InstallTree.RunsFromRootWithoutTheSourceTree). Installs the build
+# into PREFIX with `cmake --install`, checks the files cmake/install.cmake
+# promises, then from `/`:
+#   1. run -P workloads/workloada reads the installed copy of workloada;
+#   2. a one-cell `wirebench compare` (workload "a") completes and writes its tables;
+#   3. with the installed workloads removed, run -P workloads/workloadc uses
+#      the copy built into the binary.
+#   cmake -DBINARY_DIR=<build> -DPREFIX=<scratch> -P tests/install_check.cmake
+foreach(v BINARY_DIR PREFIX)
+  if(NOT ${v})
+    message(FATAL_ERROR "install_check.cmake: pass -D${v}=...")
+  endif()
+endforeach()
+
+function(fail what)
+  message(FATAL_ERROR "install_check: ${what}")
+endfunction()
+
+file(REMOVE_RECURSE ${PREFIX})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${PREFIX}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0))
+  fail("cmake --install ${BINARY_DIR} --prefix ${PREFIX} failed (${rc}):\n${out}${err}")
+endif()
+foreach(f bin/wirebench share/wirebench/workloads/workloada share/wirebench/workloads/workloadf
+          share/doc/wirebench/README.md share/doc/wirebench/docs/design.md)
+  if(NOT (EXISTS ${PREFIX}/${f}))
+    fail("cmake --install did not install ${f} (under ${PREFIX})")
+  endif()
+endforeach()
+set(wb ${PREFIX}/bin/wirebench)
+
+# 1. run -P with YCSB's relative path, from /.
+execute_process(COMMAND ${wb} run -P workloads/workloada -p recordcount=100 -p operationcount=200
+                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0))
+  fail("installed 'wirebench run -P workloads/workloada' from / failed (${rc}):\n${err}")
+endif()
+string(FIND "${err}" "using ${PREFIX}/share/wirebench/workloads/workloada" at)
+if(NOT (at GREATER -1))
+  fail("run from / did not say it used the installed workloada:\n${err}")
+endif()
+string(FIND "${out}" "[OVERALL], RunTime(ms)" at)
+if(NOT (at GREATER -1))
+  fail("run from / printed no YCSB summary:\n${out}")
+endif()
+
+# 2. The smallest compare, from /.
+execute_process(COMMAND ${wb} compare --codecs raw --repeat 1 --seconds 0.5 --warmup 0.2
+                        --records 1000 --threads 2 --out ${PREFIX}/compare
+                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0))
+  fail("installed 'wirebench compare --codecs raw' from / failed (${rc}):\n${err}")
+endif()
+if(NOT (EXISTS ${PREFIX}/compare/comparison.json))
+  fail("compare from / wrote no ${PREFIX}/compare/comparison.json:\n${err}")
+endif()
+
+# 3. Without the installed workloads: the built-in copy.
+file(REMOVE_RECURSE ${PREFIX}/share/wirebench)
+execute_process(COMMAND ${wb} run -P workloads/workloadc -p recordcount=100 -p operationcount=200
+                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0))
+  fail("'wirebench run -P workloads/workloadc' without share/ failed (${rc}):\n${err}")
+endif()
+string(FIND "${err}" "using the copy of workloadc built into wirebench" at)
+if(NOT (at GREATER -1))
+  fail("run without share/ did not say it used the built-in workloadc:\n${err}")
+endif()
+string(FIND "${out}" "[READ], Operations, 200" at)
+if(NOT (at GREATER -1))
+  fail("workloadc (reads only) did not run 200 reads:\n${out}")
+endif()
+
+file(REMOVE_RECURSE ${PREFIX})
+message(STATUS "install_check: the installed tree runs from /")
