@@ -83,10 +83,11 @@ std::string DescribeRegion(const RegionConfig& config) {
   std::string out = config.name;
   const RegionEntry* e = FindRegion(config.name);
   if (e == nullptr || e->options.empty()) return out;
-  std::string opts;
+  std::string opts;  // The options set to something other than their default.
   for (const RegionOptionSpec& o : e->options) {
     const std::string& v = config.settings.Get(o.flag);
-    if (!v.empty()) opts += (opts.empty() ? "" : ", ") + std::string(o.flag) + " " + v;
+    if (!v.empty() && v != o.default_value)
+      opts += (opts.empty() ? "" : ", ") + std::string(o.flag) + " " + v;
   }
   return opts.empty() ? out : out + " (" + opts + ")";
 }

@@ -39,7 +39,8 @@ std::string RegionAdvice(const RegionConfig& config, int handlers);
 // `--region NAME` and each of the chosen region's options that has a value,
 // for the co-located child's command line.
 std::vector<std::string> RegionArgs(const RegionConfig& config);
-// "null (--null-reads canned, --spin-us 0, ...)", for reports.
+// "null (--null-reads canned)": the region and its options that differ
+// from their defaults, for reports.
 std::string DescribeRegion(const RegionConfig& config);
 
 }  // namespace wirebench

@@ -70,7 +70,7 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
                   "than one makes columns like raw, raw@grpc, pb@grpc-native")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--grpc-cq-threads", o->cell.grpc_cq_threads,
+  cmd->add_option("--grpc-cq-threads", o->cell.transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
       ->capture_default_str();
   cmd->add_option("--workloads", o->workloads, "YCSB workloads: a-f or files")

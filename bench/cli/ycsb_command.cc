@@ -45,7 +45,7 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                   "RPC layer: wirebench, grpc (codec bytes over gRPC) or grpc-native (gRPC's "
                   "generated protobuf service, codec pb only); the co-located server uses the same")
       ->capture_default_str();
-  cmd->add_option("--grpc-cq-threads", o->grpc_cq_threads,
+  cmd->add_option("--grpc-cq-threads", o->transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
       ->capture_default_str();
   cmd->add_option("--connections", o->connections, "Connections in all")->capture_default_str();

@@ -15,7 +15,7 @@
 namespace wirebench {
 
 struct ColocatedServerOptions {
-  std::string rpc = "wirebench";  // The child's --rpc (set to the client's by RunYcsb).
+  std::string rpc;  // The child's --rpc (RunYcsb sets the client's); empty: the server's default.
   int io_threads = 1;
   int handlers = 0;
   std::string cpus;  // Pin the child to these CPUs (empty = no pinning).

@@ -95,7 +95,8 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   WB_RETURN_IF_ERROR(CrossRpcs(codecs, o->rpcs, &m.codecs, &m.rpcs));
   std::vector<std::string> labels;
   for (size_t i = 0; i < m.codecs.size(); ++i)
-    labels.push_back(m.rpcs[i] == "wirebench" ? m.codecs[i] : m.codecs[i] + "@" + m.rpcs[i]);
+    labels.push_back(m.rpcs[i] == DefaultTransport().name() ? m.codecs[i]
+                                                            : m.codecs[i] + "@" + m.rpcs[i]);
   m.columns = ColumnLabels(labels);
   if (o->baseline_given &&
       std::find(m.columns.begin(), m.columns.end(), o->baseline) == m.columns.end() &&

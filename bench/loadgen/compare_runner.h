@@ -19,8 +19,9 @@ struct CompareOptions {
   std::vector<std::string> codecs;  // Empty = every codec.
   // RPC layers (--rpcs): each codec runs over each. Columns are labelled
   // "codec" for wirebench's own layer and "codec@rpc" for the others;
-  // grpc-native runs codec pb only (other codecs are skipped for it).
-  std::vector<std::string> rpcs = {"wirebench"};
+  // A transport that does not carry a codec (grpc-native carries pb only)
+  // skips it.
+  std::vector<std::string> rpcs = {std::string(DefaultTransport().name())};
   std::vector<std::string> workloads = {"a"};
   std::string threads = "32";  // A list like "1,3,5,10".
   int repeat = 3;

@@ -301,7 +301,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   eo.host = o_.host;
   eo.port = o_.port;
   eo.codec_id = codec_id_;
-  eo.transport_threads = o_.grpc_cq_threads;
+  eo.transport_threads = o_.transport_threads;
   const Transport* transport = o_.transport;
   asio::co_spawn(
       t->ctx,
@@ -618,9 +618,10 @@ Status ValidateDriverOptions(const DriverOptions& o) {
   WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
   if (o.transport == nullptr) return Status::InvalidArgument("no transport given (--rpc)");
   WB_RETURN_IF_ERROR(o.transport->CheckCodec(o.codec));
-  if (o.grpc_cq_threads < 1 || o.grpc_cq_threads > 64)
-    return Status::InvalidArgument("--grpc-cq-threads must be 1-64, got " +
-                                   std::to_string(o.grpc_cq_threads));
+  if (o.transport_threads < 1 || o.transport_threads > 64)
+    return Status::InvalidArgument(
+        "--grpc-cq-threads (a transport's own threads per connection) must be 1-64, got " +
+        std::to_string(o.transport_threads));
   return CheckClientLimits(o, ReadHostLimits());
 }
 

@@ -86,8 +86,9 @@ struct DriverOptions {
   std::string codec = "raw";
   // RPC layer (--rpc); the server must serve the same one. Never null.
   const Transport* transport = &DefaultTransport();
-  // gRPC: completion-queue threads per connection (--grpc-cq-threads).
-  int grpc_cq_threads = 1;
+  // Threads a transport may start per connection for its own completion
+  // handling (gRPC's completion-queue threads: --grpc-cq-threads).
+  int transport_threads = 1;
   // Logical clients (YCSB -threads), each with one operation in flight.
   int threads = 1;
   // Client event-loop threads the logical clients are spread over.

@@ -155,7 +155,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   auto transport = FindTransport(o.rpc);
   if (!transport.ok()) return transport.status();
   d.transport = *transport;
-  d.grpc_cq_threads = o.grpc_cq_threads;
+  d.transport_threads = o.transport_threads;
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
   d.connections = o.connections;

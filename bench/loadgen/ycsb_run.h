@@ -36,8 +36,9 @@ struct YcsbRunOptions {
   std::string label;
   std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.
   std::string codec = "raw";
-  std::string rpc = "wirebench";  // --rpc (transports/transport.h); the co-located server too.
-  int grpc_cq_threads = 1;        // --grpc-cq-threads: per client connection.
+  // --rpc (transports/transport.h); the co-located server too.
+  std::string rpc = std::string(DefaultTransport().name());
+  int transport_threads = 1;      // --grpc-cq-threads: the transport's own threads per connection.
   int connections = 1;
   int client_io_threads = 1;
   std::string thread_model = "coroutines";
