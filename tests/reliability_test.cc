@@ -24,6 +24,7 @@ namespace wirebench {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ProcessGroup;
 using testing::WirebenchProcess;
 
 const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
@@ -162,89 +163,27 @@ int CountSockets(pid_t pid) {
   return n;
 }
 
-// `wirebench ARGS` leading a process group of its own, as a shell's
-// foreground job is (so Ctrl-C at a terminal reaches it and its children).
-class GroupLeader {
- public:
-  GroupLeader(const std::vector<std::string>& args, const std::string& stem)
-      : out_(stem + ".out"), err_(stem + ".err") {
-    const int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    pid_ = fork();
-    if (pid_ == 0) {
-      setpgid(0, 0);
-      signal(SIGINT, SIG_DFL);  // Not ignored, even if this test was started so.
-      dup2(o, 1);
-      dup2(e, 2);
-      std::vector<char*> argv = {const_cast<char*>(kBinary.c_str())};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(kBinary.c_str(), argv.data());
-      _exit(127);
-    }
-    setpgid(pid_, pid_);  // Also here: no race with the signal below.
-    close(o);
-    close(e);
-  }
-  ~GroupLeader() {
-    kill(-pid_, SIGKILL);
-    if (!exited_) waitpid(pid_, nullptr, 0);
-  }
-  pid_t pid() const { return pid_; }
-  int Wait(std::chrono::seconds bound) {
-    WirebenchProcessWait w{pid_};
-    const int rc = w.Wait(bound);
-    exited_ = rc != -1;
-    return rc;
-  }
-  std::string Out() const { return Read(out_); }
-  std::string Err() const { return Read(err_); }
-
- private:
-  struct WirebenchProcessWait {
-    pid_t pid;
-    int Wait(std::chrono::seconds bound) {
-      const auto deadline = std::chrono::steady_clock::now() + bound;
-      for (;;) {
-        int st = 0;
-        if (waitpid(pid, &st, WNOHANG) == pid)
-          return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        if (std::chrono::steady_clock::now() >= deadline) return -1;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Polling waitpid.
-      }
-    }
-  };
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  std::string out_, err_;
-  pid_t pid_ = -1;
-  bool exited_ = false;
-};
-
 // Issue 18 item 7: Ctrl-C at a terminal signals the whole process group.
 // The co-located server ignores it; the client stops its run as
 // interrupted (exit 3) with the server's figures, then stops the server.
 TEST(Reliability, GroupSigintStopsTheRunNotItsServer) {
-  GroupLeader run({"run", "-P", kWorkloadA, "--seconds", "60", "-p", "recordcount=100"},
-                  Stem("group_sigint"));
+  WirebenchProcess run(kBinary,
+                       {"run", "-P", kWorkloadA, "--seconds", "60", "-p", "recordcount=100"},
+                       Stem("group_sigint"), ProcessGroup::kOwn);
   // Measuring once the client's connection to its server exists.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (CountSockets(run.pid()) == 0) {
-    ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Err();
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Err();
+    ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Stderr();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Stderr();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Polling /proc.
   }
   ASSERT_EQ(kill(-run.pid(), SIGINT), 0);
-  EXPECT_EQ(run.Wait(std::chrono::seconds(30)), 3) << run.Err();
-  const std::string err = run.Err();
+  EXPECT_EQ(run.Wait(std::chrono::seconds(30)), 3) << run.Stderr();
+  const std::string err = run.Stderr();
   EXPECT_NE(err.find("SIGINT"), std::string::npos) << err;
   EXPECT_EQ(err.find("server process died"), std::string::npos) << err;
-  EXPECT_NE(run.Out().find("[SERVER], CpuPerOp(us), "), std::string::npos) << run.Out();
-  EXPECT_EQ(run.Out().find("[SERVER], CpuPerOp(us), unavailable"), std::string::npos) << run.Out();
+  EXPECT_NE(run.Stdout().find("[SERVER], CpuPerOp(us), "), std::string::npos) << run.Stdout();
+  EXPECT_EQ(run.Stdout().find("[SERVER], CpuPerOp(us), unavailable"), std::string::npos) << run.Stdout();
 }
 
 // Issue 18 item 8: a server stopped (SIGSTOP) under a run bounded only by
@@ -335,31 +274,32 @@ TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
     GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it)";
   for (int sig : {SIGTERM, SIGINT, SIGKILL}) {
     SCOPED_TRACE(strsignal(sig));
-    GroupLeader run({"run", "-P", kWorkloadA, "--instructions", "--ops", "1000000000", "-p",
-                     "recordcount=100"},
-                    Stem("instructions_" + std::to_string(sig)));
+    WirebenchProcess run(kBinary,
+                         {"run", "-P", kWorkloadA, "--instructions", "--ops", "1000000000", "-p",
+                          "recordcount=100"},
+                         Stem("instructions_" + std::to_string(sig)), ProcessGroup::kOwn);
     // Running once the client under callgrind has started its server.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     std::vector<pid_t> procs;
     std::string dir;
     while ((procs = Descendants(run.pid())).size() < 2) {  // The client under valgrind, its server.
-      ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Err();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Err();
+      ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Stderr();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Stderr();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
     }
     for (pid_t p : procs)
       if (dir.empty()) dir = CallgrindDirOf(p);
     ASSERT_NE(dir, "");
     ASSERT_EQ(kill(run.pid(), sig), 0);
-    ASSERT_NE(run.Wait(std::chrono::seconds(60)), -1) << run.Err();
+    ASSERT_NE(run.Wait(std::chrono::seconds(60)), -1) << run.Stderr();
     const auto exited = std::chrono::steady_clock::now();
     for (pid_t p : procs) {
       while (Alive(p) && std::chrono::steady_clock::now() < exited + std::chrono::seconds(5))
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
-      EXPECT_FALSE(Alive(p)) << "process " << p << " outlived the run by 5 s: " << run.Err();
+      EXPECT_FALSE(Alive(p)) << "process " << p << " outlived the run by 5 s: " << run.Stderr();
     }
     if (sig != SIGKILL) {
-      EXPECT_FALSE(fs::exists(dir)) << dir << " left behind: " << run.Err();
+      EXPECT_FALSE(fs::exists(dir)) << dir << " left behind: " << run.Stderr();
     } else {
       fs::remove_all(dir);  // Nothing is left to remove it after a SIGKILL.
     }

@@ -100,17 +100,25 @@ class SilentListener {
 };
 
 // `wirebench ARGS...` as a child process; stdout and stderr go to files.
+// With ProcessGroup::kOwn it leads a process group of its own, as a shell's
+// foreground job does (so a signal to the group reaches it and its children,
+// and the destructor kills the whole group).
+enum class ProcessGroup { kInherit, kOwn };
 class WirebenchProcess {
  public:
   WirebenchProcess(const std::string& binary, const std::vector<std::string>& args,
-                   const std::string& stem)
-      : out_(stem + ".out"), err_(stem + ".err") {
+                   const std::string& stem, ProcessGroup group = ProcessGroup::kInherit)
+      : out_(stem + ".out"), err_(stem + ".err"), own_group_(group == ProcessGroup::kOwn) {
     // Opened (and emptied) before the fork, so the parent never reads what
     // an earlier run left in these files.
     int o = open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int e = open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     pid_ = fork();
     if (pid_ == 0) {
+      if (own_group_) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);  // Not ignored, even if the test was started so.
+      }
       dup2(o, 1);
       dup2(e, 2);
       std::vector<char*> argv;
@@ -120,10 +128,12 @@ class WirebenchProcess {
       execv(binary.c_str(), argv.data());
       _exit(127);
     }
+    if (own_group_) setpgid(pid_, pid_);  // Also here: no race with a signal to the group.
     close(o);
     close(e);
   }
   ~WirebenchProcess() {
+    if (own_group_ && pid_ > 0) kill(-pid_, SIGKILL);
     if (pid_ > 0 && !exited_) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
@@ -157,6 +167,7 @@ class WirebenchProcess {
     return ss.str();
   }
   std::string out_, err_;
+  bool own_group_ = false;
   pid_t pid_ = -1;
   bool exited_ = false;
 };
