@@ -50,8 +50,7 @@ LoadLayout PlanLayout(const DriverOptions& o) {
   LoadLayout l;
   const bool os_model = o.thread_model == ThreadModel::kOs;
   l.client_threads = os_model ? o.threads : std::min(o.client_io_threads, o.threads);
-  const bool shared = os_model && o.transport->SharesConnectionsAcrossThreads();
-  if (shared) {
+  if (os_model && o.transport->SharesConnectionsAcrossThreads()) {
     // The threads share --connections connections (at most one per thread),
     // round-robin; each connection has a reader thread.
     l.connections = std::max(1, std::min(o.connections, o.threads));

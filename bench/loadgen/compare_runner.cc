@@ -204,8 +204,9 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   const YcsbRunOptions& c = o.cell;
   setup << "Co-located on " << env.value("cpu", std::string("?")) << " ("
         << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"))
-        << "; server: region " << DescribeRegion(c.colocated.region) << ", " << c.colocated.io_threads << " I/O thread(s), "
-        << c.colocated.handlers << " handlers, separate process; client: " << c.client_io_threads
+        << "; server: region " << DescribeRegion(c.colocated.region) << ", "
+        << c.colocated.io_threads << " I/O thread(s), " << c.colocated.handlers
+        << " handlers, separate process; client: " << c.client_io_threads
         << " event-loop thread(s), " << c.connections << " connection(s); " << o.seconds
         << " s measured after " << o.warmup << " s warm-up per cell, ";
   if (out.interrupted) {

@@ -11,9 +11,9 @@
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
-#include "transports/transport.h"
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
