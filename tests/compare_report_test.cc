@@ -352,7 +352,10 @@ TEST(CompareTables, ARealThirtyPercentDifferenceIsDistinguishable) {
 std::vector<CompareCell> TotalCpuCells(const std::vector<double>& raw_cpu) {
   std::vector<CompareCell> cells;
   const auto costs = [](double total) {
-    return json{{"costs", {{"total_cpu_us_per_op", total}, {"server", {{"available", true}}}}}};
+    return json{{"costs",
+                 {{"total_cpu_us_per_op", total},
+                  {"client", {{"available", true}}},
+                  {"server", {{"available", true}}}}}};
   };
   for (size_t i = 0; i < raw_cpu.size(); ++i) {
     cells.push_back(Cell("pb", 8, int(i) + 1, costs(10.0)));
@@ -540,6 +543,34 @@ TEST(CompareCharts, InstructionsChartOnlyWhenMeasured) {
   EXPECT_EQ(files->size(), 8u);
   EXPECT_NE(dir.Read("instructions-per-op.dat").find("\"raw\" 5123.4 3210.9"), std::string::npos);
   EXPECT_EQ(dir.Read("gnuplot.log"), "");
+}
+
+// A compare interrupted before its first operation completed: no cost has
+// a figure (none is its whole cost taken as one op's), so there is no CPU
+// chart; a column without server figures gets its client bar labelled so.
+TEST(CompareCharts, CellsWithoutFiguresAreNotDrawnAsFigures) {
+  const json none = Results(0, 0.0001, 92826, true);
+  EXPECT_FALSE(none["costs"]["client"]["available"].get<bool>());
+  EXPECT_EQ(none["costs"]["client"]["unavailable_reason"], "no operation was measured");
+  EXPECT_TRUE(std::isnan(MetricValue(MetricOf(Metric::kClientCpu), none)));
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  CompareReportOptions o;
+  o.codecs = {"raw"};
+  o.baseline = "raw";
+  const ChartDir empty("compare_charts_no_ops");
+  auto files = WriteCharts({Cell("raw", 1, 1, none)}, o, empty.str());
+  ASSERT_TRUE(files.ok()) << files.status().ToString() << "\n" << empty.Read("gnuplot.log");
+  for (const std::string& f : *files) EXPECT_EQ(f.find("cpu-per-op"), std::string::npos) << f;
+
+  o.codecs = {"pb", "raw"};
+  const ChartDir half("compare_charts_no_server");
+  files = WriteCharts({Cell("pb", 1, 1, Results(1000, 1.0, 2e6, false)),
+                       Cell("raw", 1, 1, Results(1000, 1.0, 1e6, false, false))},
+                      o, half.str());
+  ASSERT_TRUE(files.ok()) << files.status().ToString() << "\n" << half.Read("gnuplot.log");
+  const std::string cpu = half.Read("cpu-per-op.dat");
+  EXPECT_NE(cpu.find("\"raw\" 1 0 \"1.00 (server n/a)\""), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("\"pb\" 2 "), std::string::npos) << cpu;
 }
 
 }  // namespace

@@ -127,12 +127,19 @@ TEST(StatsArithmetic, DoublingOperationsHalvesEveryPerOpFigure) {
   EXPECT_DOUBLE_EQ(two.client.cpu_us * 2, one.client.cpu_us);
 }
 
-TEST(StatsArithmetic, ZeroOperationsGiveTotalsNotInfinity) {
+// A run stopped before its first operation completed has nothing to divide
+// by: no per-operation figure (neither infinity nor its whole cost as one op).
+TEST(StatsArithmetic, ZeroOperationsHaveNoPerOperationFigure) {
   RunResult r = HandBuilt();
   r.operations = 0;
   const RunCosts c = ComputeCosts(r);
-  EXPECT_DOUBLE_EQ(c.server.cpu_us, 1100.0);
-  EXPECT_DOUBLE_EQ(c.client.cpu_us, 2000.0);
+  EXPECT_FALSE(c.client.available);
+  EXPECT_FALSE(c.server.available);
+  EXPECT_EQ(c.client.unavailable_reason, "no operation was measured");
+  const std::string text = FormatTextReport(r, c, {});
+  EXPECT_NE(text.find("[CLIENT], CpuPerOp(us), unavailable (no operation was measured)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(StatsArithmetic, MissingSnapshotMakesServerUnavailableWithTheReason) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -224,13 +225,37 @@ class Charts {
   void StackedBars(const std::string& base, const std::string& title, const std::string& ylabel,
                    Metric client, Metric server, const std::string& fmt) {
     const int t = ts_.back();
-    std::ofstream d(dir_ + "/" + base + ".dat");
-    d << "# codec client server (medians over repeats)\n";
-    double tallest = 0;
+    std::vector<std::pair<double, double>> parts;
+    bool any = false;
     for (const auto& c : o_.codecs) {
-      const double cl = AggregateMetric(cells_, MetricOf(client), c, wl_, t).median;
-      const double sv = AggregateMetric(cells_, MetricOf(server), c, wl_, t).median;
-      d << "\"" << c << "\" " << cl << " " << sv << "\n";
+      parts.emplace_back(AggregateMetric(cells_, MetricOf(client), c, wl_, t).median,
+                         AggregateMetric(cells_, MetricOf(server), c, wl_, t).median);
+      any = any || !std::isnan(parts.back().first) || !std::isnan(parts.back().second);
+    }
+    // No figure at all (every cell stopped before its first operation):
+    // no chart, the tables say why.
+    if (!any) return;
+    // A part without a figure is drawn as 0 and the bar's label says so
+    // (gnuplot cannot stack a series with no valid point).
+    std::ofstream d(dir_ + "/" + base + ".dat");
+    d << "# codec client server label (medians over repeats)\n";
+    double tallest = 0;
+    char total[64];
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const auto [cl, sv] = parts[i];
+      std::string label;
+      if (std::isnan(cl) || std::isnan(sv)) {
+        label = std::isnan(cl) && std::isnan(sv) ? "n/a" : std::isnan(cl) ? "client n/a" : "server n/a";
+        if (!std::isnan(cl) || !std::isnan(sv)) {
+          std::snprintf(total, sizeof total, fmt.c_str(), std::isnan(cl) ? sv : cl);
+          label = std::string(total) + " (" + label + ")";
+        }
+      } else {
+        std::snprintf(total, sizeof total, fmt.c_str(), cl + sv);
+        label = total;
+      }
+      d << "\"" << o_.codecs[i] << "\" " << (std::isnan(cl) ? 0 : cl) << " "
+        << (std::isnan(sv) ? 0 : sv) << " \"" << label << "\"\n";
       tallest = std::max(tallest, (std::isnan(cl) ? 0 : cl) + (std::isnan(sv) ? 0 : sv));
     }
     Check(d, dir_ + "/" + base + ".dat");
@@ -251,8 +276,7 @@ class Charts {
          << "'' using 0:($2/2):" << part("2") << " with labels tc rgb 'white' notitle, "
          << "'' using 0:($2+$3/2):" << part("3")
          << " with labels tc rgb 'white' notitle, "
-         << "'' using 0:($2+$3):(sprintf('" << fmt << "', $2+$3)) with labels offset 0,0.8 "
-         << "font ',11' notitle\n";
+         << "'' using 0:($2+$3):4 with labels offset 0,0.8 font ',11' notitle\n";
     Render(base, plot.str());
   }
 

@@ -55,6 +55,7 @@ MetricDef Cost(std::string name, std::string unit, const std::vector<std::string
   return m;
 }
 
+constexpr const char* kClient = "/costs/client/available";
 constexpr const char* kServer = "/costs/server/available";
 constexpr const char* kClientAllocs = "/costs/client/allocs_available";
 constexpr const char* kServerAllocs = "/costs/server/allocs_available";
@@ -70,10 +71,12 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
     c[size_t(m)].baseline_ratio = true;
     return &c[size_t(m)];
   };
-  set(Metric::kClientCpu, "Client CPU (us/op)", "us/op", {"/costs/client/cpu_us_per_op"});
+  set(Metric::kClientCpu, "Client CPU (us/op)", "us/op", {"/costs/client/cpu_us_per_op"},
+      {kClient});
   set(Metric::kServerCpu, "Server CPU (us/op)", "us/op", {"/costs/server/cpu_us_per_op"},
       {kServer});
-  set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op", {"/costs/total_cpu_us_per_op"}, {kServer})
+  set(Metric::kTotalCpu, "Total CPU (us/op)", "us/op", {"/costs/total_cpu_us_per_op"},
+      {kClient, kServer})
       ->thread_sweep = true;
   // Instructions: callgrind's (--instructions) where present, else the
   // hardware counters' (absent on VMs without them: no row).
@@ -81,7 +84,7 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
       {"/instructions/client/total", "/instructions/server/total"});
   set(Metric::kClientInstructions, "Client instructions/op", "instructions/op", {})->extract =
       FirstOf({SumOf({"/instructions/client/total"}, {}),
-               SumOf({"/costs/client/instructions_per_op"}, {})});
+               SumOf({"/costs/client/instructions_per_op"}, {kClient})});
   set(Metric::kServerInstructions, "Server instructions/op", "instructions/op", {})->extract =
       FirstOf({SumOf({"/instructions/server/total"}, {}),
                SumOf({"/costs/server/instructions_per_op"}, {kServer})});
@@ -103,25 +106,27 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
         ->baseline_ratio = false;
   }
   set(Metric::kClientAllocs, "Client allocations/op", "allocs/op", {"/costs/client/allocs_per_op"},
-      {kClientAllocs});
+      {kClient, kClientAllocs});
   set(Metric::kClientAllocBytes, "Client allocated bytes/op", "bytes/op",
-      {"/costs/client/alloc_bytes_per_op"}, {kClientAllocs});
+      {"/costs/client/alloc_bytes_per_op"}, {kClient, kClientAllocs});
   set(Metric::kServerAllocs, "Server allocations/op", "allocs/op", {"/costs/server/allocs_per_op"},
       {kServer, kServerAllocs});
   set(Metric::kServerAllocBytes, "Server allocated bytes/op", "bytes/op",
       {"/costs/server/alloc_bytes_per_op"}, {kServer, kServerAllocs});
   set(Metric::kClientCopied, "Client payload bytes copied/op", "bytes/op",
-      {"/costs/client/encode_copied_bytes_per_op", "/costs/client/decode_copied_bytes_per_op"});
+      {"/costs/client/encode_copied_bytes_per_op", "/costs/client/decode_copied_bytes_per_op"},
+      {kClient});
   set(Metric::kServerCopied, "Server payload bytes copied/op", "bytes/op",
       {"/costs/server/encode_copied_bytes_per_op", "/costs/server/decode_copied_bytes_per_op"},
       {kServer});
   set(Metric::kWireOut, "Wire bytes/op client->server", "bytes/op",
-      {"/costs/client/wire_bytes_out_per_op"});
+      {"/costs/client/wire_bytes_out_per_op"}, {kClient});
   set(Metric::kWireIn, "Wire bytes/op server->client", "bytes/op",
-      {"/costs/client/wire_bytes_in_per_op"});
+      {"/costs/client/wire_bytes_in_per_op"}, {kClient});
   // Context switches follow the scheduler more than the codec: no ratio.
   set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
-      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"})
+      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"},
+      {kClient})
       ->baseline_ratio = false;
   set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
       {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},

@@ -139,10 +139,16 @@ SideCosts ServerCosts(const RunResult& r, double ops) {
 }  // namespace
 
 RunCosts ComputeCosts(const RunResult& r) {
-  const double ops = r.operations > 0 ? double(r.operations) : 1.0;
   RunCosts c;
-  c.client = ClientCosts(r, ops);
-  c.server = ServerCosts(r, ops);
+  if (r.operations == 0) {
+    // Nothing to divide by: a run stopped before its first operation
+    // completed has no per-operation figure, not its whole cost as one.
+    c.client.unavailable_reason = c.server.unavailable_reason = "no operation was measured";
+  } else {
+    const double ops = double(r.operations);
+    c.client = ClientCosts(r, ops);
+    c.server = ServerCosts(r, ops);
+  }
   c.frames_per_write =
       r.connections.writes ? double(r.connections.frames_out) / double(r.connections.writes) : 0;
   return c;
