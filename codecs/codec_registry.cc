@@ -4,6 +4,9 @@
 #include <string>
 
 #include "codecs/codec.h"
+#ifdef WIREBENCH_HAVE_CAPNP
+#include "codecs/capnp/capnp_codec.h"
+#endif
 #include "codecs/flatbuffers/flatbuffers_codec.h"
 #include "codecs/pb/pb_codecs.h"
 #include "codecs/raw/raw_codec.h"
@@ -37,6 +40,13 @@ const std::vector<CodecInfo>& AllCodecs() {
        "a FlatBuffers table per call, verified and read in place; builder reused",
        &NewFlatBuffersCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true},
        {"wirebench::fb::", "flatbuffers::"}},
+#ifdef WIREBENCH_HAVE_CAPNP
+      // A word count the payload length must match exactly.
+      {CodecId(6), "capnp",
+       "a Cap'n Proto message built in the frame, read in place with traversal limits",
+       &NewCapnpCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true},
+       {"wirebench::capn::", "capnp::", "kj::"}},
+#endif
   };
   return kCodecs;
 }
