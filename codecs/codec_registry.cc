@@ -10,6 +10,7 @@
 #include "codecs/flatbuffers/flatbuffers_codec.h"
 #include "codecs/pb/pb_codecs.h"
 #include "codecs/raw/raw_codec.h"
+#include "codecs/writable/writable_codec.h"
 
 namespace wirebench {
 
@@ -47,6 +48,13 @@ const std::vector<CodecInfo>& AllCodecs() {
        &NewCapnpCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true},
        {"wirebench::capn::", "capnp::", "kj::"}},
 #endif
+      // Every count and length checked and the end exact; fixed class codes
+      // and method names up front.
+      {CodecId(7), "writable",
+       "HBase 0.94's Writable RPC: Invocation, HbaseObjectWritable class codes, Put/Get/Result "
+       "with KeyValues, vints; written once into the frame, decoded as views",
+       &NewWritableCodec, {.rejects_every_truncation = true, .rejects_all_garbage = true},
+       {}},
   };
   return kCodecs;
 }
