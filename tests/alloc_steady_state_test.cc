@@ -1,5 +1,6 @@
 // After warm-up, a put round trip through client, raw codec, server and null
-// region allocates nothing: counted exactly by the operator new hook, on the
+// region allocates nothing (and so does a put-and-get round trip with the
+// capnp and writable codecs, which build in the frame and read in place): counted exactly by the operator new hook, on the
 // client's event-loop threads (or, with --thread-model os, its OS threads and
 // their connections' reader threads) and on the server's I/O threads.
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/driver.h"
+#include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/server.h"
@@ -25,15 +27,16 @@ uint64_t ServerIoAllocs(const nlohmann::json& stats) {
 // Puts against an in-process null-region server: after a warm-up long enough
 // for every buffer and cache to reach its high-water mark, 20,000 operations
 // allocate nothing on the client threads or the server's I/O thread.
-void ExpectPutsAllocateNothing(DriverOptions d, int client_threads) {
+void ExpectPutsAllocateNothing(DriverOptions d, int client_threads, const char* codec = "raw",
+                               bool puts_only = true) {
   ASSERT_TRUE(AllocationCountingActive()) << "the allocation hook is not linked";
   auto region = NewNullRegion({});
   RegionService service(region.get());
   rpc::Server server({}, &service);
   ASSERT_TRUE(server.Start().ok());
-  testing::MixedWorkload w(/*puts_only=*/true);
+  testing::MixedWorkload w(puts_only);
   d.port = server.port();
-  d.codec = "raw";
+  d.codec = codec;
   d.warmup_seconds = 1.0;
   d.operations = 20000;
   auto r = RunLoad(d, &w);
@@ -62,6 +65,21 @@ TEST(AllocSteadyState, OsModelPutRoundTripAllocatesNothing) {
   d.connections = 2;
   d.thread_model = ThreadModel::kOs;
   ExpectPutsAllocateNothing(d, /*client_threads=*/8 + 2);  // Plus a reader per connection.
+}
+
+// Puts and gets with the codecs that promise no allocation per op on either
+// side: capnp (built only where Cap'n Proto is) and writable.
+TEST(AllocSteadyState, CapnpRoundTripsAllocateNothing) {
+  if (FindCodec("capnp") == nullptr) GTEST_SKIP() << "built without Cap'n Proto";
+  DriverOptions d;
+  d.threads = 8;
+  ExpectPutsAllocateNothing(d, /*client_threads=*/1, "capnp", /*puts_only=*/false);
+}
+
+TEST(AllocSteadyState, WritableRoundTripsAllocateNothing) {
+  DriverOptions d;
+  d.threads = 8;
+  ExpectPutsAllocateNothing(d, /*client_threads=*/1, "writable", /*puts_only=*/false);
 }
 
 }  // namespace

@@ -400,12 +400,16 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       out->Reserve(start + kCountBytes + words * kWordBytes);
       uint8_t* seg_bytes = out->data() + start + kCountBytes;
       const bool in_place = reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes == 0;
+      // The scratch grows with the largest message even when unused, so the
+      // rare unaligned `out` (after a partial write left an odd remainder in
+      // the send buffer) finds it ready instead of allocating mid-run.
+      uint64_t* scratch = Slots(encode_scratch_, words);
       word* seg;
       if (in_place) {
         out->Extend(kCountBytes + words * kWordBytes);
         seg = reinterpret_cast<word*>(seg_bytes);
       } else {
-        seg = reinterpret_cast<word*>(Slots(encode_scratch_, words));
+        seg = reinterpret_cast<word*>(scratch);
       }
       std::memset(seg, 0, words * kWordBytes);
       copied_ = 0;
@@ -523,8 +527,9 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
                                 " words its header announces (truncated or not a wirebench "
                                 "Cap'n Proto call)");
     const uint8_t* seg_bytes = payload.data() + kCountBytes;
+    // Sized for the largest message even when aligned (see Build).
+    uint64_t* copy = Slots(aligned_, words);
     if (reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes != 0) {
-      uint64_t* copy = Slots(aligned_, words);
       std::memcpy(copy, seg_bytes, size_t(words) * kWordBytes);
       CountDecodeCopy(n - kCountBytes);
       seg_bytes = reinterpret_cast<const uint8_t*>(copy);
