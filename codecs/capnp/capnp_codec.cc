@@ -551,12 +551,22 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   }
 
   // Fills one cell; false on an unknown cell type. `row` is the row to use
-  // when the cell has none, `family` the previous cell's family.
+  // when the cell has none (mutation cells never carry one), `family` the
+  // previous cell's family. A null Data reads as (nullptr, 0) and an empty
+  // one as a pointer into the segment, which tells them apart without the
+  // extra pointer check of hasRow()/hasFamily().
+  template <bool kCellsHaveRows>
   static bool ReadCell(capn::Cell::Reader in, ByteView row, ByteView* family, Cell* out) {
     const uint8_t type = in.getType();
     if (!IsValidCellType(type)) return false;
-    out->row = in.hasRow() ? View(in.getRow()) : row;
-    if (in.hasFamily()) *family = View(in.getFamily());
+    if constexpr (kCellsHaveRows) {
+      const capnp::Data::Reader r = in.getRow();
+      out->row = r.begin() != nullptr ? View(r) : row;
+    } else {
+      out->row = row;
+    }
+    const capnp::Data::Reader f = in.getFamily();
+    if (f.begin() != nullptr) *family = View(f);
     out->family = *family;
     out->qualifier = View(in.getQualifier());
     out->timestamp = in.getTimestamp();
@@ -565,13 +575,14 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     return true;
   }
 
+  template <bool kCellsHaveRows>
   static bool ReadCells(capnp::List<capn::Cell>::Reader in, ByteView row, Cell** cells,
                         std::span<const Cell>* out) {
     Cell* first = *cells;
     ByteView family;
     const unsigned n = in.size();
     for (unsigned i = 0; i < n; ++i)
-      if (!ReadCell(in[i], row, &family, &first[i])) return false;
+      if (!ReadCell<kCellsHaveRows>(in[i], row, &family, &first[i])) return false;
     *out = std::span<const Cell>(first, n);
     *cells += n;
     return true;
@@ -584,7 +595,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     out->row = View(in.getRow());
     out->type = MutationType(type);
     out->timestamp = in.getTimestamp();
-    return ReadCells(in.getCells(), out->row, cells, &out->cells);
+    return ReadCells<false>(in.getCells(), out->row, cells, &out->cells);
   }
 
   static std::span<const Column> ReadColumns(capnp::List<capn::Column>::Reader in,
@@ -606,7 +617,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
 
   static bool ReadResult(capn::Result::Reader in, Cell** cells, Result* out) {
     out->exists = in.getExists();
-    return ReadCells(in.getCells(), View(in.getRow()), cells, &out->cells);
+    return ReadCells<true>(in.getCells(), View(in.getRow()), cells, &out->cells);
   }
 
   uint64_t copied_ = 0;
