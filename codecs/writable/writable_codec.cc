@@ -889,7 +889,9 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
       const size_t start = r.remaining();
       for (uint32_t j = 0; j < n; ++j) {
         Cell c;
-        if (!r.KeyValue(&c)) return false;
+        // Every KeyValue of a Put or Delete is of its row (0.94's Put.add
+        // refused others); the encoder writes the mutation's row in each.
+        if (!r.KeyValue(&c) || !(c.row == m->row)) return false;
         cells_.push_back(c);
       }
       // Put's total leaves out the KeyValues' 4-byte lengths.
