@@ -105,7 +105,7 @@ const CodecInfo* FindCodec(uint8_t id);
 // A new instance, or an error naming the codecs that exist.
 StatusOr<std::unique_ptr<Codec>> NewCodec(std::string_view name);
 StatusOr<std::unique_ptr<Codec>> NewCodec(uint8_t id);
-// "raw, pb, pb-arena, cellblock, flatbuffers".
+// "raw, pb, pb-arena, cellblock, flatbuffers, capnp, writable" (capnp where it is built).
 std::string CodecNames();
 
 }  // namespace wirebench
