@@ -322,7 +322,11 @@ std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct)
 
 std::string PercentDiffText(const BuildRow& r) {
   if (std::isnan(r.ratio.ratio)) return "n/a";
-  if (r.instructions) return Pct(r.ratio.ratio, "%+.2f") + "%";
+  if (r.instructions) {  // The count moved, too: a known cost reads as +N.
+    char abs[48];
+    std::snprintf(abs, sizeof(abs), "%+.1f", r.value - r.base);
+    return Pct(r.ratio.ratio, "%+.2f") + "% (" + abs + ")";
+  }
   std::string text = r.ratio.has_interval() && !r.ratio.distinguishable() ? "~" : "";
   text += Pct(r.ratio.ratio);
   if (!r.ratio.has_interval()) return text + "% (" + r.ratio.no_interval + ")";

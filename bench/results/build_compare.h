@@ -59,7 +59,7 @@ struct BuildRow {
   RatioInterval ratio;         // value/base.
   bool instructions = false;   // A callgrind count (deterministic).
   bool higher_is_better = false;
-  bool gated = false;  // Considered by --fail-above.
+  bool gated = false;  // Considered by --fail-above (instruction and ratio rows).
 };
 
 struct BuildTableOptions {
@@ -95,7 +95,7 @@ std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired
 // downwards.
 std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct);
 
-// "+1.2%", "~-0.4% [-2.1, +1.3]", "+3.0% [+1.1, +4.9]", "+2.0% (1 repeat: no
+// "+0.02% (+1.0)" (instruction rows: percent and count), "~-0.4% [-2.1, +1.3]", "+3.0% [+1.1, +4.9]", "+2.0% (1 repeat: no
 // interval)", "n/a".
 std::string PercentDiffText(const BuildRow& r);
 
