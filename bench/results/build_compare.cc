@@ -386,6 +386,33 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
     }
     os << "\n";
   }
+  // The release table of the mailing-list comparisons: a row per workload
+  // (and thread count, column), a column per build, for the headline rows.
+  const std::vector<BuildGroup> groups = CommonGroups(sides);
+  if (groups.size() >= 2) {
+    for (const char* headline : {"Throughput (ops/s)", "Total instructions/op", "Total CPU (us/op)"}) {
+      std::ostringstream t;
+      bool any = false;
+      t << "## " << headline << " by cell\n\n| workload | threads | column |";
+      for (size_t i = 0; i < sides.size(); ++i)
+        t << " " << sides[i].label << " |" << (i == 0 ? "" : " % diff |");
+      t << "\n|---|---:|---|";
+      for (size_t i = 0; i < 2 * sides.size() - 1; ++i) t << "---:|";
+      t << "\n";
+      for (const BuildGroup& g : groups) {
+        std::vector<const BuildRow*> mine;
+        for (const BuildRow& r : rows)
+          if (r.group == g && r.metric == headline) mine.push_back(&r);
+        if (mine.empty()) continue;
+        any = true;
+        t << "| " << g.workload << " | " << g.threads << " | " << g.column << " | "
+          << Fmt(mine[0]->base) << " |";
+        for (const BuildRow* r : mine) t << " " << Fmt(r->value) << " | " << PercentDiffText(*r) << " |";
+        t << "\n";
+      }
+      if (any) os << t.str() << "\n";
+    }
+  }
   const std::vector<std::string> only = OneSideOnly(sides);
   if (!only.empty()) {
     os << "## Cells on one side only (not compared)\n\n";
