@@ -112,6 +112,8 @@ TEST(CompareBuilds, ForwardsTheCellFlagsButNotTheMatrixOnes) {
 
 BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_is_better = false) {
   BuildRow r;
+  r.base = 1000;
+  r.value = 1000 * ratio;
   r.metric = instructions ? "Server instructions/op" : "Total CPU (us/op)";
   r.instructions = instructions;
   r.gated = true;
@@ -129,6 +131,10 @@ TEST(CompareBuilds, FailAboveTakesInstructionsAtTheirWordAndWallClockOnlyPastIts
   EXPECT_EQ(Regressions({Row(true, 1.021, nan, nan)}, 2).size(), 1u);
   EXPECT_EQ(Regressions({Row(true, 1.019, nan, nan)}, 2).size(), 0u);
   EXPECT_EQ(Regressions({Row(true, 0.95, nan, nan)}, 2).size(), 0u);  // Cheaper.
+  BuildRow tiny = Row(true, 1.025, nan, nan);  // 40 -> 41: +2.5%, but within the noise.
+  tiny.base = 40;
+  tiny.value = 41;
+  EXPECT_EQ(Regressions({tiny}, 2).size(), 0u);
   // Wall clock: the whole interval past the threshold.
   EXPECT_EQ(Regressions({Row(false, 1.10, 1.03, 1.17)}, 2).size(), 1u);
   EXPECT_EQ(Regressions({Row(false, 1.10, 1.01, 1.19)}, 2).size(), 0u);

@@ -44,7 +44,8 @@ std::string ReadAll(const std::string& path) {
 }
 
 // The last `n` lines of `text`, for a failed child's log.
-std::string Tail(const std::string& text, int n) {
+std::string Tail(std::string text, int n) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
   size_t pos = text.size();
   while (n-- > 0 && pos > 0) {
     pos = text.rfind('\n', pos - 1);

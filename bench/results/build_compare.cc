@@ -310,7 +310,7 @@ std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct)
     if (!r.gated || std::isnan(r.ratio.ratio)) continue;
     bool regressed;
     if (r.instructions) {
-      regressed = r.higher_is_better ? r.ratio.ratio < down : r.ratio.ratio > up;
+      regressed = r.ratio.ratio > up && r.value - r.base > kInstructionNoiseFloor;
     } else {
       regressed = r.ratio.has_interval() &&
                   (r.higher_is_better ? r.ratio.hi < down : r.ratio.lo > up);

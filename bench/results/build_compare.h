@@ -88,8 +88,14 @@ std::vector<std::string> OneSideOnly(const std::vector<BuildSide>& sides);
 // Every metric row of every common group, for each later side.
 std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired);
 
+// Instruction rows rise by less than this (instructions/op) without a code
+// change: how many replies one client read brings moves the client's
+// smallest layers (other: ~40/op) by a fraction of an instruction.
+inline constexpr double kInstructionNoiseFloor = 1.0;
+
 // The rows that regressed by more than `pct` percent (--fail-above):
-// instruction rows by their point difference; the other gated rows (the
+// instruction rows by their point difference (and by more than
+// kInstructionNoiseFloor); the other gated rows (the
 // costs and throughput with ratio rows in `compare`) only where the whole
 // 95% interval is past the threshold. Costs regress upwards, throughput
 // downwards.
