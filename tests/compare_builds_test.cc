@@ -5,7 +5,8 @@
 //   exist on one side only, refuses a schema mismatch and warns across
 //   compilers.
 // - Under Valgrind (skipped without it): the same binary twice with
-//   --instructions gives instruction rows equal within 0.1%, and a known
+//   --instructions gives equal instruction rows (codec and region layers
+//   within 0.1%, the rest within 1%: reply batching), and a known
 //   cost (--spin-instructions N in the server's region) shows up in `diff`
 //   as the region row +N with nothing else moving, and trips --fail-above.
 // The wall-clock A/A of two builds is compare_builds_aa_test (run alone).
@@ -235,34 +236,22 @@ constexpr char kInstructionCell[] =
     "--records 1000";
 constexpr double kSpin = 20000;
 
-// The A/A run of two builds (the same binary twice) and a saved run with a
-// known extra cost in the region, each made once for the suite.
-class InstructionsAcrossBuilds : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (testing::kSanitizedBuild || !HaveValgrind()) return;
-    aa_ = ::testing::TempDir() + "/builds-instructions-aa";
-    spun_ = ::testing::TempDir() + "/builds-instructions-spun";
-    fs::remove_all(aa_);
-    fs::remove_all(spun_);
-    aa_run_ = Wirebench("compare --builds x=" + kBinary + ",y=" + kBinary + kInstructionCell +
-                        " --out " + aa_);
-    spun_run_ = Wirebench(std::string("compare") + kInstructionCell +
-                          " --spin-instructions 20000 --out " + spun_);
-  }
-  static std::string aa_, spun_;
-  static Outcome aa_run_, spun_run_;
-};
-std::string InstructionsAcrossBuilds::aa_;
-std::string InstructionsAcrossBuilds::spun_;
-Outcome InstructionsAcrossBuilds::aa_run_;
-Outcome InstructionsAcrossBuilds::spun_run_;
+// ctest runs each test as its own process, two at a time: each test makes
+// its own runs in its own folders.
+std::string Fresh(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  fs::remove_all(dir);
+  return dir;
+}
 
-TEST_F(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
+TEST(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
   SKIP_WITHOUT_VALGRIND();
-  ASSERT_EQ(aa_run_.exit_code, 0) << aa_run_.out;
-  const json j = ReadJson(aa_ + "/builds.json");
-  ASSERT_TRUE(j.is_object()) << aa_run_.out;
+  const std::string aa = Fresh("builds-instructions-aa");
+  const Outcome aa_run = Wirebench("compare --builds x=" + kBinary + ",y=" + kBinary +
+                                    kInstructionCell + " --out " + aa);
+  ASSERT_EQ(aa_run.exit_code, 0) << aa_run.out;
+  const json j = ReadJson(aa + "/builds.json");
+  ASSERT_TRUE(j.is_object()) << aa_run.out;
   ASSERT_EQ(j["builds"].size(), 2u);
   for (const json& b : j["builds"]) {
     EXPECT_EQ(b["result_version"], 1);
@@ -273,26 +262,36 @@ TEST_F(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
     if (!row["instructions"].get<bool>()) continue;
     ++instruction_rows;
     ASSERT_TRUE(row["ratio"].is_number()) << row.dump();
-    // Within 0.1%; the client's small layers (rpc, other: 150-350 per op)
-    // move by a fraction of an instruction with how many replies one read
-    // brings, which over 1000 operations can be a little more than that.
-    const double base = row["base"].get<double>(), value = row["value"].get<double>();
-    EXPECT_LE(std::fabs(value - base), std::max(0.001 * base, 1.0)) << row.dump();
+    // The codec and region layers are the code alone: within 0.1%. The
+    // others also hold the event loop's batching (how many replies one read
+    // brings), which over 1000 operations on a loaded machine moves them by
+    // a few tenths of a percent: held to 1%, as instructions_test holds two
+    // runs of a cell. (The 0.1% target at 20,000 operations is measured in
+    // the README, not timed here.)
+    const std::string metric = row["metric"];
+    const bool code_only = metric.find(": codec") != std::string::npos ||
+                           metric.find(": region") != std::string::npos;
+    EXPECT_NEAR(row["ratio"].get<double>(), 1.0, code_only ? 0.001 : 0.01) << row.dump();
   }
   EXPECT_EQ(instruction_rows, 11);  // Total, client, server, and 4 layers a side.
-  EXPECT_NE(aa_run_.out.find("| metric | x | y | % diff |"), std::string::npos) << aa_run_.out;
+  EXPECT_NE(aa_run.out.find("| metric | x | y | % diff |"), std::string::npos) << aa_run.out;
   // Each build's folder is a compare folder `diff` reads: A/A passes a 1% gate.
-  Outcome o = Wirebench("diff " + aa_ + "/x " + aa_ + "/y --fail-above 1");
+  Outcome o = Wirebench("diff " + aa + "/x " + aa + "/y --fail-above 1");
   EXPECT_EQ(o.exit_code, 0) << o.out;
 }
 
-TEST_F(InstructionsAcrossBuilds, AKnownRegionCostShowsUpAsPlusNAndTripsTheGate) {
+TEST(InstructionsAcrossBuilds, AKnownRegionCostShowsUpAsPlusNAndTripsTheGate) {
   SKIP_WITHOUT_VALGRIND();
-  ASSERT_EQ(aa_run_.exit_code, 0) << aa_run_.out;
-  ASSERT_EQ(spun_run_.exit_code, 0) << spun_run_.out;
+  const std::string base = Fresh("builds-instructions-base");
+  const std::string spun = Fresh("builds-instructions-spun");
+  const Outcome base_run = Wirebench(std::string("compare") + kInstructionCell + " --out " + base);
+  ASSERT_EQ(base_run.exit_code, 0) << base_run.out;
+  const Outcome spun_run = Wirebench(std::string("compare") + kInstructionCell +
+                                     " --spin-instructions 20000 --out " + spun);
+  ASSERT_EQ(spun_run.exit_code, 0) << spun_run.out;
   const std::string rows = ::testing::TempDir() + "/builds-spun-diff.json";
   const auto start = std::chrono::steady_clock::now();
-  Outcome o = Wirebench("diff " + aa_ + "/x " + spun_ + " --fail-above 1 --json " + rows);
+  Outcome o = Wirebench("diff " + base + " " + spun + " --fail-above 1 --json " + rows);
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(o.exit_code, 1) << o.out;

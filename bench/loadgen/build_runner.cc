@@ -51,7 +51,7 @@ std::string Tail(std::string text, int n) {
     pos = text.rfind('\n', pos - 1);
     if (pos == std::string::npos) return text;
   }
-  return text.substr(pos + 1);
+  return pos < text.size() ? text.substr(pos + 1) : text;
 }
 
 // Runs argv[0] with argv, stdout to `out` and stderr to `err` (files,
@@ -173,8 +173,9 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
       p.workload + "-t" + std::to_string(p.threads) + "-" + file_label + "-r" + std::to_string(rep + 1);
   const std::string build_dir = o.compare.out + "/" + b.label;
   const std::string run_dir = build_dir + "/runs/" + stem;
-  fs::remove_all(run_dir);
-  fs::create_directories(run_dir);
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  fs::create_directories(run_dir, ec);
   std::vector<std::string> argv = {b.path, "compare"};
   argv.insert(argv.end(), o.forwarded.begin(), o.forwarded.end());
   for (const std::string& a :
@@ -195,7 +196,6 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
   if (rc < 0) return fail("could not start " + b.path + ": " + std::strerror(spawn_errno));
   // Its one cell's result (compare names it <workload>-t<threads>-<column>-r1).
   std::string result;
-  std::error_code ec;
   for (const auto& e : fs::directory_iterator(run_dir + "/cells", ec))
     if (e.path().extension() == ".json") result = e.path().string();
   if (result.empty())
