@@ -1,10 +1,12 @@
 #include "bench/cli/compare_command.h"
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 
 #include "bench/cli/region_factory.h"
 #include "bench/cli/ycsb_command.h"
+#include "bench/loadgen/build_runner.h"
 #include "bench/loadgen/compare_runner.h"
 #include "codecs/codec.h"
 
@@ -51,6 +53,59 @@ int RunCompareCommand(const CompareOptions& o) {
     return 2;
   }
   if (r->cells.empty()) return 1;
+  return r->interrupted ? 3 : 0;
+}
+
+// The arguments after `compare` on this process's command line (what each
+// build's child is given, less the matrix flags).
+std::vector<std::string> CompareArguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  bool after = false;
+  bool first = true;
+  while (std::getline(in, arg, '\0')) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    if (after) {
+      args.push_back(arg);
+    } else if (arg == "compare") {
+      after = true;
+    }
+  }
+  return args;
+}
+
+int RunBuildsCommand(const CompareOptions& o, const std::string& builds) {
+  auto specs = ParseBuilds(builds);
+  if (!specs.ok()) {
+    std::fprintf(stderr, "wirebench compare: %s\n", specs.status().ToString().c_str());
+    return 2;
+  }
+  BuildsCompareOptions bo;
+  bo.builds = *specs;
+  bo.compare = o;
+  bo.forwarded = ForwardedCompareArgs(CompareArguments());
+  auto r = RunBuildsCompare(bo);
+  if (!r.ok()) {
+    std::fprintf(stderr, "wirebench compare: %s\n", r.status().ToString().c_str());
+    return 2;
+  }
+  std::fputs(r->markdown.c_str(), stdout);
+  std::fflush(stdout);
+  for (const auto& w : r->warnings) std::fprintf(stderr, "wirebench compare: warning: %s\n", w.c_str());
+  std::fprintf(stderr, "wirebench compare: wrote");
+  for (const auto& f : r->written) std::fprintf(stderr, " %s", f.c_str());
+  std::fprintf(stderr, " and %d cell results under %s/<build>/cells\n", r->cells, r->out.c_str());
+  if (!r->failures.empty()) {
+    std::fprintf(stderr, "wirebench compare: the comparison is incomplete (%zu problem(s)):\n",
+                 r->failures.size());
+    for (const auto& f : r->failures) std::fprintf(stderr, "  %s\n", f.c_str());
+    return 2;
+  }
+  if (r->cells == 0) return 1;
   return r->interrupted ? 3 : 0;
 }
 
@@ -103,9 +158,20 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--ops", o->cell.ops,
                   "With --instructions: measured operations per cell (default 20000)")
       ->check(CLI::PositiveNumber);
-  cmd->callback([o, exit_code, cmd, baseline] {
-    if (ReRunUnderCallgrind(o->cell, exit_code)) return;
+  auto builds = std::make_shared<std::string>();
+  cmd->add_option("--builds", *builds,
+                  "Compare builds, not only codecs: LABEL=PATH,LABEL=PATH (each PATH a wirebench "
+                  "binary; every cell runs with that build's client and server, ratios against "
+                  "the first; the same binary twice is an A/A check)");
+  cmd->callback([o, exit_code, cmd, baseline, builds] {
     o->baseline_given = baseline->count() > 0;
+    if (!builds->empty()) {
+      // Each cell's child runs itself under callgrind with --instructions.
+      if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
+      *exit_code = RunBuildsCommand(*o, *builds);
+      return;
+    }
+    if (ReRunUnderCallgrind(o->cell, exit_code)) return;
     // Instruction counts are deterministic: one repeat unless asked for more.
     if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
     *exit_code = RunCompareCommand(*o);

@@ -6,6 +6,7 @@
 
 #include "bench/cli/calibrate_command.h"
 #include "bench/cli/compare_command.h"
+#include "bench/cli/diff_command.h"
 #include "bench/cli/merge_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   wirebench::AddYcsbCommands(app, &exit_code);
   wirebench::AddCompareCommand(app, &exit_code);
   wirebench::AddMergeCommand(app, &exit_code);
+  wirebench::AddDiffCommand(app, &exit_code);
+  wirebench::AddVersionCommand(app, &exit_code);
   wirebench::AddCalibrateCommand(app, &exit_code);
   // `walpe` has its own parser (HBase WALPerformanceEvaluation's options).
   if (argc >= 2 && std::string(argv[1]) == "walpe") return wirebench::RunWalpe(argc - 1, argv + 1);

@@ -88,16 +88,11 @@ Status CrossRpcs(const std::vector<std::string>& codecs, const std::vector<std::
 
 StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   Matrix m;
-  std::vector<std::string> codecs = o->codecs;
-  if (codecs.empty())
-    for (const CodecInfo& c : AllCodecs()) codecs.push_back(std::string(c.name));
-  for (const auto& c : codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
-  WB_RETURN_IF_ERROR(CrossRpcs(codecs, o->rpcs, &m.codecs, &m.rpcs));
-  std::vector<std::string> labels;
-  for (size_t i = 0; i < m.codecs.size(); ++i)
-    labels.push_back(m.rpcs[i] == DefaultTransport().name() ? m.codecs[i]
-                                                            : m.codecs[i] + "@" + m.rpcs[i]);
-  m.columns = ColumnLabels(labels);
+  auto columns = ResolveColumns(*o);
+  if (!columns.ok()) return columns.status();
+  m.codecs = columns->codecs;
+  m.rpcs = columns->rpcs;
+  m.columns = columns->labels;
   if (o->baseline_given &&
       std::find(m.columns.begin(), m.columns.end(), o->baseline) == m.columns.end() &&
       std::find(m.codecs.begin(), m.codecs.end(), o->baseline) == m.codecs.end()) {
@@ -271,6 +266,27 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
 }
 
 }  // namespace
+
+StatusOr<CompareColumns> ResolveColumns(const CompareOptions& o) {
+  CompareColumns m;
+  std::vector<std::string> codecs = o.codecs;
+  if (codecs.empty())
+    for (const CodecInfo& c : AllCodecs()) codecs.push_back(std::string(c.name));
+  for (const auto& c : codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
+  WB_RETURN_IF_ERROR(CrossRpcs(codecs, o.rpcs, &m.codecs, &m.rpcs));
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < m.codecs.size(); ++i)
+    labels.push_back(m.rpcs[i] == DefaultTransport().name() ? m.codecs[i]
+                                                            : m.codecs[i] + "@" + m.rpcs[i]);
+  m.labels = ColumnLabels(labels);
+  return m;
+}
+
+StatusOr<std::string> WorkloadName(const std::string& w) {
+  auto r = ResolveWorkload(w);
+  if (!r.ok()) return r.status();
+  return r->first;
+}
 
 size_t ColumnRunAt(size_t n, int rep, size_t k) { return rep % 2 == 0 ? k : n - 1 - k; }
 

@@ -64,6 +64,19 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o);
 // paired ratios instead of favouring the column that always runs first.
 size_t ColumnRunAt(size_t n, int rep, size_t k);
 
+// The (codec, RPC layer) pairs of the matrix's columns, in column order,
+// and their labels ("raw", "raw@grpc", "raw#2"): the codecs of --codecs (all
+// when empty) over each layer of --rpcs, skipping pairs a transport does not
+// carry. Errors for an unknown codec or transport.
+struct CompareColumns {
+  std::vector<std::string> codecs, rpcs, labels;
+};
+StatusOr<CompareColumns> ResolveColumns(const CompareOptions& o);
+
+// A workload of --workloads ("a", "workloada", a file): its short name, e.g.
+// "workloada". NotFound when it is none of those.
+StatusOr<std::string> WorkloadName(const std::string& w);
+
 // "32" or "1,3,5,10" -> {32} / {1,3,5,10}; each 1-100000.
 StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
 

@@ -1,0 +1,401 @@
+#include "bench/loadgen/build_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/loadgen/stop_on_signal.h"
+#include "bench/loadgen/stop_request.h"
+#include "bench/results/build_compare.h"
+#include "bench/results/compare_report.h"
+#include "bench/results/report.h"
+#include "bench/results/result_json.h"
+
+extern char** environ;
+
+namespace wirebench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The last `n` lines of `text`, for a failed child's log.
+std::string Tail(std::string text, int n) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  size_t pos = text.size();
+  while (n-- > 0 && pos > 0) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) return text;
+  }
+  return pos < text.size() ? text.substr(pos + 1) : text;
+}
+
+// Runs argv[0] with argv, stdout to `out` and stderr to `err` (files,
+// truncated), with the default signal mask and dispositions (this thread
+// blocks SIGINT/SIGTERM for StopOnSignal). A stop requested while it runs
+// is passed on as one SIGINT, so the child reports what it measured.
+// Returns its exit code (128 + signal when killed), or -1 when it could not
+// be started (errno_out set).
+int RunChild(const std::vector<std::string>& argv, const std::string& out, const std::string& err,
+             int* errno_out) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    *errno_out = rc;
+    return -1;
+  }
+  bool passed_on = false;
+  int status = 0;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return -1;
+    if (StopRequested() && !passed_on) {
+      kill(pid, SIGINT);
+      passed_on = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+bool ValidLabel(const std::string& l) {
+  if (l.empty() || l == "cells" || l == "." || l == "..") return false;
+  return std::all_of(l.begin(), l.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+// What a build is, from `PATH version` (one JSON object: its
+// wirebench_result_version and environment block). A wirebench older than
+// that subcommand is recognised by its --help and learnt from its first
+// cell. Anything else is refused.
+Status ProbeBuild(const BuildSpec& b, const std::string& scratch, BuildSide* side) {
+  side->label = b.label;
+  side->source = b.path;
+  struct stat st{};
+  if (stat(b.path.c_str(), &st) != 0)
+    return Status::NotFound("--builds " + b.label + "=" + b.path + ": no such file; give the " +
+                            "path of a built wirebench binary (build/bench/wirebench)");
+  if (!S_ISREG(st.st_mode) || access(b.path.c_str(), X_OK) != 0)
+    return Status::InvalidArgument("--builds " + b.label + "=" + b.path +
+                                   " is not an executable file; give the path of a built "
+                                   "wirebench binary (build/bench/wirebench)");
+  const std::string out = scratch + "/probe-" + b.label + ".out";
+  const std::string err = scratch + "/probe-" + b.label + ".err";
+  int spawn_errno = 0;
+  const int rc = RunChild({b.path, "version"}, out, err, &spawn_errno);
+  const std::string text = ReadAll(out);
+  fs::remove(out);
+  fs::remove(err);
+  if (rc == 0) {
+    const json j = json::parse(text, nullptr, false);
+    if (j.is_object() && j.contains("wirebench_result_version") &&
+        j["wirebench_result_version"].is_number_integer()) {
+      side->result_version = j["wirebench_result_version"].get<int>();
+      side->environment = j.value("environment", json());
+      return Status::Ok();
+    }
+  }
+  const int help_rc = RunChild({b.path, "--help"}, out, err, &spawn_errno);
+  const std::string help = ReadAll(out);
+  fs::remove(out);
+  fs::remove(err);
+  if (help_rc == 0 && help.find("wirebench") != std::string::npos &&
+      help.find("compare") != std::string::npos)
+    return Status::Ok();  // An older wirebench: its first cell says what it is.
+  return Status::InvalidArgument(
+      "--builds " + b.label + "=" + b.path + " is not a wirebench binary (" +
+      (rc < 0 ? "it could not be started: " + std::string(std::strerror(spawn_errno))
+              : "neither `version` nor `--help` describes wirebench") +
+      "); give the path of a built wirebench binary (build/bench/wirebench)");
+}
+
+struct CellPlan {
+  std::string workload_spec, workload;
+  int threads = 0;
+  size_t column = 0;
+};
+
+// Runs one cell with one build's binary; moves its result and .hlog into
+// OUT/<label>/cells and adds it to `side`.
+void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, const BuildSpec& b,
+                  const CellPlan& p, int rep, BuildSide* side, BuildsOutcome* out) {
+  std::string file_label = cols.labels[p.column];
+  std::replace(file_label.begin(), file_label.end(), '#', '-');
+  std::replace(file_label.begin(), file_label.end(), '@', '-');
+  const std::string stem =
+      p.workload + "-t" + std::to_string(p.threads) + "-" + file_label + "-r" + std::to_string(rep + 1);
+  const std::string build_dir = o.compare.out + "/" + b.label;
+  const std::string run_dir = build_dir + "/runs/" + stem;
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  fs::create_directories(run_dir, ec);
+  std::vector<std::string> argv = {b.path, "compare"};
+  argv.insert(argv.end(), o.forwarded.begin(), o.forwarded.end());
+  for (const std::string& a :
+       {std::string("--codecs"), cols.codecs[p.column], std::string("--rpcs"), cols.rpcs[p.column],
+        std::string("--workloads"), p.workload_spec, std::string("--threads"),
+        std::to_string(p.threads), std::string("--repeat"), std::string("1"), std::string("--out"),
+        run_dir})
+    argv.push_back(a);
+  const std::string log = run_dir + ".log";
+  int spawn_errno = 0;
+  const int rc = RunChild(argv, "/dev/null", log, &spawn_errno);
+  if (StopRequested()) out->interrupted = true;
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "\nwirebench compare: %s cell %s failed: %s\n", b.label.c_str(),
+                 stem.c_str(), why.c_str());
+    out->failures.push_back(b.label + " cell " + stem + " failed (left out of the tables): " + why);
+  };
+  if (rc < 0) return fail("could not start " + b.path + ": " + std::strerror(spawn_errno));
+  // Its one cell's result (compare names it <workload>-t<threads>-<column>-r1).
+  std::string result;
+  for (const auto& e : fs::directory_iterator(run_dir + "/cells", ec))
+    if (e.path().extension() == ".json") result = e.path().string();
+  if (result.empty())
+    return fail("exit code " + std::to_string(rc) + ", no result; its log " + log + " ends:\n" +
+                Tail(ReadAll(log), 5));
+  const json doc = json::parse(ReadAll(result), nullptr, false);
+  if (!doc.is_object() || !doc.contains("results"))
+    return fail(result + " is not a result document; its log is " + log);
+  const std::string dest = build_dir + "/cells/" + stem;
+  fs::rename(result, dest + ".json", ec);
+  if (ec) return fail("cannot move " + result + " to " + dest + ".json: " + ec.message());
+  const std::string hlog = result.substr(0, result.size() - 5) + ".hlog";
+  if (fs::exists(hlog)) fs::rename(hlog, dest + ".hlog", ec);
+  if (side->result_version == 0 || side->environment.is_null()) {
+    side->result_version = doc.value("wirebench_result_version", 0);
+    side->environment = doc.value("environment", json());
+  } else if (doc.value("wirebench_result_version", 0) != side->result_version) {
+    return fail("its result is at wirebench_result_version " +
+                std::to_string(doc.value("wirebench_result_version", 0)) + ", the build said " +
+                std::to_string(side->result_version));
+  }
+  const json& results = doc["results"];
+  side->cells.push_back(CompareCell{cols.codecs[p.column], p.workload, p.threads, rep + 1, results,
+                                    results.value("partial", false), cols.labels[p.column]});
+  ++out->cells;
+  fs::remove_all(run_dir, ec);
+  fs::remove(log, ec);
+}
+
+std::string SetupText(const BuildsCompareOptions& o, const BuildsOutcome& out) {
+  std::ostringstream s;
+  const CompareOptions& c = o.compare;
+  s << "Each cell ran by its build's own binary (`PATH compare` over that cell: its client and "
+       "its co-located server)";
+  if (!o.forwarded.empty()) {
+    s << " with";
+    for (const std::string& a : o.forwarded) s << " " << a;
+  }
+  s << "; " << c.repeat << " repeats requested, the builds' order reversed on every other "
+    << "repeat (ABBA)";
+  if (out.interrupted) s << " (INTERRUPTED: partial matrix)";
+  nlohmann::json env = EnvironmentJson();
+  s << "; on " << env.value("cpu", std::string("?")) << " (" << env.value("cpus_online", 0)
+    << " CPUs), " << env.value("kernel", std::string("?")) << ".";
+  return s.str();
+}
+
+void Put(const std::string& path, const std::string& body, BuildsOutcome* out) {
+  Status s = WriteFileAtomically(path, body);
+  if (!s.ok()) {
+    std::fprintf(stderr, "wirebench compare: %s\n", s.ToString().c_str());
+    out->failures.push_back(s.ToString());
+  } else {
+    out->written.push_back(path);
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<BuildSpec>> ParseBuilds(const std::string& spec) {
+  std::vector<BuildSpec> out;
+  std::stringstream ss(spec);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
+      return Status::InvalidArgument("--builds takes LABEL=PATH pairs like "
+                                     "before=../main/build/bench/wirebench,after=build/bench/"
+                                     "wirebench; got '" + part + "'");
+    BuildSpec b{part.substr(0, eq), part.substr(eq + 1)};
+    if (!ValidLabel(b.label))
+      return Status::InvalidArgument("--builds label '" + b.label +
+                                     "' must be letters, digits, '.', '_' or '-' (it names a "
+                                     "folder of the output)");
+    for (const BuildSpec& seen : out)
+      if (seen.label == b.label)
+        return Status::InvalidArgument("--builds names '" + b.label +
+                                       "' twice: give each build its own label (x=PATH,y=PATH "
+                                       "for the same binary twice)");
+    out.push_back(std::move(b));
+  }
+  if (out.size() < 2)
+    return Status::InvalidArgument("--builds needs two or more LABEL=PATH builds (the first is "
+                                   "the one the others are compared against)");
+  return out;
+}
+
+std::vector<std::string> ForwardedCompareArgs(const std::vector<std::string>& args) {
+  static const std::vector<std::string> kOwn = {"--builds",    "--codecs", "--rpcs",
+                                                "--workloads", "--threads", "--repeat",
+                                                "--baseline",  "--out"};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(kOwn.begin(), kOwn.end(), name) == kOwn.end()) {
+      out.push_back(a);
+      continue;
+    }
+    if (name != a) continue;  // --flag=value.
+    // --flag value [value...]: the values run to the next flag.
+    while (i + 1 < args.size() && (args[i + 1].empty() || args[i + 1][0] != '-')) ++i;
+  }
+  return out;
+}
+
+StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
+  CompareOptions& c = o.compare;
+  auto cols = ResolveColumns(c);
+  if (!cols.ok()) return cols.status();
+  auto threads = ParseThreadList(c.threads);
+  if (!threads.ok()) return threads.status();
+  std::vector<CellPlan> plans;
+  for (const std::string& w : c.workloads) {
+    auto name = WorkloadName(w);
+    if (!name.ok()) return name.status();
+    for (int t : *threads)
+      for (size_t k = 0; k < cols->codecs.size(); ++k) plans.push_back({w, *name, t, k});
+  }
+  if (c.out.empty()) {
+    char stamp[32];
+    const time_t now = time(nullptr);
+    tm t;
+    localtime_r(&now, &t);
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &t);
+    c.out = std::string("results/compare-builds-") + stamp;
+  }
+  std::error_code ec;
+  for (const BuildSpec& b : o.builds) {
+    fs::create_directories(c.out + "/" + b.label + "/cells", ec);
+    if (ec) return Status::IoError("cannot create --out " + c.out + ": " + ec.message());
+  }
+  // Relative paths would not survive the children's own working directory
+  // only if they changed it; they do not, but absolute paths read better in
+  // the report.
+  std::vector<BuildSide> sides(o.builds.size());
+  for (size_t i = 0; i < o.builds.size(); ++i) {
+    o.builds[i].path = fs::absolute(o.builds[i].path, ec).string();
+    WB_RETURN_IF_ERROR(ProbeBuild(o.builds[i], c.out, &sides[i]));
+  }
+  WB_RETURN_IF_ERROR(CheckComparable(sides));
+
+  BuildsOutcome out;
+  out.out = c.out;
+  const int total = int(plans.size() * o.builds.size()) * c.repeat;
+  std::fprintf(stderr,
+               "wirebench compare: %zu builds x %zu columns (codec@rpc) x %zu workloads x %zu "
+               "thread counts x %d repeats = %d cells, each run by its build's binary; results "
+               "in %s\n",
+               o.builds.size(), cols->codecs.size(), c.workloads.size(), threads->size(), c.repeat,
+               total, c.out.c_str());
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  {
+    StopOnSignal stop_on_signal;
+    for (int rep = 0; rep < c.repeat && !out.interrupted; ++rep) {
+      for (const CellPlan& p : plans) {
+        for (size_t k = 0; k < o.builds.size() && !out.interrupted; ++k) {
+          const size_t i = ColumnRunAt(o.builds.size(), rep, k);
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::fprintf(stderr, "\r[%d/%d] %s %s %s threads=%d repeat %d/%d  elapsed %.0f s   ",
+                       done + 1, total, o.builds[i].label.c_str(), cols->labels[p.column].c_str(),
+                       p.workload.c_str(), p.threads, rep + 1, c.repeat, elapsed);
+          RunBuildCell(o, *cols, o.builds[i], p, rep, &sides[i], &out);
+          ++done;
+        }
+        if (out.interrupted) break;
+      }
+    }
+  }
+  ResetStopRequest();
+  std::fprintf(stderr, "\n");
+  for (const BuildSpec& b : o.builds) fs::remove(c.out + "/" + b.label + "/runs", ec);
+  // A build whose cells report another schema than its probe did.
+  WB_RETURN_IF_ERROR(CheckComparable(sides));
+
+  // Each build's folder is a compare folder of its own (diff reads it).
+  for (const BuildSide& s : sides) {
+    CompareReportOptions ro;
+    ro.codecs = cols->labels;
+    ro.requested_repeats = c.repeat;
+    ro.baseline = c.baseline;
+    ro.title = "wirebench codec comparison, build " + s.label;
+    ro.setup = "Build " + s.label + " (" + s.source + "), git " +
+               s.environment.value("git_revision", std::string("?")) + "; cells of `compare "
+               "--builds`, see ../comparison.md.";
+    const std::string dir = c.out + "/" + s.label;
+    Put(dir + "/comparison.md", CompareMarkdown(s.cells, ro), &out);
+    Put(dir + "/comparison.csv", CompareCsv(s.cells, ro), &out);
+    Put(dir + "/comparison.json", CompareJson(s.cells, ro).dump(2), &out);
+  }
+  BuildTableOptions to;
+  to.setup = SetupText(o, out);
+  to.paired = true;
+  out.warnings = EnvironmentWarnings(sides);
+  out.markdown = BuildsMarkdown(sides, to);
+  Put(c.out + "/comparison.md", out.markdown, &out);
+  Put(c.out + "/builds.json", BuildsJson(sides, to).dump(2), &out);
+  return out;
+}
+
+}  // namespace wirebench

@@ -1,0 +1,82 @@
+// The A/A check across builds (issue 25): `wirebench compare --builds
+// x=WB,y=WB` runs every cell once per build through a child of that binary,
+// repeats interleaved ABBA; with the same binary on both sides, the cost rows
+// must come out "not distinguishable" (`~`, their 95% interval contains 0%).
+//
+// As in compare_aa_test: a 95% interval excludes the truth 5% of the time,
+// and a burst of host load does the same, in no given direction; a real bias
+// (the second build always dearer) repeats its direction. So a row fails
+// only when it is distinguishable in the same direction in each of up to
+// three independent matrices. Runs alone (SERIAL): it reads wall-clock CPU.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wirebench {
+namespace {
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+
+const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op)",
+                                        "Total CPU (us/op)", "Client allocations/op",
+                                        "Server allocations/op"};
+
+// Runs the A/A matrix; returns the rows whose y-vs-x interval excludes 0%,
+// keyed "row, dearer" or "row, cheaper", with the row's % diff.
+std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked) {
+  const std::string out =
+      std::string(WIREBENCH_BINARY_DIR) + "/compare_builds_aa_" + std::to_string(attempt);
+  std::filesystem::remove_all(out);
+  const std::string command = kBinary + " compare --builds x=" + kBinary + ",y=" + kBinary +
+                              " --codecs raw --threads 8 --repeat 4 --seconds 0.5 --warmup 0.2 "
+                              "--records 1000 --out " + out + " >/dev/null 2>" + out + ".log";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "see " << out << ".log";
+  std::ifstream in(out + "/builds.json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << "see " << out << ".log";
+  if (!j.is_object()) return {{"(no builds.json)", ""}};
+  EXPECT_EQ(j.at("intervals"), "paired");
+  std::map<std::string, std::string> distinguishable;
+  for (const auto& row : j.at("rows")) {
+    const std::string metric = row.at("metric");
+    if (std::find(kRows.begin(), kRows.end(), metric) == kRows.end()) continue;
+    if (row.at("distinguishable").is_null()) continue;  // E.g. 0 allocations: no ratio.
+    ++*checked;
+    if (row.at("distinguishable").get<bool>())
+      distinguishable[metric + (row.at("ratio").get<double>() > 1 ? ", dearer" : ", cheaper")] =
+          row.at("percent_diff");
+  }
+  return distinguishable;
+}
+
+TEST(CompareBuildsAA, SameBinaryTwiceIsNotDistinguishableOnCostRows) {
+  int checked = 0;
+  std::map<std::string, std::string> rows = DistinguishableRows(1, &checked);
+  EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
+  for (int attempt = 2; attempt <= 3 && !rows.empty(); ++attempt) {
+    for (const auto& [row, diff] : rows)
+      std::printf("matrix %d: distinguishable: %s %s\n", attempt - 1, row.c_str(), diff.c_str());
+    int again = 0;
+    const std::map<std::string, std::string> next = DistinguishableRows(attempt, &again);
+    std::map<std::string, std::string> both;
+    for (const auto& [row, diff] : next)
+      if (rows.count(row)) both[row] = diff;
+    rows = both;
+  }
+  for (const auto& [row, diff] : rows)
+    ADD_FAILURE() << "A/A row distinguishable in the same direction three times: " << row << " "
+                  << diff;
+}
+
+}  // namespace
+}  // namespace wirebench

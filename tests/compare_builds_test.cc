@@ -1,0 +1,323 @@
+// Builds as columns (issue 25): `compare --builds` and `diff`.
+// - The parsing and the --fail-above rule on hand-made rows.
+// - Through the real binary: a PATH that is no wirebench and a build whose
+//   result schema differs are refused, saying why; `diff` says which cells
+//   exist on one side only, refuses a schema mismatch and warns across
+//   compilers.
+// - Under Valgrind (skipped without it): the same binary twice with
+//   --instructions gives equal instruction rows (codec and region layers
+//   within 0.1%, the rest within 1%: reply batching), and a known
+//   cost (--spin-instructions N in the server's region) shows up in `diff`
+//   as the region row +N with nothing else moving, and trips --fail-above.
+// The wall-clock A/A of two builds is compare_builds_aa_test (run alone).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/loadgen/build_runner.h"
+#include "bench/results/build_compare.h"
+#include "tests/sanitized_build.h"
+
+namespace wirebench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr.
+};
+
+Outcome Shell(const std::string& command) {
+  Outcome o;
+  FILE* f = popen((command + " 2>&1").c_str(), "r");
+  if (f == nullptr) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) o.out.append(buf, n);
+  const int status = pclose(f);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+Outcome Wirebench(const std::string& args) { return Shell(kBinary + " " + args); }
+
+json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in, nullptr, false);
+}
+
+void WriteJson(const std::string& path, const json& j) {
+  std::ofstream(path) << j.dump(2);
+}
+
+// Every result file of a compare folder, edited by `edit`.
+void EditCells(const std::string& folder, const std::function<void(json&)>& edit) {
+  for (const auto& e : fs::directory_iterator(folder + "/cells")) {
+    if (e.path().extension() != ".json") continue;
+    json doc = ReadJson(e.path().string());
+    edit(doc);
+    WriteJson(e.path().string(), doc);
+  }
+}
+
+// A small saved comparison (wall-clock, a fraction of a second per cell).
+std::string SavedCompare(const std::string& name, const std::string& threads) {
+  const std::string out = ::testing::TempDir() + "/builds-" + name;
+  fs::remove_all(out);
+  Outcome o = Wirebench("compare --codecs raw --threads " + threads +
+                        " --repeat 1 --seconds 0.2 --warmup 0.1 --records 1000 --out " + out);
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  return out;
+}
+
+// --- Parsing and the gate, on hand-made input. ---
+
+TEST(CompareBuilds, ParsesLabelledBuildsAndRefusesBadOnes) {
+  auto b = ParseBuilds("before=/a/wirebench,after=b/wirebench");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[0].label, "before");
+  EXPECT_EQ((*b)[1].path, "b/wirebench");
+  EXPECT_FALSE(ParseBuilds("before=/a").ok());              // One build.
+  EXPECT_FALSE(ParseBuilds("x=/a,x=/b").ok());              // A label twice.
+  EXPECT_FALSE(ParseBuilds("/a,/b").ok());                  // No labels.
+  EXPECT_FALSE(ParseBuilds("a/b=/a,c=/b").ok());            // A label that is no folder name.
+  EXPECT_NE(ParseBuilds("x=/a,x=/b").status().message().find("twice"), std::string::npos);
+}
+
+TEST(CompareBuilds, ForwardsTheCellFlagsButNotTheMatrixOnes) {
+  const std::vector<std::string> args = {
+      "--builds", "x=a,y=b", "--codecs", "raw", "pb", "--seconds", "2", "--threads=4",
+      "--instructions", "--out", "o", "--repeat", "3", "--spin-instructions", "10"};
+  EXPECT_EQ(ForwardedCompareArgs(args),
+            (std::vector<std::string>{"--seconds", "2", "--instructions", "--spin-instructions",
+                                      "10"}));
+}
+
+BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_is_better = false) {
+  BuildRow r;
+  r.base = 1000;
+  r.value = 1000 * ratio;
+  r.metric = instructions ? "Server instructions/op" : "Total CPU (us/op)";
+  r.instructions = instructions;
+  r.gated = true;
+  r.higher_is_better = higher_is_better;
+  r.ratio.ratio = ratio;
+  r.ratio.lo = lo;
+  r.ratio.hi = hi;
+  r.ratio.method = std::isnan(lo) ? IntervalMethod::kNone : IntervalMethod::kWelch;
+  return r;
+}
+
+TEST(CompareBuilds, FailAboveTakesInstructionsAtTheirWordAndWallClockOnlyPastItsInterval) {
+  const double nan = std::nan("");
+  // Instructions: the point difference.
+  EXPECT_EQ(Regressions({Row(true, 1.021, nan, nan)}, 2).size(), 1u);
+  EXPECT_EQ(Regressions({Row(true, 1.019, nan, nan)}, 2).size(), 0u);
+  EXPECT_EQ(Regressions({Row(true, 0.95, nan, nan)}, 2).size(), 0u);  // Cheaper.
+  BuildRow tiny = Row(true, 1.025, nan, nan);  // 40 -> 41: +2.5%, but within the noise.
+  tiny.base = 40;
+  tiny.value = 41;
+  EXPECT_EQ(Regressions({tiny}, 2).size(), 0u);
+  // Wall clock: the whole interval past the threshold.
+  EXPECT_EQ(Regressions({Row(false, 1.10, 1.03, 1.17)}, 2).size(), 1u);
+  EXPECT_EQ(Regressions({Row(false, 1.10, 1.01, 1.19)}, 2).size(), 0u);
+  EXPECT_EQ(Regressions({Row(false, 1.10, nan, nan)}, 2).size(), 0u);  // No interval.
+  // Throughput regresses downwards.
+  EXPECT_EQ(Regressions({Row(false, 0.90, 0.85, 0.95, true)}, 2).size(), 1u);
+  EXPECT_EQ(Regressions({Row(false, 1.10, 1.05, 1.15, true)}, 2).size(), 0u);
+}
+
+// --- The real binary. ---
+
+TEST(CompareBuilds, RefusesAPathThatIsNoWirebench) {
+  const std::string out = ::testing::TempDir() + "/builds-refused";
+  Outcome o = Wirebench("compare --codecs raw --builds x=" + kBinary + ",y=/bin/true --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("y=/bin/true is not a wirebench binary"), std::string::npos) << o.out;
+  o = Wirebench("compare --codecs raw --builds x=" + kBinary + ",y=/nonexistent/wb --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("no such file"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
+TEST(CompareBuilds, RefusesABuildWhoseResultSchemaDiffers) {
+  // A later wirebench, as far as `version` tells: a wrapper that reports
+  // schema 2 and is the real binary otherwise.
+  const std::string script = ::testing::TempDir() + "/wirebench-schema2";
+  std::ofstream(script) << "#!/bin/sh\nif [ \"$1\" = version ]; then\n"
+                        << "  echo '{\"wirebench_result_version\": 2, \"environment\": {}}'\n"
+                        << "  exit 0\nfi\nexec " << kBinary << " \"$@\"\n";
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  const std::string out = ::testing::TempDir() + "/builds-schema";
+  Outcome o = Wirebench("compare --codecs raw --seconds 0.2 --warmup 0.1 --builds old=" + kBinary +
+                        ",new=" + script + " --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("wirebench_result_version 2"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("cannot be compared"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
+TEST(Diff, SaysWhichCellsExistOnOneSideOnlyAndComparesTheRest) {
+  const std::string base = SavedCompare("one-side-base", "2");
+  const std::string next = SavedCompare("one-side-new", "2,4");
+  Outcome o = Wirebench("diff " + base + " " + next + " --json " + base + "-diff.json");
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("## workloada, 2 logical clients, raw"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("## workloada, 4 logical clients, raw"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("workloada, 4 logical clients, raw: only in builds-one-side-new (not in "
+                       "builds-one-side-base)"),
+            std::string::npos)
+      << o.out;
+  const json j = ReadJson(base + "-diff.json");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["one_side_only"].size(), 1u);
+  for (const json& row : j["rows"]) EXPECT_EQ(row["threads"], 2) << row.dump();
+  // A result file on each side matches by codec and threads too.
+  o = Wirebench("diff " + base + "/cells/workloada-t2-raw-r1.json " + next +
+                "/cells/workloada-t2-raw-r1.json");
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("## run, 2 logical clients, raw"), std::string::npos) << o.out;
+  // Nothing in common is an error, not an empty table.
+  o = Wirebench("diff " + base + "/cells/workloada-t2-raw-r1.json " + next +
+                "/cells/workloada-t4-raw-r1.json");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("nothing compared"), std::string::npos) << o.out;
+}
+
+TEST(Diff, RefusesASchemaMismatchAndWarnsAcrossCompilers) {
+  const std::string base = SavedCompare("schema-base", "2");
+  const std::string next = SavedCompare("schema-new", "2");
+  EditCells(next, [](json& doc) { doc["environment"]["compiler"] = "clang 99.0.0"; });
+  Outcome o = Wirebench("diff " + base + " " + next);
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("warning: builds-schema-new was built with compiler 'clang 99.0.0'"),
+            std::string::npos)
+      << o.out;
+  EditCells(next, [](json& doc) { doc["wirebench_result_version"] = 2; });
+  o = Wirebench("diff " + base + " " + next);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("wirebench_result_version 2"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("| metric |"), std::string::npos) << "a table was printed: " << o.out;
+  o = Wirebench("diff " + base + " /nonexistent/folder");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("does not exist"), std::string::npos) << o.out;
+}
+
+// --- Under Valgrind. ---
+
+bool HaveValgrind() { return std::system("command -v valgrind >/dev/null 2>&1") == 0; }
+
+#define SKIP_WITHOUT_VALGRIND()                                                             \
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "a sanitizer build does not run under Valgrind"; \
+  if (!HaveValgrind())                                                                      \
+  GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it); the "      \
+                  "--instructions checks need it"
+
+constexpr char kInstructionCell[] =
+    " --instructions --codecs raw --threads 8 --ops 1000 --instruction-warmup-ops 300 "
+    "--records 1000";
+constexpr double kSpin = 20000;
+
+// ctest runs each test as its own process, two at a time: each test makes
+// its own runs in its own folders.
+std::string Fresh(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
+  SKIP_WITHOUT_VALGRIND();
+  const std::string aa = Fresh("builds-instructions-aa");
+  const Outcome aa_run = Wirebench("compare --builds x=" + kBinary + ",y=" + kBinary +
+                                    kInstructionCell + " --out " + aa);
+  ASSERT_EQ(aa_run.exit_code, 0) << aa_run.out;
+  const json j = ReadJson(aa + "/builds.json");
+  ASSERT_TRUE(j.is_object()) << aa_run.out;
+  ASSERT_EQ(j["builds"].size(), 2u);
+  for (const json& b : j["builds"]) {
+    EXPECT_EQ(b["result_version"], 1);
+    EXPECT_TRUE(b["environment"].contains("git_revision")) << b.dump();
+  }
+  int instruction_rows = 0;
+  for (const json& row : j["rows"]) {
+    if (!row["instructions"].get<bool>()) continue;
+    ++instruction_rows;
+    ASSERT_TRUE(row["ratio"].is_number()) << row.dump();
+    // The codec and region layers are the code alone: within 0.1%. The
+    // others also hold the event loop's batching (how many replies one read
+    // brings), which over 1000 operations on a loaded machine moves them by
+    // a few tenths of a percent: held to 1%, as instructions_test holds two
+    // runs of a cell. (The 0.1% target at 20,000 operations is measured in
+    // the README, not timed here.)
+    const std::string metric = row["metric"];
+    const bool code_only = metric.find(": codec") != std::string::npos ||
+                           metric.find(": region") != std::string::npos;
+    EXPECT_NEAR(row["ratio"].get<double>(), 1.0, code_only ? 0.001 : 0.01) << row.dump();
+  }
+  EXPECT_EQ(instruction_rows, 11);  // Total, client, server, and 4 layers a side.
+  EXPECT_NE(aa_run.out.find("| metric | x | y | % diff |"), std::string::npos) << aa_run.out;
+  // Each build's folder is a compare folder `diff` reads: A/A passes a 1% gate.
+  Outcome o = Wirebench("diff " + aa + "/x " + aa + "/y --fail-above 1");
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+}
+
+TEST(InstructionsAcrossBuilds, AKnownRegionCostShowsUpAsPlusNAndTripsTheGate) {
+  SKIP_WITHOUT_VALGRIND();
+  const std::string base = Fresh("builds-instructions-base");
+  const std::string spun = Fresh("builds-instructions-spun");
+  const Outcome base_run = Wirebench(std::string("compare") + kInstructionCell + " --out " + base);
+  ASSERT_EQ(base_run.exit_code, 0) << base_run.out;
+  const Outcome spun_run = Wirebench(std::string("compare") + kInstructionCell +
+                                     " --spin-instructions 20000 --out " + spun);
+  ASSERT_EQ(spun_run.exit_code, 0) << spun_run.out;
+  const std::string rows = ::testing::TempDir() + "/builds-spun-diff.json";
+  const auto start = std::chrono::steady_clock::now();
+  Outcome o = Wirebench("diff " + base + " " + spun + " --fail-above 1 --json " + rows);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.exit_code, 1) << o.out;
+  EXPECT_NE(o.out.find("row(s) regressed by more than 1%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("raw: Server instructions/op: region +"), std::string::npos) << o.out;
+  std::printf("diff took %.3f s\n", took);  // A figure for the report, not an assertion.
+  const json j = ReadJson(rows);
+  ASSERT_TRUE(j.is_object()) << o.out;
+  int moved = 0;
+  for (const json& row : j["rows"]) {
+    if (!row["instructions"].get<bool>()) continue;
+    const std::string metric = row["metric"];
+    const double rise = row["value"].get<double>() - row["base"].get<double>();
+    if (metric == "Server instructions/op: region" || metric == "Server instructions/op" ||
+        metric == "Total instructions/op") {
+      EXPECT_NEAR(rise, kSpin, 0.02 * kSpin) << metric;
+      ++moved;
+      continue;
+    }
+    // Nothing else moves, but for the batching a slower server brings: the
+    // client's reads of its replies (instructions_test holds them to 5%).
+    const double limit = metric.rfind("Client", 0) == 0 ? 0.05 : 0.01;
+    EXPECT_NEAR(row["ratio"].get<double>(), 1.0, limit) << metric;
+  }
+  EXPECT_EQ(moved, 3);
+}
+
+}  // namespace
+}  // namespace wirebench
