@@ -367,6 +367,13 @@ TEST(ReportText, HistogramMeasurementTypeMatchesYcsbGoldenFile) {
   EXPECT_NE(two.find("[BucketREAD], LatencyVariance(us), 25208.25\n"), std::string::npos) << two;
   EXPECT_EQ(two.find("[BucketREAD], Return="), std::string::npos) << two;
   EXPECT_EQ(two.find("[READ]"), std::string::npos) << two;
+  // OneMeasurementHdrHistogram's verbose lines: each recorded microsecond
+  // value (1..550 OK reads, one each) with its count as a double.
+  EXPECT_NE(two.find("[HdrREAD], Return=NOT_FOUND, 50\n[HdrREAD], 1, 1.0\n[HdrREAD], 2, 1.0\n"),
+            std::string::npos)
+      << two;
+  EXPECT_NE(two.find("[HdrREAD], 550, 1.0\n[BucketREAD], Operations, 550\n"), std::string::npos)
+      << two;
 }
 
 }  // namespace

@@ -393,6 +393,16 @@ TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
     }
   ASSERT_GE(units.size(), 3u) << o.out;  // 0.8 s of operations in 200 ms units.
   for (int64_t u : units) EXPECT_EQ(u % 200, 0) << u;
+
+  Outcome bad = RunWirebench("bad_type", {"run", "-P", Workload("workloada"), "--ops", "10", "-p",
+                                          "measurementtype=histogramm"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("hdrhistogram+raw, timeseries or raw"), std::string::npos) << bad.err;
+  bad = RunWirebench("bad_unit", {"run", "-P", Workload("workloada"), "--ops", "10", "-p",
+                                  "measurementtype=timeseries", "-p", "timeseries.granularity=0"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("'timeseries.granularity' must be a positive number"), std::string::npos)
+      << bad.err;
 }
 
 // Issue 20 item 4: hdrhistogram.fileoutput writes one HdrHistogram log per

@@ -174,6 +174,23 @@ void TimeSeriesLines(Lines& l, const std::string& name, const std::vector<YcsbPo
   l.JavaDouble(name, std::to_string(unit), double(unit_sum) / double(unit_count));
 }
 
+// OneMeasurementHdrHistogram's lines with measurement.histogram.verbose: per
+// recorded value of its microsecond histogram (3 significant digits), the
+// bucket's highest equivalent value (capped at Integer.MAX_VALUE) and its
+// count as a double.
+void HdrValueLines(Lines& l, const std::string& name, const hdr::Histogram& ns) {
+  hdr::Histogram us;
+  for (int32_t i = 0; i < ns.counts_array_length(); ++i)
+    if (const int64_t n = ns.CountAtIndex(i); n > 0)
+      us.RecordValues(ns.MedianEquivalentValue(ns.ValueFromIndex(i)) / 1000, n);
+  for (int32_t i = 0; i < us.counts_array_length(); ++i) {
+    const int64_t n = us.CountAtIndex(i);
+    if (n == 0) continue;
+    const int64_t value = std::min<int64_t>(INT32_MAX, us.HighestEquivalentValue(us.ValueFromIndex(i)));
+    l.JavaDouble(name, std::to_string(value), double(n));
+  }
+}
+
 // One measurement's lines, as the configured measurementtype exports them.
 // The two-in-one types are YCSB's TwoInOneMeasurement: an HdrHistogram one
 // named "Hdr<NAME>" with the Return= counts, then a histogram one named
@@ -194,6 +211,7 @@ void ExportMeasurement(Lines& l, const YcsbMeasurement& m, const ReportOptions& 
     const std::string name = two ? "Hdr" + m.name : m.name;
     l.Latency(name, m.latency, o);
     returns(name);
+    if (o.histogram_verbose) HdrValueLines(l, name, m.latency);
   }
   if (type == "histogram" || type == "hdrhistogram+histogram") {
     const std::string name = two ? "Bucket" + m.name : m.name;
