@@ -43,9 +43,99 @@ std::string Ycsb(const std::string& text) {
   std::string line, out;
   while (std::getline(in, line))
     if (line.rfind("[CLIENT]", 0) != 0 && line.rfind("[SERVER]", 0) != 0 &&
-        line.rfind("[TOTAL]", 0) != 0)
+        line.rfind("[TOTAL]", 0) != 0 && line.rfind("[MEASURED]", 0) != 0)
       out += line + "\n";
   return out;
+}
+
+// Issue 20 item 14: [OVERALL] is YCSB's span (the client threads' whole
+// run, every operation they did, throughput over whole ms as Client.java
+// divides); the measured phase is under [MEASURED]. Item 7: CLEANUP has
+// latency lines and no Return= lines.
+TEST(ReportText, OverallIsTheWholeClientRunAndCleanupHasNoReturns) {
+  RunResult r = MakeResult();
+  r.client_run_s = 3.0004;  // 3000 ms.
+  r.client_operations = 1201;
+  OpStats& cleanup = r.ops[size_t(OpType::kCleanup)];
+  for (int i = 0; i < 4; ++i) cleanup.latency.Record(2000 + i);  // 2 us each.
+  cleanup.intended_latency.Record(2000);
+  const std::string text = FormatTextReport(r, ComputeCosts(r), ReportOptions());
+  EXPECT_NE(text.find("[OVERALL], RunTime(ms), 3000\n[OVERALL], Throughput(ops/sec), "
+                      "400.3333333333333\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[MEASURED], RunTime(ms), 2500\n[MEASURED], Operations, 1000\n"
+                      "[MEASURED], Throughput(ops/sec), 400.0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[CLEANUP], Operations, 4\n[CLEANUP], AverageLatency(us), 2.0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("[CLEANUP], Return="), std::string::npos) << text;
+  ReportOptions both;
+  both.measurement_interval = "both";
+  const std::string with_intended = FormatTextReport(r, ComputeCosts(r), both);
+  EXPECT_NE(with_intended.find("[Intended-CLEANUP], Operations, 1\n"), std::string::npos)
+      << with_intended;
+}
+
+// measurementtype raw, hdrhistogram+raw and timeseries from kept samples,
+// by OneMeasurementRaw's and OneMeasurementTimeSeries's rules: raw ranks at
+// (int)(n * q) of the sorted whole microseconds; time-series units named by
+// their offset from the first sample, empty units skipped, each the mean of
+// its whole microseconds.
+TEST(ReportText, RawAndTimeSeriesFollowYcsbRules) {
+  RunResult r;
+  r.runtime_s = 1;
+  r.operations = 5;
+  OpStats& update = r.ops[size_t(OpType::kUpdate)];
+  r.samples_epoch_ns = 1'000'000'000'000'000;  // 1e15 ns: wall ms = 1e9 + steady ms.
+  const int64_t at_ms[] = {0, 100, 250, 900, 901};
+  const int64_t us[] = {10, 30, 20, 50, 40};
+  for (int i = 0; i < 5; ++i) {
+    update.latency.Record(us[i] * 1000 + 700);
+    update.results[size_t(OpResult::kOk)]++;
+    r.samples.push_back({at_ms[i] * 1'000'000 + 5'000, us[i] * 1000 + 700, -1, OpType::kUpdate,
+                         OpResult::kOk, false});
+  }
+  ReportOptions o;
+  o.measurement_type = "raw";
+  std::string text = FormatTextReport(r, ComputeCosts(r), o);
+  EXPECT_NE(text.find("[UPDATE], Total Operations, 5\n"
+                      "[UPDATE], Below is a summary of latency in microseconds:, -1\n"
+                      "[UPDATE], Average, 30.0\n[UPDATE], Min, 10\n[UPDATE], Max, 50\n"
+                      "[UPDATE], p1, 10\n[UPDATE], p5, 10\n[UPDATE], p50, 30\n"
+                      "[UPDATE], p90, 50\n[UPDATE], p95, 50\n[UPDATE], p99, 50\n"
+                      "[UPDATE], p99.9, 50\n[UPDATE], p99.99, 50\n[UPDATE], Return=OK, 5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(YcsbRawData(r, o),
+            "UPDATE latency raw data: op, timestamp(ms), latency(us)\n"
+            "UPDATE,1000000000,10\nUPDATE,1000000100,30\nUPDATE,1000000250,20\n"
+            "UPDATE,1000000900,50\nUPDATE,1000000901,40\n");
+  o.raw_no_summary = true;
+  text = FormatTextReport(r, ComputeCosts(r), o);
+  EXPECT_NE(text.find("[UPDATE], Total Operations, 5\n[UPDATE], Return=OK, 5\n"),
+            std::string::npos)
+      << text;
+  o.raw_no_summary = false;
+  o.measurement_type = "hdrhistogram+raw";
+  text = FormatTextReport(r, ComputeCosts(r), o);
+  EXPECT_NE(text.find("[HdrUPDATE], Return=OK, 5\n[RawUPDATE], Total Operations, 5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("[RawUPDATE], Return="), std::string::npos) << text;
+  EXPECT_EQ(YcsbRawData(r, o).rfind("RawUPDATE latency raw data:", 0), 0u);
+  o.measurement_type = "timeseries";
+  o.timeseries_granularity_ms = 200;
+  text = FormatTextReport(r, ComputeCosts(r), o);
+  EXPECT_NE(text.find("[UPDATE], Operations, 5\n[UPDATE], AverageLatency(us), 30.0\n"
+                      "[UPDATE], MinLatency(us), 10\n[UPDATE], MaxLatency(us), 50\n"
+                      "[UPDATE], 95thPercentileLatency(us), 50\n"
+                      "[UPDATE], 99thPercentileLatency(us), 50\n[UPDATE], Return=OK, 5\n"
+                      "[UPDATE], 0, 20.0\n[UPDATE], 200, 20.0\n[UPDATE], 800, 45.0\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ReportText, MatchesYcsbGoldenFile) {
@@ -277,6 +367,13 @@ TEST(ReportText, HistogramMeasurementTypeMatchesYcsbGoldenFile) {
   EXPECT_NE(two.find("[BucketREAD], LatencyVariance(us), 25208.25\n"), std::string::npos) << two;
   EXPECT_EQ(two.find("[BucketREAD], Return="), std::string::npos) << two;
   EXPECT_EQ(two.find("[READ]"), std::string::npos) << two;
+  // OneMeasurementHdrHistogram's verbose lines: each recorded microsecond
+  // value (1..550 OK reads, one each) with its count as a double.
+  EXPECT_NE(two.find("[HdrREAD], Return=NOT_FOUND, 50\n[HdrREAD], 1, 1.0\n[HdrREAD], 2, 1.0\n"),
+            std::string::npos)
+      << two;
+  EXPECT_NE(two.find("[HdrREAD], 550, 1.0\n[BucketREAD], Operations, 550\n"), std::string::npos)
+      << two;
 }
 
 }  // namespace

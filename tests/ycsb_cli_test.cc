@@ -7,12 +7,16 @@
 // status line's format from YCSB's StatusThread rules.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "bench/hdr/histogram_log.h"
 #include "bench/loadgen/status_line.h"
 #include "tests/silent_listener.h"
 
@@ -134,7 +138,8 @@ TEST(YcsbCli, WorkloadFCountsAsYcsbCountsIt) {
 // Issue 20 target: a YCSB user's parser sees YCSB's sections for A-F in
 // both null-read modes (plus wirebench's own CLIENT, SERVER and TOTAL).
 TEST(YcsbCli, SectionsOfWorkloadsAToFInBothNullReadModes) {
-  const std::set<std::string> own = {"OVERALL", "CLIENT", "SERVER", "TOTAL"};
+  const std::set<std::string> own = {"OVERALL", "CLEANUP", "MEASURED", "CLIENT", "SERVER",
+                                     "TOTAL"};
   const std::map<std::string, std::set<std::string>> expected = {
       {"workloada", {"READ", "UPDATE"}},  {"workloadb", {"READ", "UPDATE"}},
       {"workloadc", {"READ"}},            {"workloadd", {"READ", "INSERT"}},
@@ -258,6 +263,172 @@ TEST(YcsbCli, DataIntegrityChecksAreTimedUnderVerify) {
         << o.out;
     EXPECT_EQ(Int(s, "READ", "Return=ERROR"), -1) << o.out;
     EXPECT_EQ(s.count("VERIFY-FAILED"), 0u) << o.out;
+  }
+}
+
+double Double(const Sections& s, const std::string& section, const std::string& name) {
+  return std::stod(s.at(section).at(name));
+}
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+// Lines of `text` that start with `prefix`.
+size_t CountLines(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string l;
+  size_t n = 0;
+  while (std::getline(in, l)) n += l.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+std::string TestDir(const std::string& name) {
+  const std::string dir = std::string(WIREBENCH_BINARY_DIR) + "/ycsb_cli_" + name + "_files/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Issue 20 items 7 and 14: each client's cleanup is timed under [CLEANUP]
+// twice (DBWrapper's and HBaseClient2's own sample), with no Return= lines;
+// [OVERALL] spans the client threads' whole run, warm-up included, with
+// every operation they did (YCSB's st..en and opsDone), and the measured
+// phase is under [MEASURED].
+TEST(YcsbCli, CleanupIsTimedAndOverallSpansTheWholeClientRun) {
+  const Outcome o = RunWirebench("cleanup", {"run", "-P", Workload("workloada"), "--ops", "300",
+                                             "-threads", "3", "--warmup", "0.3"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const Sections s = Parse(o.out);
+  EXPECT_EQ(Int(s, "CLEANUP", "Operations"), 6) << o.out;
+  for (const auto& [name, value] : s.at("CLEANUP"))
+    EXPECT_EQ(name.rfind("Return=", 0), std::string::npos) << name;
+  EXPECT_EQ(Int(s, "MEASURED", "Operations"), 300) << o.out;
+  const int64_t run_ms = Int(s, "OVERALL", "RunTime(ms)");
+  EXPECT_GE(run_ms, 300) << o.out;  // The warm-up is inside YCSB's span.
+  EXPECT_GE(run_ms, Int(s, "MEASURED", "RunTime(ms)")) << o.out;
+  // Throughput = 1000 * opsDone / RunTime(ms), opsDone with the warm-up's operations.
+  const double ops_done = Double(s, "OVERALL", "Throughput(ops/sec)") * double(run_ms) / 1000.0;
+  EXPECT_GT(ops_done, 300.5) << o.out;
+  EXPECT_NEAR(ops_done, std::round(ops_done), 1e-6) << o.out;
+}
+
+// Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
+// final flush as an UPDATE (latency only: not an operation, no Return=),
+// DBWrapper's as CLEANUP.
+TEST(YcsbCli, ClientBufferingTimesTheFinalFlushAsAnUpdate) {
+  const Outcome o = RunWirebench("buffered", {"load", "-P", Workload("workloada"), "-p",
+                                              "recordcount=200", "-p", "clientbuffering=true",
+                                              "-threads", "2"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const Sections s = Parse(o.out);
+  EXPECT_EQ(Int(s, "INSERT", "Return=OK"), 200) << o.out;
+  EXPECT_EQ(Int(s, "UPDATE", "Operations"), 2) << o.out;
+  EXPECT_EQ(s.at("UPDATE").count("Return=OK"), 0u) << o.out;
+  EXPECT_EQ(Int(s, "CLEANUP", "Operations"), 2) << o.out;
+  EXPECT_EQ(Int(s, "MEASURED", "Operations"), 200) << o.out;
+}
+
+// Issue 20 item 4: measurementtype=raw prints OneMeasurementRaw's notice,
+// every sample ("<OP>,<ms>,<us>") and its summary; measurement.raw.output_file
+// takes the samples (appended, as YCSB opens it); no_summary leaves the count.
+TEST(YcsbCli, RawMeasurementWritesEverySample) {
+  Outcome o = RunWirebench("raw", {"run", "-P", Workload("workloada"), "--ops", "200",
+                                   "-threads", "2", "-p", "measurementtype=raw"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  Sections s = Parse(o.out);
+  EXPECT_NE(o.out.find("Raw data measurement: will output to stdout.\n"), std::string::npos);
+  EXPECT_NE(o.out.find("UPDATE latency raw data: op, timestamp(ms), latency(us)\n"),
+            std::string::npos);
+  const int64_t updates = Int(s, "UPDATE", "Total Operations");
+  const int64_t reads = Int(s, "READ-FAILED", "Total Operations");
+  EXPECT_EQ(updates + reads, 200) << o.out;
+  EXPECT_EQ(Int(s, "READ", "Return=NOT_FOUND"), reads) << o.out;
+  EXPECT_EQ(int64_t(CountLines(o.out, "UPDATE,")), updates);
+  EXPECT_EQ(int64_t(CountLines(o.out, "READ-FAILED,")), reads);
+  EXPECT_EQ(Int(s, "UPDATE", "Below is a summary of latency in microseconds:"), -1);
+  EXPECT_LE(Int(s, "UPDATE", "Min"), Int(s, "UPDATE", "p50"));
+  EXPECT_LE(Int(s, "UPDATE", "p50"), Int(s, "UPDATE", "Max"));
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(\nUPDATE,\d{13},\d+\n)"))) << o.out;
+
+  const std::string file = TestDir("raw") + "raw.txt";
+  for (int i = 0; i < 2; ++i) {
+    o = RunWirebench("raw_file", {"run", "-P", Workload("workloada"), "--ops", "100", "-p",
+                                  "measurementtype=hdrhistogram+raw", "-p",
+                                  "measurement.raw.output_file=" + file, "-p",
+                                  "measurement.raw.no_summary=true"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+  }
+  s = Parse(o.out);
+  EXPECT_NE(o.out.find("Raw data measurement: will output to result file: " + file),
+            std::string::npos);
+  EXPECT_EQ(CountLines(o.out, "RawUPDATE,"), 0u);
+  EXPECT_EQ(Int(s, "RawUPDATE", "Total Operations"), Int(s, "HdrUPDATE", "Operations")) << o.out;
+  EXPECT_EQ(s.at("RawUPDATE").count("Min"), 0u) << o.out;  // no_summary.
+  EXPECT_EQ(s.at("RawUPDATE").count("Return=OK"), 0u) << o.out;  // The Hdr half has them.
+  const std::string written = ReadFile(file);
+  EXPECT_EQ(CountLines(written, "RawUPDATE latency raw data:"), 2u) << written;  // Appended.
+  EXPECT_EQ(CountLines(written, "RawUPDATE,") + CountLines(written, "RawREAD-FAILED,") +
+                CountLines(written, "RawCLEANUP,"),
+            2u * (100 + 2))
+      << written;
+}
+
+// Issue 20 item 4: measurementtype=timeseries prints the summary, then one
+// "<offset ms>, <average us>" line per timeseries.granularity unit.
+TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
+  const Outcome o = RunWirebench(
+      "timeseries", {"run", "-P", Workload("workloada"), "--ops", "400", "-target", "500", "-p",
+                     "measurementtype=timeseries", "-p", "timeseries.granularity=200", "-p",
+                     "timeseries.percentiles=90"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const Sections s = Parse(o.out);
+  EXPECT_EQ(Int(s, "UPDATE", "Operations"), Int(s, "UPDATE", "Return=OK")) << o.out;
+  EXPECT_GE(Int(s, "UPDATE", "90thPercentileLatency(us)"), Int(s, "UPDATE", "MinLatency(us)"));
+  std::vector<int64_t> units;
+  for (const auto& [name, value] : s.at("UPDATE"))
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
+      units.push_back(std::stoll(name));
+      EXPECT_GT(std::stod(value), 0.0) << name;
+    }
+  ASSERT_GE(units.size(), 3u) << o.out;  // 0.8 s of operations in 200 ms units.
+  for (int64_t u : units) EXPECT_EQ(u % 200, 0) << u;
+
+  Outcome bad = RunWirebench("bad_type", {"run", "-P", Workload("workloada"), "--ops", "10", "-p",
+                                          "measurementtype=histogramm"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("hdrhistogram+raw, timeseries or raw"), std::string::npos) << bad.err;
+  bad = RunWirebench("bad_unit", {"run", "-P", Workload("workloada"), "--ops", "10", "-p",
+                                  "measurementtype=timeseries", "-p", "timeseries.granularity=0"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("'timeseries.granularity' must be a positive number"), std::string::npos)
+      << bad.err;
+}
+
+// Issue 20 item 4: hdrhistogram.fileoutput writes one HdrHistogram log per
+// measurement, <hdrhistogram.output.path><NAME>.hdr, holding its samples in
+// microseconds.
+TEST(YcsbCli, HdrFileOutputWritesALogPerMeasurement) {
+  const std::string prefix = TestDir("hdr") + "p-";
+  const Outcome o = RunWirebench("hdr", {"run", "-P", Workload("workloada"), "--ops", "300", "-p",
+                                         "hdrhistogram.fileoutput=true", "-p",
+                                         "hdrhistogram.output.path=" + prefix});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  const Sections s = Parse(o.out);
+  for (const std::string name : {"UPDATE", "READ-FAILED", "CLEANUP"}) {
+    SCOPED_TRACE(name);
+    const std::string text = ReadFile(prefix + name + ".hdr");
+    EXPECT_EQ(text.rfind("#[Logging for: " + name + "]\n", 0), 0u) << text;
+    auto log = hdr::ParseHistogramLog(text);
+    ASSERT_TRUE(log.ok()) << log.status().ToString();
+    int64_t count = 0, max = 0;
+    for (const auto& e : log->intervals) {
+      count += e.histogram.total_count();
+      max = std::max(max, e.histogram.Max());
+    }
+    EXPECT_EQ(count, Int(s, name, "Operations"));
+    EXPECT_NEAR(double(max), double(Int(s, name, "MaxLatency(us)")),
+                1 + 0.001 * double(max));  // Microseconds, as YCSB records them.
   }
 }
 

@@ -178,6 +178,15 @@ class LoadRun {
     layout_ = PlanLayout(o_);
     WB_RETURN_IF_ERROR(ConnectShared());
     WB_RETURN_IF_ERROR(StartThreads());
+    // YCSB's RunTime starts once its client threads are started, before
+    // they connect (their init()).
+    client_start_ = Clock::now();
+    result_.samples_epoch_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count() -
+        std::chrono::duration_cast<std::chrono::nanoseconds>(client_start_.time_since_epoch())
+            .count();
     WB_RETURN_IF_ERROR(Connect());
     PlaceClients();
     Warmup();
@@ -203,6 +212,7 @@ class LoadRun {
   void TakeSnapshot(Clock::time_point now, bool final);
   void Drain();
   void Collect();
+  void CollectCleanup(const LogicalClient& c);
   void Shutdown(bool force);
 
   const DriverOptions o_;
@@ -224,6 +234,8 @@ class LoadRun {
   CounterTotals counters_before_;
   Clock::time_point measure_start_;
   Clock::time_point measure_end_;
+  Clock::time_point client_start_;
+  Clock::time_point last_client_end_;
 };
 
 // OS-thread model over a transport that shares connections: opens the
@@ -362,6 +374,15 @@ void LoadRun::PlaceClients() {
     t->clients.push_back(std::make_unique<LogicalClient>(
         &state_, t, channel, t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
+    if (o_.keep_samples) {
+      // Up to three samples an operation (read-modify-write: READ, UPDATE and
+      // itself), reserved now so the measured phase does not allocate for them
+      // (a run without an operation count grows the vector as it goes).
+      t->keep_samples = true;
+      constexpr int64_t kMaxReserved = int64_t(1) << 24;
+      t->samples.reserve(size_t(std::min(kMaxReserved, int64_t(t->samples.capacity()) +
+                                                           3 * quota + 4)));
+    }
   }
 }
 
@@ -513,6 +534,30 @@ void LoadRun::Drain() {
                      [&] { return state_.clients_left.load() == 0; });
 }
 
+// One logical client's cleanup, timed as YCSB times db.cleanup(): by
+// DBWrapper under CLEANUP (and its intended measurement), and by
+// HBaseClient2 itself, under UPDATE when the cleanup flushed buffered puts
+// and CLEANUP otherwise. Latency only: no Return= counts, not an operation.
+// Runs on the client's thread after it ended; allocates nothing there in
+// the measured phase (the result's histograms belong to the driver).
+void LoadRun::CollectCleanup(const LogicalClient& c) {
+  last_client_end_ = std::max(last_client_end_, c.end_time());
+  const int64_t ns = c.cleanup_ns();
+  if (ns < 0) return;
+  OpStats& cleanup = result_.ops[size_t(OpType::kCleanup)];
+  cleanup.latency.Record(ns);
+  cleanup.intended_latency.Record(ns);
+  const OpType binding = c.cleanup_flushed() ? OpType::kUpdate : OpType::kCleanup;
+  result_.ops[size_t(binding)].latency.Record(ns);
+  if (o_.keep_samples) {
+    const int64_t end = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            c.end_time().time_since_epoch())
+                            .count();
+    result_.samples.push_back({end, ns, ns, OpType::kCleanup, OpResult::kOk, false});
+    result_.samples.push_back({end, ns, -1, binding, OpResult::kOk, true});
+  }
+}
+
 void LoadRun::Collect() {
   result_.client_usage = ClientUsage(*o_.transport) - usage_before_;
   result_.client_counters = ClientCounters(*o_.transport) - counters_before_;
@@ -537,6 +582,10 @@ void LoadRun::Collect() {
       if (raw->timer_lateness) result_.timer_lateness.Add(*raw->timer_lateness);
       result_.behind_schedule += raw->behind_schedule;
       result_.operations += raw->measured_ops;
+      result_.client_operations += raw->measured_ops + raw->unmeasured_ops;
+      if (raw->keep_samples)
+        result_.samples.insert(result_.samples.end(), raw->samples.begin(), raw->samples.end());
+      for (auto& c : raw->clients) CollectCleanup(*c);
       result_.error_replies += raw->error_replies;
       if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
       for (auto& c : raw->conns) result_.connections += c->stats();
@@ -545,6 +594,12 @@ void LoadRun::Collect() {
   }
   for (auto& c : shared_) result_.connections += c->stats();
   result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
+  // YCSB's span ends when its last client thread is joined; a run cut short
+  // ends where the measured phase did.
+  const Clock::time_point client_end =
+      state_.clients_left.load() == 0 && last_client_end_ > client_start_ ? last_client_end_
+                                                                           : measure_end_;
+  result_.client_run_s = std::chrono::duration<double>(client_end - client_start_).count();
   if (state_.failed.load() || StopRequested()) {
     result_.partial = true;
     if (result_.error.ok())

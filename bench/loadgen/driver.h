@@ -115,6 +115,10 @@ struct DriverOptions {
   double stall_timeout_s = 30;
   // Fetch the server's Stats before and after the measured phase.
   bool fetch_server_stats = true;
+  // Keep every measured latency sample (RunResult::samples): YCSB's raw and
+  // timeseries measurement types and its .hdr logs need them. Costs memory
+  // per operation (reserved up front when the operation count is known).
+  bool keep_samples = false;
 };
 
 // Checks each option (ranges, the codec name) and the load's size against

@@ -138,8 +138,13 @@ bool LogicalClient::PlanNext() {
     have_op = stream_->Next(&op_);
   }
   if (!have_op) {
+    if (!cleanup_started_) {
+      cleanup_started_ = true;
+      cleanup_start_ = LoadClock::now();
+    }
     if (flushed_ || failed_ || !stream_->Flush(&op_)) return false;
     flushed_ = true;
+    rare_ = true;  // FinishOp: the flush is part of the cleanup, not an operation.
   }
   measured_ = phase == kMeasure;
   return true;
@@ -180,7 +185,18 @@ void LogicalClient::FinishOp() {
   const LoadClock::time_point end = LoadClock::now();
   stream_->Finish(op_, read_result_);
   OpResult result = read_result_;
-  if (rare_) [[unlikely]] result = FinishRareOp(end);
+  if (rare_) [[unlikely]] {
+    if (flushed_) {
+      // The final flush is timed with the cleanup (End). A failed one is
+      // counted, so it is seen, as a failed UPDATE; YCSB's cleanup would
+      // throw and time nothing.
+      rare_ = false;
+      flush_failed_ = result != OpResult::kOk;
+      if (flush_failed_) Record(op_.type, result, intended_, start_, end, measured_);
+      return;
+    }
+    result = FinishRareOp(end);
+  }
   Record(op_.type, result, intended_, start_, end, measured_);
   if (measured_) --quota_;
 }
@@ -209,6 +225,11 @@ OpResult LogicalClient::FinishRareOp(LoadClock::time_point end) {
 void LogicalClient::End() {
   if (ended_) return;
   ended_ = true;
+  end_time_ = LoadClock::now();
+  if (cleanup_started_ && !failed_ && !flush_failed_) {
+    cleanup_ns_ = Nanos(end_time_ - cleanup_start_);
+    cleanup_flushed_ = flushed_;
+  }
   if (failed_) state_->Fail();
   state_->ClientDone();
 }
@@ -348,7 +369,10 @@ std::unique_ptr<hdr::Histogram>& LatencyFor(ThreadOpStats& s, OpResult result) {
 void LogicalClient::Record(OpType type, OpResult result, LoadClock::time_point intended,
                            LoadClock::time_point start, LoadClock::time_point end, bool measured) {
   RecordLatency(type, result, intended, start, end, measured);
-  if (!measured) return;
+  if (!measured) {
+    ++thread_->unmeasured_ops;
+    return;
+  }
   ++thread_->measured_ops;
   state_->last_end_ns.store(Nanos(end.time_since_epoch()), std::memory_order_relaxed);
 }
@@ -382,13 +406,21 @@ void LogicalClient::RecordLatency(OpType type, OpResult result, LoadClock::time_
     RecordLazily(&LatencyFor(s, result), latency);
     if (with_interval) RecordLazily(&LatencyFor(iv, result), latency);
   }
+  int64_t intended_latency = -1;
   if (interval_ns_ > 0 && result != OpResult::kError) {
-    const int64_t intended_latency = Nanos(end - intended);
+    intended_latency = Nanos(end - intended);
     RecordLazily(&s.intended_latency, intended_latency);
     if (with_interval) RecordLazily(&iv.intended_latency, intended_latency);
   }
   ++s.results[size_t(result)];
   ++iv.results[size_t(result)];
+  if (thread_->keep_samples) [[unlikely]] KeepSample(type, result, end, latency, intended_latency);
+}
+
+void LogicalClient::KeepSample(OpType type, OpResult result, LoadClock::time_point end,
+                               int64_t latency_ns, int64_t intended_ns) {
+  thread_->samples.push_back(
+      LatencySample{Nanos(end.time_since_epoch()), latency_ns, intended_ns, type, result});
 }
 
 void LogicalClient::RecordLateness(LoadClock::time_point intended, LoadClock::time_point start,

@@ -105,6 +105,10 @@ struct ClientThread {
   std::unique_ptr<hdr::Histogram> timer_lateness;  // Open loop only.
   uint64_t behind_schedule = 0;
   uint64_t measured_ops = 0;
+  uint64_t unmeasured_ops = 0;  // Warm-up (and drain) operations: YCSB counts them in opsDone.
+  // DriverOptions::keep_samples: every measured latency (reserved before the run).
+  bool keep_samples = false;
+  std::vector<LatencySample> samples;
   Status error;  // First failure seen by this thread.
   // Calls the server answered with an error (its reason in the reply), and
   // the first one's text, "METHOD: STATUS: reason".
@@ -150,6 +154,16 @@ class LogicalClient final : public rpc::PendingCall {
   void OnReply(const rpc::FrameHeader& h, ByteView payload) override;
   void OnFailure(const Status& status) override;
 
+  // The client's cleanup, as YCSB's ClientThread ends with db.cleanup():
+  // from when it had no more operations to plan to its end, the final flush
+  // of buffered puts included. cleanup_ns() < 0 when it had none (it failed,
+  // or its final flush failed). Read on the client's thread once it ended.
+  int64_t cleanup_ns() const { return cleanup_ns_; }
+  // The cleanup carried the final flush (HBaseClient2 times it as an UPDATE).
+  bool cleanup_flushed() const { return cleanup_flushed_; }
+  // When the client ended (its cleanup done); epoch when it has not.
+  LoadClock::time_point end_time() const { return end_time_; }
+
  private:
   // Plans and starts operations until one waits for a reply or its start
   // time, or the client ends.
@@ -186,6 +200,9 @@ class LogicalClient final : public rpc::PendingCall {
   // Records what a rare operation adds (see rare_) and returns the result
   // to record the operation itself with.
   OpResult FinishRareOp(LoadClock::time_point end);
+  // Keeps one latency sample (DriverOptions::keep_samples).
+  void KeepSample(OpType type, OpResult result, LoadClock::time_point end, int64_t latency_ns,
+                  int64_t intended_ns);
   void RecordLateness(LoadClock::time_point intended, LoadClock::time_point start, bool waited);
 
   RunState* state_;
@@ -216,6 +233,13 @@ class LogicalClient final : public rpc::PendingCall {
   bool rmw_read_recorded_ = false;
   OpStream::Verification verify_;  // The check of op_'s read, when one is pending.
   LoadClock::time_point rmw_update_start_;
+  // Cleanup: started when the stream had nothing more (cleanup_start_).
+  bool cleanup_started_ = false;
+  bool flush_failed_ = false;
+  bool cleanup_flushed_ = false;
+  LoadClock::time_point cleanup_start_;
+  int64_t cleanup_ns_ = -1;
+  LoadClock::time_point end_time_;
 };
 
 }  // namespace wirebench

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <sstream>
 
@@ -79,15 +81,36 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
 Status ReadMeasurementOptions(const ycsb::Properties& props, ReportOptions* r) {
   auto type = props.GetString("measurementtype");
   if (!type.ok()) return type.status();
-  if (*type == "timeseries" || *type == "raw" || *type == "hdrhistogram+raw")
-    return Status::Unimplemented(
-        "measurementtype=" + *type + " (set at " + props.SourceOf("measurementtype") +
-        ") is not implemented in wirebench; use hdrhistogram (the default), histogram or "
-        "hdrhistogram+histogram, or --hlog for per-interval latencies");
-  if (*type != "hdrhistogram" && *type != "histogram" && *type != "hdrhistogram+histogram")
-    return Status::InvalidArgument("property 'measurementtype' must be hdrhistogram, histogram "
-                                   "or hdrhistogram+histogram, got '" + *type + "' (set at " +
-                                   props.SourceOf("measurementtype") + ")");
+  static const char* const kTypes[] = {"hdrhistogram",     "histogram",  "hdrhistogram+histogram",
+                                       "hdrhistogram+raw", "timeseries", "raw"};
+  if (std::find(std::begin(kTypes), std::end(kTypes), *type) == std::end(kTypes))
+    return Status::InvalidArgument(
+        "property 'measurementtype' must be hdrhistogram, histogram, hdrhistogram+histogram, "
+        "hdrhistogram+raw, timeseries or raw (YCSB's names), got '" + *type + "' (set at " +
+        props.SourceOf("measurementtype") + ")");
+  if (*type == "timeseries") {
+    auto granularity = props.GetInt("timeseries.granularity");
+    if (!granularity.ok()) return granularity.status();
+    if (*granularity < 1 || *granularity > INT32_MAX)
+      return Status::InvalidArgument(
+          "property 'timeseries.granularity' must be a positive number of milliseconds, got " +
+          std::to_string(*granularity) + " (set at " + props.SourceOf("timeseries.granularity") +
+          ")");
+    r->timeseries_granularity_ms = *granularity;
+    auto list = props.GetString("timeseries.percentiles");
+    if (!list.ok()) return list.status();
+    auto pct = hdr::ParseYcsbPercentiles(*list);
+    if (!pct.ok()) {  // YCSB warns and uses its default.
+      std::fprintf(stderr,
+                   "[WARN] Couldn't read timeseries.percentiles value: '%s', the default of "
+                   "'95,99' will be used.\n",
+                   list->c_str());
+      r->timeseries_percentiles = {95, 99};
+    } else {
+      r->timeseries_percentiles = *pct;
+    }
+  }
+  r->raw_no_summary = props.GetYcsbBool("measurement.raw.no_summary");
   r->measurement_type = *type;
   auto buckets = props.GetInt("histogram.buckets");
   if (!buckets.ok()) return buckets.status();
@@ -115,6 +138,12 @@ struct RunSettings {
   DriverOptions driver;
   double status_interval_s = 10;
   ReportOptions report;
+  // hdrhistogram.fileoutput: YCSB's per-measurement .hdr logs, named
+  // <hdrhistogram.output.path><NAME>.hdr.
+  bool hdr_file_output = false;
+  std::string hdr_output_path;
+  // measurement.raw.output_file (empty: stdout).
+  std::string raw_output_file;
 };
 
 StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properties& props,
@@ -150,6 +179,11 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   r.report.percentiles = *percentiles;
   r.report.measurement_interval = *interval_kind;
   WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r.report));
+  const std::string& type = r.report.measurement_type;
+  r.hdr_file_output =
+      type.rfind("hdrhistogram", 0) == 0 && props.GetYcsbBool("hdrhistogram.fileoutput");
+  if (auto path = props.GetString("hdrhistogram.output.path"); path.ok()) r.hdr_output_path = *path;
+  if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok()) r.raw_output_file = *raw;
   DriverOptions& d = r.driver;
   d.codec = o.codec;
   auto transport = FindTransport(o.rpc);
@@ -165,6 +199,9 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
   d.stall_timeout_s = o.stall_timeout;
+  // raw and timeseries report every sample; the .hdr logs are cut from them.
+  d.keep_samples = type == "raw" || type == "hdrhistogram+raw" || type == "timeseries" ||
+                   r.hdr_file_output;
   return r;
 }
 
@@ -228,6 +265,68 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
   c["label"] = o.label;
   return c;
+}
+
+// hdrhistogram.fileoutput: one HdrHistogram interval log per HdrHistogram
+// measurement, as OneMeasurementHdrHistogram writes it: "[Logging for:
+// NAME]", the header, then an interval of microsecond latencies per status
+// line (-s, every status.interval seconds) or, without -s, one for the run.
+Status WriteHdrLogs(const YcsbOutcome& out, const RunSettings& s, bool status) {
+  for (const YcsbSeries& series : YcsbHdrSeries(out.result, s.report)) {
+    std::ostringstream text;
+    hdr::HistogramLogWriter log(&text);
+    const int64_t base_ms = series.points.empty() ? 0 : series.points.front().ms;
+    WB_RETURN_IF_ERROR(log.WriteComment("[Logging for: " + series.name + "]"));
+    WB_RETURN_IF_ERROR(log.WriteHeader(base_ms, base_ms));
+    const int64_t step_ms =
+        status && s.status_interval_s > 0 ? std::max<int64_t>(1, int64_t(s.status_interval_s * 1000))
+                                          : INT64_MAX;
+    size_t i = 0;
+    for (int64_t from = base_ms; i < series.points.size(); from += step_ms) {
+      hdr::Histogram h;
+      int64_t last_ms = from;
+      for (; i < series.points.size() && series.points[i].ms - from < step_ms; ++i) {
+        h.Record(series.points[i].us);
+        last_ms = series.points[i].ms;
+      }
+      const double length_ms = step_ms == INT64_MAX ? double(last_ms - from) : double(step_ms);
+      WB_RETURN_IF_ERROR(
+          log.WriteInterval("", double(from - base_ms) / 1000.0, length_ms / 1000.0, h));
+      if (step_ms == INT64_MAX) break;
+    }
+    WB_RETURN_IF_ERROR(log.Flush());
+    WB_RETURN_IF_ERROR(WriteFileAtomically(s.hdr_output_path + series.name + ".hdr", text.str()));
+  }
+  return Status::Ok();
+}
+
+// measurementtype raw / hdrhistogram+raw: OneMeasurementRaw's notice (on
+// stdout, as YCSB prints it) and its data lines, on stdout before the report
+// or appended to measurement.raw.output_file.
+Status WriteRawData(const YcsbRunOptions& o, const YcsbOutcome& out, const RunSettings& s) {
+  const std::vector<std::string> names = YcsbRawMeasurementNames(out.result, s.report);
+  if (names.empty()) return Status::Ok();
+  const std::string data = YcsbRawData(out.result, s.report);
+  if (!s.raw_output_file.empty()) {
+    if (!o.quiet)
+      for (size_t i = 0; i < names.size(); ++i)
+        std::printf("Raw data measurement: will output to result file: %s\n",
+                    s.raw_output_file.c_str());
+    std::FILE* f = std::fopen(s.raw_output_file.c_str(), "a");  // YCSB appends.
+    if (f == nullptr)
+      return Status::IoError("measurement.raw.output_file: cannot open '" + s.raw_output_file +
+                             "' for appending: " + std::strerror(errno));
+    const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    if (std::fclose(f) != 0 || !ok)
+      return Status::IoError("measurement.raw.output_file: cannot write '" + s.raw_output_file +
+                             "': " + std::strerror(errno));
+    return Status::Ok();
+  }
+  if (o.quiet) return Status::Ok();
+  for (size_t i = 0; i < names.size(); ++i)
+    std::fputs("Raw data measurement: will output to stdout.\n", stdout);
+  std::fputs(data.c_str(), stdout);
+  return Status::Ok();
 }
 
 // Every file is written atomically, partial results included. As YCSB's
@@ -351,7 +450,9 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();
+  WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
+  if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));
   return out;
 }
 

@@ -161,6 +161,8 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
     for (const std::string& id : RunIds(r)) m.merged_run_ids.push_back(id);
     m.runtime_s = std::max(m.runtime_s, r.runtime_s);
     m.operations += r.operations;
+    m.client_run_s = std::max(m.client_run_s, r.client_run_s);
+    m.client_operations += r.client_operations;
     for (size_t t = 0; t < m.ops.size(); ++t) m.ops[t].Add(r.ops[t]);
     m.schedule_lateness.Add(r.schedule_lateness);
     m.timer_lateness.Add(r.timer_lateness);

@@ -12,6 +12,7 @@ std::string_view OpTypeName(OpType t) {
     case OpType::kDelete: return "DELETE";
     case OpType::kFlush: return "FLUSH";
     case OpType::kVerify: return "VERIFY";
+    case OpType::kCleanup: return "CLEANUP";
     case OpType::kCount: break;
   }
   return "UNKNOWN";

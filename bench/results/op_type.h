@@ -19,11 +19,15 @@ enum class OpType : uint8_t {
   kDelete,
   kFlush,   // clientbuffering=true: one Multi call carrying buffered puts.
   kVerify,  // dataintegrity=true: CoreWorkload's check of a read's values.
+  // Each logical client's cleanup (the binding's close, with clientbuffering
+  // the final flush), as YCSB's DBWrapper and HBaseClient2 time it: latency
+  // only, no result counts, not an operation.
+  kCleanup,
   kCount,
 };
 constexpr int kOpTypes = int(OpType::kCount);
 // "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "FLUSH",
-// "VERIFY".
+// "VERIFY", "CLEANUP".
 std::string_view OpTypeName(OpType t);
 
 // How an operation ended, as YCSB's Status names it.

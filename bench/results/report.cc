@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <unordered_map>
 #include <jemalloc/jemalloc.h>
 
 #include "bench/hdr/ycsb_summary.h"
@@ -101,33 +103,126 @@ struct YcsbMeasurement {
   std::string name;
   hdr::Histogram latency;
   const OpStats* returns = nullptr;
+  // Its samples in time order (RunResult::samples; empty without them).
+  std::vector<YcsbPoint> points;
 };
 
+// OneMeasurementRaw's lines: the count, then (unless
+// measurement.raw.no_summary) the average and the sorted samples at YCSB's
+// fixed ranks, then the Return= lines.
+void RawLines(Lines& l, const std::string& name, const std::vector<YcsbPoint>& points,
+              const std::function<void(const std::string&)>& returns, const ReportOptions& o) {
+  const int64_t n = int64_t(points.size());
+  l.Integer(name, "Total Operations", n);
+  if (n > 0 && !o.raw_no_summary) {
+    l.Integer(name, "Below is a summary of latency in microseconds:", -1);
+    std::vector<int64_t> us;
+    us.reserve(points.size());
+    int64_t sum = 0;
+    for (const YcsbPoint& p : points) {
+      us.push_back(p.us);
+      sum += p.us;
+    }
+    l.JavaDouble(name, "Average", double(sum) / double(n));
+    std::sort(us.begin(), us.end());
+    l.Integer(name, "Min", us.front());
+    l.Integer(name, "Max", us.back());
+    const std::pair<const char*, double> ranks[] = {{"p1", 0.01},   {"p5", 0.05},    {"p50", 0.5},
+                                                    {"p90", 0.9},   {"p95", 0.95},   {"p99", 0.99},
+                                                    {"p99.9", 0.999}, {"p99.99", 0.9999}};
+    for (const auto& [label, q] : ranks) l.Integer(name, label, us[size_t(double(n) * q)]);
+  }
+  returns(name);
+}
+
+// OneMeasurementTimeSeries's lines: the summary, the Return= lines, then
+// one line per unit of timeseries.granularity ms (named by its offset from
+// the first sample, as YCSB names it; units with no sample are skipped)
+// with the average of the whole microseconds in it.
+void TimeSeriesLines(Lines& l, const std::string& name, const std::vector<YcsbPoint>& points,
+                     const std::function<void(const std::string&)>& returns,
+                     const ReportOptions& o) {
+  int64_t sum = 0, min = -1, max = -1;
+  hdr::Histogram h;
+  for (const YcsbPoint& p : points) {
+    sum += p.us;
+    if (p.us > max) max = p.us;
+    if (min < 0 || p.us < min) min = p.us;
+    h.Record(p.us);
+  }
+  const double n = double(points.size());
+  l.Integer(name, "Operations", int64_t(points.size()));
+  l.JavaDouble(name, "AverageLatency(us)", double(sum) / n);
+  l.Integer(name, "MinLatency(us)", min);
+  l.Integer(name, "MaxLatency(us)", max);
+  for (double p : o.timeseries_percentiles)
+    l.Integer(name, hdr::YcsbPercentileMetric(p), points.empty() ? 0 : h.ValueAtPercentile(p));
+  returns(name);
+  const int64_t g = std::max<int64_t>(1, o.timeseries_granularity_ms);
+  const int64_t start = points.empty() ? 0 : points.front().ms;
+  int64_t unit = 0, unit_sum = 0, unit_count = 0;
+  for (const YcsbPoint& p : points) {
+    const int64_t u = (p.ms - start) / g * g;
+    if (u > unit) {
+      l.JavaDouble(name, std::to_string(unit), double(unit_sum) / double(unit_count));
+      unit = u;
+      unit_sum = unit_count = 0;
+    }
+    unit_sum += p.us;
+    ++unit_count;
+  }
+  l.JavaDouble(name, std::to_string(unit), double(unit_sum) / double(unit_count));
+}
+
+// OneMeasurementHdrHistogram's lines with measurement.histogram.verbose: per
+// recorded value of its microsecond histogram (3 significant digits), the
+// bucket's highest equivalent value (capped at Integer.MAX_VALUE) and its
+// count as a double.
+void HdrValueLines(Lines& l, const std::string& name, const hdr::Histogram& ns) {
+  hdr::Histogram us;
+  for (int32_t i = 0; i < ns.counts_array_length(); ++i)
+    if (const int64_t n = ns.CountAtIndex(i); n > 0)
+      us.RecordValues(ns.MedianEquivalentValue(ns.ValueFromIndex(i)) / 1000, n);
+  for (int32_t i = 0; i < us.counts_array_length(); ++i) {
+    const int64_t n = us.CountAtIndex(i);
+    if (n == 0) continue;
+    const int64_t value = std::min<int64_t>(INT32_MAX, us.HighestEquivalentValue(us.ValueFromIndex(i)));
+    l.JavaDouble(name, std::to_string(value), double(n));
+  }
+}
+
 // One measurement's lines, as the configured measurementtype exports them.
-// hdrhistogram+histogram is YCSB's TwoInOneMeasurement: an HdrHistogram one
+// The two-in-one types are YCSB's TwoInOneMeasurement: an HdrHistogram one
 // named "Hdr<NAME>" with the Return= counts, then a histogram one named
-// "Bucket<NAME>" without them.
+// "Bucket<NAME>" (hdrhistogram+histogram) or a raw one named "Raw<NAME>"
+// (hdrhistogram+raw) without them.
 void ExportMeasurement(Lines& l, const YcsbMeasurement& m, const ReportOptions& o) {
-  auto returns = [&](const std::string& name) {
+  const std::function<void(const std::string&)> returns = [&](const std::string& name) {
     if (m.returns == nullptr) return;
     for (int k = 0; k < int(OpResult::kCount); ++k)
       if (m.returns->results[size_t(k)] > 0)
         l.Integer(name, "Return=" + std::string(OpResultName(OpResult(k))),
                   int64_t(m.returns->results[size_t(k)]));
   };
-  const bool two = o.measurement_type == "hdrhistogram+histogram";
-  if (two || o.measurement_type == "hdrhistogram") {
+  const std::function<void(const std::string&)> no_returns = [](const std::string&) {};
+  const std::string& type = o.measurement_type;
+  const bool two = type.find('+') != std::string::npos;
+  if (type.rfind("hdrhistogram", 0) == 0) {
     const std::string name = two ? "Hdr" + m.name : m.name;
     l.Latency(name, m.latency, o);
     returns(name);
+    if (o.histogram_verbose) HdrValueLines(l, name, m.latency);
   }
-  if (two || o.measurement_type == "histogram") {
+  if (type == "histogram" || type == "hdrhistogram+histogram") {
     const std::string name = two ? "Bucket" + m.name : m.name;
     const hdr::YcsbMsHistogram h = hdr::ToYcsbMsHistogram(m.latency, o.histogram_buckets);
     l.MsHistogram(name, h);
     if (!two) returns(name);
     if (o.histogram_verbose) l.MsBuckets(name, h);
   }
+  if (type == "raw" || type == "hdrhistogram+raw")
+    RawLines(l, two ? "Raw" + m.name : m.name, m.points, two ? no_returns : returns, o);
+  if (type == "timeseries") TimeSeriesLines(l, m.name, m.points, returns, o);
 }
 
 // The name YCSB's DBWrapper measures a non-OK status under.
@@ -150,20 +245,25 @@ std::string FailedName(const std::string& op, OpResult r, const ReportOptions& o
 void TypeMeasurements(std::vector<YcsbMeasurement>* out, OpType t, const OpStats& s,
                       const std::string& prefix, bool intended, const ReportOptions& o) {
   const std::string op(OpTypeName(t));
+  if (t == OpType::kCleanup) {
+    // DBWrapper's and HBaseClient2's samples; only DBWrapper's are intended.
+    out->push_back({prefix + op, intended ? s.intended_latency : s.latency, nullptr, {}});
+    return;
+  }
   const bool open_loop_intended = intended && s.intended_latency.total_count() > 0;
   if (t == OpType::kReadModifyWrite || t == OpType::kVerify) {
     // Measured by CoreWorkload whatever the status: one measurement. VERIFY
     // reports its status (OK, UNEXPECTED_STATE, ERROR); READ-MODIFY-WRITE none.
     hdr::Histogram all = open_loop_intended ? s.intended_latency : s.latency;
     if (!open_loop_intended) all.Add(s.failed_latency);
-    out->push_back({prefix + op, std::move(all), t == OpType::kVerify ? &s : nullptr});
+    out->push_back({prefix + op, std::move(all), t == OpType::kVerify ? &s : nullptr, {}});
     return;
   }
   if (open_loop_intended) {
-    out->push_back({prefix + op, s.intended_latency, &s});
+    out->push_back({prefix + op, s.intended_latency, &s, {}});
     return;
   }
-  out->push_back({prefix + op, Without(s.latency, s.not_found_latency), &s});
+  out->push_back({prefix + op, Without(s.latency, s.not_found_latency), &s, {}});
   const std::pair<OpResult, const hdr::Histogram*> failed[] = {
       {OpResult::kNotFound, &s.not_found_latency}, {OpResult::kError, &s.failed_latency}};
   for (const auto& [result, h] : failed) {
@@ -174,12 +274,44 @@ void TypeMeasurements(std::vector<YcsbMeasurement>* out, OpType t, const OpStats
     if (same != out->end()) {
       same->latency.Add(*h);
     } else {
-      out->push_back({name, *h, nullptr});
+      out->push_back({name, *h, nullptr, {}});
     }
   }
 }
 
-void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
+// Hands each kept sample to the measurement YCSB would have measured it in
+// (in time order): in the op pass under <OP> or its <OP>-FAILED /
+// <OP>-<STATUS> name, in the intended pass from the intended start.
+void AttachSamples(std::vector<YcsbMeasurement>* ms, const RunResult& r, const ReportOptions& o) {
+  if (r.samples.empty()) return;
+  std::vector<const LatencySample*> order;
+  order.reserve(r.samples.size());
+  for (const LatencySample& s : r.samples) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const LatencySample* a, const LatencySample* b) { return a->end_ns < b->end_ns; });
+  std::unordered_map<std::string, size_t> by_name;
+  for (size_t i = 0; i < ms->size(); ++i) by_name.emplace((*ms)[i].name, i);
+  const bool op = o.measurement_interval != "intended";
+  const bool intended = o.measurement_interval != "op";
+  for (const LatencySample* s : order) {
+    const std::string name(OpTypeName(s->type));
+    const bool one = s->type == OpType::kReadModifyWrite || s->type == OpType::kVerify ||
+                     s->type == OpType::kCleanup;
+    const std::string own = one || s->result == OpResult::kOk ? name : FailedName(name, s->result, o);
+    // YCSB's timestamp: currentTimeMillis() as the sample is measured.
+    const int64_t ms_at = (s->end_ns + r.samples_epoch_ns) / 1'000'000;
+    auto add = [&](const std::string& prefix, int64_t ns) {
+      auto it = by_name.find(prefix + own);
+      if (it == by_name.end()) it = by_name.find(prefix + name);  // Open-loop intended: one per type.
+      if (it != by_name.end()) (*ms)[it->second].points.push_back({ms_at, ns / 1000});
+    };
+    if (op) add("", s->latency_ns);
+    if (intended && !s->binding_only)
+      add(op ? "Intended-" : "", s->intended_ns >= 0 ? s->intended_ns : s->latency_ns);
+  }
+}
+
+std::vector<YcsbMeasurement> YcsbMeasurements(const RunResult& r, const ReportOptions& o) {
   // YCSB's measurement.interval: op (0) measures from the actual start,
   // intended (1) from the intended start under the operation's own name,
   // both (2) each, the intended ones as "Intended-<OP>" after the others.
@@ -192,7 +324,7 @@ void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
     const std::string prefix = intended_pass && op ? "Intended-" : "";
     for (int t = 0; t < kOpTypes; ++t) {
       const OpStats& s = r.ops[size_t(t)];
-      if (s.count() == 0) continue;
+      if (!s.present()) continue;
       // With both, YCSB counts the Return= lines under the op measurement only.
       const size_t first = ms.size();
       TypeMeasurements(&ms, OpType(t), s, prefix, intended_pass, o);
@@ -200,7 +332,12 @@ void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
         for (size_t i = first; i < ms.size(); ++i) ms[i].returns = nullptr;
     }
   }
-  for (const YcsbMeasurement& m : ms) ExportMeasurement(l, m, o);
+  AttachSamples(&ms, r, o);
+  return ms;
+}
+
+void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
+  for (const YcsbMeasurement& m : YcsbMeasurements(r, o)) ExportMeasurement(l, m, o);
 }
 
 // `skip_hw_instructions`: an --instructions run prints its own InstructionsPerOp.
@@ -294,10 +431,22 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
                                             const ReportOptions& o) {
   std::vector<Measurement> out;
   Lines l(&out);
-  l.Integer("OVERALL", "RunTime(ms)", int64_t(r.runtime_s * 1000.0 + 0.5));
-  l.JavaDouble("OVERALL", "Throughput(ops/sec)",
-               r.runtime_s > 0 ? double(r.operations) / r.runtime_s : 0.0);
+  // YCSB's figures: its client threads' whole run (connect, warm-up,
+  // cleanup) and every operation they did, throughput over the whole
+  // milliseconds as Client.java divides. Results from before client_run_s
+  // have only the measured phase.
+  const bool whole = r.client_run_s > 0;
+  const int64_t run_ms = int64_t((whole ? r.client_run_s : r.runtime_s) * 1000.0 + 0.5);
+  const uint64_t run_ops = whole ? r.client_operations : r.operations;
+  l.Integer("OVERALL", "RunTime(ms)", run_ms);
+  l.JavaDouble("OVERALL", "Throughput(ops/sec)", 1000.0 * double(run_ops) / double(run_ms));
   OpMeasurements(l, r, o);
+  // wirebench's measured phase (after --warmup, up to the last measured
+  // operation's end): what the per-op costs below divide by.
+  l.Integer("MEASURED", "RunTime(ms)", int64_t(r.runtime_s * 1000.0 + 0.5));
+  l.Integer("MEASURED", "Operations", int64_t(r.operations));
+  l.JavaDouble("MEASURED", "Throughput(ops/sec)",
+               r.runtime_s > 0 ? double(r.operations) / r.runtime_s : 0.0);
   const bool instructions = r.instructions.has_value();
   SideMeasurements(l, "CLIENT", c.client, false, instructions);
   l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
@@ -355,6 +504,36 @@ std::string YcsbJsonExport(const RunResult& r, const RunCosts& c, const ReportOp
   }
   if (array) out += ms.empty() ? "]" : " ]";
   return out + "\n";
+}
+
+std::string YcsbRawData(const RunResult& r, const ReportOptions& o) {
+  const bool two = o.measurement_type == "hdrhistogram+raw";
+  if (!two && o.measurement_type != "raw") return "";
+  std::string out;
+  for (const YcsbMeasurement& m : YcsbMeasurements(r, o)) {
+    const std::string name = two ? "Raw" + m.name : m.name;
+    out += name + " latency raw data: op, timestamp(ms), latency(us)\n";
+    for (const YcsbPoint& p : m.points)
+      out += name + "," + std::to_string(p.ms) + "," + std::to_string(p.us) + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> YcsbRawMeasurementNames(const RunResult& r, const ReportOptions& o) {
+  const bool two = o.measurement_type == "hdrhistogram+raw";
+  std::vector<std::string> names;
+  if (!two && o.measurement_type != "raw") return names;
+  for (const YcsbMeasurement& m : YcsbMeasurements(r, o)) names.push_back(two ? "Raw" + m.name : m.name);
+  return names;
+}
+
+std::vector<YcsbSeries> YcsbHdrSeries(const RunResult& r, const ReportOptions& o) {
+  std::vector<YcsbSeries> out;
+  if (o.measurement_type.rfind("hdrhistogram", 0) != 0) return out;
+  const bool two = o.measurement_type.find('+') != std::string::npos;
+  for (YcsbMeasurement& m : YcsbMeasurements(r, o))
+    out.push_back({two ? "Hdr" + m.name : m.name, std::move(m.points)});
+  return out;
 }
 
 nlohmann::json EnvironmentJson() {

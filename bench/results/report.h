@@ -49,6 +49,30 @@ std::string FormatTextReport(const RunResult& r, const RunCosts& costs, const Re
 std::string YcsbJsonExport(const RunResult& r, const RunCosts& costs, const ReportOptions& o,
                            bool array);
 
+// One kept sample as a YCSB measurement sees it: the wall-clock ms of its
+// end (currentTimeMillis) and its whole microseconds.
+struct YcsbPoint {
+  int64_t ms = 0;
+  int64_t us = 0;
+};
+
+// measurementtype raw / hdrhistogram+raw: OneMeasurementRaw's data lines,
+// per measurement "<NAME> latency raw data: op, timestamp(ms), latency(us)"
+// then "<NAME>,<ms>,<us>" per sample in time order; empty for other types.
+// Needs RunResult::samples.
+std::string YcsbRawData(const RunResult& r, const ReportOptions& o);
+// The raw measurements' names ("READ", or "RawREAD" in hdrhistogram+raw).
+std::vector<std::string> YcsbRawMeasurementNames(const RunResult& r, const ReportOptions& o);
+
+// The HdrHistogram measurements (named as YCSB names their .hdr logs:
+// "READ", "HdrREAD" in the two-in-one types) with their samples, for
+// hdrhistogram.fileoutput. Empty unless measurementtype is an hdrhistogram one.
+struct YcsbSeries {
+  std::string name;
+  std::vector<YcsbPoint> points;  // Time order.
+};
+std::vector<YcsbSeries> YcsbHdrSeries(const RunResult& r, const ReportOptions& o);
+
 // The environment of this build and machine: CPU, kernel, compiler,
 // library versions, git revision, build type.
 nlohmann::json EnvironmentJson();

@@ -14,8 +14,16 @@ struct ReportOptions {
   // Which latencies to print: "op", "intended" or "both" (measurement.interval).
   // "intended" prints them under the operation's own name, as YCSB does.
   std::string measurement_interval = "op";
-  // measurementtype: "hdrhistogram", "histogram", "hdrhistogram+histogram".
+  // measurementtype: "hdrhistogram", "histogram", "hdrhistogram+histogram",
+  // "hdrhistogram+raw", "raw", "timeseries". raw and timeseries read
+  // RunResult::samples.
   std::string measurement_type = "hdrhistogram";
+  // timeseries: the averaging unit in ms (timeseries.granularity) and the
+  // percentiles (timeseries.percentiles).
+  int64_t timeseries_granularity_ms = 1000;
+  std::vector<double> timeseries_percentiles = {95, 99};
+  // raw: no summary lines, only Total Operations (measurement.raw.no_summary).
+  bool raw_no_summary = false;
   // histogram: milliseconds of 1 ms buckets (histogram.buckets), and whether
   // to print each bucket (measurement.histogram.verbose).
   int64_t histogram_buckets = 1000;

@@ -205,6 +205,8 @@ void Fields(V&& f, R& r) {
   f.Error("error", r.error, r.partial);
   f("runtime_s", r.runtime_s);
   f("operations", r.operations);
+  f("client_run_s", r.client_run_s);
+  f("client_operations", r.client_operations);
   f.Histogram("schedule_lateness", r.schedule_lateness, false);
   f.Histogram("timer_lateness", r.timer_lateness, false);
   f("behind_schedule", r.behind_schedule);
@@ -261,7 +263,7 @@ json ResultToJson(const RunResult& r, const RunCosts& c, const ReportOptions& o)
   json ops = json::object();
   for (int t = 0; t < kOpTypes; ++t) {
     const OpStats& s = r.ops[size_t(t)];
-    if (s.count() > 0) OpFields(ToJson(&ops[std::string(OpTypeName(OpType(t)))], &o), s);
+    if (s.present()) OpFields(ToJson(&ops[std::string(OpTypeName(OpType(t)))], &o), s);
   }
   j["ops"] = ops;
   // Derived, written only.

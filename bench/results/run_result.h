@@ -42,7 +42,24 @@ struct OpStats {
     for (uint64_t r : results) n += r;
     return n;
   }
+  // Has anything to report: counted operations, or latencies recorded with
+  // no result (CLEANUP; with clientbuffering, the binding's UPDATE sample of
+  // its final flush).
+  bool present() const { return count() > 0 || latency.total_count() > 0; }
   void Add(const OpStats& o);
+};
+
+// One recorded latency, kept only when a measurement type needs every
+// sample (YCSB's raw and timeseries measurements, its .hdr interval logs).
+struct LatencySample {
+  int64_t end_ns = 0;       // Steady-clock ns of the operation's end.
+  int64_t latency_ns = 0;   // From the actual start.
+  int64_t intended_ns = -1;  // From the intended start (open loop), or -1.
+  OpType type = OpType::kRead;
+  OpResult result = OpResult::kOk;
+  // Measured by the binding itself (HBaseClient2's cleanup sample): in
+  // YCSB's op measurements only, never in its intended ones.
+  bool binding_only = false;
 };
 
 struct StatusSnapshot {
@@ -65,7 +82,18 @@ struct RunResult {
   uint64_t error_replies = 0;
   std::string first_error_reply;
   double runtime_s = 0;  // Of the measured phase.
-  uint64_t operations = 0;
+  uint64_t operations = 0;  // Measured operations.
+  // YCSB's [OVERALL] span (Client.java's st..en): from the client threads'
+  // start (before they connect) to the end of the last one, cleanup (the
+  // final flush) included, and every operation the clients did in it
+  // (warm-up included: YCSB's opsDone). 0 in files written before them.
+  double client_run_s = 0;
+  uint64_t client_operations = 0;
+  // measurementtype raw, hdrhistogram+raw, timeseries, or hdrhistogram.fileoutput:
+  // every measured latency sample (not stored in the result file).
+  std::vector<LatencySample> samples;
+  // samples[i].end_ns + samples_epoch_ns = wall-clock ns since the epoch.
+  int64_t samples_epoch_ns = 0;
   std::array<OpStats, kOpTypes> ops;
   // Open loop: how late operations started against their schedule, ns (all
   // operations; includes waiting for the client's previous operation).

@@ -61,7 +61,8 @@ std::vector<PropertySpec> MakeSpecs() {
       {"core_workload_insertion_retry_interval", "3", "seconds between insert retries"},
       // Measurements.
       {"measurementtype", "hdrhistogram",
-       "measurement type: hdrhistogram, histogram, timeseries, raw"},
+       "measurement type: hdrhistogram, histogram, hdrhistogram+histogram, hdrhistogram+raw, "
+       "timeseries, raw"},
       {"measurement.interval", "op",
        "latency from the actual send (op), the intended start (intended), or both"},
       {"measurement.trackjvm", "false", "track JVM statistics (YCSB only; ignored)"},
@@ -70,6 +71,7 @@ std::vector<PropertySpec> MakeSpecs() {
       {"measurement.raw.no_summary", "false", "no summary for raw measurements"},
       {"histogram.buckets", "1000", "buckets of the plain histogram"},
       {"timeseries.granularity", "1000", "milliseconds per time-series point"},
+      {"timeseries.percentiles", "95,99", "latency percentiles of the timeseries measurement"},
       {"hdrhistogram.percentiles", "50,95,99", "latency percentiles to report"},
       {"hdrhistogram.fileoutput", "false", "write HdrHistogram interval logs"},
       {"hdrhistogram.output.path", "", "prefix of HdrHistogram interval log files"},
