@@ -1,5 +1,7 @@
 #include "transports/hbase/hbase_calls.h"
 
+#include "transports/hbase/fast_reader.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -31,13 +33,16 @@ uint64_t NowMs() {
 }
 
 bool IsMetaRegion(ByteView name) {
-  return name.str().substr(0, kMetaTable.size() + 1) == std::string(kMetaTable) + ",";
+  constexpr std::string_view kPrefix = "hbase:meta,";
+  return name.size() >= kPrefix.size() && std::memcmp(name.data(), kPrefix.data(), kPrefix.size()) == 0;
 }
 
 // The table a region name names: the part before the first ','.
 std::string_view TableOf(std::string_view region_name) {
-  const size_t comma = region_name.find(',');
-  return comma == std::string_view::npos ? std::string_view() : region_name.substr(0, comma);
+  const void* comma = std::memchr(region_name.data(), ',', region_name.size());
+  return comma == nullptr ? std::string_view()
+                          : region_name.substr(0, size_t(static_cast<const char*>(comma) -
+                                                         region_name.data()));
 }
 
 std::string BigEndian64(uint64_t v) {
@@ -73,57 +78,58 @@ void MetaRegionInfo(pbw::RegionInfo* ri) {
   ri->set_replica_id(0);
 }
 
-// ---- Eligibility for the codec's own handler (view-based, no allocation) ----
-
-// The region name of a RegionSpecifier message.
-bool RegionNameOf(ByteView spec, ByteView* name) {
-  ProtoReader r(spec);
-  while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
-    if (f == 2 && wt == WireType::kLen) {
-      if (!r.Len(name)) return false;
-    } else if (!r.Skip(wt)) {
-      return false;
-    }
-  }
-  return true;
-}
-
+// ---- Eligibility for the codec's own handler ----
+// The hot path of every call: a reader for HBase's small messages whose
+// tags and most varints are one byte (field numbers below 16), falling back
+// to the general varint only when a value needs more. No allocation.
+// A region the codec may answer: any but the catalog. The RegionSpecifier
+// as every HBase client writes it, {type: REGION_NAME, value: name} (08 01
+// 12 <n> name), is checked in place; any other layout field by field.
 bool PlainRegion(ByteView spec) {
   ByteView name;
-  return RegionNameOf(spec, &name) && !name.empty() && !IsMetaRegion(name) &&
-         !TableOf(name.str()).empty();
+  if (spec.size() >= 4 && spec[0] == 0x08 && spec[1] == 0x01 && spec[2] == 0x12 &&
+      spec[3] < 0x80 && size_t(spec[3]) + 4 == spec.size()) {
+    name = spec.Sub(4, spec[3]);
+  } else {
+    Fast r(spec);
+    while (!r.done()) {
+      uint32_t f, wt;
+      if (!r.Tag(&f, &wt)) return false;
+      if (f == 2 && wt == 2) {
+        if (!r.Len(&name)) return false;
+      } else if (!r.Skip(wt)) {
+        return false;
+      }
+    }
+  }
+  // Only a name starting with 'h' can be the catalog's.
+  return !name.empty() && !(name[0] == 'h' && IsMetaRegion(name));
 }
 
 // A put or delete the codec maps as it is: no increment/append, and cells
 // where the codec expects them (the cellblock codec refuses column_value).
 bool PlainMutation(ByteView m, bool cell_blocks) {
-  ProtoReader r(m);
+  Fast r(m);
   uint64_t type = ~uint64_t{0};
   while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
-    if (f == 2 && wt == WireType::kVarint) {
+    uint32_t f, wt;
+    if (!r.Tag(&f, &wt)) return false;
+    if (f == 2 && wt == 0) {
       if (!r.Varint(&type)) return false;
       continue;
     }
-    if (f == 3 && cell_blocks) return false;
-    if (f == 5 || f == 7) return false;  // Attributes, time range: full path.
+    if ((f == 3 && cell_blocks) || f == 5 || f == 7) return false;  // Attributes, time range: full path.
     if (!r.Skip(wt)) return false;
   }
   return type == 2 || type == 3;
 }
 
-// A Get without existence_only, closest_row_before or a filter.
+// A Get without a filter, existence_only or closest_row_before.
 bool PlainGet(ByteView g) {
-  ProtoReader r(g);
+  Fast r(g);
   while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
+    uint32_t f, wt;
+    if (!r.Tag(&f, &wt)) return false;
     if (f == 4 || f == 10 || f == 11) return false;
     if (!r.Skip(wt)) return false;
   }
@@ -131,13 +137,12 @@ bool PlainGet(ByteView g) {
 }
 
 bool PlainAction(ByteView a, bool cell_blocks) {
-  ProtoReader r(a);
+  Fast r(a);
   while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
+    uint32_t f, wt;
+    if (!r.Tag(&f, &wt)) return false;
     ByteView sub;
-    if (wt == WireType::kLen && (f == 2 || f == 3)) {
+    if (wt == 2 && (f == 2 || f == 3)) {
       if (!r.Len(&sub)) return false;
       if (f == 2 ? !PlainMutation(sub, cell_blocks) : !PlainGet(sub)) return false;
       continue;
@@ -149,15 +154,14 @@ bool PlainAction(ByteView a, bool cell_blocks) {
 }
 
 bool PlainParam(Method m, ByteView param, bool cell_blocks) {
-  ProtoReader r(param);
+  Fast r(param);
   int region_actions = 0;
   bool region_ok = m == Method::kMulti;
   while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
+    uint32_t f, wt;
+    if (!r.Tag(&f, &wt)) return false;
     ByteView sub;
-    if (wt != WireType::kLen) {
+    if (wt != 2) {
       if (!r.Skip(wt)) return false;
       continue;
     }
@@ -176,13 +180,12 @@ bool PlainParam(Method m, ByteView param, bool cell_blocks) {
         if (f == 3) return false;  // A condition.
         if (f != 1) break;
         if (++region_actions > 1) return false;
-        ProtoReader ra(sub);
+        Fast ra(sub);
         while (!ra.done()) {
-          uint32_t f2;
-          WireType wt2;
-          if (!ra.NextTag(&f2, &wt2)) return false;
+          uint32_t f2, wt2;
+          if (!ra.Tag(&f2, &wt2)) return false;
           ByteView sub2;
-          if (wt2 != WireType::kLen) {
+          if (wt2 != 2) {
             if (!ra.Skip(wt2)) return false;
             continue;
           }
@@ -200,12 +203,23 @@ bool PlainParam(Method m, ByteView param, bool cell_blocks) {
   return region_ok;
 }
 
-Method MethodOf(std::string_view name) {
-  if (name == "Mutate") return Method::kMutate;
-  if (name == "Get") return Method::kGet;
-  if (name == "Scan") return Method::kScan;
-  if (name == "Multi") return Method::kMulti;
-  return Method(0);
+// ClientService's four data methods by name, without a library call.
+Method MethodOf(std::string_view n) {
+  switch (n.size()) {
+    case 3: return n[0] == 'G' && n[1] == 'e' && n[2] == 't' ? Method::kGet : Method(0);
+    case 4:
+      return n[0] == 'S' && n[1] == 'c' && n[2] == 'a' && n[3] == 'n' ? Method::kScan : Method(0);
+    case 5:
+      return n[0] == 'M' && n[1] == 'u' && n[2] == 'l' && n[3] == 't' && n[4] == 'i'
+                 ? Method::kMulti
+                 : Method(0);
+    case 6:
+      return n[0] == 'M' && n[1] == 'u' && n[2] == 't' && n[3] == 'a' && n[4] == 't' &&
+                     n[5] == 'e'
+                 ? Method::kMutate
+                 : Method(0);
+    default: return Method(0);
+  }
 }
 
 int Compare3(std::string_view a, std::string_view b) {
@@ -270,7 +284,7 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   Call c;
   ByteView header;
   ByteView rest = body;
-  if (!pb::ReadDelimited(&rest, &header)) {
+  if (!FastDelimited(&rest, &header)) {
     Fail(kNoCallId, exceptions::kDoNotRetry, "cannot read the RequestHeader of a call", true, out);
     return;
   }
@@ -278,34 +292,31 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   bool has_block = false;
   bool header_ok = true;
   {
-    ProtoReader r(header);
-    while (!r.done() && header_ok) {
-      uint32_t f;
-      WireType wt;
-      if (!r.NextTag(&f, &wt)) {
+    Fast r(header);
+    while (header_ok && !r.done()) {
+      uint32_t f, wt;
+      if (!r.Tag(&f, &wt)) {
         header_ok = false;
         break;
       }
       uint64_t v;
       ByteView b;
-      if (f == 1 && wt == WireType::kVarint) {
+      if (f == 1 && wt == 0) {
         header_ok = r.Varint(&v);
         c.id = uint32_t(v);
-      } else if (f == 3 && wt == WireType::kLen) {
+      } else if (f == 3 && wt == 2) {
         header_ok = r.Len(&b);
         c.method = b.str();
-      } else if (f == 4 && wt == WireType::kVarint) {
+      } else if (f == 4 && wt == 0) {
         header_ok = r.Varint(&v);
         c.has_param = v != 0;
-      } else if (f == 5 && wt == WireType::kLen) {
+      } else if (f == 5 && wt == 2) {
         header_ok = r.Len(&b);
         has_block = true;
-        ProtoReader m(b);
+        Fast m(b);
         while (header_ok && !m.done()) {
-          uint32_t f2;
-          WireType wt2;
-          header_ok = m.NextTag(&f2, &wt2) &&
-                      (f2 == 1 && wt2 == WireType::kVarint ? m.Varint(&block_len) : m.Skip(wt2));
+          uint32_t f2, wt2;
+          header_ok = m.Tag(&f2, &wt2) && (f2 == 1 && wt2 == 0 ? m.Varint(&block_len) : m.Skip(wt2));
         }
       } else {
         header_ok = r.Skip(wt);
@@ -323,7 +334,7 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
          true, out);
     return;
   }
-  if (!pb::ReadDelimited(&rest, &c.param)) {
+  if (!FastDelimited(&rest, &c.param)) {
     Fail(c.id, exceptions::kDoNotRetry,
          "unable to read call parameter: the " + std::string(c.method) + " param is cut short",
          true, out);
@@ -339,7 +350,8 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
     }
     c.block = rest.Sub(0, size_t(block_len));
   }
-  if (c.method == "WirebenchStats" || c.method == "WirebenchPing") {
+  const Method m = MethodOf(c.method);
+  if (m == Method(0) && (c.method == "WirebenchStats" || c.method == "WirebenchPing")) {
     HandleWirebench(c, out);
     return;
   }
@@ -348,7 +360,6 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
     HandleMeta(c, out);
     return;
   }
-  const Method m = MethodOf(c.method);
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
     if (fast_ && PlainParam(m, c.param, cell_blocks_) && TryFast(m, c, body, out)) return;
@@ -619,10 +630,9 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
     }
     return Status::Ok();
   }
-  if (TableOf(region_name.str()).empty())
-    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                            region_name.ToString() + " is not online on " +
-                            service_->identity().ServerNameString());
+  if (region_name.empty())
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) +
+                            ": the request names no region");
   std::vector<Column> cols;
   for (const auto& col : g.column()) {
     if (col.qualifier_size() == 0) {
@@ -824,9 +834,9 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
   if (IsMetaRegion(ByteView(req.region().value())))
     return Status::InvalidArgument("hbase:meta is the catalog wirebench answers; it takes no "
                                    "writes");
-  if (TableOf(req.region().value()).empty())
-    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                            req.region().value() + " is not online");
+  if (req.region().value().empty())
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) +
+                            ": the request names no region");
   WireReader block(c.block);
   if (req.has_condition()) {
     auto ok = CheckCondition(req.condition());
@@ -854,7 +864,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
   for (const pbw::RegionAction& ra : req.regionaction()) {
     pbw::RegionActionResult* rar = resp->add_regionactionresult();
     const ByteView region(ra.region().value());
-    if (TableOf(region.str()).empty() ||
+    if (region.empty() ||
         (IsMetaRegion(region) && std::any_of(ra.action().begin(), ra.action().end(),
                                              [](const auto& a) { return a.has_mutation(); }))) {
       auto* e = rar->mutable_exception();
@@ -1027,9 +1037,9 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     const pbw::Scan& scan = req.scan();
     Scanner s;
     s.meta = IsMetaRegion(region);
-    if (!s.meta && TableOf(region.str()).empty())
-      return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                              region.ToString() + " is not online");
+    if (!s.meta && region.empty())
+      return Status::NotFound(std::string(exceptions::kNotServingRegion) +
+                              ": the request names no region");
     if (scan.has_filter() && !s.meta)
       return Status::Unimplemented("scans with a filter are not evaluated by wirebench");
     s.start_row = scan.start_row();

@@ -14,6 +14,7 @@
 #include "common/protocol.h"
 #include "rpc/client.h"
 #include "rpc/write_loop.h"
+#include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_protocol.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -70,30 +71,30 @@ struct ReplyParts {
   ByteView block;
 };
 
-bool ParseReply(ByteView body, ReplyParts* out) {
+// With `header_only`, stops after the ResponseHeader (the codec reads the
+// rest of a region method's reply itself).
+bool ParseReply(ByteView body, ReplyParts* out, bool header_only = false) {
   ByteView header;
-  if (!pb::ReadDelimited(&body, &header)) return false;
+  if (!FastDelimited(&body, &header)) return false;
   uint64_t block_len = 0;
-  ProtoReader r(header);
+  Fast r(header);
   while (!r.done()) {
-    uint32_t f;
-    WireType wt;
-    if (!r.NextTag(&f, &wt)) return false;
+    uint32_t f, wt;
+    if (!r.Tag(&f, &wt)) return false;
     uint64_t v;
     ByteView sub;
-    if (f == 1 && wt == WireType::kVarint) {
+    if (f == 1 && wt == 0) {
       if (!r.Varint(&v)) return false;
       out->call_id = uint32_t(v);
-    } else if ((f == 2 || f == 3) && wt == WireType::kLen) {
+    } else if ((f == 2 || f == 3) && wt == 2) {
       if (!r.Len(&sub)) return false;
-      ProtoReader m(sub);
+      Fast m(sub);
       while (!m.done()) {
-        uint32_t f2;
-        WireType wt2;
-        if (!m.NextTag(&f2, &wt2)) return false;
-        if (f == 2 && (f2 == 1 || f2 == 2) && wt2 == WireType::kLen) {
+        uint32_t f2, wt2;
+        if (!m.Tag(&f2, &wt2)) return false;
+        if (f == 2 && (f2 == 1 || f2 == 2) && wt2 == 2) {
           if (!m.Len(f2 == 1 ? &out->exception_class : &out->exception_text)) return false;
-        } else if (f == 3 && f2 == 1 && wt2 == WireType::kVarint) {
+        } else if (f == 3 && f2 == 1 && wt2 == 0) {
           if (!m.Varint(&block_len)) return false;
         } else if (!m.Skip(wt2)) {
           return false;
@@ -104,8 +105,8 @@ bool ParseReply(ByteView body, ReplyParts* out) {
       return false;
     }
   }
-  if (out->has_exception) return true;
-  if (!pb::ReadDelimited(&body, &out->message)) return false;
+  if (out->has_exception || header_only) return true;
+  if (!FastDelimited(&body, &out->message)) return false;
   if (block_len > body.size()) return false;
   out->block = body.Sub(0, size_t(block_len));
   return true;
@@ -276,7 +277,7 @@ class HBaseChannel final : public rpc::CallChannel,
   void Dispatch(ByteView body) {
     ++stats_.frames_in;
     ReplyParts parts;
-    if (!ParseReply(body, &parts)) {
+    if (!ParseReply(body, &parts, /*header_only=*/true)) {
       FailAll(Status::Corruption("bad reply from HBase server " + peer_ +
                                  ": its ResponseHeader or response does not parse"));
       Close();
@@ -313,6 +314,10 @@ class HBaseChannel final : public rpc::CallChannel,
     }
     // WirebenchStats / WirebenchPing: the blob's bytes.
     ByteView data;
+    if (!ParseReply(body, &parts)) {
+      s.pending->OnFailure(Status::Corruption("bad Stats/Ping reply from HBase server " + peer_));
+      return;
+    }
     ProtoReader r(parts.message);
     while (!r.done()) {
       uint32_t f;
