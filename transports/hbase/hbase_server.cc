@@ -42,7 +42,6 @@ struct IoThread {
   std::unordered_set<Connection*> connections;
 };
 
-class HBaseServer::Impl;
 
 // One accepted connection: a reader, a writer (rpc/write_loop.h) and an
 // idle watchdog on its I/O thread; the protocol is the ConnectionCore's.
