@@ -213,8 +213,10 @@ void ExpectRefused(const std::string& bytes, const std::string& exception,
   EXPECT_EQ(r.header.call_id(), 0xFFFFFFFFu);  // Java's -1.
   ASSERT_TRUE(r.header.has_exception());
   EXPECT_EQ(r.header.exception().exception_class_name(), exception);
-  if (!text.empty()) EXPECT_NE(r.header.exception().stack_trace().find(text), std::string::npos)
-      << r.header.exception().stack_trace();
+  if (!text.empty()) {
+    EXPECT_NE(r.header.exception().stack_trace().find(text), std::string::npos)
+        << r.header.exception().stack_trace();
+  }
   EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
 }
 
