@@ -1058,6 +1058,12 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
     }
     id = service_->OpenScanner(std::move(s));
+    if (id == 0)
+      return Status::ResourceExhausted(
+          std::string(exceptions::kIOException) + ": " +
+          std::to_string(HBaseService::kMaxOpenScanners) +
+          " scanners are open on this server (wirebench expires no leases): close scanners "
+          "(ScanRequest.close_scanner) when done");
   } else {
     id = req.scanner_id();
   }

@@ -30,6 +30,7 @@ std::string NewClusterId() {
 
 uint64_t HBaseService::OpenScanner(Scanner s) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (scanners_.size() >= kMaxOpenScanners) return 0;
   const uint64_t id = next_scanner_++;
   scanners_.emplace(id, std::move(s));
   return id;

@@ -169,7 +169,10 @@ class HBaseService {
   // Set once the server is bound (the port) and before it serves.
   ServerIdentity* mutable_identity() { return &identity_; }
 
-  // The scanner table: ids are never reused within a process.
+  // The scanner table: ids are never reused within a process. Scanners have
+  // no lease expiry here, so their number is bounded: 0 when
+  // kMaxOpenScanners are open.
+  static constexpr size_t kMaxOpenScanners = 10000;
   uint64_t OpenScanner(Scanner s);
   // Runs f(Scanner*) under the lock; the pointer is null for an unknown id.
   template <typename F>
