@@ -121,8 +121,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--codecs", o->codecs, "Codecs to compare (default: all: " + CodecNames() + ")")
       ->delimiter(',');
   cmd->add_option("--rpcs", o->rpcs,
-                  "RPC layers each codec runs over: wirebench, grpc, grpc-native (pb only); more "
-                  "than one makes columns like raw, raw@grpc, pb@grpc-native")
+                  "RPC layers each codec runs over: wirebench, grpc, grpc-native (pb only), hbase "
+                  "(HBase's own protocol: pb and cellblock only); more than one makes columns like "
+                  "raw, raw@grpc, pb@grpc-native")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--grpc-cq-threads", o->cell.transport_threads,

@@ -97,7 +97,8 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   rpc::ServerOptions& s = opts->server;
   cmd->add_option("--rpc", opts->rpc,
                   "RPC layer: wirebench, grpc (every codec's bytes over gRPC's generic API) or "
-                  "grpc-native (also gRPC's generated protobuf service, for codec pb); with gRPC, "
+                  "grpc-native (also gRPC's generated protobuf service, for codec pb), or hbase "
+                  "(HBase's own RPC protocol, for HBase clients); with gRPC, "
                   "--io-threads is the number of completion-queue threads and --max-frame the "
                   "message limit")
       ->capture_default_str();

@@ -42,8 +42,9 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                   "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)");
   cmd->add_option("--codec", o->codec, "Codec: " + CodecNames())->capture_default_str();
   cmd->add_option("--rpc", o->rpc,
-                  "RPC layer: wirebench, grpc (codec bytes over gRPC) or grpc-native (gRPC's "
-                  "generated protobuf service, codec pb only); the co-located server uses the same")
+                  "RPC layer: wirebench, grpc (codec bytes over gRPC), grpc-native (gRPC's "
+                  "generated protobuf service, codec pb only) or hbase (HBase's own RPC protocol, "
+                  "codecs pb and cellblock); the co-located server uses the same")
       ->capture_default_str();
   cmd->add_option("--grpc-cq-threads", o->transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
