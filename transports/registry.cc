@@ -8,6 +8,7 @@ namespace wirebench {
 
 // Each transport's folder defines its entry's accessor.
 const Transport& WirebenchTransport();
+const Transport& HBaseTransport();
 #ifdef WIREBENCH_HAVE_GRPC
 const Transport& GrpcTransport();
 const Transport& GrpcNativeTransport();
@@ -22,6 +23,7 @@ const std::vector<const Transport*>& Registry() {
       &GrpcTransport(),
       &GrpcNativeTransport(),
 #endif
+      &HBaseTransport(),
   };
   return entries;
 }

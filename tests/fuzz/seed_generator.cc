@@ -199,6 +199,10 @@ int WritePropertySeeds(const std::string& root, const std::string& workloads) {
 }
 
 }  // namespace
+
+// hbase_seeds.cc: the seeds of fuzz_hbase_connection.
+int WriteHBaseSeeds(const std::string& root);
+
 }  // namespace wirebench::fuzz
 
 int main(int argc, char** argv) {
@@ -210,7 +214,8 @@ int main(int argc, char** argv) {
   const std::string workloads = argc > 2 ? argv[2] : "workloads";
   int errors = wirebench::fuzz::WriteCodecSeeds(root) + wirebench::fuzz::WriteFrameSeeds(root) +
                wirebench::fuzz::WritePreambleSeeds(root) +
-               wirebench::fuzz::WritePropertySeeds(root, workloads);
+               wirebench::fuzz::WritePropertySeeds(root, workloads) +
+               wirebench::fuzz::WriteHBaseSeeds(root);
   if (errors != 0) {
     std::fprintf(stderr, "%d seeds could not be made\n", errors);
     return 1;

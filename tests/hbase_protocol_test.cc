@@ -1,0 +1,618 @@
+// `--rpc hbase` against requests shaped as HBase's Java client shapes them,
+// built here from HBase's field numbers (transports/hbase/hbase_wire.proto)
+// and KeyValueCodec's cell layout, over real TCP to an HBaseServer in this
+// process: the connection set-up and its refusals (each answered with the
+// exception class HBase's server sends), cell blocks both ways, the
+// protobuf-only Mutate on a cell-block connection, the catalog, the RPC
+// registry, conditions, increments, scanners, and unknown methods.
+#include <gtest/gtest.h>
+#include <google/protobuf/io/coded_stream.h>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nullregion/null_region.h"
+#include "nullregion/region_service.h"
+#include "regions/memstore/memstore_region.h"
+#include "tests/raw_peer.h"
+#include "transports/hbase/hbase_server.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench {
+namespace {
+
+namespace pbw = hbasewire;
+using testing::RawPeer;
+
+constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+
+std::string Preamble(uint8_t version = 0, uint8_t auth = 80) {
+  return std::string("HBas") + char(version) + char(auth);
+}
+
+std::string Be32(uint32_t v) {
+  std::string s(4, '\0');
+  StoreBE32(reinterpret_cast<uint8_t*>(s.data()), v);
+  return s;
+}
+
+std::string Varint(uint64_t v) {
+  std::string s;
+  while (v >= 0x80) {
+    s.push_back(char(v | 0x80));
+    v >>= 7;
+  }
+  s.push_back(char(v));
+  return s;
+}
+
+std::string Delimited(const google::protobuf::MessageLite& m) {
+  const std::string b = m.SerializeAsString();
+  return Varint(b.size()) + b;
+}
+
+std::string ConnectionHeader(const std::string& service, const std::string& codec = "",
+                             const std::string& compressor = "") {
+  pbw::ConnectionHeader h;
+  h.mutable_user_info()->set_effective_user("tester");
+  h.set_service_name(service);
+  if (!codec.empty()) h.set_cell_block_codec_class(codec);
+  if (!compressor.empty()) h.set_cell_block_compressor_class(compressor);
+  const std::string b = h.SerializeAsString();
+  return Be32(uint32_t(b.size())) + b;
+}
+
+// One KeyValue as KeyValueCodec writes it: int length, then the KeyValue.
+std::string KeyValue(const std::string& row, const std::string& family, const std::string& qual,
+                     uint64_t ts, uint8_t type, const std::string& value) {
+  std::string key;
+  key.push_back(char(row.size() >> 8));
+  key.push_back(char(row.size() & 0xFF));
+  key += row;
+  key.push_back(char(family.size()));
+  key += family + qual;
+  std::string t(8, '\0');
+  StoreBE64(reinterpret_cast<uint8_t*>(t.data()), ts);
+  key += t;
+  key.push_back(char(type));
+  const std::string kv = Be32(uint32_t(key.size())) + Be32(uint32_t(value.size())) + key + value;
+  return Be32(uint32_t(kv.size())) + kv;
+}
+
+std::string Call(uint32_t id, const std::string& method, const google::protobuf::MessageLite& param,
+                 const std::string& block = "") {
+  pbw::RequestHeader h;
+  h.set_call_id(id);
+  h.set_method_name(method);
+  h.set_request_param(true);
+  if (!block.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block.size()));
+  const std::string body = Delimited(h) + Delimited(param) + block;
+  return Be32(uint32_t(body.size())) + body;
+}
+
+struct Reply {
+  pbw::ResponseHeader header;
+  std::string message;  // The response message's bytes.
+  std::string block;
+  bool closed = false;
+};
+
+Reply ReadReply(RawPeer& peer) {
+  Reply r;
+  std::string len;
+  if (peer.ReadExactly(4, &len) != RawPeer::Read::kOk) {
+    r.closed = true;
+    return r;
+  }
+  std::string body;
+  EXPECT_EQ(peer.ReadExactly(LoadBE32(reinterpret_cast<const uint8_t*>(len.data())), &body),
+            RawPeer::Read::kOk);
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
+                                            int(body.size()));
+  uint32_t hs = 0;
+  EXPECT_TRUE(in.ReadVarint32(&hs));
+  std::string hb;
+  EXPECT_TRUE(in.ReadString(&hb, int(hs)));
+  EXPECT_TRUE(r.header.ParseFromString(hb));
+  if (r.header.has_exception()) return r;
+  uint32_t ms = 0;
+  EXPECT_TRUE(in.ReadVarint32(&ms));
+  EXPECT_TRUE(in.ReadString(&r.message, int(ms)));
+  const uint32_t bl = r.header.has_cell_block_meta() ? r.header.cell_block_meta().length() : 0;
+  EXPECT_TRUE(in.ReadString(&r.block, int(bl)));
+  return r;
+}
+
+struct Kv {
+  std::string row, family, qualifier, value;
+  uint8_t type = 0;
+};
+
+std::vector<Kv> ParseBlock(const std::string& block) {
+  std::vector<Kv> out;
+  const auto* p = reinterpret_cast<const uint8_t*>(block.data());
+  size_t pos = 0;
+  while (pos + 4 <= block.size()) {
+    pos += 4;  // The cell's length.
+    const uint32_t klen = LoadBE32(p + pos), vlen = LoadBE32(p + pos + 4);
+    pos += 8;
+    Kv kv;
+    const uint16_t rlen = LoadBE16(p + pos);
+    kv.row = block.substr(pos + 2, rlen);
+    const uint8_t flen = p[pos + 2 + rlen];
+    kv.family = block.substr(pos + 3 + rlen, flen);
+    const size_t qlen = klen - 2 - rlen - 1 - flen - 9;
+    kv.qualifier = block.substr(pos + 3 + rlen + flen, qlen);
+    kv.type = p[pos + klen - 1];
+    kv.value = block.substr(pos + klen, vlen);
+    pos += klen + vlen;
+    out.push_back(kv);
+  }
+  return out;
+}
+
+pbw::RegionSpecifier* Region(pbw::RegionSpecifier* r, const std::string& name) {
+  r->set_type(pbw::RegionSpecifier::REGION_NAME);
+  r->set_value(name);
+  return r;
+}
+
+// One server per fixture: a null region or a memstore behind it.
+class HBaseServerFixture {
+ public:
+  explicit HBaseServerFixture(std::unique_ptr<wirebench::Region> region)
+      : region_(std::move(region)), service_(region_.get()) {
+    rpc::ServerOptions o;
+    o.port = 0;
+    o.max_frame = 1 << 20;
+    server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
+    EXPECT_TRUE(server_->Start().ok());
+  }
+  uint16_t port() const { return server_->port(); }
+  hbaserpc::HBaseServer& server() { return *server_; }
+
+  // A connection past its preamble and header.
+  std::unique_ptr<RawPeer> Open(const std::string& codec = kKeyValueCodec,
+                                const std::string& service = "ClientService") {
+    auto peer = std::make_unique<RawPeer>(port());
+    EXPECT_TRUE(peer->Send(Preamble() + ConnectionHeader(service, codec)));
+    return peer;
+  }
+
+ private:
+  std::unique_ptr<wirebench::Region> region_;
+  RegionService service_;
+  std::unique_ptr<hbaserpc::HBaseServer> server_;
+};
+
+HBaseServerFixture* g_null = nullptr;
+HBaseServerFixture* g_mem = nullptr;
+
+class Servers : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    g_null = new HBaseServerFixture(NewNullRegion({}));
+    g_mem = new HBaseServerFixture(NewMemstoreRegion());
+  }
+  void TearDown() override {
+    delete g_null;
+    delete g_mem;
+  }
+};
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new Servers);
+
+void ExpectRefused(const std::string& bytes, const std::string& exception,
+                   const std::string& text = "") {
+  RawPeer peer(g_null->port());
+  ASSERT_TRUE(peer.Send(bytes));
+  Reply r = ReadReply(peer);
+  ASSERT_FALSE(r.closed);
+  EXPECT_EQ(r.header.call_id(), 0xFFFFFFFFu);  // Java's -1.
+  ASSERT_TRUE(r.header.has_exception());
+  EXPECT_EQ(r.header.exception().exception_class_name(), exception);
+  if (!text.empty()) EXPECT_NE(r.header.exception().stack_trace().find(text), std::string::npos)
+      << r.header.exception().stack_trace();
+  EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+TEST(HBaseConnection, WrongMagicGetsFatalConnectionException) {
+  ExpectRefused("GET / HTTP/1.0\r\n\r\n", "org.apache.hadoop.hbase.ipc.FatalConnectionException",
+                "Expected HEADER=HBas");
+}
+
+TEST(HBaseConnection, WrongVersionGetsWrongVersionException) {
+  ExpectRefused(Preamble(1) + ConnectionHeader("ClientService"),
+                "org.apache.hadoop.hbase.ipc.WrongVersionException", "clientVersion=1");
+}
+
+TEST(HBaseConnection, KerberosIsRefusedSayingThereIsNoSecurity) {
+  ExpectRefused(Preamble(0, 81), "org.apache.hadoop.hbase.security.AccessDeniedException",
+                "wirebench has no security");
+}
+
+TEST(HBaseConnection, UnknownAuthGetsBadAuthException) {
+  ExpectRefused(Preamble(0, 7), "org.apache.hadoop.hbase.ipc.BadAuthException", "authMethod=7");
+}
+
+TEST(HBaseConnection, OtherCellCodecGetsUnsupportedCellCodecException) {
+  ExpectRefused(Preamble() + ConnectionHeader("ClientService",
+                                              "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags"),
+                "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException", "KeyValueCodecWithTags");
+}
+
+TEST(HBaseConnection, CompressorGetsUnsupportedCompressionCodecException) {
+  ExpectRefused(Preamble() + ConnectionHeader("ClientService", kKeyValueCodec,
+                                              "org.apache.hadoop.io.compress.GzipCodec"),
+                "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException", "GzipCodec");
+}
+
+TEST(HBaseConnection, UnknownServiceGetsUnknownServiceException) {
+  ExpectRefused(Preamble() + ConnectionHeader("AdminService"),
+                "org.apache.hadoop.hbase.ipc.UnknownServiceException", "AdminService");
+}
+
+TEST(HBaseConnection, RegistryPreambleAnswersTheClusterIdAndCloses) {
+  RawPeer peer(g_null->port());
+  ASSERT_TRUE(peer.Send("Regist"));
+  Reply r = ReadReply(peer);
+  ASSERT_FALSE(r.closed);
+  EXPECT_EQ(r.header.call_id(), 0xFFFFFFFFu);
+  pbw::GetConnectionRegistryResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  EXPECT_EQ(resp.cluster_id(), g_null->server().identity().cluster_id);
+  EXPECT_EQ(resp.cluster_id().size(), 36u);
+  EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+TEST(HBaseConnection, SecurityPreambleIsAnsweredNotEnabledAndTheConnectionGoesOn) {
+  RawPeer peer(g_null->port());
+  ASSERT_TRUE(peer.Send("Securi"));
+  Reply r = ReadReply(peer);
+  ASSERT_TRUE(r.header.has_exception());
+  EXPECT_EQ(r.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException");
+  ASSERT_TRUE(peer.Send(Preamble() + ConnectionHeader("ClientService")));
+  pbw::GetRequest g;
+  Region(g.mutable_region(), "usertable,,1");
+  g.mutable_get()->set_row("user1");
+  ASSERT_TRUE(peer.Send(Call(5, "Get", g)));
+  Reply r2 = ReadReply(peer);
+  EXPECT_EQ(r2.header.call_id(), 5u);
+  EXPECT_FALSE(r2.header.has_exception());
+}
+
+TEST(HBaseCalls, ProtobufOnlyMutateOnACellBlockConnectionIsServed) {
+  // Table.put from the Java client: cells in MutationProto.column_value even
+  // on a KeyValueCodec connection.
+  auto peer = g_mem->Open();
+  pbw::MutateRequest m;
+  Region(m.mutable_region(), "pbonly,,1");
+  auto* mu = m.mutable_mutation();
+  mu->set_row("row-a");
+  mu->set_mutate_type(pbw::MutationProto::PUT);
+  auto* cv = mu->add_column_value();
+  cv->set_family("f");
+  auto* qv = cv->add_qualifier_value();
+  qv->set_qualifier("q");
+  qv->set_value("v1");
+  ASSERT_TRUE(peer->Send(Call(1, "Mutate", m)));
+  Reply r = ReadReply(*peer);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::MutateResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  EXPECT_TRUE(resp.processed());
+  // Read back: the cells come in a KeyValue cell block.
+  pbw::GetRequest g;
+  Region(g.mutable_region(), "pbonly,,1");
+  g.mutable_get()->set_row("row-a");
+  ASSERT_TRUE(peer->Send(Call(2, "Get", g)));
+  Reply r2 = ReadReply(*peer);
+  pbw::GetResponse gr;
+  ASSERT_TRUE(gr.ParseFromString(r2.message));
+  EXPECT_EQ(gr.result().associated_cell_count(), 1);
+  auto cells = ParseBlock(r2.block);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0].row, "row-a");
+  EXPECT_EQ(cells[0].qualifier, "q");
+  EXPECT_EQ(cells[0].value, "v1");
+}
+
+TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
+  auto peer = g_mem->Open();
+  pbw::MultiRequest req;
+  auto* ra = req.add_regionaction();
+  Region(ra->mutable_region(), "multi,,1");
+  std::string block;
+  for (int i = 0; i < 2; ++i) {
+    auto* a = ra->add_action();
+    a->set_index(uint32_t(i));
+    auto* mu = a->mutable_mutation();
+    const std::string row = "m" + std::to_string(i);
+    mu->set_row(row);
+    mu->set_mutate_type(pbw::MutationProto::PUT);
+    mu->set_associated_cell_count(2);
+    block += KeyValue(row, "f", "a", 10, 4, "va" + std::to_string(i));
+    block += KeyValue(row, "f", "b", 10, 4, "vb" + std::to_string(i));
+  }
+  auto* get = ra->add_action();
+  get->set_index(2);
+  get->mutable_get()->set_row("m1");
+  ASSERT_TRUE(peer->Send(Call(9, "Multi", req, block)));
+  Reply r = ReadReply(*peer);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  EXPECT_EQ(r.header.call_id(), 9u);
+  pbw::MultiResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_EQ(resp.regionactionresult_size(), 1);
+  const auto& rar = resp.regionactionresult(0);
+  ASSERT_EQ(rar.resultorexception_size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(rar.resultorexception(i).index(), uint32_t(i));
+    EXPECT_FALSE(rar.resultorexception(i).has_exception());
+  }
+  // The Get's cells come back in the reply's cell block.
+  EXPECT_EQ(rar.resultorexception(2).result().associated_cell_count(), 2);
+  auto cells = ParseBlock(r.block);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0].row, "m1");
+  EXPECT_EQ(cells[0].value, "va1");
+  EXPECT_EQ(cells[1].value, "vb1");
+}
+
+TEST(HBaseCalls, PlainPutsAndGetsTakeTheCodecPath) {
+  auto peer = g_null->Open();
+  const auto before = g_null->server().StatsJson()["hbase"]["codec_path_calls"].get<uint64_t>();
+  pbw::MutateRequest m;
+  Region(m.mutable_region(), "usertable,,1");
+  auto* mu = m.mutable_mutation();
+  mu->set_row("user9");
+  mu->set_mutate_type(pbw::MutationProto::PUT);
+  mu->set_associated_cell_count(1);
+  ASSERT_TRUE(peer->Send(Call(3, "Mutate", m, KeyValue("user9", "f", "q", 1, 4, "x"))));
+  Reply r = ReadReply(*peer);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::MutateResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  EXPECT_TRUE(resp.processed());
+  EXPECT_EQ(g_null->server().StatsJson()["hbase"]["codec_path_calls"].get<uint64_t>(), before + 1);
+}
+
+TEST(HBaseCalls, UnknownMethodsGetHBasesExceptionAndTheConnectionStaysUp) {
+  auto peer = g_null->Open();
+  pbw::GetRequest g;
+  Region(g.mutable_region(), "usertable,,1");
+  g.mutable_get()->set_row("user1");
+  const std::pair<std::string, std::string> cases[] = {
+      {"NoSuchMethod", "org.apache.hadoop.hbase.DoNotRetryIOException"},
+      {"BulkLoadHFile", "org.apache.hadoop.hbase.DoNotRetryIOException"},
+      {"ExecService", "org.apache.hadoop.hbase.exceptions.UnknownProtocolException"}};
+  uint32_t id = 20;
+  for (const auto& [method, exception] : cases) {
+    ASSERT_TRUE(peer->Send(Call(id, method, g)));
+    Reply r = ReadReply(*peer);
+    EXPECT_EQ(r.header.call_id(), id);
+    ASSERT_TRUE(r.header.has_exception()) << method;
+    EXPECT_EQ(r.header.exception().exception_class_name(), exception) << method;
+    EXPECT_TRUE(r.header.exception().do_not_retry());
+    ++id;
+  }
+  ASSERT_TRUE(peer->Send(Call(id, "Get", g)));
+  Reply ok = ReadReply(*peer);
+  EXPECT_EQ(ok.header.call_id(), id);
+  EXPECT_FALSE(ok.header.has_exception());
+}
+
+TEST(HBaseCatalog, ReversedMetaScanLocatesAnyTableOnThisServer) {
+  auto peer = g_null->Open("");  // Protobuf only: cells in the messages.
+  pbw::ScanRequest sr;
+  Region(sr.mutable_region(), "hbase:meta,,1");
+  auto* scan = sr.mutable_scan();
+  scan->set_start_row("anytable,somerow,99999999999999");
+  scan->set_stop_row("anytable,,");
+  scan->set_include_stop_row(true);
+  scan->set_reversed(true);
+  scan->add_column()->set_family("info");
+  sr.set_number_of_rows(1);
+  sr.set_close_scanner(true);
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", sr)));
+  Reply r = ReadReply(*peer);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::ScanResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_EQ(resp.results_size(), 1);
+  std::string regioninfo, server, startcode;
+  for (const auto& c : resp.results(0).cell()) {
+    EXPECT_EQ(c.row(), "anytable,,1");
+    if (c.qualifier() == "regioninfo") regioninfo = c.value();
+    if (c.qualifier() == "server") server = c.value();
+    if (c.qualifier() == "serverstartcode") startcode = c.value();
+  }
+  ASSERT_EQ(regioninfo.substr(0, 4), "PBUF");
+  pbw::RegionInfo ri;
+  ASSERT_TRUE(ri.ParseFromString(regioninfo.substr(4)));
+  EXPECT_EQ(ri.table_name().namespace_(), "default");
+  EXPECT_EQ(ri.table_name().qualifier(), "anytable");
+  EXPECT_TRUE(ri.start_key().empty());
+  EXPECT_TRUE(ri.end_key().empty());
+  const auto& id = g_null->server().identity();
+  EXPECT_EQ(server, id.host + ":" + std::to_string(id.port));
+  ASSERT_EQ(startcode.size(), 8u);
+  EXPECT_EQ(LoadBE64(reinterpret_cast<const uint8_t*>(startcode.data())), id.start_code);
+  EXPECT_FALSE(resp.more_results());
+}
+
+TEST(HBaseCatalog, TableStateIsEnabled) {
+  auto peer = g_null->Open("");
+  pbw::GetRequest g;
+  Region(g.mutable_region(), "hbase:meta,,1");
+  g.mutable_get()->set_row("usertable");
+  g.mutable_get()->add_column()->set_family("table");
+  ASSERT_TRUE(peer->Send(Call(1, "Get", g)));
+  Reply r = ReadReply(*peer);
+  pbw::GetResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_EQ(resp.result().cell_size(), 1);
+  const std::string v = resp.result().cell(0).value();
+  ASSERT_EQ(v.substr(0, 4), "PBUF");
+  pbw::TableState st;
+  ASSERT_TRUE(st.ParseFromString(v.substr(4)));
+  EXPECT_EQ(st.state(), pbw::TableState::ENABLED);
+}
+
+TEST(HBaseRegistry, ClientMetaServiceNamesThisServer) {
+  auto peer = g_null->Open("", "ClientMetaService");
+  ASSERT_TRUE(peer->Send(Call(1, "GetClusterId", pbw::GetClusterIdRequest())));
+  pbw::GetClusterIdResponse cid;
+  ASSERT_TRUE(cid.ParseFromString(ReadReply(*peer).message));
+  EXPECT_EQ(cid.cluster_id(), g_null->server().identity().cluster_id);
+  ASSERT_TRUE(peer->Send(Call(2, "GetMetaRegionLocations", pbw::GetMetaRegionLocationsRequest())));
+  pbw::GetMetaRegionLocationsResponse loc;
+  ASSERT_TRUE(loc.ParseFromString(ReadReply(*peer).message));
+  ASSERT_EQ(loc.meta_locations_size(), 1);
+  EXPECT_EQ(loc.meta_locations(0).region_info().table_name().namespace_(), "hbase");
+  EXPECT_EQ(loc.meta_locations(0).server_name().port(), g_null->port());
+  ASSERT_TRUE(peer->Send(Call(3, "GetBootstrapNodes", pbw::GetBootstrapNodesRequest())));
+  pbw::GetBootstrapNodesResponse nodes;
+  ASSERT_TRUE(nodes.ParseFromString(ReadReply(*peer).message));
+  ASSERT_EQ(nodes.server_name_size(), 1);
+  EXPECT_EQ(nodes.server_name(0).start_code(), g_null->server().identity().start_code);
+  ASSERT_TRUE(peer->Send(Call(4, "GetActiveMaster", pbw::GetActiveMasterRequest())));
+  pbw::GetActiveMasterResponse master;
+  ASSERT_TRUE(master.ParseFromString(ReadReply(*peer).message));
+  EXPECT_EQ(master.server_name().host_name(), g_null->server().identity().host);
+}
+
+pbw::MutateRequest CheckAndPut(const std::string& row, const std::string& expected) {
+  pbw::MutateRequest m;
+  Region(m.mutable_region(), "cond,,1");
+  auto* c = m.mutable_condition();
+  c->set_row(row);
+  c->set_family("f");
+  c->set_qualifier("q");
+  c->set_compare_type(pbw::EQUAL);
+  if (expected.empty()) {
+    c->mutable_comparator()->set_name("org.apache.hadoop.hbase.filter.NullComparator");
+  } else {
+    pbw::BinaryComparator bc;
+    bc.mutable_comparable()->set_value(expected);
+    c->mutable_comparator()->set_name("org.apache.hadoop.hbase.filter.BinaryComparator");
+    c->mutable_comparator()->set_serialized_comparator(bc.SerializeAsString());
+  }
+  auto* mu = m.mutable_mutation();
+  mu->set_row(row);
+  mu->set_mutate_type(pbw::MutationProto::PUT);
+  auto* qv = mu->add_column_value();
+  qv->set_family("f");
+  auto* v = qv->add_qualifier_value();
+  v->set_qualifier("q");
+  v->set_value("set");
+  return m;
+}
+
+bool Processed(RawPeer& peer, uint32_t id, const pbw::MutateRequest& m) {
+  EXPECT_TRUE(peer.Send(Call(id, "Mutate", m)));
+  Reply r = ReadReply(peer);
+  EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::MutateResponse resp;
+  EXPECT_TRUE(resp.ParseFromString(r.message));
+  return resp.processed();
+}
+
+TEST(HBaseCalls, CheckAndPutAgainstTheRegion) {
+  auto peer = g_mem->Open();
+  EXPECT_TRUE(Processed(*peer, 1, CheckAndPut("c1", "")));      // Absent: put.
+  EXPECT_FALSE(Processed(*peer, 2, CheckAndPut("c1", "")));     // Present now: not.
+  EXPECT_TRUE(Processed(*peer, 3, CheckAndPut("c1", "set")));   // Equal value: put.
+  EXPECT_FALSE(Processed(*peer, 4, CheckAndPut("c1", "other")));
+}
+
+TEST(HBaseCalls, IncrementReturnsTheNewValue) {
+  auto peer = g_null->Open("");
+  pbw::MutateRequest m;
+  Region(m.mutable_region(), "usertable,,1");
+  auto* mu = m.mutable_mutation();
+  mu->set_row("counter");
+  mu->set_mutate_type(pbw::MutationProto::INCREMENT);
+  auto* cv = mu->add_column_value();
+  cv->set_family("f");
+  auto* qv = cv->add_qualifier_value();
+  qv->set_qualifier("n");
+  std::string delta(8, '\0');
+  StoreBE64(reinterpret_cast<uint8_t*>(delta.data()), 5);
+  qv->set_value(delta);
+  ASSERT_TRUE(peer->Send(Call(1, "Mutate", m)));
+  Reply r = ReadReply(*peer);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::MutateResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_EQ(resp.result().cell_size(), 1);  // The null region has no value: the delta.
+  EXPECT_EQ(LoadBE64(reinterpret_cast<const uint8_t*>(resp.result().cell(0).value().data())), 5u);
+}
+
+TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
+  auto peer = g_mem->Open("");
+  for (int i = 0; i < 5; ++i) {
+    pbw::MutateRequest m;
+    Region(m.mutable_region(), "scan,,1");
+    auto* mu = m.mutable_mutation();
+    mu->set_row("s" + std::to_string(i));
+    mu->set_mutate_type(pbw::MutationProto::PUT);
+    auto* cv = mu->add_column_value();
+    cv->set_family("f");
+    auto* qv = cv->add_qualifier_value();
+    qv->set_qualifier("q");
+    qv->set_value("v");
+    ASSERT_TRUE(Processed(*peer, uint32_t(100 + i), m));
+  }
+  pbw::ScanRequest open;
+  Region(open.mutable_region(), "scan,,1");
+  open.mutable_scan()->set_start_row("s");
+  open.mutable_scan()->set_stop_row("t");
+  open.set_number_of_rows(2);
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", open)));
+  pbw::ScanResponse first;
+  ASSERT_TRUE(first.ParseFromString(ReadReply(*peer).message));
+  ASSERT_EQ(first.results_size(), 2);
+  EXPECT_EQ(first.results(0).cell(0).row(), "s0");
+  EXPECT_TRUE(first.more_results());
+  const uint64_t id = first.scanner_id();
+  std::vector<std::string> rows;
+  uint64_t seq = 1;
+  for (int call = 0; call < 4; ++call) {
+    pbw::ScanRequest next;
+    next.set_scanner_id(id);
+    next.set_number_of_rows(2);
+    next.set_next_call_seq(seq++);
+    ASSERT_TRUE(peer->Send(Call(uint32_t(2 + call), "Scan", next)));
+    pbw::ScanResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(ReadReply(*peer).message));
+    for (const auto& res : resp.results()) rows.push_back(res.cell(0).row());
+    if (!resp.more_results()) break;
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"s2", "s3", "s4"}));
+  // The scanner is gone: HBase's UnknownScannerException.
+  pbw::ScanRequest again;
+  again.set_scanner_id(id);
+  again.set_number_of_rows(2);
+  ASSERT_TRUE(peer->Send(Call(50, "Scan", again)));
+  Reply r = ReadReply(*peer);
+  ASSERT_TRUE(r.header.has_exception());
+  EXPECT_EQ(r.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.UnknownScannerException");
+}
+
+TEST(HBaseCalls, OversizedCallGetsRequestTooBigAndCloses) {
+  auto peer = g_null->Open();
+  ASSERT_TRUE(peer->Send(Be32((1u << 20) + 1)));
+  Reply r = ReadReply(*peer);
+  ASSERT_TRUE(r.header.has_exception());
+  EXPECT_EQ(r.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.exceptions.RequestTooBigException");
+  EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+}  // namespace
+}  // namespace wirebench

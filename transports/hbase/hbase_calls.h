@@ -1,0 +1,81 @@
+// The calls of one HBase connection (hbase_protocol.h): ClientService's Get,
+// Mutate, Multi and Scan over the region, the hbase:meta catalog,
+// ClientMetaService, and wirebench's Stats and Ping.
+// Thread-safety: one instance per connection, used by its thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codecs/wire_reader.h"
+#include "transports/hbase/hbase_protocol.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+
+class CallHandler {
+ public:
+  // `cell_blocks`: the connection announced KeyValueCodec. `meta_service`:
+  // its service is ClientMetaService (else ClientService).
+  CallHandler(HBaseService* service, StatsSource* stats_source, HBaseIoStats* stats,
+              bool cell_blocks, bool meta_service);
+  ~CallHandler();
+
+  // Handles one call: `body` is everything after the call's length word.
+  // Appends the whole reply (its length word included) to `out`.
+  void Handle(ByteView body, ByteBuffer* out);
+
+ private:
+  struct Call;  // The parsed call: id, method, param, cell block.
+
+  bool TryFast(Method m, const Call& c, ByteView body, ByteBuffer* out);
+  void HandleClient(const Call& c, ByteBuffer* out);
+  void HandleMeta(const Call& c, ByteBuffer* out);
+  void HandleWirebench(const Call& c, ByteBuffer* out);
+
+  Status DoGet(const Call& c, hbasewire::GetResponse* resp);
+  Status DoMutate(const Call& c, hbasewire::MutateResponse* resp);
+  Status DoMulti(const Call& c, hbasewire::MultiResponse* resp);
+  Status DoScan(const Call& c, hbasewire::ScanResponse* resp);
+
+  // Reads a MutationProto (and its cells, from the message or the call's
+  // cell block) into mutation_cells_ and returns the model's mutation.
+  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out);
+  // Applies one mutation as HBase would; fills `result` for increments and
+  // appends (the new values).
+  Status ApplyMutation(const hbasewire::MutationProto& p, WireReader* block,
+                       hbasewire::Result* result);
+  StatusOr<bool> CheckCondition(const hbasewire::Condition& c);
+  // A Get answered by the region or, on hbase:meta, by the catalog.
+  Status GetRow(ByteView region_name, const hbasewire::Get& g, hbasewire::Result* out);
+  // Writes the result's cells into the reply: into the cell block on a
+  // KeyValueCodec connection, else into the message. `row` overrides the
+  // cells' row when not empty.
+  void EmitResult(const Result& r, ByteView row, hbasewire::Result* out);
+  // The catalog's row for `table` ("T,,1"), cells as the catalog answers them.
+  void CatalogRow(std::string_view table, const std::vector<std::string>& families,
+                  hbasewire::Result* out);
+  void TableStateRow(ByteView row, hbasewire::Result* out);
+  // One batch of an open scanner; false when the scanner is exhausted.
+  StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+
+  void Reply(uint32_t call_id, const google::protobuf::MessageLite& resp, ByteBuffer* out);
+  void Fail(uint32_t call_id, std::string_view exception_class, std::string_view message,
+            bool do_not_retry, ByteBuffer* out);
+
+  HBaseService* service_;
+  StatsSource* stats_source_;
+  HBaseIoStats* stats_;
+  bool cell_blocks_;
+  bool meta_service_;
+  // The connection's codec (cellblock or pb), for the calls it can answer.
+  std::unique_ptr<rpc::CallHandler> fast_;
+  bool fast_failed_ = false;  // The codec could not be made: full path only.
+  RegionScratch scratch_;
+  ByteBuffer block_;  // The reply's cell block, built while the response is.
+  std::vector<Cell> mutation_cells_;
+  std::vector<std::string> owned_;  // Bytes the mutation cells point into (computed values).
+};
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,576 @@
+#include "transports/hbase/hbase_client.h"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include <boost/asio.hpp>
+
+#include "codecs/pb/key_value.h"
+#include "codecs/pb/pb_wire.h"
+#include "codecs/wire_reader.h"
+#include "common/protocol.h"
+#include "rpc/client.h"
+#include "rpc/write_loop.h"
+#include "transports/hbase/hbase_protocol.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+namespace pbw = hbasewire;
+using pb::ProtoReader;
+using pb::WireType;
+
+namespace {
+
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr uint32_t kMaxReply = 64u << 20;
+// The region name the codecs write (codecs/pb/pb_mapping.h's kRegionName is
+// "usertable,,1"): table, empty start key, region id kUserRegionId.
+std::string RegionNameOf(const std::string& table) {
+  return table + ",," + std::to_string(kUserRegionId);
+}
+
+// The region locations found so far, per "host:port" and table.
+std::mutex g_cache_mu;
+std::map<std::string, std::string>& Cache() {
+  static auto* m = new std::map<std::string, std::string>;
+  return *m;
+}
+
+// Appends a whole call: length, delimited RequestHeader, delimited param.
+void AppendCall(uint32_t call_id, std::string_view method,
+                const google::protobuf::MessageLite& param, ByteBuffer* out) {
+  pbw::RequestHeader h;
+  h.set_call_id(call_id);
+  h.set_method_name(std::string(method));
+  h.set_request_param(true);
+  const size_t hs = h.ByteSizeLong(), ps = param.ByteSizeLong();
+  const size_t total = pb::VarintSize(hs) + hs + pb::VarintSize(ps) + ps;
+  uint8_t* p = out->Extend(4 + total);
+  StoreBE32(p, uint32_t(total));
+  p = pb::WriteVarint(p + 4, hs);
+  p = h.SerializeWithCachedSizesToArray(p);
+  p = pb::WriteVarint(p, ps);
+  param.SerializeWithCachedSizesToArray(p);
+}
+
+// The parts of a reply body: the exception (if any), the response message
+// and the cell block, as views into the body.
+struct ReplyParts {
+  uint32_t call_id = kNoCallId;
+  bool has_exception = false;
+  ByteView exception_class, exception_text;
+  ByteView message;
+  ByteView block;
+};
+
+bool ParseReply(ByteView body, ReplyParts* out) {
+  ByteView header;
+  if (!pb::ReadDelimited(&body, &header)) return false;
+  uint64_t block_len = 0;
+  ProtoReader r(header);
+  while (!r.done()) {
+    uint32_t f;
+    WireType wt;
+    if (!r.NextTag(&f, &wt)) return false;
+    uint64_t v;
+    ByteView sub;
+    if (f == 1 && wt == WireType::kVarint) {
+      if (!r.Varint(&v)) return false;
+      out->call_id = uint32_t(v);
+    } else if ((f == 2 || f == 3) && wt == WireType::kLen) {
+      if (!r.Len(&sub)) return false;
+      ProtoReader m(sub);
+      while (!m.done()) {
+        uint32_t f2;
+        WireType wt2;
+        if (!m.NextTag(&f2, &wt2)) return false;
+        if (f == 2 && (f2 == 1 || f2 == 2) && wt2 == WireType::kLen) {
+          if (!m.Len(f2 == 1 ? &out->exception_class : &out->exception_text)) return false;
+        } else if (f == 3 && f2 == 1 && wt2 == WireType::kVarint) {
+          if (!m.Varint(&block_len)) return false;
+        } else if (!m.Skip(wt2)) {
+          return false;
+        }
+      }
+      if (f == 2) out->has_exception = true;
+    } else if (!r.Skip(wt)) {
+      return false;
+    }
+  }
+  if (out->has_exception) return true;
+  if (!pb::ReadDelimited(&body, &out->message)) return false;
+  if (block_len > body.size()) return false;
+  out->block = body.Sub(0, size_t(block_len));
+  return true;
+}
+
+std::string ExceptionText(const ReplyParts& p) {
+  std::string text = p.exception_text.ToString();
+  const std::string cls = p.exception_class.ToString();
+  if (text.compare(0, cls.size(), cls) != 0) text = cls + ": " + text;
+  const size_t nl = text.find('\n');  // The first line; the rest is a stack.
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+// Reads one whole reply (length word and body) from a socket not yet
+// handed to a channel.
+asio::awaitable<StatusOr<std::string>> ReadOneReply(tcp::socket& socket, const std::string& where) {
+  uint8_t len_bytes[4];
+  auto [ec, n] = co_await asio::async_read(socket, asio::buffer(len_bytes, 4), kNoThrow);
+  if (ec)
+    co_return Status::Unavailable("server " + where + " closed the connection during the "
+                                  "HBase handshake (" + ec.message() +
+                                  "): is it `wirebench server --rpc hbase`?");
+  const uint32_t len = LoadBE32(len_bytes);
+  if (len > kMaxReply)
+    co_return Status::Unavailable(
+        "server " + where + " answered with a " + std::to_string(len) +
+        "-byte frame: it does not speak HBase's RPC protocol (is it `wirebench server --rpc "
+        "hbase`?)");
+  std::string body(len, '\0');
+  auto [ec2, n2] = co_await asio::async_read(socket, asio::buffer(body.data(), len), kNoThrow);
+  if (ec2) co_return Status::Unavailable("server " + where + " cut its reply short: " + ec2.message());
+  co_return body;
+}
+
+class HBaseChannel;
+
+struct ChannelWriteHooks {
+  HBaseChannel* c;
+  bool Stopped() const;
+  bool CanSend() const;
+  bool Finished() const { return false; }
+  void OnSwapped() {}
+  void OnWritten(size_t n);
+};
+
+class HBaseChannel final : public rpc::CallChannel,
+                           public std::enable_shared_from_this<HBaseChannel> {
+ public:
+  HBaseChannel(asio::io_context& ctx, tcp::socket socket, std::string peer)
+      : ctx_(ctx), socket_(std::move(socket)), peer_(std::move(peer)), q_(ctx.get_executor(), kReadChunk) {
+    in_.Reserve(kReadChunk);
+  }
+  ~HBaseChannel() override { Close(); }
+
+  void StartLoops() {
+    auto self = shared_from_this();
+    asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
+    asio::co_spawn(ctx_, [self]() { return self->WriteLoop(); }, asio::detached);
+  }
+
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) override {
+    if (!error_.ok() || closed_) return nullptr;
+    uint32_t slot;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      if (slots_.size() >= rpc::kMaxCallsInFlight) return nullptr;
+      slot = uint32_t(slots_.size());
+      slots_.emplace_back();
+      free_slots_.reserve(slots_.capacity());
+    }
+    const uint32_t id = call_ids_.Next(slot);
+    // Java's call ids are non-negative ints: keep the top bit clear.
+    const uint32_t hid = id & 0x7FFFFFFFu;
+    slots_[slot] = Slot{pending, hid, method};
+    open_slot_ = slot;
+    if (call_id) *call_id = hid;
+    if (IsRegionMethod(method)) {
+      // The codec writes the RequestHeader (with this id), param and block.
+      open_frame_ = q_.out.size();
+      q_.out.Extend(4);
+      return &q_.out;
+    }
+    side_.Clear();
+    open_frame_ = kSideCall;
+    return &side_;
+  }
+
+  void Send() override {
+    Slot& s = slots_[open_slot_];
+    if (open_frame_ == kSideCall) {
+      pbw::WirebenchBlob blob;
+      blob.set_data(side_.data(), side_.size());
+      AppendCall(s.call_id,
+                 s.method == uint8_t(Method::kStats) ? "WirebenchStats" : "WirebenchPing", blob,
+                 &q_.out);
+    } else {
+      StoreBE32(q_.out.data() + open_frame_, uint32_t(q_.out.size() - open_frame_ - 4));
+    }
+    open_frame_ = SIZE_MAX;
+    ++inflight_;
+    ++stats_.frames_out;
+    if (!dispatching_) q_.Wake();
+  }
+
+  void Abandon() override {
+    if (open_frame_ != kSideCall) q_.out.Resize(open_frame_);
+    open_frame_ = SIZE_MAX;
+    slots_[open_slot_] = Slot{};
+    free_slots_.push_back(open_slot_);
+  }
+
+  void Cancel(uint32_t call_id) override {
+    const uint32_t slot = call_id & 0xFFFF;
+    if (slot < slots_.size() && slots_[slot].call_id == call_id && slots_[slot].pending) {
+      slots_[slot] = Slot{};
+      free_slots_.push_back(slot);
+      --inflight_;
+    }
+  }
+
+  bool ok() const override { return error_.ok(); }
+  const Status& error() const override { return error_; }
+  size_t inflight() const override { return inflight_; }
+  const rpc::ClientConnectionStats& stats() const override { return stats_; }
+  std::string peer() const override { return peer_; }
+
+  void Close() override {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    q_.Cancel();
+    FailAll(error_.ok() ? Status::Aborted("connection to " + peer_ + " closed by the client")
+                        : error_);
+  }
+
+ private:
+  friend struct ChannelWriteHooks;
+  static constexpr size_t kSideCall = SIZE_MAX - 1;
+  struct Slot {
+    rpc::PendingCall* pending = nullptr;
+    uint32_t call_id = 0;
+    uint8_t method = 0;
+  };
+
+  static bool IsRegionMethod(uint8_t m) {
+    return m == uint8_t(Method::kMutate) || m == uint8_t(Method::kGet) ||
+           m == uint8_t(Method::kScan) || m == uint8_t(Method::kMulti);
+  }
+
+  void FailAll(const Status& status) {
+    if (error_.ok()) error_ = status;
+    std::vector<rpc::PendingCall*> failed;
+    for (Slot& s : slots_) {
+      if (s.pending) failed.push_back(s.pending);
+      s = Slot{};
+    }
+    free_slots_.clear();
+    for (uint32_t i = 0; i < slots_.size(); ++i)
+      free_slots_.push_back(uint32_t(slots_.size() - 1 - i));
+    inflight_ = 0;
+    for (rpc::PendingCall* p : failed) p->OnFailure(error_);
+  }
+
+  void Dispatch(ByteView body) {
+    ++stats_.frames_in;
+    ReplyParts parts;
+    if (!ParseReply(body, &parts)) {
+      FailAll(Status::Corruption("bad reply from HBase server " + peer_ +
+                                 ": its ResponseHeader or response does not parse"));
+      Close();
+      return;
+    }
+    if (parts.call_id == kNoCallId) {
+      // The server refuses the connection (call id -1): every call fails with its reason.
+      FailAll(Status::Unavailable("HBase server " + peer_ + " closed the connection: " +
+                                  ExceptionText(parts)));
+      return;
+    }
+    const uint32_t slot = parts.call_id & 0xFFFF;
+    if (slot >= slots_.size() || slots_[slot].call_id != parts.call_id || !slots_[slot].pending) {
+      ++stats_.stray_replies;
+      return;
+    }
+    const Slot s = slots_[slot];
+    slots_[slot] = Slot{};
+    free_slots_.push_back(slot);
+    --inflight_;
+    rpc::FrameHeader h;
+    h.call_id = s.call_id;
+    h.method = s.method;
+    if (parts.has_exception) {
+      h.status = uint8_t(CallStatus::kServerError);
+      const std::string text = ExceptionText(parts);
+      s.pending->OnReply(h, ByteView(text));
+      return;
+    }
+    h.status = uint8_t(CallStatus::kOk);
+    if (IsRegionMethod(s.method)) {
+      s.pending->OnReply(h, body);
+      return;
+    }
+    // WirebenchStats / WirebenchPing: the blob's bytes.
+    ByteView data;
+    ProtoReader r(parts.message);
+    while (!r.done()) {
+      uint32_t f;
+      WireType wt;
+      if (!r.NextTag(&f, &wt)) break;
+      if (f == 1 && wt == WireType::kLen) {
+        if (!r.Len(&data)) break;
+      } else if (!r.Skip(wt)) {
+        break;
+      }
+    }
+    s.pending->OnReply(h, data);
+  }
+
+  asio::awaitable<void> ReadLoop() {
+    auto self = shared_from_this();
+    for (;;) {
+      if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+      auto [ec, n] = co_await socket_.async_read_some(
+          asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+      if (ec) {
+        if (!closed_) {
+          FailAll(error_.ok() ? Status::Unavailable(
+                                    "connection to HBase server " + peer_ + " lost: " +
+                                    (ec == asio::error::eof ? "closed by the server" : ec.message()))
+                              : error_);
+          Close();
+        }
+        co_return;
+      }
+      ++stats_.reads;
+      stats_.bytes_in += n;
+      in_.Resize(in_.size() + n);
+      size_t pos = 0;
+      dispatching_ = true;
+      while (in_.size() - pos >= 4) {
+        const uint32_t len = LoadBE32(in_.data() + pos);
+        if (len > kMaxReply) {
+          dispatching_ = false;
+          FailAll(Status::Corruption("HBase server " + peer_ + " sent a " + std::to_string(len) +
+                                     "-byte reply, above the client's limit"));
+          Close();
+          co_return;
+        }
+        if (in_.size() - pos < 4 + size_t(len)) {
+          in_.Reserve(pos + 4 + len);
+          break;
+        }
+        Dispatch(ByteView(in_.data() + pos + 4, len));
+        pos += 4 + len;
+        if (closed_) break;
+      }
+      dispatching_ = false;
+      if (closed_) co_return;
+      in_.Consume(pos);
+      ChannelWriteHooks hooks{this};
+      rpc::FlushNow(socket_, q_, hooks);
+    }
+  }
+
+  asio::awaitable<void> WriteLoop() {
+    auto self = shared_from_this();
+    ChannelWriteHooks hooks{this};
+    const boost::system::error_code ec = co_await rpc::RunWriteLoop(socket_, q_, hooks);
+    if (ec && !closed_)
+      FailAll(Status::Unavailable("cannot write to HBase server " + peer_ + ": " + ec.message()));
+    Close();
+  }
+
+  asio::io_context& ctx_;
+  tcp::socket socket_;
+  std::string peer_;
+  rpc::OutputQueue q_;
+  ByteBuffer in_;
+  ByteBuffer side_;  // The payload of a Stats or Ping call.
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  rpc::CallIdGenerator call_ids_;
+  size_t inflight_ = 0;
+  size_t open_frame_ = SIZE_MAX;
+  uint32_t open_slot_ = 0;
+  bool dispatching_ = false;
+  bool closed_ = false;
+  Status error_;
+  rpc::ClientConnectionStats stats_;
+};
+
+bool ChannelWriteHooks::Stopped() const { return c->closed_; }
+bool ChannelWriteHooks::CanSend() const { return c->open_frame_ == SIZE_MAX; }
+void ChannelWriteHooks::OnWritten(size_t n) {
+  ++c->stats_.writes;
+  c->stats_.bytes_out += n;
+}
+
+// Checks hbase:meta's answer for `table`: one region covering every key,
+// on the server connected to, named as the codecs name it.
+Status CheckLocation(const HBaseClientOptions& o, const std::string& where, const ReplyParts& p) {
+  pbw::ScanResponse resp;
+  if (!resp.ParseFromArray(p.message.data(), int(p.message.size())))
+    return Status::Corruption("hbase:meta lookup on " + where + ": the ScanResponse does not parse");
+  std::vector<Cell> cells;
+  for (const auto& r : resp.results())
+    for (const auto& c : r.cell()) {
+      Cell cell;
+      cell.row = ByteView(c.row());
+      cell.family = ByteView(c.family());
+      cell.qualifier = ByteView(c.qualifier());
+      cell.value = ByteView(c.value());
+      cells.push_back(cell);
+    }
+  WireReader block(p.block);
+  while (!block.done()) {
+    Cell cell;
+    if (!pb::ReadKeyValue(block, &cell))
+      return Status::Corruption("hbase:meta lookup on " + where + ": malformed cell block");
+    cells.push_back(cell);
+  }
+  const std::string not_found = "hbase:meta on " + where + " has no region for table '" +
+                                o.table + "'";
+  ByteView regioninfo, server;
+  for (const Cell& c : cells) {
+    if (c.family.str() != "info") continue;
+    if (c.qualifier.str() == "regioninfo") regioninfo = c.value;
+    if (c.qualifier.str() == "server") server = c.value;
+  }
+  if (regioninfo.size() < 4 || std::memcmp(regioninfo.data(), "PBUF", 4) != 0)
+    return Status::NotFound(not_found + " (no PBUF info:regioninfo in its answer)");
+  pbw::RegionInfo ri;
+  if (!ri.ParseFromArray(regioninfo.data() + 4, int(regioninfo.size() - 4)))
+    return Status::Corruption(not_found + " (its info:regioninfo does not parse)");
+  const std::string_view table = o.table;
+  const std::string qualifier(table.substr(table.find(':') == std::string_view::npos
+                                               ? 0
+                                               : table.find(':') + 1));
+  if (ri.table_name().qualifier() != qualifier)
+    return Status::NotFound(not_found + " (it answered table '" + ri.table_name().qualifier() +
+                            "')");
+  if (!ri.start_key().empty() || !ri.end_key().empty())
+    return Status::Unimplemented(
+        "hbase:meta on " + where + " splits table '" + o.table +
+        "' into several regions; wirebench's hbase client serves one region per table "
+        "(follows no splits)");
+  const std::string name = o.table + ",," + std::to_string(ri.region_id());
+  if (name != RegionNameOf(o.table))
+    return Status::Unimplemented("hbase:meta on " + where + " names the region '" + name +
+                                 "'; wirebench's codecs address '" + RegionNameOf(o.table) +
+                                 "' (region id " + std::to_string(kUserRegionId) + ")");
+  const std::string sv = server.ToString();
+  const size_t colon = sv.rfind(':');
+  if (colon == std::string::npos || sv.substr(colon + 1) != std::to_string(o.port))
+    return Status::Unimplemented("hbase:meta on " + where + " places table '" + o.table +
+                                 "' on '" + sv +
+                                 "', another server; wirebench's hbase client talks to the "
+                                 "server it was given (--server) and follows no region moves");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ClearRegionCache() {
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  Cache().clear();
+}
+
+asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
+    asio::io_context& ctx, HBaseClientOptions o) {
+  const std::string where = o.host + ":" + std::to_string(o.port);
+  tcp::resolver resolver(ctx);
+  auto [rec, endpoints] = co_await resolver.async_resolve(o.host, std::to_string(o.port), kNoThrow);
+  if (rec) co_return Status::Unavailable("cannot resolve server " + where + ": " + rec.message());
+  tcp::socket socket(ctx);
+  // Connecting and the handshake are bounded: a silent peer is an error, not a hang.
+  asio::steady_timer deadline(ctx, std::chrono::milliseconds(o.connect_timeout_ms));
+  bool timed_out = false;
+  deadline.async_wait([&](const boost::system::error_code& ec) {
+    if (ec) return;
+    timed_out = true;
+    boost::system::error_code ignored;
+    socket.close(ignored);
+  });
+  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, kNoThrow);
+  if (cec) {
+    deadline.cancel();
+    co_return Status::Unavailable("cannot connect to server " + where + ": " + cec.message() +
+                                  " (is `wirebench server --rpc hbase` running there?)");
+  }
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+
+  ByteBuffer hello;
+  hello.Append(kRpcHeader, 4);
+  hello.PushBack(kRpcVersion);
+  hello.PushBack(kAuthSimple);
+  pbw::ConnectionHeader ch;
+  ch.mutable_user_info()->set_effective_user("wirebench");
+  ch.set_service_name(std::string(kClientService));
+  if (o.cell_blocks) ch.set_cell_block_codec_class(std::string(kKeyValueCodecClass));
+  ch.mutable_version_info()->set_version("wirebench");
+  const std::string chb = ch.SerializeAsString();
+  uint8_t* p = hello.Extend(4);
+  StoreBE32(p, uint32_t(chb.size()));
+  hello.Append(ByteView(chb));
+
+  const std::string cache_key = where + "/" + o.table;
+  bool cached;
+  {
+    std::lock_guard<std::mutex> lock(g_cache_mu);
+    cached = Cache().count(cache_key) > 0;
+  }
+  if (!cached) {
+    // The Java client's region lookup: a reversed scan of hbase:meta from
+    // the row's meta key down to the table's first possible region.
+    pbw::ScanRequest sr;
+    sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+    sr.mutable_region()->set_value(std::string(kMetaRegionName));
+    pbw::Scan* scan = sr.mutable_scan();
+    scan->set_start_row(o.table + ",user,99999999999999");
+    scan->set_stop_row(o.table + ",,");
+    scan->set_include_stop_row(true);
+    scan->set_reversed(true);
+    scan->add_column()->set_family("info");
+    scan->set_caching(1);
+    sr.set_number_of_rows(1);
+    sr.set_close_scanner(true);
+    AppendCall(0, "Scan", sr, &hello);
+  }
+  auto [wec, wn] = co_await asio::async_write(socket, asio::buffer(hello.data(), hello.size()),
+                                              kNoThrow);
+  if (wec) {
+    deadline.cancel();
+    co_return Status::Unavailable("cannot write to server " + where + ": " + wec.message());
+  }
+  if (!cached) {
+    auto body = co_await ReadOneReply(socket, where);
+    deadline.cancel();
+    if (timed_out)
+      co_return Status::Unavailable("server " + where + " did not answer the hbase:meta lookup "
+                                    "within " + std::to_string(o.connect_timeout_ms) +
+                                    " ms: is it `wirebench server --rpc hbase`?");
+    if (!body.ok()) co_return body.status();
+    ReplyParts parts;
+    if (!ParseReply(ByteView(*body), &parts))
+      co_return Status::Unavailable("server " + where + " answered the HBase handshake with "
+                                    "bytes that are not an HBase reply: is it `wirebench server "
+                                    "--rpc hbase`?");
+    if (parts.has_exception)
+      co_return Status::Unavailable("HBase server " + where + " refused the connection: " +
+                                    ExceptionText(parts));
+    Status s = CheckLocation(o, where, parts);
+    if (!s.ok()) co_return s;
+    std::lock_guard<std::mutex> lock(g_cache_mu);
+    Cache()[cache_key] = RegionNameOf(o.table);
+  } else {
+    deadline.cancel();
+  }
+  auto channel = std::make_shared<HBaseChannel>(ctx, std::move(socket), where);
+  channel->StartLoops();
+  co_return std::shared_ptr<rpc::CallChannel>(std::move(channel));
+}
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,304 @@
+#include "transports/hbase/hbase_protocol.h"
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "codecs/pb/pb_wire.h"
+#include "transports/hbase/hbase_calls.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+
+namespace pbw = hbasewire;
+
+std::string ServerIdentity::ServerNameString() const {
+  return host + "," + std::to_string(port) + "," + std::to_string(start_code);
+}
+
+std::string NewClusterId() {
+  std::random_device rd;
+  std::mt19937_64 gen((uint64_t(rd()) << 32) ^ rd());
+  const uint64_t a = gen(), b = gen();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", uint32_t(a >> 32),
+                uint32_t(a >> 16) & 0xFFFF, uint32_t(a) & 0xFFF,
+                uint32_t(0x8000 | ((b >> 48) & 0x3FFF)),
+                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
+uint64_t HBaseService::OpenScanner(Scanner s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t id = next_scanner_++;
+  scanners_.emplace(id, std::move(s));
+  return id;
+}
+
+void HBaseService::CloseScanner(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scanners_.erase(id);
+}
+
+size_t HBaseService::open_scanners() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return scanners_.size();
+}
+
+namespace {
+
+// Appends a reply of a ResponseHeader and, when `resp` is set, a response.
+void AppendReply(const pbw::ResponseHeader& h, const google::protobuf::MessageLite* resp,
+                 ByteBuffer* out) {
+  const size_t hs = h.ByteSizeLong();
+  const size_t rs = resp ? resp->ByteSizeLong() : 0;
+  const size_t total =
+      pb::VarintSize(hs) + hs + (resp ? pb::VarintSize(rs) + rs : 0);
+  uint8_t* p = out->Extend(4 + total);
+  StoreBE32(p, uint32_t(total));
+  p = pb::WriteVarint(p + 4, hs);
+  p = h.SerializeWithCachedSizesToArray(p);
+  if (resp) {
+    p = pb::WriteVarint(p, rs);
+    resp->SerializeWithCachedSizesToArray(p);
+  }
+}
+
+std::string Printable(ByteView b) {
+  std::string s;
+  for (uint8_t c : b) {
+    if (c >= 0x20 && c < 0x7F) {
+      s.push_back(char(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      s += buf;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void AppendExceptionReply(uint32_t call_id, std::string_view exception_class,
+                          std::string_view message, bool do_not_retry, ByteBuffer* out) {
+  pbw::ResponseHeader h;
+  h.set_call_id(call_id);
+  pbw::ExceptionResponse* e = h.mutable_exception();
+  e->set_exception_class_name(std::string(exception_class));
+  // HBase sends the stringified exception: "Class: message" and its stack.
+  e->set_stack_trace(std::string(exception_class) + ": " + std::string(message));
+  e->set_do_not_retry(do_not_retry);
+  AppendReply(h, nullptr, out);
+}
+
+ConnectionCore::ConnectionCore(HBaseService* service, StatsSource* stats_source,
+                               HBaseIoStats* stats, uint32_t max_frame)
+    : service_(service), stats_source_(stats_source), stats_(stats), max_frame_(max_frame) {}
+
+ConnectionCore::~ConnectionCore() = default;
+
+void ConnectionCore::Refuse(std::string_view exception_class, const std::string& message,
+                            ByteBuffer* out) {
+  AppendExceptionReply(kNoCallId, exception_class, message, true, out);
+  BumpShared(stats_->frames_out, 1);
+  BumpShared(stats_->failed_calls, 1);
+  state_ = State::kClosed;
+}
+
+size_t ConnectionCore::UnitSize(ByteView in) const {
+  switch (state_) {
+    case State::kPreamble:
+      return kPreambleSize;
+    case State::kHeader:
+    case State::kCalls:
+      return in.size() >= 4 ? 4 + size_t(LoadBE32(in.data())) : 0;
+    case State::kClosed:
+      return 0;
+  }
+  return 0;
+}
+
+size_t ConnectionCore::Consume(ByteView in, ByteBuffer* out, bool* close) {
+  size_t pos = 0;
+  *close = false;
+  while (!*close && state_ != State::kClosed) {
+    ByteView rest(in.data() + pos, in.size() - pos);
+    size_t n = 0;
+    switch (state_) {
+      case State::kPreamble: n = OnPreamble(rest, out, close); break;
+      case State::kHeader: n = OnHeader(rest, out, close); break;
+      case State::kCalls: n = OnCall(rest, out, close); break;
+      case State::kClosed: break;
+    }
+    if (n == 0) break;
+    pos += n;
+  }
+  if (state_ == State::kClosed) *close = true;
+  return pos;
+}
+
+size_t ConnectionCore::OnPreamble(ByteView in, ByteBuffer* out, bool* close) {
+  if (in.size() < kPreambleSize) {
+    // A wrong magic is refused as soon as it shows, so a peer speaking
+    // another protocol does not wait for a reply it will never get.
+    const size_t n = in.size() < 4 ? in.size() : 4;
+    const bool maybe = std::memcmp(in.data(), kRpcHeader, n) == 0 ||
+                       std::memcmp(in.data(), kRegistryPreamble, n) == 0 ||
+                       std::memcmp(in.data(), kSecurityPreamble, n) == 0;
+    if (maybe || n == 0) return 0;
+  }
+  if (in.size() >= kPreambleSize && std::memcmp(in.data(), kRegistryPreamble, 6) == 0) {
+    // HBase 2.6's connection registry preamble: the cluster id, then close.
+    BumpShared(stats_->registry_calls, 1);
+    pbw::ResponseHeader h;
+    h.set_call_id(kNoCallId);
+    pbw::GetConnectionRegistryResponse r;
+    r.set_cluster_id(service_->identity().cluster_id);
+    AppendReply(h, &r, out);
+    BumpShared(stats_->frames_out, 1);
+    state_ = State::kClosed;
+    *close = true;
+    return kPreambleSize;
+  }
+  if (in.size() >= kPreambleSize && std::memcmp(in.data(), kSecurityPreamble, 6) == 0) {
+    // Asking for the server principal: security is off, the real preamble follows.
+    AppendExceptionReply(kNoCallId, exceptions::kSecurityNotEnabled, "security is not enabled",
+                         true, out);
+    BumpShared(stats_->frames_out, 1);
+    return kPreambleSize;
+  }
+  const size_t shown = in.size() < 4 ? in.size() : 4;
+  if (std::memcmp(in.data(), kRpcHeader, shown) != 0) {
+    Refuse(exceptions::kFatalConnection,
+           "Expected HEADER=HBas but received HEADER=" + Printable(in.Sub(0, shown)) +
+               ": this is wirebench's HBase RPC port (--rpc hbase); connect an HBase client",
+           out);
+    *close = true;
+    return in.size();
+  }
+  if (in.size() < kPreambleSize) return 0;
+  const uint8_t version = in[4], auth = in[5];
+  const std::string fatal = "serverVersion=" + std::to_string(kRpcVersion) +
+                            ", clientVersion=" + std::to_string(version) +
+                            ", authMethod=" + std::to_string(auth);
+  if (version != kRpcVersion) {
+    Refuse(exceptions::kWrongVersion, fatal + ": this server speaks RPC version 0 (HBase 0.96+)",
+           out);
+    *close = true;
+    return kPreambleSize;
+  }
+  if (auth == kAuthKerberos || auth == kAuthDigest) {
+    Refuse(exceptions::kAccessDenied,
+           fatal + (auth == kAuthKerberos ? ", authName=KERBEROS" : ", authName=DIGEST") +
+               ": wirebench has no security; connect with "
+               "hbase.security.authentication=simple",
+           out);
+    *close = true;
+    return kPreambleSize;
+  }
+  if (auth != kAuthSimple) {
+    Refuse(exceptions::kBadAuth,
+           fatal + ", authName=unknown: the only authentication wirebench takes is SIMPLE (80)",
+           out);
+    *close = true;
+    return kPreambleSize;
+  }
+  state_ = State::kHeader;
+  return kPreambleSize;
+}
+
+size_t ConnectionCore::OnHeader(ByteView in, ByteBuffer* out, bool* close) {
+  if (in.size() < 4) return 0;
+  const uint32_t len = LoadBE32(in.data());
+  if (len > max_frame_) {
+    Refuse(exceptions::kFatalConnection,
+           "the ConnectionHeader's length " + std::to_string(len) + " is above the server's " +
+               std::to_string(max_frame_) + "-byte limit (--max-frame)",
+           out);
+    *close = true;
+    return in.size();
+  }
+  if (in.size() < 4 + size_t(len)) return 0;
+  BumpShared(stats_->frames_in, 1);
+  pbw::ConnectionHeader h;
+  if (!h.ParseFromArray(in.data() + 4, int(len))) {
+    Refuse(exceptions::kFatalConnection, "the ConnectionHeader does not parse", out);
+    *close = true;
+    return 4 + len;
+  }
+  if (!h.has_service_name()) {
+    Refuse(exceptions::kEmptyServiceName, "the ConnectionHeader names no service", out);
+    *close = true;
+    return 4 + len;
+  }
+  if (h.service_name() == kClientService) {
+    meta_service_ = false;
+  } else if (h.service_name() == kClientMetaService) {
+    meta_service_ = true;
+  } else {
+    Refuse(exceptions::kUnknownService,
+           "Unknown service " + h.service_name() +
+               ": wirebench serves ClientService and ClientMetaService",
+           out);
+    *close = true;
+    return 4 + len;
+  }
+  if (!h.cell_block_codec_class().empty()) {
+    if (h.cell_block_codec_class() != kKeyValueCodecClass) {
+      Refuse(exceptions::kUnsupportedCellCodec,
+             "Unsupported cell codec " + h.cell_block_codec_class() +
+                 ": wirebench reads " + std::string(kKeyValueCodecClass) +
+                 " cell blocks, or none (hbase.client.default.rpc.codec empty)",
+             out);
+      *close = true;
+      return 4 + len;
+    }
+    if (h.has_cell_block_compressor_class() && !h.cell_block_compressor_class().empty()) {
+      Refuse(exceptions::kUnsupportedCompressionCodec,
+             "Unsupported compression codec " + h.cell_block_compressor_class() +
+                 ": wirebench reads uncompressed cell blocks (leave "
+                 "hbase.client.rpc.compressor unset)",
+             out);
+      *close = true;
+      return 4 + len;
+    }
+    cell_blocks_ = true;
+  }
+  handler_ = std::make_unique<CallHandler>(service_, stats_source_, stats_, cell_blocks_,
+                                           meta_service_);
+  state_ = State::kCalls;
+  return 4 + len;
+}
+
+size_t ConnectionCore::OnCall(ByteView in, ByteBuffer* out, bool* close) {
+  if (in.size() < 4) return 0;
+  const uint32_t len = LoadBE32(in.data());
+  if (len > max_frame_) {
+    // HBase's RequestTooBigException, with the call id when the header is
+    // already in, then the connection closes.
+    uint32_t call_id = kNoCallId;
+    ByteView rest = in.Sub(4, in.size() - 4), header;
+    if (pb::ReadDelimited(&rest, &header)) {
+      pbw::RequestHeader rh;
+      if (rh.ParseFromArray(header.data(), int(header.size())) && rh.has_call_id())
+        call_id = rh.call_id();
+    }
+    AppendExceptionReply(call_id, exceptions::kRequestTooBig,
+                         "RPC data length of " + std::to_string(len) +
+                             " received is greater than max allowed " +
+                             std::to_string(max_frame_) + " (--max-frame)",
+                         true, out);
+    BumpShared(stats_->frames_out, 1);
+    BumpShared(stats_->failed_calls, 1);
+    state_ = State::kClosed;
+    *close = true;
+    return in.size();
+  }
+  if (in.size() < 4 + size_t(len)) return 0;
+  BumpShared(stats_->frames_in, 1);
+  handler_->Handle(in.Sub(4, len), out);
+  return 4 + len;
+}
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,250 @@
+// `--rpc hbase`: HBase's own RPC protocol (its RPC.proto), socket-free. The
+// server's connections (hbase_server.cc) feed received bytes to a
+// ConnectionCore and write what it appends; the fuzz target and the tests
+// drive it the same way without a socket.
+//
+// A connection, as HBase's ServerRpcConnection reads it:
+//   preamble   "HBas", version 0, auth byte (SIMPLE = 80); or one of 2.6's
+//              special preambles, "Regist" (answered with the cluster id,
+//              then closed) and "Securi" (answered SecurityNotEnabled, then
+//              the real preamble follows);
+//   header     4-byte big-endian length, ConnectionHeader (service name,
+//              cell_block_codec_class, cell_block_compressor_class);
+//   calls      4-byte big-endian total length, varint-delimited
+//              RequestHeader, varint-delimited param, cell block
+//              (RequestHeader.cell_block_meta.length bytes, KeyValueCodec).
+// Replies: 4-byte big-endian total length, delimited ResponseHeader (call
+// id, exception, cell_block_meta), delimited response, cell block. A refused
+// preamble or header gets a ResponseHeader with call id -1 and HBase's
+// exception class, and the connection closes.
+//
+// Calls are answered inline, in arrival order. Where the codec of the
+// connection (pb without a cell codec, cellblock with KeyValueCodec) can
+// answer a call on its own (a plain put/delete, Get or Multi on a user
+// region), the codec's CallHandler does, over the very bytes of the call:
+// the same decode/region/encode path as wirebench's framing. Everything else
+// (conditions, increments, scanners, the hbase:meta catalog,
+// ClientMetaService, cells in the message on a cell-block connection) takes
+// the full path of hbase_calls.cc over generated messages.
+//
+// Thread-safety: a ConnectionCore belongs to one connection and one thread.
+// HBaseService is shared by every connection: its scanner table is locked,
+// the rest is immutable once serving.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codecs/message.h"
+#include "common/bytes.h"
+#include "common/counters.h"
+#include "common/status.h"
+#include "common/thread_stats.h"
+#include "nullregion/region.h"
+#include "rpc/service.h"
+
+namespace wirebench::hbaserpc {
+
+// HConstants.RPC_HEADER and RpcServer.CURRENT_VERSION.
+inline constexpr uint8_t kRpcHeader[4] = {'H', 'B', 'a', 's'};
+inline constexpr uint8_t kRpcVersion = 0;
+inline constexpr size_t kPreambleSize = 6;
+// AuthMethod codes.
+inline constexpr uint8_t kAuthSimple = 80;
+inline constexpr uint8_t kAuthKerberos = 81;
+inline constexpr uint8_t kAuthDigest = 82;
+// HBase 2.6's RpcClient special preambles (six bytes each).
+inline constexpr uint8_t kRegistryPreamble[6] = {'R', 'e', 'g', 'i', 's', 't'};
+inline constexpr uint8_t kSecurityPreamble[6] = {'S', 'e', 'c', 'u', 'r', 'i'};
+// The call id of replies that belong to no call (Java's -1 as uint32).
+inline constexpr uint32_t kNoCallId = 0xFFFFFFFFu;
+
+inline constexpr std::string_view kKeyValueCodecClass = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+inline constexpr std::string_view kClientService = "ClientService";
+inline constexpr std::string_view kClientMetaService = "ClientMetaService";
+inline constexpr std::string_view kMetaTable = "hbase:meta";
+// The meta region every client knows by name (old-format region name).
+inline constexpr std::string_view kMetaRegionName = "hbase:meta,,1";
+// The region id of the one region per table the catalog hands out: with the
+// empty start key its (old-format) name is "T,,1", the region name the
+// pb/cellblock codecs write (codecs/pb/pb_mapping.h).
+inline constexpr uint64_t kUserRegionId = 1;
+
+// The exception classes HBase's server sends, by name.
+namespace exceptions {
+inline constexpr std::string_view kFatalConnection =
+    "org.apache.hadoop.hbase.ipc.FatalConnectionException";
+inline constexpr std::string_view kWrongVersion = "org.apache.hadoop.hbase.ipc.WrongVersionException";
+inline constexpr std::string_view kBadAuth = "org.apache.hadoop.hbase.ipc.BadAuthException";
+inline constexpr std::string_view kAccessDenied =
+    "org.apache.hadoop.hbase.security.AccessDeniedException";
+inline constexpr std::string_view kSecurityNotEnabled =
+    "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException";
+inline constexpr std::string_view kUnsupportedCellCodec =
+    "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException";
+inline constexpr std::string_view kUnsupportedCompressionCodec =
+    "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException";
+inline constexpr std::string_view kUnknownService =
+    "org.apache.hadoop.hbase.ipc.UnknownServiceException";
+inline constexpr std::string_view kEmptyServiceName =
+    "org.apache.hadoop.hbase.ipc.EmptyServiceNameException";
+inline constexpr std::string_view kRequestTooBig =
+    "org.apache.hadoop.hbase.exceptions.RequestTooBigException";
+inline constexpr std::string_view kDoNotRetry = "org.apache.hadoop.hbase.DoNotRetryIOException";
+inline constexpr std::string_view kUnknownProtocol =
+    "org.apache.hadoop.hbase.exceptions.UnknownProtocolException";
+inline constexpr std::string_view kNotServingRegion =
+    "org.apache.hadoop.hbase.NotServingRegionException";
+inline constexpr std::string_view kUnknownScanner = "org.apache.hadoop.hbase.UnknownScannerException";
+inline constexpr std::string_view kOutOfOrderScannerNext =
+    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException";
+inline constexpr std::string_view kIOException = "java.io.IOException";
+}  // namespace exceptions
+
+// Who this server is, as the catalog, ClientMetaService and (with
+// --zookeeper) the registry nodes name it: HBase's ServerName and cluster id.
+struct ServerIdentity {
+  std::string host;         // The host clients connect to.
+  uint16_t port = 0;
+  uint64_t start_code = 0;  // Milliseconds since the epoch when the server started.
+  std::string cluster_id;   // A UUID, fresh per server process.
+  // "host,port,startcode", HBase's ServerName string.
+  std::string ServerNameString() const;
+};
+
+// A fresh random UUID string (8-4-4-4-12 hex digits).
+std::string NewClusterId();
+
+// Counters of one I/O thread (BumpShared by it, AddShared by Stats).
+struct HBaseIoStats {
+  uint64_t calls[kMaxMethod + 1] = {};  // By wirebench Method, for Mutate..Ping.
+  uint64_t meta_calls = 0;              // Calls on hbase:meta (the catalog).
+  uint64_t registry_calls = 0;          // ClientMetaService and the registry preamble.
+  uint64_t fast_calls = 0;              // Answered by the codec's own handler.
+  uint64_t other_calls = 0;             // Methods HBase has that wirebench refuses.
+  uint64_t failed_calls = 0;            // Replies carrying an exception.
+  uint64_t frames_in = 0, frames_out = 0;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  uint64_t accepted = 0, closed = 0, refused = 0;
+  int64_t active = 0;
+  using Fields =
+      FieldList<&HBaseIoStats::calls, &HBaseIoStats::meta_calls, &HBaseIoStats::registry_calls,
+                &HBaseIoStats::fast_calls, &HBaseIoStats::other_calls,
+                &HBaseIoStats::failed_calls, &HBaseIoStats::frames_in,
+                &HBaseIoStats::frames_out, &HBaseIoStats::bytes_in, &HBaseIoStats::bytes_out,
+                &HBaseIoStats::accepted, &HBaseIoStats::closed, &HBaseIoStats::refused,
+                &HBaseIoStats::active>;
+};
+
+// An open scanner (ScanRequest without scanner_id opens one).
+struct Scanner {
+  bool meta = false;     // A scan of the catalog.
+  std::string table;     // For meta scans: the table whose row is answered.
+  std::string next_row;  // Where the next batch starts (inclusive).
+  bool started = false;  // next_row is set (else: the scan's own start).
+  std::string start_row, stop_row;
+  bool include_stop = false;
+  bool reversed = false;
+  std::vector<std::pair<std::string, std::string>> columns;
+  uint64_t rows_left = 0;  // limit_of_rows; 0 = no limit.
+  uint64_t next_call_seq = 0;
+  std::vector<std::string> pending_rows;  // Reversed scans: rows still to return.
+};
+
+// Server-wide state every connection shares.
+class HBaseService {
+ public:
+  // `region` and `codec_service` must outlive the service.
+  HBaseService(Region* region, rpc::Service* codec_service, ServerIdentity identity)
+      : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
+
+  Region* region() const { return region_; }
+  rpc::Service* codec_service() const { return codec_service_; }
+  const ServerIdentity& identity() const { return identity_; }
+  // Set once the server is bound (the port) and before it serves.
+  ServerIdentity* mutable_identity() { return &identity_; }
+
+  // The scanner table: ids are never reused within a process.
+  uint64_t OpenScanner(Scanner s);
+  // Runs f(Scanner*) under the lock; the pointer is null for an unknown id.
+  template <typename F>
+  auto WithScanner(uint64_t id, F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = scanners_.find(id);
+    return f(it == scanners_.end() ? nullptr : &it->second);
+  }
+  void CloseScanner(uint64_t id);
+  size_t open_scanners() const;
+
+ private:
+  Region* region_;
+  rpc::Service* codec_service_;
+  ServerIdentity identity_;
+  mutable std::mutex mu_;
+  uint64_t next_scanner_ = 1;
+  std::map<uint64_t, Scanner> scanners_;
+};
+
+// What a connection asks its server for: the Stats reply (the rpc layer's
+// JSON, with `own_at_entry` the calling thread's counters when the call
+// arrived, so the reply's own allocations are left out).
+class StatsSource {
+ public:
+  virtual ~StatsSource() = default;
+  virtual std::string StatsReply(const CounterTotals& own_at_entry) = 0;
+};
+
+class CallHandler;  // hbase_calls.cc
+
+// One connection's protocol state.
+class ConnectionCore {
+ public:
+  ConnectionCore(HBaseService* service, StatsSource* stats_source, HBaseIoStats* stats,
+                 uint32_t max_frame);
+  ~ConnectionCore();
+  ConnectionCore(const ConnectionCore&) = delete;
+  ConnectionCore& operator=(const ConnectionCore&) = delete;
+
+  // Consumes every whole unit (preamble, connection header, call) at the
+  // front of `in`, appending replies to `out`; returns the bytes consumed.
+  // Sets *close when the connection must close once `out` is written (a
+  // refused preamble or header, an oversized call). Never reads past `in`.
+  size_t Consume(ByteView in, ByteBuffer* out, bool* close);
+  // Bytes the unit at the front of `in` needs in all, once its length is
+  // known (to reserve room for it); 0 when not known yet.
+  size_t UnitSize(ByteView in) const;
+  // Past the preamble and connection header.
+  bool ready() const { return state_ == State::kCalls; }
+  // The codec the connection header chose: "cellblock" or "pb".
+  bool cell_blocks() const { return cell_blocks_; }
+
+ private:
+  enum class State { kPreamble, kHeader, kCalls, kClosed };
+  // Each returns the bytes consumed (0 = need more).
+  size_t OnPreamble(ByteView in, ByteBuffer* out, bool* close);
+  size_t OnHeader(ByteView in, ByteBuffer* out, bool* close);
+  size_t OnCall(ByteView in, ByteBuffer* out, bool* close);
+  void Refuse(std::string_view exception_class, const std::string& message, ByteBuffer* out);
+
+  HBaseService* service_;
+  StatsSource* stats_source_;
+  HBaseIoStats* stats_;
+  uint32_t max_frame_;
+  State state_ = State::kPreamble;
+  bool cell_blocks_ = false;
+  bool meta_service_ = false;
+  std::unique_ptr<CallHandler> handler_;
+};
+
+// Writing replies. Each appends one whole reply (length word included).
+// An exception reply: ResponseHeader {call_id, exception {class, text,
+// do_not_retry}}, no response message.
+void AppendExceptionReply(uint32_t call_id, std::string_view exception_class,
+                          std::string_view message, bool do_not_retry, ByteBuffer* out);
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,72 @@
+// `--rpc hbase`: HBase's own RPC protocol (hbase_protocol.h) on both sides.
+// The server answers any HBase client (announcing KeyValueCodec or no cell
+// codec) over the region behind it; the client speaks the protocol with the
+// pb codec (no cell codec) or cellblock (KeyValueCodec), the two whose
+// payload is HBase's call layout.
+#include "transports/hbase/hbase_client.h"
+#include "transports/hbase/hbase_server.h"
+#include "transports/transport.h"
+
+namespace wirebench {
+
+namespace {
+
+class HBaseEntry final : public Transport {
+ public:
+  std::string_view name() const override { return "hbase"; }
+  std::string_view summary() const override {
+    return "HBase's own RPC protocol (\"HBas\" preamble, ConnectionHeader, big-endian "
+           "lengths, RequestHeader/ResponseHeader), as a region server speaks it";
+  }
+
+  Status CheckCodec(std::string_view codec) const override {
+    if (codec == "pb" || codec == "cellblock") return Status::Ok();
+    return Status::InvalidArgument(
+        "--rpc hbase carries HBase's own call layout, which only codecs pb (no cell codec) and "
+        "cellblock (KeyValueCodec cell blocks) write; got codec '" +
+        std::string(codec) + "': use --codec pb or --codec cellblock, or --rpc wirebench for '" +
+        std::string(codec) + "'");
+  }
+
+  // Calls are answered inline on the I/O threads, as the region allows.
+  Status CheckServerOptions(const rpc::ServerOptions& s) const override {
+    if (s.handlers != 0)
+      return Status::InvalidArgument(
+          "--handlers " + std::to_string(s.handlers) +
+          " with --rpc hbase: the HBase server answers calls inline on its I/O threads; use "
+          "--handlers 0 and --io-threads N");
+    return Status::Ok();
+  }
+
+  StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
+      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {
+    auto server = std::make_unique<hbaserpc::HBaseServer>(options, region, service);
+    WB_RETURN_IF_ERROR(server->Start());
+    return std::unique_ptr<rpc::TransportServer>(std::move(server));
+  }
+
+  boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
+      boost::asio::io_context& ctx, EndpointOptions options) const override {
+    const CodecInfo* info = FindCodec(options.codec_id);
+    if (info == nullptr || CheckCodec(info->name).ok() == false)
+      co_return CheckCodec(info ? info->name : std::string_view("?"));
+    hbaserpc::HBaseClientOptions o;
+    o.host = options.host;
+    o.port = options.port;
+    o.cell_blocks = info->id == CodecId::kCellBlock;
+    auto channel = co_await hbaserpc::ConnectHBase(ctx, o);
+    if (!channel.ok()) co_return channel.status();
+    auto codec = NewCodec(options.codec_id);
+    if (!codec.ok()) co_return codec.status();
+    co_return ClientEndpoint{std::move(channel).value(), std::move(codec).value()};
+  }
+};
+
+}  // namespace
+
+const Transport& HBaseTransport() {
+  static const HBaseEntry entry;
+  return entry;
+}
+
+}  // namespace wirebench
