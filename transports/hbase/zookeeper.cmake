@@ -26,3 +26,10 @@ if(NOT WIREBENCH_ZOOKEEPER STREQUAL "OFF")
                    "--rpc hbase is built without --zookeeper")
   endif()
 endif()
+
+# The hbase transport's --zookeeper (registered_server.cc), with or without
+# the client (without it, the flag's error says how to get it).
+target_sources(wirebench_transports PRIVATE ${CMAKE_CURRENT_LIST_DIR}/registered_server.cc)
+if(TARGET wirebench_hbase_zookeeper)
+  target_link_libraries(wirebench_transports PUBLIC wirebench_hbase_zookeeper)
+endif()
