@@ -1,6 +1,6 @@
 #include "transports/hbase/registered_server.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // StatsJson's return type.
 
 #ifdef WIREBENCH_HAVE_ZOOKEEPER
 #include "transports/hbase/zookeeper_registration.h"
@@ -16,10 +16,7 @@ class RegisteredServer final : public rpc::TransportServer {
  public:
   RegisteredServer(std::unique_ptr<HBaseServer> server,
                    std::unique_ptr<hbase::ZooKeeperRegistration> registration)
-      : server_(std::move(server)), registration_(std::move(registration)) {
-    const hbase::ZooKeeperTarget& t = registration_->target();
-    where_ = t.quorum + t.root;
-  }
+      : server_(std::move(server)), registration_(std::move(registration)) {}
   ~RegisteredServer() override { Stop(); }
 
   Status Start() override { return Status::Ok(); }  // Started before it was registered.
@@ -29,16 +26,11 @@ class RegisteredServer final : public rpc::TransportServer {
     registration_.reset();  // Removes the nodes: no client is sent here any more.
     server_->Stop();
   }
-  nlohmann::json StatsJson() override {
-    nlohmann::json j = server_->StatsJson();
-    j["hbase"]["zookeeper"] = where_;
-    return j;
-  }
+  nlohmann::json StatsJson() override { return server_->StatsJson(); }
 
  private:
   std::unique_ptr<HBaseServer> server_;
   std::unique_ptr<hbase::ZooKeeperRegistration> registration_;
-  std::string where_;
 };
 
 }  // namespace
