@@ -86,10 +86,13 @@ TEST(Measure, TheWholeProcessTreeCountsShortLivedAndOrphanedChildren) {
            d["measure"]["command"]["sys_ns"].get<double>();
   };
   ASSERT_GT(cpu(one), 0);
-  // Five times the work: at least four times the CPU (the shell's own
-  // variation is far below that), so no child went uncounted.
-  EXPECT_GT(cpu(five), 4.0 * cpu(one)) << "one: " << cpu(one) << " ns, tree: " << cpu(five);
-  EXPECT_GE(five["measure"]["command"]["processes_seen"].get<int>(), 3);
+  // Five times the work. The sampler saw every process (each lives far
+  // longer than its interval); their CPU all counts, so the tree costs well
+  // over what three of them would, whatever the host's noise (measured under
+  // ctest -j2 beside other tests: 3.6x to 4.9x).
+  EXPECT_GT(cpu(five), 3.0 * cpu(one)) << "one: " << cpu(one) << " ns, tree: " << cpu(five);
+  EXPECT_GE(five["measure"]["command"]["processes_seen"].get<int>(), 6)
+      << "the shell, two orphaning subshells and five workers";
   EXPECT_EQ(five["measure"]["command"]["left_running"].size(), 0u);
 }
 
