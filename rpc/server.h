@@ -51,6 +51,12 @@ struct ServerOptions {
   // A connection that sends nothing for this long while a frame is
   // incomplete, or before its preamble, is closed. 0 = never.
   int idle_timeout_ms = 30000;
+  // HOST:PORT[,HOST:PORT...][/ROOT]: register the server in ZooKeeper as
+  // HBase does, so HBase clients find it (only transports whose
+  // Transport::RegistersInZooKeeper() says so; empty = no registration).
+  std::string zookeeper;
+  // How long the registration waits for ZooKeeper before it fails the start.
+  int zookeeper_timeout_ms = 10000;
 };
 
 class Server final : public TransportServer {

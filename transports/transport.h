@@ -74,6 +74,9 @@ class Transport {
   virtual Status CheckServerOptions(const rpc::ServerOptions& options) const {
     return Status::Ok();
   }
+  // Whether StartServer honours ServerOptions::zookeeper (HBase's registry
+  // nodes); the `server` command refuses --zookeeper for the others.
+  virtual bool RegistersInZooKeeper() const { return false; }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. Errors name the cause.

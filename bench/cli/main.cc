@@ -7,6 +7,7 @@
 #include "bench/cli/calibrate_command.h"
 #include "bench/cli/compare_command.h"
 #include "bench/cli/diff_command.h"
+#include "bench/cli/measure_command.h"
 #include "bench/cli/merge_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   wirebench::AddDiffCommand(app, &exit_code);
   wirebench::AddVersionCommand(app, &exit_code);
   wirebench::AddCalibrateCommand(app, &exit_code);
+  wirebench::AddMeasureCommand(app, &exit_code);
   // `walpe` has its own parser (HBase WALPerformanceEvaluation's options).
   if (argc >= 2 && std::string(argv[1]) == "walpe") return wirebench::RunWalpe(argc - 1, argv + 1);
   app.add_subcommand("walpe",

@@ -55,6 +55,11 @@ int RunServer(const ServerCommandOptions& o) {
   auto transport = FindTransport(o.rpc);
   Status checked =
       transport.ok() ? (*transport)->CheckServerOptions(o.server) : transport.status();
+  if (checked.ok() && !o.server.zookeeper.empty() && !(*transport)->RegistersInZooKeeper())
+    checked = Status::InvalidArgument(
+        "--zookeeper registers an HBase-protocol server, and --rpc " + o.rpc +
+        " is not one: use --rpc hbase (HBase clients find it through ZooKeeper), or leave "
+        "--zookeeper out");
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
@@ -133,6 +138,14 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--zookeeper", s.zookeeper,
+                  "--rpc hbase: register in ZooKeeper at HOST:PORT[,HOST:PORT...][/ROOT] (root "
+                  "/hbase by default) as HBase does, so HBase clients given the quorum find this "
+                  "server; the nodes are removed on a clean stop");
+  cmd->add_option("--zookeeper-timeout-ms", s.zookeeper_timeout_ms,
+                  "How long to wait for ZooKeeper at start before failing")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);

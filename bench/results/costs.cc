@@ -89,6 +89,13 @@ SideCosts ClientCosts(const RunResult& r, double ops) {
   cl.cache_misses = u.cache_misses / ops;
   cl.wire_bytes_out = double(r.connections.bytes_out) / ops;
   cl.wire_bytes_in = double(r.connections.bytes_in) / ops;
+  if (!r.external_client.empty()) {
+    cl.counters_unavailable_reason =
+        "an external client: only its process tree's CPU and context switches are measured";
+    cl.allocs_available = false;
+    cl.hw_available = false;
+    cl.hw_reason = cl.counters_unavailable_reason;
+  }
   return cl;
 }
 

@@ -27,7 +27,10 @@ struct SideCosts {
   bool hw_available = false;
   std::string hw_reason;
   double cycles = 0, instructions = 0, cache_misses = 0;
-  int threads = 0;
+  int threads = 0;  // Threads; for an external client (measure), processes.
+  // Non-empty for a client wirebench did not run (`measure`): why its
+  // allocations, copies and hardware counters are not given.
+  std::string counters_unavailable_reason;
 };
 
 struct RunCosts {

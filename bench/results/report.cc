@@ -354,14 +354,20 @@ void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bo
     l.Fixed(section, "IoThreadCpuPerOp(us)", c.io_cpu_us);
     l.Fixed(section, "HandlerThreadCpuPerOp(us)", c.handler_cpu_us);
   }
-  if (c.allocs_available) {
-    l.Fixed(section, "AllocationsPerOp", c.allocs);
-    l.Fixed(section, "AllocatedBytesPerOp", c.alloc_bytes);
+  if (!c.counters_unavailable_reason.empty()) {
+    const std::string why = "unavailable (" + c.counters_unavailable_reason + ")";
+    for (const char* name : {"AllocationsPerOp", "EncodeCopiedBytesPerOp", "DecodeCopiedBytesPerOp"})
+      l.Text(section, name, why);
   } else {
-    l.Text(section, "AllocationsPerOp", "unavailable (allocation hook not linked)");
+    if (c.allocs_available) {
+      l.Fixed(section, "AllocationsPerOp", c.allocs);
+      l.Fixed(section, "AllocatedBytesPerOp", c.alloc_bytes);
+    } else {
+      l.Text(section, "AllocationsPerOp", "unavailable (allocation hook not linked)");
+    }
+    l.Fixed(section, "EncodeCopiedBytesPerOp", c.encode_copied);
+    l.Fixed(section, "DecodeCopiedBytesPerOp", c.decode_copied);
   }
-  l.Fixed(section, "EncodeCopiedBytesPerOp", c.encode_copied);
-  l.Fixed(section, "DecodeCopiedBytesPerOp", c.decode_copied);
   l.Fixed(section, "VoluntaryCtxSwitchesPerOp", c.voluntary_switches);
   l.Fixed(section, "InvoluntaryCtxSwitchesPerOp", c.involuntary_switches);
   l.Fixed(section, "WireBytesOutPerOp", c.wire_bytes_out);

@@ -193,6 +193,7 @@ void ClientRawFields(V&& f, R& r) {
   f("bytes_out", c.bytes_out);
   f("bytes_in", c.bytes_in);
   f("stray_replies", c.stray_replies);
+  f("external_client", r.external_client);
 }
 
 // Every stored field of "results" but "ops" (whose keys are the operation

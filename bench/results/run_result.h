@@ -104,6 +104,11 @@ struct RunResult {
   // Open loop: operations that found their client still busy with the
   // previous one at their intended start (the server fell behind).
   uint64_t behind_schedule = 0;
+  // Set by `wirebench measure` (bench/loadgen/measure.h): the client was
+  // this command, which wirebench did not write. client_usage is then its
+  // whole process tree's CPU and context switches; its allocations, codec
+  // copies and hardware counters are not known.
+  std::string external_client;
   ThreadUsage client_usage;      // Client loop threads, over the measured phase.
   CounterTotals client_counters;  // Allocations and copies of client loop threads.
   rpc::ClientConnectionStats connections;

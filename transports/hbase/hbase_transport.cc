@@ -5,6 +5,7 @@
 // payload is HBase's call layout.
 #include "transports/hbase/hbase_client.h"
 #include "transports/hbase/hbase_server.h"
+#include "transports/hbase/registered_server.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -35,14 +36,17 @@ class HBaseEntry final : public Transport {
           "--handlers " + std::to_string(s.handlers) +
           " with --rpc hbase: the HBase server answers calls inline on its I/O threads; use "
           "--handlers 0 and --io-threads N");
-    return Status::Ok();
+    return hbaserpc::CheckZooKeeperOption(s);
   }
+
+  bool RegistersInZooKeeper() const override { return true; }
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {
     auto server = std::make_unique<hbaserpc::HBaseServer>(options, region, service);
     WB_RETURN_IF_ERROR(server->Start());
-    return std::unique_ptr<rpc::TransportServer>(std::move(server));
+    // With --zookeeper: registered under the identity its catalog hands out.
+    return hbaserpc::MaybeRegisterInZooKeeper(std::move(server), options);
   }
 
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(

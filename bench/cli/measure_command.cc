@@ -1,0 +1,73 @@
+#include "bench/cli/measure_command.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "bench/cli/region_factory.h"
+#include "bench/loadgen/measure.h"
+#include "transports/transport.h"
+
+namespace wirebench {
+
+namespace {
+
+struct MeasureFlags {
+  MeasureOptions o;
+  int sample_ms = 20;
+};
+
+}  // namespace
+
+void AddMeasureCommand(CLI::App& app, int* exit_code) {
+  auto f = std::make_shared<MeasureFlags>();
+  MeasureOptions& o = f->o;
+  CLI::App* cmd = app.add_subcommand(
+      "measure",
+      "Run COMMAND (after --) as the client of a co-located server (or --server) and report "
+      "its cost per operation counted by the server: the command's whole process tree's CPU, "
+      "the server's CPU by thread role, allocations, wire bytes and context switches");
+  cmd->add_option("--rpc", o.rpc,
+                  "RPC layer of the server: " + TransportNames() + " (default " +
+                      std::string(DefaultTransport().name()) + ")");
+  cmd->add_option("--server", o.server,
+                  "HOST:PORT of a running `wirebench server` (default: start one co-located)");
+  cmd->add_option("--server-io-threads", o.colocated.io_threads, "Co-located server: I/O threads")
+      ->capture_default_str();
+  cmd->add_option("--handlers", o.colocated.handlers,
+                  "Co-located server: handler threads (0 = inline)")
+      ->capture_default_str();
+  cmd->add_option("--server-cpus", o.colocated.cpus, "Co-located server: pin to these CPUs");
+  cmd->add_option("--zookeeper", o.zookeeper,
+                  "Co-located server (--rpc hbase): register in ZooKeeper at "
+                  "HOST:PORT[,HOST:PORT...][/ROOT] so HBase clients find it");
+  AddRegionOptions(cmd, &o.colocated.region);
+  cmd->add_option("--out", o.out, "Write the JSON result (the schema of `run --json`) here");
+  cmd->add_option("--label", o.label, "Recorded in the JSON result's config");
+  cmd->add_option("--sample-ms", f->sample_ms,
+                  "How often the command's process tree is sampled from /proc, ms")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_flag("--quiet", o.quiet, "No report on stdout (the --out file still gets it)");
+  cmd->add_option("command", o.command,
+                  "The client to run, after --; {server}, {host}, {port} and {zookeeper} in it "
+                  "are replaced, and WIREBENCH_SERVER=HOST:PORT is in its environment")
+      ->required();
+  cmd->callback([f, exit_code] {
+    f->o.sample_interval = std::chrono::milliseconds(f->sample_ms);
+    auto r = RunMeasure(f->o);
+    if (!r.ok()) {
+      std::fprintf(stderr, "wirebench measure: %s\n", r.status().ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
+    if (!r->server_figures)
+      std::fprintf(stderr, "wirebench measure: the server's figures are missing (see the "
+                           "report's SERVER lines)\n");
+    else if (r->operations == 0)
+      std::fprintf(stderr, "wirebench measure: the server counted no call from the command: "
+                           "did it reach the server?\n");
+    *exit_code = r->command_exit_code;
+  });
+}
+
+}  // namespace wirebench

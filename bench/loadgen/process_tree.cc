@@ -1,0 +1,306 @@
+#include "bench/loadgen/process_tree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+extern char** environ;
+
+namespace wirebench {
+
+namespace {
+
+// One /proc/PID/stat line's fields this file uses.
+struct ProcStat {
+  int pid = 0, ppid = 0;
+  char state = '?';
+  uint64_t utime = 0, stime = 0, cutime = 0, cstime = 0;  // Clock ticks.
+  uint64_t starttime = 0;
+};
+
+bool ReadProcStat(int pid, ProcStat* out) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // The command name is in parentheses and may hold anything: parse after the last ')'.
+  const char* close_paren = std::strrchr(buf, ')');
+  if (close_paren == nullptr) return false;
+  out->pid = pid;
+  // Fields 3.. : state ppid pgrp session tty_nr tpgid flags minflt cminflt
+  // majflt cmajflt utime stime cutime cstime priority nice num_threads
+  // itrealvalue starttime.
+  unsigned long long f[20] = {};
+  char state = '?';
+  const int got = std::sscanf(close_paren + 2,
+                              "%c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+                              "%llu %llu %llu %llu %llu %llu %llu",
+                              &state, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7],
+                              &f[8], &f[9], &f[10], &f[11], &f[12], &f[13], &f[14], &f[15], &f[16],
+                              &f[17], &f[18]);
+  if (got < 20) return false;
+  out->state = state;
+  out->ppid = int(f[0]);
+  out->utime = f[10];
+  out->stime = f[11];
+  out->cutime = f[12];
+  out->cstime = f[13];
+  out->starttime = f[18];
+  return true;
+}
+
+std::vector<int> AllPids() {
+  std::vector<int> pids;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return pids;
+  while (dirent* e = readdir(d)) {
+    char* end;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (*end == '\0' && pid > 0) pids.push_back(int(pid));
+  }
+  closedir(d);
+  return pids;
+}
+
+// Context switches of every thread of a live process (/proc/PID/status
+// counts the main thread's only).
+void AddSwitches(int pid, uint64_t* voluntary, uint64_t* involuntary) {
+  char dir_path[64];
+  std::snprintf(dir_path, sizeof(dir_path), "/proc/%d/task", pid);
+  DIR* d = opendir(dir_path);
+  if (d == nullptr) return;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream status(std::string(dir_path) + "/" + e->d_name + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      unsigned long long v = 0;
+      if (std::sscanf(line.c_str(), "voluntary_ctxt_switches: %llu", &v) == 1) *voluntary += v;
+      if (std::sscanf(line.c_str(), "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+        *involuntary += v;
+    }
+  }
+  closedir(d);
+}
+
+// The tree's members at one moment: the command and its descendants, and
+// orphans of the tree re-parented to this (subreaper) process.
+class TreeSampler {
+ public:
+  TreeSampler(pid_t root, pid_t exclude) : root_(root), exclude_(exclude), self_(getpid()) {}
+
+  // One /proc walk: returns the live members' figures (zombies included).
+  std::vector<ProcStat> Sample() {
+    std::unordered_map<int, ProcStat> all;
+    for (int pid : AllPids()) {
+      ProcStat s;
+      if (ReadProcStat(pid, &s)) all[pid] = s;
+    }
+    std::vector<ProcStat> members;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [pid, s] : all) {
+      if (!IsMember(s, all)) continue;
+      seen_.insert({s.pid, s.starttime});
+      members.push_back(s);
+    }
+    ++samples_;
+    return members;
+  }
+  int processes_seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return int(seen_.size());
+  }
+  int samples() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return samples_;
+  }
+
+ private:
+  bool IsMember(const ProcStat& s, const std::unordered_map<int, ProcStat>& all) const {
+    if (s.pid == self_ || s.pid == exclude_) return false;
+    // Walk up the parent links; a child of this process is the command or
+    // an orphan of its tree (this process has no other children but the
+    // excluded server).
+    int pid = s.pid;
+    for (int depth = 0; depth < 256; ++depth) {
+      if (pid == root_) return true;
+      auto it = all.find(pid);
+      if (it == all.end()) return false;
+      if (it->second.ppid == self_) return pid != exclude_;
+      pid = it->second.ppid;
+      if (pid <= 1) return false;
+    }
+    return false;
+  }
+
+  const pid_t root_, exclude_, self_;
+  std::mutex mu_;
+  std::set<std::pair<int, uint64_t>> seen_;  // Guarded by mu_.
+  int samples_ = 0;                          // Guarded by mu_.
+};
+
+double Ns(const timeval& tv) { return double(tv.tv_sec) * 1e9 + double(tv.tv_usec) * 1e3; }
+
+std::string Describe(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended";
+}
+
+// Reaps exited children until none is left or the next is `keep` (the
+// co-located server, whose exit its owner reaps).
+void ReapOrphans(pid_t keep) {
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    if (info.si_pid == keep) return;  // Left for its owner (LocalServer::Alive/Stop).
+    waitpid(info.si_pid, nullptr, 0);
+  }
+}
+
+}  // namespace
+
+StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
+  if (o.argv.empty()) return Status::InvalidArgument("no command to run: give it after --");
+  // Orphans of the tree come to this process, which waits for them, so
+  // their CPU lands in RUSAGE_CHILDREN.
+  const int was_subreaper = [] {
+    int v = 0;
+    prctl(PR_GET_CHILD_SUBREAPER, &v);
+    return v;
+  }();
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  rusage before{};
+  getrusage(RUSAGE_CHILDREN, &before);
+
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (!o.env.count(kv.substr(0, kv.find('=')))) env_s.push_back(kv);
+  }
+  for (const auto& [k, v] : o.env) env_s.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_s = o.argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0)
+    return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+  // Ctrl-C at a terminal reaches the command too (same process group); this
+  // process waits for it to end and still reports, as time(1) does.
+  struct sigaction ignore {}, old_int {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
+    return Status::IoError(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
+    execvpe(argv[0], argv.data(), envp.data());
+    const int e = errno;
+    (void)!write(err_pipe[1], &e, sizeof(e));
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  int exec_errno = 0;
+  const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
+  close(err_pipe[0]);
+
+  TreeSampler sampler(pid, o.exclude);
+  std::atomic<bool> done{false};
+  std::thread sampling([&] {
+    while (!done.load()) {
+      sampler.Sample();
+      std::this_thread::sleep_for(o.sample_interval);
+    }
+  });
+  int status = 0;
+  // Waits for the command, reaping the tree's orphans meanwhile: blocked in
+  // waitid until some child ends; once the excluded child (the server) has
+  // ended and must be left for its owner, by polling.
+  bool excluded_ended = false;
+  for (;;) {
+    if (excluded_ended) {
+      if (waitpid(pid, &status, WNOHANG) == pid) break;
+      ReapOrphans(o.exclude);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      waitpid(pid, &status, 0);  // ECHILD cannot be: the command is a child.
+      break;
+    }
+    if (info.si_pid == pid) {
+      waitpid(pid, &status, 0);
+      break;
+    }
+    if (info.si_pid == o.exclude) {
+      excluded_ended = true;
+      continue;
+    }
+    waitpid(info.si_pid, nullptr, 0);  // An orphan of the tree.
+  }
+  ProcessTreeUsage u;
+  u.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  done.store(true);
+  sampling.join();
+  ReapOrphans(o.exclude);
+  // What is left of the tree: counted as it stands now.
+  const double tick_ns = 1e9 / double(sysconf(_SC_CLK_TCK));
+  for (const ProcStat& s : sampler.Sample()) {
+    u.user_ns += double(s.utime + s.cutime) * tick_ns;
+    u.sys_ns += double(s.stime + s.cstime) * tick_ns;
+    AddSwitches(s.pid, &u.voluntary_switches, &u.involuntary_switches);
+    if (s.state != 'Z') u.left_running.push_back(s.pid);
+  }
+  rusage after{};
+  getrusage(RUSAGE_CHILDREN, &after);
+  sigaction(SIGINT, &old_int, nullptr);
+  prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
+  if (exec_failed)
+    return Status::InvalidArgument("cannot run '" + o.argv[0] + "': " + std::strerror(exec_errno) +
+                                   (exec_errno == ENOENT ? " (not found on PATH)" : ""));
+  u.user_ns += Ns(after.ru_utime) - Ns(before.ru_utime);
+  u.sys_ns += Ns(after.ru_stime) - Ns(before.ru_stime);
+  u.voluntary_switches += uint64_t(after.ru_nvcsw - before.ru_nvcsw);
+  u.involuntary_switches += uint64_t(after.ru_nivcsw - before.ru_nivcsw);
+  u.processes_seen = std::max(1, sampler.processes_seen());
+  u.samples = sampler.samples();
+  u.how = Describe(status);
+  u.exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+                : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                      : 1;
+  return u;
+}
+
+}  // namespace wirebench

@@ -1,0 +1,53 @@
+// Runs a command as a child process and measures its whole process tree's
+// CPU and context switches, for `wirebench measure` (a client wirebench did
+// not write: a JVM, node, a script that starts other programs).
+//
+// Two sources, so that no process of the tree is missed or counted twice:
+// - Processes that exited and were waited for: the kernel folds a waited-for
+//   child's CPU into its parent's, up to this process, which waits for the
+//   command and, being a child subreaper (PR_SET_CHILD_SUBREAPER), for every
+//   orphan of the tree too; getrusage(RUSAGE_CHILDREN) then holds them all,
+//   to the microsecond, however short they lived.
+// - Processes still there when the command has ended (daemons it left, or
+//   zombies nobody waited for): their /proc figures at that moment.
+// A sampler walks /proc every `sample_interval` while the command runs, to
+// know the tree's members (by parent links, keyed by pid and start time)
+// and how many processes it had; its own cost is not the command's.
+// Thread-safety: Run is called from one thread at a time (it changes this
+// process's subreaper flag and SIGINT disposition while the command runs).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace wirebench {
+
+struct ProcessTreeUsage {
+  double user_ns = 0, sys_ns = 0;
+  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  double wall_s = 0;
+  int processes_seen = 0;       // Distinct processes of the tree the sampler saw.
+  int samples = 0;              // /proc walks made.
+  std::vector<int> left_running;  // Tree processes still alive after the command ended.
+  int exit_code = 0;            // The command's; 128 + N when killed by signal N.
+  std::string how;              // "exited with status 0", "killed by signal 9".
+};
+
+struct CommandOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH.
+  std::map<std::string, std::string> env;  // Added to (or replacing in) this environment.
+  std::chrono::milliseconds sample_interval{20};
+  pid_t exclude = -1;  // A child of this process that is not the command's (the co-located server).
+};
+
+// Runs the command to its end. An error only when it could not be started
+// (the error names it and why: not found, not executable).
+StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o);
+
+}  // namespace wirebench

@@ -1,0 +1,177 @@
+// The unmodified npm client hbase-rpc-client@0.1.15 (tests/hbase_client,
+// installed by scripts/install-deps) against `wirebench server --rpc hbase
+// --zookeeper ...` and Debian's ZooKeeper (started once for this binary):
+// it finds the server through ZooKeeper, scans hbase:meta, then runs put, get,
+// mput, mget, delete, mdelete, scan, checkAndPut and increment
+// (tests/hbase_client/ops.js). Driven through `wirebench measure`, which
+// also checks the server's counters and the per-op report for a client
+// wirebench did not write. Skips when node, the client or ZooKeeper is missing.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/silent_listener.h"
+#include "tests/zookeeper_fixture.h"
+#include "transports/hbase/zookeeper_registration.h"
+
+namespace wirebench {
+namespace {
+
+using testing::ZooKeeperEnvironment;
+
+::testing::Environment* const kZooKeeper =
+    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
+
+const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
+const std::string kClientDir = WIREBENCH_SOURCE_DIR "/tests/hbase_client";
+
+std::string SkipReason() {
+  if (std::string why = ZooKeeperEnvironment::SkipReason(); !why.empty()) return why;
+  if (testing::FindOnPath("node").empty())
+    return "node is not installed (apt-get install nodejs npm, or scripts/install-deps)";
+  if (access((kClientDir + "/node_modules/hbase-rpc-client/package.json").c_str(), R_OK) != 0)
+    return "hbase-rpc-client is not installed: run scripts/install-deps (npm ci in " + kClientDir +
+           ")";
+  return "";
+}
+
+#define SKIP_UNLESS_READY()                                          \
+  do {                                                               \
+    if (std::string why = SkipReason(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// ops.js's per-kind lines, by kind, and its summary.
+std::map<std::string, nlohmann::json> OpLines(const std::string& out) {
+  std::map<std::string, nlohmann::json> ops;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;
+    if (j.contains("op")) ops[j["op"].get<std::string>()] = j;
+    if (j.contains("summary")) ops["summary"] = j["summary"];
+  }
+  return ops;
+}
+
+std::string Stem(const char* name) {
+  return ::testing::TempDir() + "/hbase_npm_" + name + "_" + std::to_string(getpid());
+}
+
+TEST(HBaseNpmClient, EveryOperationThroughZooKeeperMeasuredPerOp) {
+  SKIP_UNLESS_READY();
+  const std::string zk = ZooKeeperEnvironment::Instance()->quorum() + "/npm-measure";
+  const std::string stem = Stem("measure");
+  const int n = 5;
+  testing::WirebenchProcess p(kBinary,
+                              {"measure", "--rpc", "hbase", "--zookeeper", zk, "--out",
+                               stem + ".json", "--", "node", kClientDir + "/ops.js",
+                               "--zookeeper", "{zookeeper}", "--n", std::to_string(n),
+                               "--timeout-ms", "60000"},
+                              stem);
+  ASSERT_EQ(p.Wait(std::chrono::seconds(120)), 0) << ReadFile(stem + ".err") << ReadFile(stem + ".out");
+  const std::string out = ReadFile(stem + ".out");
+  auto ops = OpLines(out);
+  // What the client saw.
+  ASSERT_TRUE(ops.count("summary")) << out;
+  EXPECT_TRUE(ops["summary"]["ok"].get<bool>()) << out;
+  for (const char* kind : {"put", "get", "delete", "checkAndPut", "increment"}) {
+    ASSERT_TRUE(ops.count(kind)) << kind << "\n" << out;
+    EXPECT_EQ(ops[kind]["ok"], n) << kind << ": " << ops[kind].dump();
+  }
+  for (const char* kind : {"mput", "mget", "mdelete", "scan"}) {
+    ASSERT_TRUE(ops.count(kind)) << kind << "\n" << out;
+    EXPECT_EQ(ops[kind]["ok"], 1) << kind << ": " << ops[kind].dump();
+  }
+  EXPECT_EQ(ops["put"]["sample"]["processed"], true) << ops["put"].dump();
+  EXPECT_EQ(ops["checkAndPut"]["sample"]["processed"], true)
+      << "the null region's rows are empty: a check for an absent cell passes";
+  EXPECT_TRUE(ops["get"]["sample"].is_null()) << "the null region answers reads empty";
+  EXPECT_EQ(ops["mget"]["sample"].size(), size_t(n));
+  EXPECT_EQ(ops["mput"]["sample"].size(), size_t(n)) << "one result per action, by index";
+  EXPECT_EQ(ops["scan"]["sample"].size(), 0u);
+  EXPECT_EQ(ops["increment"]["sample"]["counter"], 5) << "an increment returns the delta";
+
+  // What the server counted between measure's two Stats snapshots.
+  auto doc = nlohmann::json::parse(ReadFile(stem + ".json"), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  const auto& calls = doc["measure"]["calls"];
+  EXPECT_EQ(calls["Mutate"], 4 * n) << "put, delete, checkAndPut, increment: " << calls.dump();
+  EXPECT_EQ(calls["Multi"], 3) << "mput, mget, mdelete: " << calls.dump();
+  EXPECT_EQ(calls["Get"], n) << calls.dump();
+  const auto& hb = doc["results"]["server"]["after"]["hbase"];
+  EXPECT_GT(hb["meta_calls"].get<uint64_t>(), 0u) << "the client located its region in hbase:meta";
+  EXPECT_EQ(hb["refused_method_calls"], 0);
+  EXPECT_EQ(hb["open_scanners"], 0);
+  // The per-op report of a client wirebench did not write.
+  const auto& costs = doc["results"]["costs"];
+  EXPECT_GT(costs["client"]["cpu_us_per_op"].get<double>(), 0) << "node's CPU";
+  EXPECT_GT(costs["server"]["cpu_us_per_op"].get<double>(), 0);
+  EXPECT_FALSE(costs["client"]["allocs_available"].get<bool>());
+  EXPECT_EQ(doc["measure"]["command"]["exit_status"], 0);
+  EXPECT_GE(doc["measure"]["command"]["processes_seen"].get<int>(), 1);
+  EXPECT_NE(out.find("[CLIENT], CpuPerOp(us), "), std::string::npos) << out;
+  EXPECT_NE(out.find("[SERVER], IoThreadCpuPerOp(us), "), std::string::npos) << out;
+}
+
+TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
+  SKIP_UNLESS_READY();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const hbase::ZooKeeperTarget target{quorum, "/npm-stop"};
+  const std::string stem = Stem("stop");
+  testing::WirebenchProcess server(
+      kBinary, {"server", "--rpc", "hbase", "--port", "0", "--zookeeper", quorum + "/npm-stop"},
+      stem);
+  // Registered once it listens: wait for the node.
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer(target, std::chrono::milliseconds(5000));
+  }
+  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  const std::string listening = ReadFile(stem + ".out");
+  EXPECT_NE(listening.find("listening on 127.0.0.1:" + std::to_string(found->port)),
+            std::string::npos)
+      << "ZooKeeper names the port the server listens on: " << listening;
+  server.Signal(SIGTERM);
+  ASSERT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+  auto gone = hbase::LookupMetaRegionServer(target, std::chrono::milliseconds(5000));
+  EXPECT_EQ(gone.status().code(), Status::Code::kNotFound) << gone.status().ToString();
+}
+
+TEST(HBaseNpmClient, UnreachableZooKeeperFailsTheServerStartClearly) {
+  const std::string stem = Stem("dead");
+  const std::string dead = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  testing::WirebenchProcess server(kBinary,
+                                   {"server", "--rpc", "hbase", "--zookeeper", dead,
+                                    "--zookeeper-timeout-ms", "1500"},
+                                   stem);
+  const int rc = server.Wait(std::chrono::seconds(30));
+  EXPECT_EQ(rc, 1) << "not a hang, not a crash";
+  const std::string err = ReadFile(stem + ".err");
+  EXPECT_NE(err.find("ZooKeeper at " + dead + " did not answer within 1500 ms"), std::string::npos)
+      << err;
+  // Other transports refuse the flag, saying which one takes it.
+  testing::WirebenchProcess wb(kBinary, {"server", "--zookeeper", dead}, stem + "_wb");
+  EXPECT_EQ(wb.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_NE(ReadFile(stem + "_wb.err").find("use --rpc hbase"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wirebench

@@ -1,0 +1,368 @@
+// ZooKeeper registration of an HBase-protocol server (transports/hbase/
+// zookeeper_registration.h) against Debian's real ZooKeeper, started once for
+// this binary (tests/zookeeper_fixture.h): the nodes HBase writes, read back
+// with ZooKeeper's C client and checked byte for byte against HBase's layout
+// (field numbers of ZooKeeper.proto/HBase.proto, RecoverableZooKeeper's
+// metadata prefix, ProtobufUtil's PBUF magic); ephemerality; removal; an
+// unreachable ZooKeeper; --zookeeper's parsing.
+#include "transports/hbase/zookeeper_registration.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zookeeper/zookeeper.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/silent_listener.h"
+#include "tests/zookeeper_fixture.h"
+
+namespace wirebench::hbase {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::ZooKeeperEnvironment;
+
+::testing::Environment* const kZooKeeper =
+    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
+// The readers below log through the C client's default (stderr): warnings only.
+const bool kQuietClient = [] {
+  zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
+  return true;
+}();
+
+#define SKIP_WITHOUT_ZOOKEEPER()                                          \
+  do {                                                                    \
+    if (std::string why = ZooKeeperEnvironment::SkipReason(); !why.empty()) \
+      GTEST_SKIP() << why;                                                \
+  } while (0)
+
+std::string Bytes(std::initializer_list<int> b) {
+  std::string s;
+  for (int c : b) s.push_back(char(c));
+  return s;
+}
+
+// The server every test registers: a start code that needs all of a
+// varint's bytes but one, as real start codes (ms since 1970) do.
+ServerName TestServer() { return {"127.0.0.1", 16020, 1764790000123}; }
+
+// ServerName { host_name = 1: "127.0.0.1", port = 2: 16020, start_code = 3 },
+// encoded by hand from HBase.proto's field numbers.
+const std::string kServerNameBytes =
+    Bytes({0x0a, 0x09, '1', '2', '7', '.', '0', '.', '0', '.', '1', 0x10, 0x94, 0x7d, 0x18, 0xfb,
+           0xb3, 0xb9, 0xad, 0xae, 0x33});
+
+// A plain ZooKeeper C client session, to read what the registration wrote
+// the way any other ZooKeeper client sees it.
+class Reader {
+ public:
+  explicit Reader(const std::string& quorum) {
+    zh_ = zookeeper_init(quorum.c_str(), &Reader::Watch, 10000, nullptr, this, 0);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(20), [&] { return connected_; });
+  }
+  ~Reader() { zookeeper_close(zh_); }
+  bool connected() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return connected_;
+  }
+  // ZOK and the data, or the error code.
+  int Get(const std::string& path, std::string* data, Stat* stat) {
+    std::vector<char> buf(1 << 16);
+    int len = int(buf.size());
+    const int rc = zoo_get(zh_, path.c_str(), 0, buf.data(), &len, stat);
+    if (rc == ZOK) data->assign(buf.data(), len < 0 ? 0 : size_t(len));
+    return rc;
+  }
+  bool Exists(const std::string& path) {
+    Stat st;
+    return zoo_exists(zh_, path.c_str(), 0, &st) == ZOK;
+  }
+  zhandle_t* handle() { return zh_; }
+
+ private:
+  static void Watch(zhandle_t*, int type, int state, const char*, void* ctx) {
+    auto* r = static_cast<Reader*>(ctx);
+    if (type != ZOO_SESSION_EVENT) return;
+    std::lock_guard<std::mutex> lock(r->mu_);
+    r->connected_ = state == ZOO_CONNECTED_STATE;
+    r->cv_.notify_all();
+  }
+  zhandle_t* zh_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool connected_ = false;
+};
+
+// Checks RecoverableZooKeeper's metadata prefix on `data` and returns what
+// follows it: 0xFF, a big-endian length, "<pid>@<host>" and 8 salt bytes.
+std::string CheckMetadataPrefix(const std::string& data, pid_t writer) {
+  EXPECT_GE(data.size(), 5u);
+  if (data.size() < 5) return "";
+  EXPECT_EQ(uint8_t(data[0]), 0xFF);
+  const uint32_t len = (uint32_t(uint8_t(data[1])) << 24) | (uint32_t(uint8_t(data[2])) << 16) |
+                       (uint32_t(uint8_t(data[3])) << 8) | uint32_t(uint8_t(data[4]));
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  const std::string id = std::to_string(writer) + "@" + host;
+  EXPECT_EQ(len, id.size() + 8) << "id length = the id plus ZKMetadata's 8-byte salt";
+  EXPECT_EQ(data.substr(5, id.size()), id);
+  if (data.size() < 5 + len) return "";
+  return data.substr(5 + len);
+}
+
+std::string UniqueRoot(const char* name) {
+  return "/wirebench-test-" + std::to_string(getpid()) + "-" + name;
+}
+
+TEST(ZooKeeperFormats, MessagesAreHBasesFieldForField) {
+  // MetaRegionServer { server = 1, rpc_version = 2: 0, state = 3: OPEN (3) }.
+  EXPECT_EQ(MetaRegionServerData(TestServer()),
+            "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x03}));
+  // Master { master = 1, rpc_version = 2: 0, info_port = 3: 0 }.
+  EXPECT_EQ(MasterData(TestServer()),
+            "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x00}));
+  // ClusterId { cluster_id = 1 }.
+  EXPECT_EQ(ClusterIdData("abc-123"), "PBUF" + Bytes({0x0a, 0x07}) + "abc-123");
+  // A negative start code is a uint64 in two's complement, ten bytes, as Java writes it.
+  const std::string neg = MetaRegionServerData({"h", 1, -5});
+  EXPECT_NE(neg.find(Bytes({0x18, 0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})),
+            std::string::npos);
+}
+
+TEST(ZooKeeperFormats, StripsMetadataAndMagicAndRefusesOtherData) {
+  const std::string with = Bytes({0xFF, 0, 0, 0, 3}) + "abc" + "PBUF" + "msg";
+  auto s = StripHBaseZNodeData(with);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(*s, "msg");
+  auto plain = StripHBaseZNodeData("PBUFxyz");  // No metadata (written by another tool).
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(*plain, "xyz");
+  EXPECT_EQ(StripHBaseZNodeData("127.0.0.1:16020").status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(StripHBaseZNodeData(Bytes({0xFF, 0, 0, 1, 0}) + "PBUF").status().code(),
+            Status::Code::kCorruption);
+  EXPECT_EQ(StripHBaseZNodeData(Bytes({0xFF, 0, 0})).status().code(), Status::Code::kCorruption);
+}
+
+TEST(ParseZooKeeperFlag, AcceptsQuorumsAndRoots) {
+  auto one = ParseZooKeeperFlag("127.0.0.1:2181");
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->quorum, "127.0.0.1:2181");
+  EXPECT_EQ(one->root, "/hbase");
+  auto many = ParseZooKeeperFlag("zk1:2181,zk2:2182,zk3:2183/hbase-unsecure");
+  ASSERT_TRUE(many.ok()) << many.status().ToString();
+  EXPECT_EQ(many->quorum, "zk1:2181,zk2:2182,zk3:2183");
+  EXPECT_EQ(many->root, "/hbase-unsecure");
+  auto nested = ParseZooKeeperFlag("localhost:2181/a/b/hbase");
+  ASSERT_TRUE(nested.ok());
+  EXPECT_EQ(nested->root, "/a/b/hbase");
+  auto v6 = ParseZooKeeperFlag("[::1]:2181/hb");
+  ASSERT_TRUE(v6.ok()) << v6.status().ToString();
+  EXPECT_EQ(v6->quorum, "[::1]:2181");
+  EXPECT_EQ(v6->root, "/hb");
+}
+
+TEST(ParseZooKeeperFlag, RefusesWhatZooKeeperWouldNotTakeAndSaysTheForm) {
+  for (const char* bad : {"", "localhost", "localhost:", ":2181", "h:0", "h:65536", "h:21x81",
+                          "h:2181,", ",h:2181", "h:2181,,g:2181", "h:2181/", "h:2181//x",
+                          "h:2181/a//b", "/hbase", "::1:2181", "[::1:2181", "h:2181/a/"}) {
+    auto r = ParseZooKeeperFlag(bad);
+    EXPECT_FALSE(r.ok()) << "'" << bad << "' was accepted";
+    if (r.ok()) continue;
+    EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("HOST:PORT[,HOST:PORT...][/ROOT]"), std::string::npos)
+        << r.status().ToString();
+  }
+}
+
+TEST(ZooKeeperRegistration, WritesHBasesNodesAndRemovesThemOnDestruction) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("nodes")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  {
+    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "wb-cluster-1",
+                                               milliseconds(20000));
+    ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+    std::string data;
+    Stat st{};
+    // The root: persistent and empty, as ZKUtil.createWithParents leaves it.
+    ASSERT_EQ(zk.Get(target.root, &data, &st), ZOK);
+    EXPECT_EQ(data, "");
+    EXPECT_EQ(st.ephemeralOwner, 0);
+
+    ASSERT_EQ(zk.Get(target.root + "/meta-region-server", &data, &st), ZOK);
+    EXPECT_EQ(st.ephemeralOwner, 0) << "meta-region-server is persistent in HBase";
+    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
+              "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x03}));
+
+    ASSERT_EQ(zk.Get(target.root + "/master", &data, &st), ZOK);
+    EXPECT_NE(st.ephemeralOwner, 0) << "the master node is ephemeral in HBase";
+    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
+              "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x00}));
+
+    ASSERT_EQ(zk.Get(target.root + "/hbaseid", &data, &st), ZOK);
+    EXPECT_EQ(st.ephemeralOwner, 0) << "hbaseid is persistent in HBase";
+    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
+              "PBUF" + Bytes({0x0a, 0x0c}) + "wb-cluster-1");
+
+    // What a client reads.
+    auto found = LookupMetaRegionServer(target, milliseconds(20000));
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_EQ(found->host, "127.0.0.1");
+    EXPECT_EQ(found->port, 16020);
+    EXPECT_EQ(found->start_code, 1764790000123);
+  }
+  for (const char* node : {"/meta-region-server", "/master", "/hbaseid", ""})
+    EXPECT_FALSE(zk.Exists(target.root + node)) << target.root << node << " left behind";
+  auto gone = LookupMetaRegionServer(target, milliseconds(20000));
+  EXPECT_EQ(gone.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(gone.status().message().find("no HBase server is registered"), std::string::npos)
+      << gone.status().ToString();
+}
+
+TEST(ZooKeeperRegistration, CreatesNestedRootsAndKeepsARootItDidNotCreate) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string parent = UniqueRoot("nested");
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  {
+    auto reg = ZooKeeperRegistration::Register({quorum, parent + "/a/hbase"}, TestServer(), "c",
+                                               milliseconds(20000));
+    ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+    EXPECT_TRUE(zk.Exists(parent + "/a/hbase/meta-region-server"));
+  }
+  EXPECT_FALSE(zk.Exists(parent + "/a/hbase")) << "created by the registration: removed";
+  EXPECT_TRUE(zk.Exists(parent + "/a")) << "a parent is left, as HBase leaves it";
+  // A root that was there before is left in place.
+  ASSERT_EQ(zoo_create(zk.handle(), (parent + "/pre").c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE,
+                       ZOO_PERSISTENT, nullptr, 0),
+            ZOK);
+  {
+    auto reg = ZooKeeperRegistration::Register({quorum, parent + "/pre"}, TestServer(), "c",
+                                               milliseconds(20000));
+    ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+  }
+  EXPECT_TRUE(zk.Exists(parent + "/pre"));
+  EXPECT_FALSE(zk.Exists(parent + "/pre/meta-region-server"));
+}
+
+TEST(ZooKeeperRegistration, ASecondServerTakesOverAndTheFirstLeavesItsNodesAlone) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("takeover")};
+  auto first = ZooKeeperRegistration::Register(target, TestServer(), "c1", milliseconds(20000));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const ServerName second_name{"127.0.0.1", 16021, 42};
+  auto second = ZooKeeperRegistration::Register(target, second_name, "c2", milliseconds(20000));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  first->reset();  // The first server stops after the second registered.
+  auto found = LookupMetaRegionServer(target, milliseconds(20000));
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->port, 16021);
+  EXPECT_EQ(found->start_code, 42);
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  EXPECT_TRUE(zk.Exists(target.root + "/master"));
+  EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
+}
+
+// A server killed without a clean stop: its ephemeral master node goes when
+// ZooKeeper expires the session (10 s), the persistent nodes stay, as a dead
+// HBase server's meta location stays until a new one is written.
+TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpires) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("killed")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  const pid_t child = fork();
+  if (child == 0) {
+    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "c", milliseconds(20000));
+    if (!reg.ok()) _exit(3);
+    pause();  // Until SIGKILL: no destructor runs.
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  const auto until = [&](auto pred, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!pred() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(milliseconds(100));
+    return pred();
+  };
+  const bool registered =
+      until([&] { return zk.Exists(target.root + "/meta-region-server"); }, std::chrono::seconds(30));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(registered);
+  std::string data;
+  Stat st{};
+  ASSERT_EQ(zk.Get(target.root + "/master", &data, &st), ZOK);
+  EXPECT_EQ(CheckMetadataPrefix(data, child).substr(0, 4), "PBUF") << "written by the child";
+  EXPECT_TRUE(until([&] { return !zk.Exists(target.root + "/master"); }, std::chrono::seconds(40)))
+      << "the ephemeral master node outlived its session";
+  EXPECT_TRUE(zk.Exists(target.root + "/meta-region-server"));
+  EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
+}
+
+// Nothing listening: a clear error within the timeout, not a hang.
+TEST(ZooKeeperRegistration, UnreachableZooKeeperIsAClearErrorWithinTheTimeout) {
+  const std::string quorum = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());
+  const auto start = std::chrono::steady_clock::now();
+  auto reg = ZooKeeperRegistration::Register({quorum, "/hbase"}, TestServer(), "c",
+                                             milliseconds(1500));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(reg.ok());
+  EXPECT_EQ(reg.status().code(), Status::Code::kUnavailable);
+  EXPECT_NE(reg.status().message().find("ZooKeeper at " + quorum + " did not answer within 1500 ms"),
+            std::string::npos)
+      << reg.status().ToString();
+  EXPECT_NE(reg.status().message().find("is it running"), std::string::npos);
+  EXPECT_GE(took, milliseconds(1400));
+  EXPECT_LT(took, milliseconds(6000)) << "the timeout was not kept";
+
+  auto lookup = LookupMetaRegionServer({quorum, "/hbase"}, milliseconds(500));
+  EXPECT_EQ(lookup.status().code(), Status::Code::kUnavailable);
+}
+
+// A peer that accepts and never answers (not ZooKeeper, or a hung one).
+TEST(ZooKeeperRegistration, SilentPeerIsAClearErrorWithinTheTimeout) {
+  testing::SilentListener silent;
+  const std::string quorum = "127.0.0.1:" + std::to_string(silent.port());
+  const auto start = std::chrono::steady_clock::now();
+  auto reg = ZooKeeperRegistration::Register({quorum, "/hbase"}, TestServer(), "c",
+                                             milliseconds(1500));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(reg.ok());
+  EXPECT_EQ(reg.status().code(), Status::Code::kUnavailable) << reg.status().ToString();
+  EXPECT_LT(took, milliseconds(6000)) << "the timeout was not kept";
+}
+
+TEST(ZooKeeperRegistration, RefusesAnUnresolvableHostAndMissingServerFields) {
+  auto bad_host = ZooKeeperRegistration::Register({"no-such-host.invalid:2181", "/hbase"},
+                                                  TestServer(), "c", milliseconds(1500));
+  ASSERT_FALSE(bad_host.ok());
+  EXPECT_NE(bad_host.status().message().find("no-such-host.invalid"), std::string::npos)
+      << bad_host.status().ToString();
+  EXPECT_EQ(ZooKeeperRegistration::Register({"127.0.0.1:1", "/hbase"}, {"", 1, 1}, "c",
+                                            milliseconds(100))
+                .status()
+                .code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(ZooKeeperRegistration::Register({"127.0.0.1:1", "/hbase"}, TestServer(), "",
+                                            milliseconds(100))
+                .status()
+                .code(),
+            Status::Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace wirebench::hbase

@@ -1,0 +1,85 @@
+#include "transports/hbase/registered_server.h"
+
+#include <nlohmann/json.hpp>  // StatsJson's return type.
+
+#ifdef WIREBENCH_HAVE_ZOOKEEPER
+#include "transports/hbase/zookeeper_registration.h"
+#endif
+
+namespace wirebench::hbaserpc {
+
+#ifdef WIREBENCH_HAVE_ZOOKEEPER
+
+namespace {
+
+class RegisteredServer final : public rpc::TransportServer {
+ public:
+  RegisteredServer(std::unique_ptr<HBaseServer> server,
+                   std::unique_ptr<hbase::ZooKeeperRegistration> registration)
+      : server_(std::move(server)), registration_(std::move(registration)) {}
+  ~RegisteredServer() override { Stop(); }
+
+  Status Start() override { return Status::Ok(); }  // Started before it was registered.
+  uint16_t port() const override { return server_->port(); }
+  std::string address() const override { return server_->address(); }
+  void Stop() override {
+    registration_.reset();  // Removes the nodes: no client is sent here any more.
+    server_->Stop();
+  }
+  nlohmann::json StatsJson() override { return server_->StatsJson(); }
+
+ private:
+  std::unique_ptr<HBaseServer> server_;
+  std::unique_ptr<hbase::ZooKeeperRegistration> registration_;
+};
+
+}  // namespace
+
+Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
+  if (options.zookeeper.empty()) return Status::Ok();
+  if (options.zookeeper_timeout_ms < 1)
+    return Status::InvalidArgument("--zookeeper-timeout-ms must be at least 1");
+  auto target = hbase::ParseZooKeeperFlag(options.zookeeper);
+  return target.ok() ? Status::Ok() : target.status();
+}
+
+StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
+    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options) {
+  if (options.zookeeper.empty()) return std::unique_ptr<rpc::TransportServer>(std::move(server));
+  auto target = hbase::ParseZooKeeperFlag(options.zookeeper);
+  if (!target.ok()) return target.status();
+  const ServerIdentity& id = server->identity();
+  const hbase::ServerName name{id.host, id.port, int64_t(id.start_code)};
+  auto registration = hbase::ZooKeeperRegistration::Register(
+      *target, name, id.cluster_id, std::chrono::milliseconds(options.zookeeper_timeout_ms));
+  if (!registration.ok()) {
+    server->Stop();
+    return Status(registration.status().code() == Status::Code::kInvalidArgument
+                      ? Status::InvalidArgument("--zookeeper: " +
+                                                std::string(registration.status().message()))
+                      : Status::Unavailable("--zookeeper: " +
+                                            std::string(registration.status().message())));
+  }
+  return std::unique_ptr<rpc::TransportServer>(
+      new RegisteredServer(std::move(server), std::move(registration).value()));
+}
+
+#else  // !WIREBENCH_HAVE_ZOOKEEPER
+
+Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
+  if (options.zookeeper.empty()) return Status::Ok();
+  return Status::InvalidArgument(
+      "--zookeeper: this wirebench was built without ZooKeeper's C client; install "
+      "libzookeeper-mt-dev and rebuild, or let clients find the server through its RPC "
+      "registry (ClientMetaService) at its address");
+}
+
+StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
+    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options) {
+  WB_RETURN_IF_ERROR(CheckZooKeeperOption(options));
+  return std::unique_ptr<rpc::TransportServer>(std::move(server));
+}
+
+#endif
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,32 @@
+// `wirebench server --rpc hbase --zookeeper HOST:PORT[/ROOT]`: the HBase
+// server, registered in ZooKeeper (zookeeper_registration.h) under the
+// identity its catalog hands out (host, port, start code, cluster id), so
+// clients given only the quorum find it. Stop() removes the registration
+// first (clients stop finding the server), then stops the server.
+// Built with or without ZooKeeper's C client: without it, a --zookeeper
+// value is an error that says how to get it.
+// Thread-safety: as rpc::TransportServer.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "rpc/server.h"
+#include "rpc/transport_server.h"
+#include "transports/hbase/hbase_server.h"
+
+namespace wirebench::hbaserpc {
+
+// OK when `options.zookeeper` is empty or well-formed and this build has the
+// ZooKeeper client; otherwise the error names the flag and the fix.
+Status CheckZooKeeperOption(const rpc::ServerOptions& options);
+
+// Registers the started `server` in ZooKeeper when options.zookeeper is set
+// (waiting at most options.zookeeper_timeout_ms for it), and returns the
+// server to drive; an unreachable ZooKeeper stops the server and is the error.
+StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
+    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options);
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,111 @@
+// Registering an HBase-protocol server in ZooKeeper as HBase's master and
+// region server do, so that an unmodified HBase client (the Java client,
+// hbase-rpc-client, asynchbase...) that is only given a ZooKeeper quorum
+// finds it: the client reads `<root>/meta-region-server`, connects to the
+// server named there and scans hbase:meta on it.
+//
+// The znodes and their contents follow HBase (ZNodePaths, MetaTableLocator,
+// ZKClusterId, MasterAddressTracker, ZooKeeper.proto):
+//   <root>                     persistent, no data (created with its parents)
+//   <root>/hbaseid             persistent, ClusterId { cluster_id = 1 }
+//   <root>/master              EPHEMERAL,  Master { master = 1 (ServerName),
+//                                                   rpc_version = 2, info_port = 3 }
+//   <root>/meta-region-server  persistent, MetaRegionServer { server = 1,
+//                                                   rpc_version = 2, state = 3 (OPEN) }
+// with ServerName { host_name = 1, port = 2, start_code = 3 }. Each node's
+// data is what HBase's RecoverableZooKeeper writes: the metadata prefix
+// (0xFF, a 4-byte big-endian length, the writer's id followed by 8 random
+// salt bytes) and then ProtobufUtil's "PBUF" magic and the message.
+// An existing node is overwritten, as HBase's setData/createSetData do (the
+// ephemeral master node is replaced). The destructor removes the nodes this
+// registration still owns (and the root when it created it and it is
+// empty) and closes the session.
+//
+// Uses ZooKeeper's C client (libzookeeper_mt); built only when it is found
+// (transports/hbase/CMakeLists.txt, WIREBENCH_HAVE_ZOOKEEPER).
+// Thread-safety: Register and LookupMetaRegionServer may be called from any
+// thread; one ZooKeeperRegistration is used (and destroyed) by one thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace wirebench::hbase {
+
+// HBase's ServerName: host, port and the server's start code (its start
+// time in ms; a restarted server at the same address gets a new one).
+struct ServerName {
+  std::string host;
+  uint16_t port = 0;
+  int64_t start_code = 0;
+};
+
+// Where to register: a ZooKeeper connect string and HBase's
+// zookeeper.znode.parent.
+struct ZooKeeperTarget {
+  std::string quorum;  // "HOST:PORT[,HOST:PORT...]", as ZooKeeper's clients take it.
+  std::string root = "/hbase";
+};
+
+// Parses --zookeeper's value: HOST:PORT[,HOST:PORT...][/ROOT] (an IPv6 host in
+// brackets, [::1]:2181). The root defaults to /hbase. Errors say what is
+// wrong and show the expected form.
+StatusOr<ZooKeeperTarget> ParseZooKeeperFlag(std::string_view flag);
+
+// The node data HBase writes, without RecoverableZooKeeper's metadata
+// prefix: "PBUF" followed by the message (for tests and readers).
+std::string MetaRegionServerData(const ServerName& server);
+std::string MasterData(const ServerName& master);
+std::string ClusterIdData(const std::string& cluster_id);
+
+// What a client does first: reads <root>/meta-region-server and decodes the
+// server it names. NotFound when no server is registered under the root.
+StatusOr<ServerName> LookupMetaRegionServer(const ZooKeeperTarget& target,
+                                            std::chrono::milliseconds timeout);
+
+class ZooKeeperRegistration {
+ public:
+  // Connects (waiting at most `timeout` for the session) and creates the
+  // nodes above for `server` and `cluster_id`. An unreachable or silent
+  // ZooKeeper is an Unavailable error naming the quorum once `timeout` has
+  // passed; a refused operation names the node and ZooKeeper's reason.
+  static StatusOr<std::unique_ptr<ZooKeeperRegistration>> Register(
+      const ZooKeeperTarget& target, const ServerName& server, const std::string& cluster_id,
+      std::chrono::milliseconds timeout);
+  ~ZooKeeperRegistration();  // Removes its nodes and closes the session.
+  ZooKeeperRegistration(const ZooKeeperRegistration&) = delete;
+  ZooKeeperRegistration& operator=(const ZooKeeperRegistration&) = delete;
+
+  const ZooKeeperTarget& target() const { return target_; }
+  // The full paths of the nodes it wrote.
+  std::string MetaRegionServerPath() const { return target_.root + "/meta-region-server"; }
+  std::string MasterPath() const { return target_.root + "/master"; }
+  std::string ClusterIdPath() const { return target_.root + "/hbaseid"; }
+
+ private:
+  friend StatusOr<ServerName> LookupMetaRegionServer(const ZooKeeperTarget&,
+                                                     std::chrono::milliseconds);
+  struct Session;
+  ZooKeeperRegistration(ZooKeeperTarget target, std::unique_ptr<Session> session);
+  Status CreateNodes(const ServerName& server, const std::string& cluster_id);
+  void RemoveNodes();
+
+  ZooKeeperTarget target_;
+  std::unique_ptr<Session> session_;
+  bool created_root_ = false;
+  // The exact bytes written per node: a node is removed only while it still
+  // holds them (another server may have taken it over since).
+  std::string meta_bytes_, master_bytes_, cluster_id_bytes_;
+};
+
+// Strips RecoverableZooKeeper's metadata prefix and ProtobufUtil's "PBUF"
+// magic from a node's data, returning the protobuf message bytes. Corruption
+// when the data is not in that form.
+StatusOr<std::string> StripHBaseZNodeData(std::string_view data);
+
+}  // namespace wirebench::hbase
