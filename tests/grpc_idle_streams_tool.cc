@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     }
     const auto j = nlohmann::json::parse(*reply);
     for (const char* k : {"calls_waiting_for_request", "idle_calls_cancelled",
-                          "calls_cancelled_over_limit"})
+                          "calls_cancelled_over_limit", "calls_ended_without_request"})
       std::printf("%s=%s ", k, j[k].dump().c_str());
     std::printf("max_rss_kb=%s\n", j["process"]["max_rss_kb"].dump().c_str());
     return 0;
