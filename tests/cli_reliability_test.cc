@@ -128,6 +128,27 @@ TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
   EXPECT_EQ(o.rc, 0) << o.err;
 }
 
+// Issue 18 item 10: a gRPC client pointed at the wirebench transport's port
+// fails at once (well within its 10 s connect timeout, which the bound of
+// the Wait below does not rely on) naming the mismatch.
+TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
+  WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet"}, Stem("notgrpc_server"));
+  std::string out;
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  while ((out = server.Stdout()).find('\n') == std::string::npos) {
+    ASSERT_EQ(server.Wait(std::chrono::milliseconds(10)), -1) << server.Stderr();
+    ASSERT_LT(steady_clock::now(), deadline) << "server did not start";
+  }
+  const std::string addr = out.substr(out.find("127.0.0.1:"));
+  const Outcome o =
+      RunWirebench("notgrpc_run", {"run", "-P", kWorkloadA, "--rpc", "grpc", "--server",
+                                   addr.substr(0, addr.find('\n')), "--ops", "10"});
+  EXPECT_NE(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("does not speak gRPC"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("use --rpc wirebench"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("within 10000 ms"), std::string::npos) << o.err;
+}
+
 int CountSockets(pid_t pid) {
   int n = 0;
   const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
