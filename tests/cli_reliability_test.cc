@@ -50,6 +50,13 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "--connections", "0"}, "--connections must be 1 or more"},
       {{"run", "-P", kWorkloadA, "--client-io-threads", "0"}, "--client-io-threads must be 1"},
       {{"run", "-P", kWorkloadA, "--seconds", "-1"}, "--seconds (maxexecutiontime) must be 0"},
+      // Issue 18 item 10: was "property 'maxexecutiontime' must be a number".
+      {{"run", "-P", kWorkloadA, "--seconds", "nan"},
+       "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got "
+       "'NaN'"},
+      {{"run", "-P", kWorkloadA, "--seconds", "inf"},
+       "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got "
+       "'Infinity'"},
       {{"run", "-P", kWorkloadA, "--warmup", "-1"}, "--warmup must be 0 or a positive"},
       {{"run", "-P", kWorkloadA, "--ops", "-1"}, "operationcount"},
       {{"run", "-P", kWorkloadA, "--server", "::1:80"}, "[IPV6]:PORT"},
@@ -64,6 +71,10 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
     EXPECT_NE(o.err.find(cases[i].expect), std::string::npos)
         << "expected '" << cases[i].expect << "' in: " << o.err;
   }
+  // --seconds 0 is YCSB's "no time limit": the run ends after its --ops.
+  const Outcome zero = RunWirebench(
+      "seconds0", {"run", "-P", kWorkloadA, "--seconds", "0", "--ops", "100", "-p", "recordcount=100"});
+  EXPECT_EQ(zero.rc, 0) << zero.err;
 }
 
 // Issue 12 items 3 and 5: refused before anything starts.
