@@ -250,6 +250,27 @@ TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
   ExpectLoggedOnce("idle for 200 ms with an incomplete frame");
 }
 
+// Issue 18 item 10: a preamble and then nothing was held forever (the idle
+// timeout covered only incomplete frames). Until its first call a
+// connection is still in its handshake; one that has made a call may then
+// idle as long as it likes.
+TEST_F(BadInput, PreambleOnlyIsClosedByTheIdleTimeoutButACallerIsNot) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 200;
+  StartServer(o);
+  RawPeer caller(port_, /*recv_timeout_ms=*/5000);
+  ASSERT_TRUE(caller.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  ExpectPingWorks(&caller, 1);
+  RawPeer silent(port_, /*recv_timeout_ms=*/5000);
+  const auto sent = Clock::now();
+  ASSERT_TRUE(silent.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  EXPECT_EQ(silent.ReadUntilClosed(), RawPeer::Read::kClosed);
+  EXPECT_GE(Clock::now() - sent, std::chrono::milliseconds(150)) << "closed before the idle timeout";
+  // The caller has been idle at least as long, and is still served.
+  ExpectPingWorks(&caller, 2);
+  ExpectLoggedOnce("idle for 200 ms after its preamble without making a call (--idle-timeout-ms)");
+}
+
 TEST_F(BadInput, ValidFramesFollowedByGarbage) {
   StartServer();
   RawPeer peer(port_);
