@@ -3,8 +3,9 @@
 // (headers only, never a message) spread over CONNECTIONS connections to
 // 127.0.0.1:PORT and holds them until SIGINT/SIGTERM, printing how many the
 // server has ended so far every second. The attack of issue 18 items 1-2,
-// for measuring a server's throughput and memory under it by hand (README,
-// "Robustness").
+// for measuring a server's throughput and memory under it by hand; ending
+// it (SIGINT/SIGTERM) cancels every stream at once, an HTTP/2 "rapid
+// reset" (README, "Limits worth knowing").
 #include <signal.h>
 
 #include <algorithm>
