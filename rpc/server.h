@@ -49,7 +49,8 @@ struct ServerOptions {
   // reading (back-pressure against clients that never read).
   size_t max_queued_bytes = 64u << 20;
   // A connection that sends nothing for this long while a frame is
-  // incomplete, or before its preamble, is closed. 0 = never.
+  // incomplete, before its preamble, or after it but before its first
+  // call, is closed (one idle between calls is not). 0 = never.
   int idle_timeout_ms = 30000;
   // HOST:PORT[,HOST:PORT...][/ROOT]: register the server in ZooKeeper as
   // HBase does, so HBase clients find it (only transports whose

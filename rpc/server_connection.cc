@@ -175,6 +175,7 @@ bool ServerConnection::ProcessFrames() {
       break;
     }
     BumpShared(io_->stats.frames_in, 1);
+    frame_seen_ = true;
     Dispatch(f);
     pos += f.total_size;
   }
@@ -332,12 +333,18 @@ asio::awaitable<void> ServerConnection::Watchdog() {
     co_await watchdog_.async_wait(kNoThrow);
     if (closed_) break;
     // Only a connection that is part-way through something (no preamble yet,
-    // or an incomplete frame) is closed for being idle.
-    const bool partial = !preamble_done_ || !in_.empty();
+    // an incomplete frame, or a preamble and no call yet: the handshake is
+    // done only with the first frame) is closed for being idle. A
+    // connection between calls is not: a client may pause as long as it
+    // likes once it has made one.
+    const bool partial = !preamble_done_ || !in_.empty() || !frame_seen_;
     if (partial && std::chrono::steady_clock::now() - last_read_ >= timeout) {
       LogRateLimited("closing connection from " + peer_ + ": idle for " +
-                     std::to_string(timeout.count()) + " ms with an incomplete " +
-                     (preamble_done_ ? "frame" : "preamble"));
+                     std::to_string(timeout.count()) + " ms " +
+                     (!preamble_done_  ? "with an incomplete preamble"
+                      : !in_.empty()   ? "with an incomplete frame"
+                                       : "after its preamble without making a call") +
+                     " (--idle-timeout-ms)");
       Close();
       break;
     }

@@ -159,6 +159,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   std::chrono::steady_clock::time_point last_read_;
   bool reader_waiting_ = false;
   bool preamble_done_ = false;
+  bool frame_seen_ = false;  // A whole frame has arrived after the preamble.
   bool close_after_flush_ = false;
   bool closed_ = false;
   int inflight_ = 0;  // Calls handed to the pool or delayed, not yet queued for writing.

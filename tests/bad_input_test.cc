@@ -13,13 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -33,14 +31,13 @@
 #include "rpc/server.h"
 #include "tests/heap_bytes.h"
 #include "tests/raw_peer.h"
-#include "tests/test_workloads.h"
+#include "tests/steady_client.h"
 
 namespace wirebench {
 namespace {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 
 using testing::FrameBytes;
 using testing::HeapBytesInUse;
@@ -69,141 +66,19 @@ void ExpectErrorThenClose(RawPeer* peer, CallStatus status, const std::string& r
   EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
 }
 
-// ---------------------------------------------------------------------------
-// The well-behaved client: one connection on its own thread, alternating a
-// raw-codec Mutate and a Ping, one call in flight, until stopped.
-class SteadyClient {
- public:
-  explicit SteadyClient(uint16_t port) : port_(port) {
-    thread_ = std::thread([this] {
-      asio::co_spawn(ctx_, Run(), asio::detached);
-      ctx_.run();
-    });
-  }
-  ~SteadyClient() { Stop(); }
+// The well-behaved client (tests/steady_client.h) on a wirebench connection.
+using SteadyClient = testing::SteadyClient<rpc::ClientConnection>;
 
-  void Stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  uint64_t ok() const { return ok_.load(); }
-  uint64_t failed() const { return failed_.load(); }
-  std::string first_error() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return first_error_;
-  }
-  // Waits until `n` more calls have succeeded; false if that takes over 20 s
-  // or a call failed.
-  bool WaitForMoreCalls(uint64_t n) {
-    const uint64_t target = ok() + n;
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (ok() < target && failed() == 0 && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return ok() >= target;
-  }
-
- private:
-  struct Waiter final : rpc::PendingCall {
-    asio::steady_timer* wake = nullptr;
-    Codec* codec = nullptr;
-    Method method = Method::kPing;
-    bool done = false;
-    std::string error;
-    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
-      done = true;
-      if (h.status != uint8_t(CallStatus::kOk)) {
-        error = "call failed with " + std::string(CallStatusName(CallStatus(h.status))) + ": " +
-                payload.ToString();
-      } else if (method == Method::kMutate) {
-        MutateResponse resp;
-        Status s = codec->DecodeResponse(payload, &resp);
-        if (!s.ok() || !resp.processed) error = "bad Mutate reply: " + s.ToString();
-      } else if (payload.str() != "ping") {
-        error = "ping echoed '" + payload.ToString() + "'";
-      }
-      wake->cancel();
-    }
-    void OnFailure(const Status& status) override {
-      done = true;
-      error = status.ToString();
-      wake->cancel();
-    }
-  };
-
-  void Fail(const std::string& why) {
-    failed_.fetch_add(1);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (first_error_.empty()) first_error_ = why;
-  }
-
-  asio::awaitable<void> Run() {
-    rpc::ClientOptions co;
-    co.port = port_;
-    co.codec_id = uint8_t(CodecId::kRaw);
-    auto made = co_await rpc::ClientConnection::Connect(ctx_, co);
-    if (!made.ok()) {
-      Fail(made.status().ToString());
-      co_return;
-    }
-    std::shared_ptr<rpc::ClientConnection> conn = *made;
-    auto codec = NewCodec(uint8_t(CodecId::kRaw));
-    if (!codec.ok()) {
-      Fail(codec.status().ToString());
-      conn->Close();
-      co_return;
-    }
-    testing::Record rec;
-    asio::steady_timer wake(ctx_);
-    Waiter w;
-    w.wake = &wake;
-    w.codec = codec->get();
-    for (uint64_t n = 0; !stop_.load(); ++n) {
-      w.done = false;
-      w.error.clear();
-      w.method = n % 2 == 0 ? Method::kMutate : Method::kPing;
-      uint32_t id = 0;
-      ByteBuffer* out = conn->BeginCall(uint8_t(w.method), &w, &id);
-      if (out == nullptr) {
-        Fail("BeginCall failed: " + conn->error().ToString());
-        break;
-      }
-      if (w.method == Method::kMutate) {
-        MutateRequest req;
-        req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
-        Status s = (*codec)->EncodeRequest(id, req, out);
-        if (!s.ok()) {
-          conn->Abandon();
-          Fail("encode failed: " + s.ToString());
-          break;
-        }
-      } else {
-        out->Append(ByteView("ping"));
-      }
-      conn->Send();
-      wake.expires_after(std::chrono::seconds(10));
-      if (!w.done) co_await wake.async_wait(kNoThrow);
-      if (!w.done) {
-        Fail("no reply within 10 s");
-        conn->Cancel(id);
-        break;
-      }
-      if (!w.error.empty()) {
-        Fail(w.error);
-        break;
-      }
-      ok_.fetch_add(1);
-    }
-    conn->Close();
-  }
-
-  uint16_t port_;
-  asio::io_context ctx_{1};
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> ok_{0}, failed_{0};
-  std::mutex mu_;
-  std::string first_error_;
-};
+std::unique_ptr<SteadyClient> StartSteadyClient(uint16_t port) {
+  return std::make_unique<SteadyClient>(
+      [port](asio::io_context& ctx) {
+        rpc::ClientOptions co;
+        co.port = port;
+        co.codec_id = uint8_t(CodecId::kRaw);
+        return rpc::ClientConnection::Connect(ctx, co);
+      },
+      /*cancelled_call_still_ends=*/false);
+}
 
 // ---------------------------------------------------------------------------
 
@@ -219,7 +94,7 @@ class BadInput : public ::testing::Test {
     port_ = server_->port();
     heap_at_start_ = HeapBytesInUse();
     ASSERT_GT(heap_at_start_, 0u) << "the allocator reports no heap statistics";
-    client_ = std::make_unique<SteadyClient>(port_);
+    client_ = StartSteadyClient(port_);
     // The misbehaving peer starts only once the good client is being served.
     ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
   }
@@ -373,6 +248,27 @@ TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
   const auto waited = Clock::now() - sent;
   EXPECT_GE(waited, std::chrono::milliseconds(150)) << "closed before the idle timeout";
   ExpectLoggedOnce("idle for 200 ms with an incomplete frame");
+}
+
+// Issue 18 item 10: a preamble and then nothing was held forever (the idle
+// timeout covered only incomplete frames). Until its first call a
+// connection is still in its handshake; one that has made a call may then
+// idle as long as it likes.
+TEST_F(BadInput, PreambleOnlyIsClosedByTheIdleTimeoutButACallerIsNot) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 200;
+  StartServer(o);
+  RawPeer caller(port_, /*recv_timeout_ms=*/5000);
+  ASSERT_TRUE(caller.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  ExpectPingWorks(&caller, 1);
+  RawPeer silent(port_, /*recv_timeout_ms=*/5000);
+  const auto sent = Clock::now();
+  ASSERT_TRUE(silent.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  EXPECT_EQ(silent.ReadUntilClosed(), RawPeer::Read::kClosed);
+  EXPECT_GE(Clock::now() - sent, std::chrono::milliseconds(150)) << "closed before the idle timeout";
+  // The caller has been idle at least as long, and is still served.
+  ExpectPingWorks(&caller, 2);
+  ExpectLoggedOnce("idle for 200 ms after its preamble without making a call (--idle-timeout-ms)");
 }
 
 TEST_F(BadInput, ValidFramesFollowedByGarbage) {

@@ -50,6 +50,13 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "--connections", "0"}, "--connections must be 1 or more"},
       {{"run", "-P", kWorkloadA, "--client-io-threads", "0"}, "--client-io-threads must be 1"},
       {{"run", "-P", kWorkloadA, "--seconds", "-1"}, "--seconds (maxexecutiontime) must be 0"},
+      // Issue 18 item 10: was "property 'maxexecutiontime' must be a number".
+      {{"run", "-P", kWorkloadA, "--seconds", "nan"},
+       "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got "
+       "'NaN'"},
+      {{"run", "-P", kWorkloadA, "--seconds", "inf"},
+       "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got "
+       "'Infinity'"},
       {{"run", "-P", kWorkloadA, "--warmup", "-1"}, "--warmup must be 0 or a positive"},
       {{"run", "-P", kWorkloadA, "--ops", "-1"}, "operationcount"},
       {{"run", "-P", kWorkloadA, "--server", "::1:80"}, "[IPV6]:PORT"},
@@ -64,6 +71,10 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
     EXPECT_NE(o.err.find(cases[i].expect), std::string::npos)
         << "expected '" << cases[i].expect << "' in: " << o.err;
   }
+  // --seconds 0 is YCSB's "no time limit": the run ends after its --ops.
+  const Outcome zero = RunWirebench(
+      "seconds0", {"run", "-P", kWorkloadA, "--seconds", "0", "--ops", "100", "-p", "recordcount=100"});
+  EXPECT_EQ(zero.rc, 0) << zero.err;
 }
 
 // Issue 12 items 3 and 5: refused before anything starts.
@@ -126,6 +137,27 @@ TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
   const Outcome o = RunWirebench("v6run", {"run", "-P", kWorkloadA, "--server", "[::1]:" + port,
                                            "--ops", "100", "-p", "recordcount=100"});
   EXPECT_EQ(o.rc, 0) << o.err;
+}
+
+// Issue 18 item 10: a gRPC client pointed at the wirebench transport's port
+// fails at once (well within its 10 s connect timeout, which the bound of
+// the Wait below does not rely on) naming the mismatch.
+TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
+  WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet"}, Stem("notgrpc_server"));
+  std::string out;
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  while ((out = server.Stdout()).find('\n') == std::string::npos) {
+    ASSERT_EQ(server.Wait(std::chrono::milliseconds(10)), -1) << server.Stderr();
+    ASSERT_LT(steady_clock::now(), deadline) << "server did not start";
+  }
+  const std::string addr = out.substr(out.find("127.0.0.1:"));
+  const Outcome o =
+      RunWirebench("notgrpc_run", {"run", "-P", kWorkloadA, "--rpc", "grpc", "--server",
+                                   addr.substr(0, addr.find('\n')), "--ops", "10"});
+  EXPECT_NE(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("does not speak gRPC"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("use --rpc wirebench"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("within 10000 ms"), std::string::npos) << o.err;
 }
 
 int CountSockets(pid_t pid) {

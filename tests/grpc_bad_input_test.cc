@@ -6,11 +6,9 @@
 // and the server holding a bounded number of waiting calls.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <boost/asio.hpp>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -23,7 +21,7 @@
 #include "rpc/grpc/grpc_server.h"
 #include "transports/grpc/native_service.h"
 #include "tests/grpc_idle_streams.h"
-#include "tests/test_workloads.h"
+#include "tests/steady_client.h"
 
 namespace wirebench {
 namespace {
@@ -31,7 +29,6 @@ namespace {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 using testing::IdleStreams;
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 
 // Waits (polling) until `pred` holds; false after 20 s.
 template <typename Pred>
@@ -41,140 +38,20 @@ bool WaitFor(Pred pred) {
   return pred();
 }
 
-// The well-behaved client: one gRPC connection on its own thread,
-// alternating a raw-codec Mutate and a Ping, one call at a time.
-class SteadyGrpcClient {
- public:
-  explicit SteadyGrpcClient(uint16_t port) : port_(port) {
-    thread_ = std::thread([this] {
-      asio::co_spawn(ctx_, Run(), asio::detached);
-      ctx_.run();
-    });
-  }
-  ~SteadyGrpcClient() { Stop(); }
-  void Stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  uint64_t ok() const { return ok_.load(); }
-  uint64_t failed() const { return failed_.load(); }
-  std::string first_error() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return first_error_;
-  }
-  // Waits until `n` more calls have succeeded; false after 20 s or a failure.
-  bool WaitForMoreCalls(uint64_t n) {
-    const uint64_t target = ok() + n;
-    WaitFor([&] { return ok() >= target || failed() > 0; });
-    return ok() >= target;
-  }
+// The well-behaved client (tests/steady_client.h) on a gRPC connection.
+using SteadyGrpcClient = testing::SteadyClient<rpc::GrpcConnection>;
 
- private:
-  struct Waiter final : rpc::PendingCall {
-    asio::steady_timer* wake = nullptr;
-    Codec* codec = nullptr;
-    Method method = Method::kPing;
-    bool done = false;
-    std::string error;
-    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
-      done = true;
-      if (h.status != uint8_t(CallStatus::kOk)) {
-        error = "call failed with " + std::string(CallStatusName(CallStatus(h.status))) + ": " +
-                payload.ToString();
-      } else if (method == Method::kMutate) {
-        MutateResponse resp;
-        Status s = codec->DecodeResponse(payload, &resp);
-        if (!s.ok() || !resp.processed) error = "bad Mutate reply: " + s.ToString();
-      } else if (payload.str() != "ping") {
-        error = "ping echoed '" + payload.ToString() + "'";
-      }
-      wake->cancel();
-    }
-    void OnFailure(const Status& status) override {
-      done = true;
-      error = status.ToString();
-      wake->cancel();
-    }
-  };
-
-  void Fail(const std::string& why) {
-    failed_.fetch_add(1);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (first_error_.empty()) first_error_ = why;
-  }
-
-  asio::awaitable<void> Run() {
-    rpc::GrpcClientOptions co;
-    co.port = port_;
-    co.codec_id = uint8_t(CodecId::kRaw);
-    auto made = rpc::GrpcConnection::Connect(ctx_, co);
-    if (!made.ok()) {
-      Fail(made.status().ToString());
-      co_return;
-    }
-    std::shared_ptr<rpc::GrpcConnection> conn = *made;
-    auto codec = NewCodec(uint8_t(CodecId::kRaw));
-    if (!codec.ok()) {
-      Fail(codec.status().ToString());
-      conn->Close();
-      co_return;
-    }
-    testing::Record rec;
-    asio::steady_timer wake(ctx_);
-    Waiter w;
-    w.wake = &wake;
-    w.codec = codec->get();
-    for (uint64_t n = 0; !stop_.load(); ++n) {
-      w.done = false;
-      w.error.clear();
-      w.method = n % 2 == 0 ? Method::kMutate : Method::kPing;
-      uint32_t id = 0;
-      ByteBuffer* out = conn->BeginCall(uint8_t(w.method), &w, &id);
-      if (out == nullptr) {
-        Fail("BeginCall failed: " + conn->error().ToString());
-        break;
-      }
-      if (w.method == Method::kMutate) {
-        MutateRequest req;
-        req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
-        Status s = (*codec)->EncodeRequest(id, req, out);
-        if (!s.ok()) {
-          conn->Abandon();
-          Fail("encode failed: " + s.ToString());
-          break;
-        }
-      } else {
-        out->Append(ByteView("ping"));
-      }
-      conn->Send();
-      wake.expires_after(std::chrono::seconds(10));
-      if (!w.done) co_await wake.async_wait(kNoThrow);
-      if (!w.done) {
-        Fail("no reply within 10 s");
-        conn->Cancel(id);
-        while (!w.done) {  // The cancelled call still ends through w.
-          wake.expires_after(std::chrono::milliseconds(100));
-          co_await wake.async_wait(kNoThrow);
-        }
-        break;
-      }
-      if (!w.error.empty()) {
-        Fail(w.error);
-        break;
-      }
-      ok_.fetch_add(1);
-    }
-    conn->Close();
-  }
-
-  uint16_t port_;
-  asio::io_context ctx_{1};
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> ok_{0}, failed_{0};
-  std::mutex mu_;
-  std::string first_error_;
-};
+std::unique_ptr<SteadyGrpcClient> StartSteadyClient(uint16_t port) {
+  return std::make_unique<SteadyGrpcClient>(
+      [port](asio::io_context& ctx)
+          -> asio::awaitable<StatusOr<std::shared_ptr<rpc::GrpcConnection>>> {
+        rpc::GrpcClientOptions co;
+        co.port = port;
+        co.codec_id = uint8_t(CodecId::kRaw);
+        co_return rpc::GrpcConnection::Connect(ctx, co);
+      },
+      /*cancelled_call_still_ends=*/true);
+}
 
 class GrpcBadInput : public ::testing::Test {
  protected:
@@ -187,7 +64,7 @@ class GrpcBadInput : public ::testing::Test {
     server_ = std::make_unique<rpc::GrpcServer>(o, service_.get(), native_.get());
     ASSERT_TRUE(server_->Start().ok());
     port_ = server_->port();
-    client_ = std::make_unique<SteadyGrpcClient>(port_);
+    client_ = StartSteadyClient(port_);
     ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
   }
 
@@ -237,6 +114,23 @@ TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(nlohmann::json::parse(*stats)["calls_waiting_for_request"], 200);
   EXPECT_EQ(idle.ended(), 0);
+  EXPECT_EQ(Stat("calls_ended_without_request"), 0);
+}
+
+// Streams the client resets before sending a message (the first half of an
+// HTTP/2 "rapid reset") end on the server too, and are counted.
+TEST_F(GrpcBadInput, StreamsResetByTheClientAreCounted) {
+  StartServer();
+  auto idle = std::make_unique<IdleStreams>(port_, 200);
+  ASSERT_EQ(idle->error(), "");
+  ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 200; }))
+      << server_->StatsJson().dump();
+  idle.reset();  // Cancels (RST_STREAM) every stream.
+  EXPECT_TRUE(WaitFor([&] {
+    return Stat("calls_waiting_for_request") == 0 && Stat("calls_ended_without_request") == 200;
+  })) << server_->StatsJson().dump();
+  EXPECT_EQ(Stat("idle_calls_cancelled"), 0);
+  EXPECT_EQ(Stat("calls_cancelled_over_limit"), 0);
 }
 
 TEST_F(GrpcBadInput, IdleStreamsAreCancelledAfterTheIdleTimeout) {
@@ -251,6 +145,8 @@ TEST_F(GrpcBadInput, IdleStreamsAreCancelledAfterTheIdleTimeout) {
   EXPECT_EQ(idle.ended_not_ok(), 100);
   EXPECT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 0; }));
   EXPECT_EQ(Stat("idle_calls_cancelled"), 100);
+  EXPECT_TRUE(WaitFor([&] { return Stat("calls_ended_without_request") == 100; }))
+      << server_->StatsJson().dump();
   client_->WaitForMoreCalls(20);
   const std::string log = TakeLog();
   EXPECT_NE(log.find("sent no request message within 200 ms of being accepted (--idle-timeout-ms)"),

@@ -3,8 +3,9 @@
 // (headers only, never a message) spread over CONNECTIONS connections to
 // 127.0.0.1:PORT and holds them until SIGINT/SIGTERM, printing how many the
 // server has ended so far every second. The attack of issue 18 items 1-2,
-// for measuring a server's throughput and memory under it by hand (README,
-// "Robustness").
+// for measuring a server's throughput and memory under it by hand; ending
+// it (SIGINT/SIGTERM) cancels every stream at once, an HTTP/2 "rapid
+// reset" (README, "Limits worth knowing").
 #include <signal.h>
 
 #include <algorithm>
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
     }
     const auto j = nlohmann::json::parse(*reply);
     for (const char* k : {"calls_waiting_for_request", "idle_calls_cancelled",
-                          "calls_cancelled_over_limit"})
+                          "calls_cancelled_over_limit", "calls_ended_without_request"})
       std::printf("%s=%s ", k, j[k].dump().c_str());
     std::printf("max_rss_kb=%s\n", j["process"]["max_rss_kb"].dump().c_str());
     return 0;

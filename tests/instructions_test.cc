@@ -330,6 +330,22 @@ TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("install it"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("InstructionsPerOp"), std::string::npos) << o.out;
+  // Issue 18 item 10: so few operations get a warning (said before Valgrind
+  // is looked for) that the figures are inflated by the phase's fixed costs.
+  EXPECT_NE(o.out.find("warning: --instructions with --ops 10: the measured phase's fixed costs"),
+            std::string::npos)
+      << o.out;
+}
+
+// Issue 18 item 10: --ops 0 (no limit) under --instructions (no time limit)
+// would never end; refused before Valgrind starts.
+TEST(Instructions, OpsZeroIsRefused) {
+  Outcome o = Shell(kBinary + " run --instructions -P " + kWorkload + " --ops 0");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--instructions needs a fixed number of operations: --ops must be 1 or more"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("callgrind"), std::string::npos) << o.out;
 }
 
 }  // namespace

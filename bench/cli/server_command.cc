@@ -134,7 +134,8 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "Most reply bytes queued per connection before the server stops reading it")
       ->capture_default_str();
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
-                  "Close a connection idle this long with an incomplete frame; with gRPC, "
+                  "Close a connection idle this long with an incomplete frame or before its "
+                  "first call (not one idle between calls); with gRPC, "
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -82,6 +82,29 @@ void AddInstructionFlags(CLI::App* cmd, YcsbRunOptions* o) {
 
 bool ReRunUnderCallgrind(const YcsbRunOptions& o, int* exit_code) {
   if (!o.instructions || !InstructionsModeDir().empty()) return false;
+  // Checked before Valgrind starts: --ops 0 (no limit) would run under
+  // callgrind until killed, as --instructions sets no time limit.
+  if (o.ops && *o.ops <= 0) {
+    std::fprintf(stderr,
+                 "wirebench: --instructions needs a fixed number of operations: --ops must be 1 "
+                 "or more (got %lld; 0 means no limit, and an --instructions run has no time "
+                 "limit); leave --ops out for the default %lld\n",
+                 static_cast<long long>(*o.ops), static_cast<long long>(kDefaultInstructionOps));
+    *exit_code = 2;
+    return true;
+  }
+  // The measured phase has fixed costs (starting and ending it, the
+  // closing Stats call) that a few operations cannot amortize: with
+  // --ops 1 the client's harness figure is hundreds of times its per-op cost.
+  if (o.ops && *o.ops < kMinInstructionOps)
+    std::fprintf(stderr,
+                 "wirebench: warning: --instructions with --ops %lld: the measured phase's fixed "
+                 "costs are divided among only %lld operations, so the per-operation figures come "
+                 "out too high (mostly the client's harness); use --ops %lld or more (default "
+                 "%lld)\n",
+                 static_cast<long long>(*o.ops), static_cast<long long>(*o.ops),
+                 static_cast<long long>(kMinInstructionOps),
+                 static_cast<long long>(kDefaultInstructionOps));
   *exit_code = RunSelfUnderCallgrind();
   return true;
 }

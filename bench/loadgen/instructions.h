@@ -49,6 +49,10 @@
 namespace wirebench {
 
 inline constexpr int64_t kDefaultInstructionOps = 20000;
+// Fewer measured operations than this get a warning (ReRunUnderCallgrind):
+// the measured phase's fixed client cost, measured at about 350,000
+// instructions, is then over ~5% of a ~700-instruction harness op.
+inline constexpr int64_t kMinInstructionOps = 10000;
 inline constexpr int64_t kDefaultInstructionWarmupOps = 2000;
 // Set in the re-executed process: the directory callgrind writes its dumps to.
 inline constexpr char kCallgrindDirEnv[] = "WIREBENCH_CALLGRIND_DIR";

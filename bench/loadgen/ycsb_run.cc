@@ -161,7 +161,13 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
     *target = 0;
   }
   auto max_time = props.GetDouble("maxexecutiontime");
-  if (!max_time.ok()) return max_time.status();
+  if (!max_time.ok()) {  // Not a number (nan, inf, text): say what is accepted.
+    auto given = props.GetString("maxexecutiontime");
+    return Status::InvalidArgument(
+        "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got '" +
+        (given.ok() ? *given : std::string()) + "' (set at " + props.SourceOf("maxexecutiontime") +
+        ")");
+  }
   auto status_interval = props.GetDouble("status.interval");
   if (!status_interval.ok()) return status_interval.status();
   auto interval_kind = props.GetString("measurement.interval");

@@ -153,16 +153,20 @@ void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
   IntervalNotes interval_notes;
   for (const MetricDef& m : metrics) {
     std::vector<Aggregate> aggs;
-    bool any = false;
+    bool any = false, all_zero = true;
     for (const auto& c : o.codecs) {
       aggs.push_back(AggregateMetric(cells, m, c, wl, threads));
       any = any || aggs.back().n > 0;
+      if (aggs.back().n > 0 && (aggs.back().min != 0 || aggs.back().max != 0)) all_zero = false;
     }
     if (!any) continue;
     os << "| " << m.name << " |";
     for (const auto& a : aggs) os << " " << Fmt(a.median) << Spread(a) << " |";
     os << "\n";
-    if (m.baseline_ratio && HaveBaseline(o)) RatioRow(os, cells, o, m, wl, threads, interval_notes);
+    // A metric zero in every column (no allocations on any side, say) has
+    // no ratio to show: its row above says all there is.
+    if (m.baseline_ratio && HaveBaseline(o) && !all_zero)
+      RatioRow(os, cells, o, m, wl, threads, interval_notes);
   }
   const std::string notes = interval_notes.Text(o.baseline) + PartialNotes(cells, o, wl, threads);
   if (!notes.empty()) os << "\n" << notes;

@@ -1,7 +1,14 @@
 #include "rpc/grpc/grpc_client.h"
 
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstring>
 #include <optional>
+#include <string>
 
 #include <boost/asio/post.hpp>
 #include <grpcpp/generic/generic_stub.h>
@@ -14,6 +21,72 @@ namespace wirebench::rpc {
 namespace asio = boost::asio;
 
 namespace {
+
+// What a peer did with an HTTP/2 client preface (see ProbeHttp2).
+struct Http2Probe {
+  bool not_http2 = false;  // It answered, or closed, but not as HTTP/2 does.
+  std::string what;        // What it did instead.
+};
+
+// Connects to host:port, sends the HTTP/2 client preface and an empty
+// SETTINGS frame, and reads the first 9 bytes back: an HTTP/2 server's
+// first frame is its SETTINGS (type 4). Used once a gRPC channel fails to
+// connect, so a peer that speaks something else (a wirebench server, a web
+// server) is named at once instead of after the connect timeout. A peer
+// that cannot be reached, or says nothing within `timeout_ms`, is not
+// judged (the channel's own wait goes on).
+Http2Probe ProbeHttp2(const std::string& host, uint16_t port, int timeout_ms) {
+  Http2Probe r;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* ai = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &ai) != 0 || !ai) return r;
+  const int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool connected = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+  freeaddrinfo(ai);
+  if (!connected) {
+    if (fd >= 0) close(fd);
+    return r;
+  }
+  static const char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  std::string hello(kPreface, sizeof(kPreface) - 1);
+  hello += std::string("\0\0\0\x04\0\0\0\0\0", 9);  // SETTINGS, empty, stream 0.
+  if (send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) != ssize_t(hello.size())) {
+    close(fd);
+    return r;
+  }
+  unsigned char got[9];
+  size_t n = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool closed = false;
+  while (n < sizeof(got)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, int(left)) <= 0) break;
+    const ssize_t k = recv(fd, got + n, sizeof(got) - n, 0);
+    if (k <= 0) {
+      closed = true;
+      break;
+    }
+    n += size_t(k);
+  }
+  close(fd);
+  if (n == sizeof(got)) {
+    if (got[3] != 4 || (got[5] | got[6] | got[7] | got[8]) != 0) {
+      r.not_http2 = true;
+      r.what = "answered the HTTP/2 preface with bytes that are no HTTP/2 SETTINGS frame";
+    }
+  } else if (closed) {
+    r.not_http2 = true;
+    r.what = n == 0 ? "closed the connection on the HTTP/2 preface"
+                    : "answered the HTTP/2 preface with " + std::to_string(n) +
+                          " byte(s) and closed the connection";
+  }
+  return r;
+}
+
 }  // namespace
 
 struct GrpcConnection::Grpc {
@@ -49,7 +122,24 @@ StatusOr<std::shared_ptr<grpc::Channel>> OpenGrpcChannel(const GrpcClientOptions
   auto channel = grpc::CreateCustomChannel(peer, grpc::InsecureChannelCredentials(), args);
   const auto deadline =
       std::chrono::system_clock::now() + std::chrono::milliseconds(o.connect_timeout_ms);
-  if (!channel->WaitForConnected(deadline))
+  // Waits for the connection; the first time an attempt fails, asks the
+  // peer directly whether it speaks HTTP/2 at all.
+  bool probed = false;
+  for (;;) {
+    const grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
+    if (state == GRPC_CHANNEL_READY) return channel;
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && !probed) {
+      probed = true;
+      const Http2Probe probe = ProbeHttp2(o.host, o.port, 1000);
+      if (probe.not_http2)
+        return Status::Unavailable(
+            peer + " does not speak gRPC: it " + probe.what +
+            " (a wirebench server? then use --rpc wirebench, or point --server at a "
+            "`wirebench server --rpc grpc`)");
+    }
+    if (!channel->WaitForStateChange(state, deadline)) break;
+  }
+  if (channel->GetState(false) != GRPC_CHANNEL_READY)
     return Status::Unavailable("cannot connect to gRPC server " + peer + " within " +
                                std::to_string(o.connect_timeout_ms) +
                                " ms (is `wirebench server --rpc grpc` running there?)");

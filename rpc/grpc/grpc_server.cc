@@ -39,6 +39,9 @@ struct CqStats {
   std::atomic<int64_t> waiting_calls{0};  // Accepted, no request message yet.
   std::atomic<uint64_t> idle_calls_cancelled{0};
   std::atomic<uint64_t> calls_cancelled_over_limit{0};
+  // Accepted, then ended with no request message (reset by the client, or
+  // cancelled by the server above).
+  std::atomic<uint64_t> calls_ended_without_request{0};
 };
 
 // A call accepted and waiting for its request message (see
@@ -173,6 +176,7 @@ class GrpcServer::Impl::ServerCall final : public GrpcTag {
         StopWaiting();
         state_ = State::kFinishing;
         if (!ok) {
+          Bump(t_->stats.calls_ended_without_request, 1);
           stream_->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "no request message"), this);
         } else {
           Serve();
@@ -527,7 +531,7 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
                                   .count()}};
   uint64_t calls[kMaxMethod + 1] = {};
   uint64_t failed = 0, unknown = 0, bytes_in = 0, bytes_out = 0, idle_cancelled = 0,
-           over_limit = 0;
+           over_limit = 0, ended_without_request = 0;
   int64_t waiting = 0;
   for (auto& t : cqs_) {
     for (int m = 1; m <= kMaxMethod; ++m) calls[m] += t->stats.calls[m].load(std::memory_order_relaxed);
@@ -538,6 +542,7 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
     waiting += t->stats.waiting_calls.load(std::memory_order_relaxed);
     idle_cancelled += t->stats.idle_calls_cancelled.load(std::memory_order_relaxed);
     over_limit += t->stats.calls_cancelled_over_limit.load(std::memory_order_relaxed);
+    ended_without_request += t->stats.calls_ended_without_request.load(std::memory_order_relaxed);
   }
   json jc = json::object();
   uint64_t total = 0;
@@ -554,6 +559,10 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
   j["calls_waiting_for_request"] = waiting;
   j["idle_calls_cancelled"] = idle_cancelled;
   j["calls_cancelled_over_limit"] = over_limit;
+  // Accepted calls that ended before their request message came: streams
+  // the client reset (an HTTP/2 "rapid reset" shows here) or that the
+  // server cancelled for the two reasons above.
+  j["calls_ended_without_request"] = ended_without_request;
   // One message each way per call; bytes are payload bytes (gRPC's
   // framing and HTTP/2 headers are not counted here; the client reads the
   // socket's wire bytes).
