@@ -155,6 +155,45 @@ TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
   EXPECT_EQ(gone.status().code(), Status::Code::kNotFound) << gone.status().ToString();
 }
 
+// wirebench's own HBase-protocol client finds the server as the npm client
+// does: `run --rpc hbase --zookeeper QUORUM/ROOT` reads meta-region-server.
+TEST(HBaseNpmClient, WirebenchRunFindsTheServerThroughZooKeeper) {
+  if (std::string why = ZooKeeperEnvironment::SkipReason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string zk = quorum + "/wb-client";
+  const std::string stem = Stem("wbrun");
+  testing::WirebenchProcess server(
+      kBinary, {"server", "--rpc", "hbase", "--port", "0", "--zookeeper", zk}, stem);
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer({quorum, "/wb-client"}, std::chrono::milliseconds(5000));
+  }
+  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  const std::string wl = WIREBENCH_SOURCE_DIR "/workloads/workloada";
+  testing::WirebenchProcess run(kBinary,
+                                {"run", "-P", wl, "--rpc", "hbase", "--codec", "cellblock",
+                                 "--zookeeper", zk, "--ops", "300", "-p", "recordcount=100"},
+                                stem + "_run");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(60)), 0) << ReadFile(stem + "_run.err");
+  const std::string out = ReadFile(stem + "_run.out");
+  EXPECT_NE(out.find("[MEASURED], Operations, 300"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Return=ERROR"), std::string::npos) << out;
+  // Where the server is comes from one place; other transports are not there.
+  testing::WirebenchProcess both(kBinary,
+                                 {"run", "-P", wl, "--rpc", "hbase", "--zookeeper", zk, "--server",
+                                  "127.0.0.1:1", "--ops", "10"},
+                                 stem + "_both");
+  EXPECT_EQ(both.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_NE(ReadFile(stem + "_both.err").find("give one of them"), std::string::npos);
+  testing::WirebenchProcess wb(kBinary, {"run", "-P", wl, "--zookeeper", zk, "--ops", "10"},
+                               stem + "_wb");
+  EXPECT_EQ(wb.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_NE(ReadFile(stem + "_wb.err").find("use --rpc hbase"), std::string::npos);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+}
+
 TEST(HBaseNpmClient, UnreachableZooKeeperFailsTheServerStartClearly) {
   const std::string stem = Stem("dead");
   const std::string dead = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());

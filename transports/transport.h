@@ -21,6 +21,7 @@
 // belong to.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -77,6 +78,16 @@ class Transport {
   // Whether StartServer honours ServerOptions::zookeeper (HBase's registry
   // nodes); the `server` command refuses --zookeeper for the others.
   virtual bool RegistersInZooKeeper() const { return false; }
+  // Where a client of this transport finds the server from ZooKeeper
+  // (`load`/`run --zookeeper QUORUM[/ROOT]`), as HOST:PORT. The default
+  // refuses: only a transport that registers there can be found there.
+  virtual StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
+                                                      std::chrono::milliseconds timeout) const {
+    return Status::InvalidArgument("--zookeeper finds a server registered by `wirebench server "
+                                   "--rpc hbase --zookeeper ...`; --rpc " + std::string(name()) +
+                                   " does not register there: use --rpc hbase, or --server "
+                                   "HOST:PORT");
+  }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. Errors name the cause.

@@ -8,16 +8,34 @@
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/ycsb_run.h"
 #include "codecs/codec.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
 namespace {
 
-// YCSB flags wirebench accepts for compatibility and does not use. Owned by
-// the command's callback, which CLI11 keeps as long as the parser.
+// Flags that are not run options: YCSB's accepted for compatibility and
+// unused, and --zookeeper, resolved into --server first. Owned by the
+// command's callback, which CLI11 keeps as long as the parser.
 struct IgnoredYcsbFlags {
   bool run_flag = false;  // -t: the run phase, implied by the subcommand.
+  std::string zookeeper;  // --zookeeper: resolved into --server before the run.
 };
+
+// --zookeeper QUORUM[/ROOT]: the server an HBase client would find there
+// (its meta-region-server node) becomes --server.
+Status ResolveZooKeeper(const std::string& zookeeper, YcsbRunOptions* o) {
+  if (zookeeper.empty()) return Status::Ok();
+  if (!o->server.empty())
+    return Status::InvalidArgument("--server " + o->server + " and --zookeeper " + zookeeper +
+                                   " both say where the server is: give one of them");
+  auto transport = FindTransport(o->rpc);
+  if (!transport.ok()) return transport.status();
+  auto server = (*transport)->FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
+  if (!server.ok()) return server.status();
+  o->server = *server;
+  return Status::Ok();
+}
 
 void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--server", o->server,
@@ -144,11 +162,20 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   AddClientFlags(cmd, o.get());
   AddServerFlags(cmd, o.get());
+  cmd->add_option("--zookeeper", ignored->zookeeper,
+                  "QUORUM[/ROOT]: find the server as an HBase client does, from the "
+                  "meta-region-server node `wirebench server --rpc hbase --zookeeper` writes "
+                  "(with --rpc hbase; instead of --server)");
   AddInstructionFlags(cmd, o.get());
   // The callback owns every object the options write into (CLI11 keeps
   // pointers to them for the parser's lifetime).
   cmd->callback([o, ignored, exit_code] {
     if (ReRunUnderCallgrind(*o, exit_code)) return;
+    if (Status st = ResolveZooKeeper(ignored->zookeeper, o.get()); !st.ok()) {
+      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
     auto r = RunYcsb(*o);
     if (!r.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());

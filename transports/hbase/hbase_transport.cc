@@ -40,6 +40,10 @@ class HBaseEntry final : public Transport {
   }
 
   bool RegistersInZooKeeper() const override { return true; }
+  StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
+                                              std::chrono::milliseconds timeout) const override {
+    return hbaserpc::FindServerInZooKeeper(zookeeper, timeout);
+  }
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {

@@ -43,6 +43,20 @@ Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
   return target.ok() ? Status::Ok() : target.status();
 }
 
+StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
+                                            std::chrono::milliseconds timeout) {
+  auto target = hbase::ParseZooKeeperFlag(zookeeper);
+  if (!target.ok()) return target.status();
+  auto found = hbase::LookupMetaRegionServer(*target, timeout);
+  if (!found.ok())
+    return Status::Unavailable("--zookeeper " + zookeeper + ": " +
+                               std::string(found.status().message()) +
+                               "; is `wirebench server --rpc hbase --zookeeper " + zookeeper +
+                               "` running?");
+  const bool v6 = found->host.find(':') != std::string::npos;
+  return (v6 ? "[" + found->host + "]" : found->host) + ":" + std::to_string(found->port);
+}
+
 StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
     std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options) {
   if (options.zookeeper.empty()) return std::unique_ptr<rpc::TransportServer>(std::move(server));
@@ -72,6 +86,12 @@ Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
       "--zookeeper: this wirebench was built without ZooKeeper's C client; install "
       "libzookeeper-mt-dev and rebuild, or let clients find the server through its RPC "
       "registry (ClientMetaService) at its address");
+}
+
+StatusOr<std::string> FindServerInZooKeeper(const std::string&, std::chrono::milliseconds) {
+  return Status::InvalidArgument(
+      "--zookeeper: this wirebench was built without ZooKeeper's C client; install "
+      "libzookeeper-mt-dev and rebuild, or give the server with --server HOST:PORT");
 }
 
 StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(

@@ -23,6 +23,11 @@ namespace wirebench::hbaserpc {
 // ZooKeeper client; otherwise the error names the flag and the fix.
 Status CheckZooKeeperOption(const rpc::ServerOptions& options);
 
+// HOST:PORT of the server ZooKeeper's meta-region-server node names, as an
+// HBase client finds it (`load`/`run --zookeeper`).
+StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
+                                            std::chrono::milliseconds timeout);
+
 // Registers the started `server` in ZooKeeper when options.zookeeper is set
 // (waiting at most options.zookeeper_timeout_ms for it), and returns the
 // server to drive; an unreachable ZooKeeper stops the server and is the error.
