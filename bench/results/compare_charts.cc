@@ -151,14 +151,17 @@ class Charts {
   // The shared look of the charts: a white background, grid lines under
   // the data, readable fonts.
   // Codec colours (Paul Tol's colour-blind-safe "bright" set, by column
-  // order), light grid lines, no top or right border.
+  // order), light grid lines, no top or right border, literal text.
   static constexpr const char* kStyle =
       "set linetype 1 lc rgb '#4477aa' lw 2 pt 7\nset linetype 2 lc rgb '#ee6677' lw 2 pt 5\n"
       "set linetype 3 lc rgb '#228833' lw 2 pt 9\nset linetype 4 lc rgb '#ccbb44' lw 2 pt 11\n"
       "set linetype 5 lc rgb '#66ccee' lw 2 pt 13\nset linetype 6 lc rgb '#aa3377' lw 2 pt 7\n"
       "set linetype 7 lc rgb '#bbbbbb' lw 2 pt 5\nset linetype 8 lc rgb '#000000' lw 2 pt 9\n"
       "set linetype cycle 8\nset grid ytics lc rgb '#d8d8d8' lw 1 dt 1\nset border 3\n"
-      "set tics nomirror\n";
+      "set tics nomirror\n"
+      // Column names are printed as written: "pb@grpc" is no enhanced-text
+      // overprint, "pb-arena_x" no subscript.
+      "set termoption noenhanced\n";
 
   int MetricsWith(Metric m) const {
     int n = 0;
@@ -184,6 +187,7 @@ class Charts {
          << "set ylabel 'ops/s'\nset yrange [0:*]\nset format y '%.0s%c'\nunset key\n"
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
          << "set xrange [-0.6:" << o_.codecs.size() - 0.4 << "]\nset offsets 0,0,graph 0.08,0\n"
+         << ColumnTics()
          << "plot '" << dir_ << "/throughput.dat' using 0:2:($0+1):xtic(1) with boxes lc variable, "
          << "'' using 0:2:3:4 with yerrorbars lc rgb 'black' lw 1.5 pt 0, "
          << "'' using 0:($4>$2?$4:$2):(sprintf('%.0f', $2)) with labels offset 0,1 font ',11'\n";
@@ -268,7 +272,7 @@ class Charts {
     std::ostringstream plot;
     plot << "set title \"" << title << " (" << wl_ << ", " << t
          << " logical clients)\\nmedian over repeats\"\nset ylabel '" << ylabel << "'\n"
-         << "set style data histograms\nset style histogram rowstacked\n"
+         << "set style data histograms\nset style histogram rowstacked\n" << ColumnTics()
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset key outside right top\n"
          << "set yrange [0:*]\nset offsets 0,0,graph 0.08,0\n"
          << "plot '" << f << "' using 2:xtic(1) title 'client' lc rgb '#4477aa', "
@@ -278,6 +282,14 @@ class Charts {
          << " with labels tc rgb 'white' notitle, "
          << "'' using 0:($2+$3):4 with labels offset 0,0.8 font ',11' notitle\n";
     Render(base, plot.str());
+  }
+
+  // Column names under bars: slanted when they would not fit side by side
+  // (about 9 px a character in a plot area about 650 px wide, the key beside it).
+  std::string ColumnTics() const {
+    size_t longest = 0;
+    for (const auto& c : o_.codecs) longest = std::max(longest, c.size());
+    return longest * 9 * o_.codecs.size() > 650 ? "set xtics rotate by 25 right\n" : "";
   }
 
   const std::vector<CompareCell>& cells_;
