@@ -143,6 +143,9 @@ TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
 // fails at once (well within its 10 s connect timeout, which the bound of
 // the Wait below does not rely on) naming the mismatch.
 TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
+#ifndef WIREBENCH_TEST_HAVE_GRPC
+  GTEST_SKIP() << "built with WIREBENCH_GRPC=OFF: there is no gRPC client to point at the server";
+#endif
   WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet"}, Stem("notgrpc_server"));
   std::string out;
   const auto deadline = steady_clock::now() + std::chrono::seconds(30);
