@@ -119,6 +119,18 @@ struct DriverOptions {
   // timeseries measurement types and its .hdr logs need them. Costs memory
   // per operation (reserved up front when the operation count is known).
   bool keep_samples = false;
+  // A run of several client processes measured as one (--mpi, bench/mpi/):
+  // called on the driver's thread at the phase boundaries, and only there.
+  // `ready`: every connection is up and the warm-up has run; a non-OK status
+  // ends the run before anything is measured (RunLoad returns it). `start`:
+  // the measured phase starts when it returns: then the server's "before"
+  // Stats (when fetched), the client's "before" snapshots, and the phase
+  // change follow at once. `end`: the measured
+  // phase has ended and drained and the client's "after" snapshots are
+  // taken (`result` holds them), before the server's "after" Stats.
+  std::function<Status()> on_ready;
+  std::function<void()> on_start;
+  std::function<void(const RunResult& result)> on_end;
 };
 
 // Checks each option (ranges, the codec name) and the load's size against
