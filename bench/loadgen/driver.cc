@@ -406,7 +406,11 @@ void LoadRun::Warmup() {
 }
 
 void LoadRun::BeginMeasure() {
-  if (o_.on_start) o_.on_start();
+  // With a warm-up, operations run until the start (other processes' too,
+  // under on_start): the server's Stats come right after it. Without one
+  // nothing runs before the start, so Stats taken before it are exact.
+  const bool running = o_.warmup_seconds > 0;
+  if (o_.on_start && running) o_.on_start();
   if (o_.fetch_server_stats && !StopRequested()) {
     auto before = FetchServerStats();
     if (before.ok()) {
@@ -415,6 +419,7 @@ void LoadRun::BeginMeasure() {
       result_.server_stats_error = before.status().ToString();
     }
   }
+  if (o_.on_start && !running) o_.on_start();
   usage_before_ = ClientUsage(*o_.transport);
   counters_before_ = ClientCounters(*o_.transport);
   callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).

@@ -12,8 +12,9 @@
 //                 estimate each rank's clock offset from rank 0's.
 //      on_start   rank 0 broadcasts an instant 50 ms ahead; every rank waits
 //                 for it by its own clock (offset-corrected); the window
-//                 starts (CLOCK_REALTIME recorded).
-//      [rank 0 takes the server's "before" Stats at once]
+//                 starts (CLOCK_REALTIME recorded). Rank 0 takes the
+//                 server's "before" Stats just before (no warm-up) or just
+//                 after it (warm-up operations run up to the instant).
 //      [measured phase: no MPI call at all]
 //      on_end     the window has ended; a rank whose run failed says so on
 //                 the control channel (rank 0 stops the others); then an
@@ -275,10 +276,11 @@ void MpiRun::MeasureClockOffsets() {
 // (MPI_Bcast); every rank waits for that instant by its own clock, corrected by its
 // offset, sleeping until the last 200 us and then reading the clock. A
 // barrier alone releases the ranks as the scheduler wakes them, which on a
-// loaded host is milliseconds apart; the wait absorbs that. Rank 0 fetches
-// the server's "before" Stats right after the instant (the driver does), so
-// warm-up operations of other ranks do not fall between that snapshot and
-// their windows' start.
+// loaded host is milliseconds apart; the wait absorbs that. With a warm-up
+// rank 0 fetches the server's "before" Stats right after the instant (the
+// driver does), so other ranks' warm-up operations do not fall between that
+// snapshot and their windows' start; without one, right before the
+// broadcast, so no measured operation can precede it.
 void MpiRun::OnStart() {
   int64_t at = rank_ == 0 ? RealtimeNs() + kStartMarginNs : 0;
   MPI_Bcast(&at, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
