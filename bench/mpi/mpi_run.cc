@@ -449,7 +449,7 @@ int MpiRun::Report(YcsbOutcome outcome) {
   for (auto& [r, st] : hub_.Ranks()) {
     json doc = st.has_result ? json::parse(st.result, nullptr, false) : json();
     if (!doc.is_object() || !doc.contains("results")) {
-      missing.push_back(StrCat(Name(r), st.dead ? " died" : " sent no result"));
+      missing.push_back(StrCat(Name(r), st.dead ? " (died)" : " (sent none)"));
       continue;
     }
     // Rank 0's Stats bracket every rank's window (the barriers align them).
@@ -460,8 +460,8 @@ int MpiRun::Report(YcsbOutcome outcome) {
   if (!missing.empty()) {
     std::string m;
     for (const std::string& s : missing) m += StrCat(m.empty() ? "" : ", ", s);
-    partial = StrCat(partial, partial.empty() ? "" : "; ", "no result from ", m,
-                     ": the report covers the other ranks");
+    partial = StrCat(partial, partial.empty() ? "" : "; ", "the report covers the ranks that "
+                     "sent a result (none from ", m, ")");
   }
 
   // The window's alignment, by rank 0's clock (offsets from the ping-pongs).
@@ -522,8 +522,10 @@ int MpiRun::Report(YcsbOutcome outcome) {
   lines += StrCat("[MPI], UncountedThreadsCpu(us), ", Us(uncounted_ns),
                   " (all ranks, in the window: threads not counted as client CPU: the driver's, "
                   "MPI's, the control channel's)\n");
-  lines += StrCat("[MPI], UncountedThreadsCpuPerOp(us), ",
-                  total_ops > 0 ? Us(uncounted_ns / double(total_ops)) : std::string("0"), "\n");
+  char per_op[64];
+  std::snprintf(per_op, sizeof(per_op), "%.4f",
+                total_ops > 0 ? uncounted_ns / 1000.0 / double(total_ops) : 0.0);
+  lines += StrCat("[MPI], UncountedThreadsCpuPerOp(us), ", per_op, "\n");
   if (!partial.empty()) lines += StrCat("[MPI], Failed, ", partial, "\n");
 
   auto merged = MergeResults(inputs, MergeNotes{lines, partial});
