@@ -311,6 +311,42 @@ TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   }
 }
 
+// A rank whose own run ends early (here SIGINT to that rank alone: its
+// run stops, as one whose server connection broke would) stops every rank;
+// all are alive, so rank 0 reports all three, partial, naming it.
+TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
+  const std::string out = Path("fail.out"), result = Path("fail.json");
+  auto run = Mpirun(3,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
+                     "--threads", "2", "-p", "recordcount=1000", "--json", result},
+                    out);
+  std::vector<std::pair<pid_t, int>> ranks;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && ranks.size() < 3) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ranks = Ranks(run->pid());
+  }
+  ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  for (auto [pid, rank] : ranks) {
+    if (rank == 2) {
+      ASSERT_EQ(kill(pid, SIGINT), 0);
+    }
+  }
+  bool timed_out = false;
+  const int rc = run->Wait(30, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("[OVERALL], Partial, true (Unavailable: rank 2 (host"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[MERGE], Inputs, 3"), std::string::npos) << text;  // Every rank's figures.
+  const json j = json::parse(ReadFile(result));
+  EXPECT_TRUE(j["results"]["partial"].get<bool>());
+  ASSERT_EQ(j["mpi"]["per_rank"].size(), 3u);
+  for (const json& pr : j["mpi"]["per_rank"]) EXPECT_GT(pr["operations"].get<int64_t>(), 0);
+}
+
 #else  // Built without Open MPI.
 
 TEST(MpiRun, NotBuiltInSaysHowToGetIt) {
