@@ -7,6 +7,7 @@
 #include "bench/cli/region_factory.h"
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/ycsb_run.h"
+#include "bench/mpi/mpi_run.h"
 #include "codecs/codec.h"
 #include "transports/transport.h"
 
@@ -20,6 +21,7 @@ namespace {
 struct IgnoredYcsbFlags {
   bool run_flag = false;  // -t: the run phase, implied by the subcommand.
   std::string zookeeper;  // --zookeeper: resolved into --server before the run.
+  bool mpi = false;       // --mpi: this process is one rank of an MPI job (bench/mpi/).
 };
 
 // --zookeeper QUORUM[/ROOT]: the server an HBase client would find there
@@ -166,14 +168,28 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
                   "QUORUM[/ROOT]: find the server as an HBase client does, from the "
                   "meta-region-server node `wirebench server --rpc hbase --zookeeper` writes "
                   "(with --rpc hbase; instead of --server)");
+  cmd->add_flag("--mpi", ignored->mpi,
+                "Run as one rank of an MPI job (mpirun -np N wirebench run --mpi ...): every rank "
+                "a client, the load partitioned, the measured phases aligned by barriers, one "
+                "merged report from rank 0 (docs/multi-host.md)");
   AddInstructionFlags(cmd, o.get());
   // The callback owns every object the options write into (CLI11 keeps
   // pointers to them for the parser's lifetime).
   cmd->callback([o, ignored, exit_code] {
+    if (ignored->mpi && o->instructions) {
+      std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
+                           "instructions with one client process (leave out --mpi)\n");
+      *exit_code = 2;
+      return;
+    }
     if (ReRunUnderCallgrind(*o, exit_code)) return;
     if (Status st = ResolveZooKeeper(ignored->zookeeper, o.get()); !st.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
       *exit_code = 2;
+      return;
+    }
+    if (ignored->mpi) {
+      *exit_code = RunYcsbMpi(*o);
       return;
     }
     auto r = RunYcsb(*o);

@@ -190,6 +190,7 @@ class LoadRun {
     WB_RETURN_IF_ERROR(Connect());
     PlaceClients();
     Warmup();
+    if (o_.on_ready) WB_RETURN_IF_ERROR(o_.on_ready());
     Measure();
     Drain();
     Collect();
@@ -405,6 +406,11 @@ void LoadRun::Warmup() {
 }
 
 void LoadRun::BeginMeasure() {
+  // With a warm-up, operations run until the start (other processes' too,
+  // under on_start): the server's Stats come right after it. Without one
+  // nothing runs before the start, so Stats taken before it are exact.
+  const bool running = o_.warmup_seconds > 0;
+  if (o_.on_start && running) o_.on_start();
   if (o_.fetch_server_stats && !StopRequested()) {
     auto before = FetchServerStats();
     if (before.ok()) {
@@ -413,6 +419,7 @@ void LoadRun::BeginMeasure() {
       result_.server_stats_error = before.status().ToString();
     }
   }
+  if (o_.on_start && !running) o_.on_start();
   usage_before_ = ClientUsage(*o_.transport);
   counters_before_ = ClientCounters(*o_.transport);
   callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).
@@ -563,6 +570,11 @@ void LoadRun::Collect() {
   result_.client_counters = ClientCounters(*o_.transport) - counters_before_;
   callgrind::EndPhase(callgrind::kClientPhaseLabel);  // --instructions: and ends.
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
+  if (o_.on_end) {
+    result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
+    result_.partial = state_.failed.load() || StopRequested();
+    o_.on_end(result_);
+  }
   // No "after" without a "before" (a server that did not answer it would
   // only hold the end of the run up again).
   if (o_.fetch_server_stats && !state_.failed.load() && result_.server_stats_error.empty()) {

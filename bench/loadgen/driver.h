@@ -119,6 +119,19 @@ struct DriverOptions {
   // timeseries measurement types and its .hdr logs need them. Costs memory
   // per operation (reserved up front when the operation count is known).
   bool keep_samples = false;
+  // A run of several client processes measured as one (--mpi, bench/mpi/):
+  // called on the driver's thread at the phase boundaries, and only there.
+  // `ready`: every connection is up and the warm-up has run; a non-OK status
+  // ends the run before anything is measured (RunLoad returns it). `start`:
+  // the measured phase starts when it returns (the client's "before"
+  // snapshots and the phase change follow at once); the server's "before"
+  // Stats are fetched right after it with a warm-up (operations run up to
+  // the start), right before it without one. `end`: the measured
+  // phase has ended and drained and the client's "after" snapshots are
+  // taken (`result` holds them), before the server's "after" Stats.
+  std::function<Status()> on_ready;
+  std::function<void()> on_start;
+  std::function<void(const RunResult& result)> on_end;
 };
 
 // Checks each option (ranges, the codec name) and the load's size against

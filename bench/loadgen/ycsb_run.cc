@@ -19,6 +19,7 @@
 #include "bench/loadgen/ycsb_stream.h"
 #include "bench/ycsb/core_workload.h"
 #include "bench/ycsb/properties.h"
+#include "common/str_cat.h"
 
 namespace wirebench {
 
@@ -73,6 +74,31 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
           "compare command's --instructions)");
     if (!o.ops) props->Set("operationcount", std::to_string(kDefaultInstructionOps), "--instructions");
     props->Set("maxexecutiontime", "0", "--instructions");
+  }
+  return Status::Ok();
+}
+
+// --mpi: this part's share of the load, and its own seed in the run phase.
+Status ShareAmongParts(const YcsbRunOptions& o, ycsb::Properties* props) {
+  if (o.parts <= 1) return Status::Ok();
+  auto cfg = ycsb::CoreWorkloadConfig::FromProperties(*props);
+  if (!cfg.ok()) return cfg.status();
+  const std::string source =
+      StrCat("--mpi (rank ", std::to_string(o.part), " of ", std::to_string(o.parts), ")");
+  if (o.load_phase) {
+    const int64_t base = cfg->insert_start, total = cfg->load_count;
+    const int64_t lo = base + total * o.part / o.parts;
+    const int64_t hi = base + total * (o.part + 1) / o.parts;
+    // insertstart without insertcount loads keys past recordcount (YCSB's
+    // Client counts recordcount records from insertstart); the share's
+    // insertcount must then fit under recordcount too. Load keys do not
+    // depend on recordcount.
+    if (cfg->record_count < base + total)
+      props->Set("recordcount", std::to_string(base + total), source);
+    props->Set("insertstart", std::to_string(lo), source);
+    props->Set("insertcount", std::to_string(hi - lo), source);
+  } else {
+    props->Set("seed", std::to_string(cfg->seed + uint64_t(o.part)), source);
   }
   return Status::Ok();
 }
@@ -391,6 +417,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(CheckFlags(o));
   ycsb::Properties props;
   WB_RETURN_IF_ERROR(LoadProperties(o, &props));
+  WB_RETURN_IF_ERROR(ShareAmongParts(o, &props));
   auto core = ycsb::CoreWorkload::Create(props);
   if (!core.ok()) return core.status();
   const ycsb::CoreWorkloadConfig& cfg = (*core)->config();
@@ -400,8 +427,13 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
 
+  d.fetch_server_stats = o.fetch_server_stats;
+  d.on_ready = o.on_ready;
+  d.on_start = o.on_start;
+  d.on_end = o.on_end;
   std::unique_ptr<LocalServer> local;
   WB_RETURN_IF_ERROR(ChooseServer(o, &d, &local));
+  if (o.on_server) o.on_server(d.host, d.port);
   if (!o.client_cpus.empty()) {
     auto cpus = ParseCpuList(o.client_cpus);
     if (!cpus.ok()) return cpus.status();
@@ -456,6 +488,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();
+  if (!o.write_outputs) return out;
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));

@@ -8,6 +8,7 @@
 // sees stays set, see stop_request.h, until the caller resets it).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,28 @@ struct YcsbRunOptions {
   // a fixed operation count after instruction_warmup_ops unmeasured ones.
   bool instructions = false;
   int64_t instruction_warmup_ops = 2000;
+
+  // One of `parts` client processes of one run (--mpi, bench/mpi/): the load
+  // phase inserts only this part's contiguous share of [insertstart,
+  // insertstart + insertcount) (YCSB's way of running parallel loads), and
+  // the run phase's seed is offset by `part` so the processes do not repeat
+  // one another's key sequence. Both are set as properties, so the result
+  // records them.
+  int part = 0;
+  int parts = 1;
+  // false: nothing is printed on stdout or written (report, --json, --hlog,
+  // exports); the caller merges the outcome (--mpi).
+  bool write_outputs = true;
+  // false: the server's Stats are not fetched (another process of the run
+  // takes them, around every process's window).
+  bool fetch_server_stats = true;
+  // Called once the server's address is known (the co-located server's
+  // after it started), before anything connects.
+  std::function<void(const std::string& host, uint16_t port)> on_server;
+  // The driver's phase hooks (DriverOptions::on_ready, on_start, on_end).
+  std::function<Status()> on_ready;
+  std::function<void()> on_start;
+  std::function<void(const RunResult& result)> on_end;
 };
 
 // What one invocation produced.

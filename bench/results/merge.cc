@@ -193,6 +193,11 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
 }
 
 StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs) {
+  return MergeResults(inputs, MergeNotes());
+}
+
+StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs,
+                                    const MergeNotes& notes) {
   if (inputs.empty()) return Status::InvalidArgument("nothing to merge: give at least one result");
   std::vector<RunResult> runs;
   std::vector<std::string> names;
@@ -209,6 +214,10 @@ StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs) {
   auto merged = MergeRunResults(runs, names);
   if (!merged.ok()) return merged.status();
   out.result = std::move(merged).value();
+  if (!notes.partial_reason.empty()) {
+    out.result.partial = true;
+    out.result.error = Status::Unavailable(notes.partial_reason);
+  }
 
   // Runs that did not overlap: one finished (by the server's clock) before
   // another began.
@@ -239,6 +248,7 @@ StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs) {
   out.costs.client.allocs_available = allocs;
 
   std::ostringstream head;
+  head << notes.head;
   head << "[MERGE], Inputs, " << inputs.size() << "\n";
   for (size_t i = 0; i < inputs.size(); ++i)
     head << "[MERGE], Input" << i + 1 << ", " << inputs[i].name << "\n";

@@ -46,4 +46,12 @@ struct MergeOutcome {
 // measurement.interval) of the first input.
 [[nodiscard]] StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs);
 
+// What a caller that gathered the inputs itself (--mpi) adds to the merge.
+struct MergeNotes {
+  std::string head;            // Lines printed before the [MERGE] lines.
+  std::string partial_reason;  // Not empty: the merged result is partial, for this reason.
+};
+[[nodiscard]] StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs,
+                                                  const MergeNotes& notes);
+
 }  // namespace wirebench

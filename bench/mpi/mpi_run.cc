@@ -1,0 +1,604 @@
+// `wirebench load|run --mpi`, with Open MPI. The sequence (every rank):
+//   1. MPI_Init; hosts gathered; the control channel opened (rank 0 listens,
+//      the port, a token and rank 0's addresses are broadcast; every rank
+//      connects): failures and results travel on it (control_channel.h).
+//   2. Without --server: rank 0 starts the co-located server and broadcasts
+//      its address; the other ranks wait for it.
+//   3. Each rank runs RunYcsb as part `rank` of `ranks` (load partition, own
+//      seed), quiet but for rank 0's notes, with the driver's phase hooks:
+//      on_ready   (connected, warmed up) every rank says whether it is ready
+//                 (MPI_Gather) and rank 0 says go or no-go (MPI_Bcast, with
+//                 every unready rank's reason); then 8 ping-pongs per rank
+//                 estimate each rank's clock offset from rank 0's.
+//      on_start   rank 0 broadcasts an instant 50 ms ahead; every rank waits
+//                 for it by its own clock (offset-corrected); the window
+//                 starts (CLOCK_REALTIME recorded). Rank 0 takes the
+//                 server's "before" Stats just before (no warm-up) or just
+//                 after it (warm-up operations run up to the instant).
+//      [measured phase: no MPI call at all]
+//      on_end     the window has ended; a rank whose run failed says so on
+//                 the control channel (rank 0 stops the others); then an
+//                 MPI_Ibarrier, tested every millisecond (no busy-poll while
+//                 other ranks still measure), given up when a rank died.
+//      [rank 0 takes the server's "after" Stats]
+//   4. Every rank sends its result document to rank 0 on the control
+//      channel; rank 0 merges them (MergeResults, as `wirebench merge`),
+//      prints the one report and writes the one JSON result and .hlog, then
+//      closes the control channel, which lets the other ranks exit.
+// MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
+#include <ifaddrs.h>
+#include <mpi.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "bench/hdr/histogram_log.h"
+#include "bench/loadgen/stop_on_signal.h"
+#include "bench/loadgen/stop_request.h"
+#include "bench/mpi/control_channel.h"
+#include "bench/mpi/mpi_run.h"
+#include "bench/results/merge.h"
+#include "bench/results/report.h"
+#include "common/str_cat.h"
+
+namespace wirebench {
+
+bool MpiBuiltIn() { return true; }
+
+std::string MpiNotBuiltInMessage() { return ""; }
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kMsg = 1024;       // A rank's readiness message.
+constexpr int kVerdict = 8192;   // Rank 0's verdict, every unready rank's reason.
+constexpr int kPingPongs = 8;    // Per rank, for its clock offset.
+// How far ahead rank 0 sets the common start (OnStart).
+constexpr int64_t kStartMarginNs = 50'000'000;
+// How long rank 0 waits for the other ranks' results: in a healthy run they
+// come at once; after a rank died the launcher SIGTERMs every survivor about
+// 1 s after the death and SIGKILLs it 1 s later, so the report must be out
+// by then.
+constexpr double kResultsTimeoutS = 30;
+constexpr double kResultsAfterDeathS = 1.0;
+
+int64_t RealtimeNs() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// Every thread of this process: client threads, the driver's, MPI's own
+// (PMIx, the runtime's event loop) and the control channel's watcher.
+int64_t ProcessCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+std::string Hostname() {
+  char b[256] = {};
+  gethostname(b, sizeof(b) - 1);
+  return b;
+}
+
+// This host's IPv4 addresses, up and not loopback.
+std::vector<std::string> Ipv4Addresses() {
+  std::vector<std::string> out;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+        (i->ifa_flags & IFF_LOOPBACK))
+      continue;
+    char b[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, b, sizeof(b));
+    out.push_back(b);
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+void ToBuf(const std::string& s, std::vector<char>* b) {
+  std::fill(b->begin(), b->end(), '\0');
+  std::memcpy(b->data(), s.data(), std::min(s.size(), b->size() - 1));
+}
+
+std::string FromBuf(const char* p, size_t n) { return std::string(p, strnlen(p, n)); }
+
+std::string Us(double ns) {
+  char b[64];
+  std::snprintf(b, sizeof(b), "%.1f", ns / 1000.0);
+  return b;
+}
+
+class MpiRun {
+ public:
+  explicit MpiRun(YcsbRunOptions o) : o_(std::move(o)) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  }
+
+  int Run();
+
+ private:
+  std::string Name(int r) const {
+    return StrCat("rank ", std::to_string(r), " (host ",
+                  r < int(hosts_.size()) ? hosts_[size_t(r)] : "?", ")");
+  }
+  void GatherHosts();
+  Status OpenControl();
+  Status Agree(bool ok, const std::string& why);
+  Status OnReady();
+  void MeasureClockOffsets();
+  void OnStart();
+  void OnEnd(const RunResult& r);
+  json RankInfo(const RunResult& r) const;
+  int Report(YcsbOutcome outcome);
+  // Ends this rank: MPI_Finalize when every rank is alive and in step, else
+  // (a rank died, a barrier was given up) without it: the launcher ends the job.
+  int Finish(int code, bool in_step);
+
+  YcsbRunOptions o_;
+  std::string json_out_, hlog_out_;  // Rank 0 writes them, merged.
+  int rank_ = 0;
+  int ranks_ = 1;
+  std::vector<std::string> hosts_;
+  mpi::ControlHub hub_;
+  mpi::ControlLink link_;
+  bool voted_ = false;
+  bool server_sent_ = false;
+  bool barrier_given_up_ = false;
+  std::vector<int64_t> offsets_ns_;  // Each rank's clock minus rank 0's.
+  int64_t best_rtt_ns_ = 0;
+  double max_half_rtt_ns_ = 0;  // Bound on an offset's error: half the shortest round trip.
+  int64_t start_ns_ = 0, end_ns_ = 0, cpu_start_ = 0, cpu_end_ = 0;
+  double client_cpu_ns_ = 0;
+};
+
+void MpiRun::GatherHosts() {
+  std::vector<char> mine(256), all(size_t(256 * ranks_));
+  ToBuf(Hostname(), &mine);
+  MPI_Allgather(mine.data(), 256, MPI_CHAR, all.data(), 256, MPI_CHAR, MPI_COMM_WORLD);
+  for (int r = 0; r < ranks_; ++r) hosts_.push_back(FromBuf(&all[size_t(256 * r)], 256));
+}
+
+// Rank 0 listens; every other rank connects, trying loopback first when it
+// shares rank 0's host name, then rank 0's other addresses.
+Status MpiRun::OpenControl() {
+  std::vector<char> info(4096);
+  Status st;
+  if (rank_ == 0) {
+    st = hub_.Listen();
+    std::random_device rd;
+    const uint64_t token = (uint64_t(rd()) << 32) ^ rd();
+    std::string addrs;
+    for (const std::string& a : Ipv4Addresses()) addrs += a + ",";
+    ToBuf(st.ok() ? StrCat(std::to_string(hub_.port()), " ", std::to_string(token), " ", addrs)
+                  : StrCat("ERR ", st.ToString()),
+          &info);
+  }
+  MPI_Bcast(info.data(), int(info.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  const std::string text = FromBuf(info.data(), info.size());
+  if (text.rfind("ERR ", 0) == 0) return Status::Unavailable(text.substr(4));
+  std::istringstream in(text);
+  unsigned port = 0;
+  uint64_t token = 0;
+  std::string addrs;
+  in >> port >> token >> addrs;
+  if (rank_ == 0) {
+    st = hub_.AcceptAll(ranks_, token, 20.0, hosts_);
+  } else {
+    std::vector<std::string> candidates;
+    if (hosts_[size_t(rank_)] == hosts_[0]) candidates.push_back("127.0.0.1");
+    std::stringstream list(addrs);
+    for (std::string a; std::getline(list, a, ',');)
+      if (!a.empty()) candidates.push_back(a);
+    st = link_.Connect(candidates, uint16_t(port), rank_, token);
+  }
+  return Agree(st.ok(), st.ok() ? "" : st.ToString());
+}
+
+// Every rank says whether it is ready; rank 0 gives the verdict to all.
+Status MpiRun::Agree(bool ok, const std::string& why) {
+  std::vector<char> mine(kMsg), all(rank_ == 0 ? size_t(kMsg * ranks_) : 1), verdict(kVerdict);
+  ToBuf(ok ? "" : (why.empty() ? std::string("not ready") : why), &mine);
+  MPI_Gather(mine.data(), kMsg, MPI_CHAR, all.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank_ == 0) {
+    std::string v;
+    for (int r = 0; r < ranks_; ++r) {
+      const std::string m = FromBuf(&all[size_t(kMsg * r)], kMsg);
+      if (!m.empty()) v += StrCat(v.empty() ? "" : "; ", Name(r), ": ", m);
+    }
+    ToBuf(v, &verdict);
+  }
+  MPI_Bcast(verdict.data(), kVerdict, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const std::string v = FromBuf(verdict.data(), kVerdict);
+  if (v.empty()) return Status::Ok();
+  return Status::Unavailable(v);
+}
+
+Status MpiRun::OnReady() {
+  voted_ = true;
+  Status st = Agree(!StopRequested(), StopRequested() ? "stopped before measuring" : "");
+  if (!st.ok()) return Status::Unavailable(StrCat("no rank started measuring: ", st.message()));
+  MeasureClockOffsets();
+  return Status::Ok();
+}
+
+// NTP's estimate, from the round trip with the shortest time: a rank's
+// clock reads t1 halfway between rank 0's t0 and t2.
+void MpiRun::MeasureClockOffsets() {
+  offsets_ns_.assign(size_t(ranks_), 0);
+  for (int k = 1; k < ranks_; ++k) {
+    if (rank_ == 0) {
+      int64_t& best = best_rtt_ns_;
+      best = INT64_MAX;
+      for (int i = 0; i < kPingPongs; ++i) {
+        int64_t t0 = RealtimeNs(), t1 = 0;
+        MPI_Send(&t0, 1, MPI_INT64_T, k, 7, MPI_COMM_WORLD);
+        MPI_Recv(&t1, 1, MPI_INT64_T, k, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const int64_t t2 = RealtimeNs();
+        if (t2 - t0 < best) {
+          best = t2 - t0;
+          offsets_ns_[size_t(k)] = t1 - (t0 + (t2 - t0) / 2);
+        }
+      }
+    } else if (rank_ == k) {
+      for (int i = 0; i < kPingPongs; ++i) {
+        int64_t t0 = 0;
+        MPI_Recv(&t0, 1, MPI_INT64_T, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int64_t t1 = RealtimeNs();
+        MPI_Send(&t1, 1, MPI_INT64_T, 0, 8, MPI_COMM_WORLD);
+      }
+    }
+    if (rank_ == 0) max_half_rtt_ns_ = std::max(max_half_rtt_ns_, double(best_rtt_ns_) / 2);
+  }
+  // Every rank needs its own offset to find the common start.
+  MPI_Bcast(offsets_ns_.data(), ranks_, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+// The start: rank 0 names an instant kStartMarginNs ahead by its clock
+// (MPI_Bcast); every rank waits for that instant by its own clock, corrected by its
+// offset, sleeping until the last 200 us and then reading the clock. A
+// barrier alone releases the ranks as the scheduler wakes them, which on a
+// loaded host is milliseconds apart; the wait absorbs that. With a warm-up
+// rank 0 fetches the server's "before" Stats right after the instant (the
+// driver does), so other ranks' warm-up operations do not fall between that
+// snapshot and their windows' start; without one, right before the
+// broadcast, so no measured operation can precede it.
+void MpiRun::OnStart() {
+  int64_t at = rank_ == 0 ? RealtimeNs() + kStartMarginNs : 0;
+  MPI_Bcast(&at, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  const int64_t mine = at + offsets_ns_[size_t(rank_)];
+  const int64_t sleep_until = mine - 200'000;
+  if (RealtimeNs() < sleep_until) {
+    timespec t{time_t(sleep_until / 1'000'000'000), long(sleep_until % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &t, nullptr) == EINTR) {
+    }
+  }
+  while (RealtimeNs() < mine) {
+  }
+  start_ns_ = RealtimeNs();
+  cpu_start_ = ProcessCpuNs();
+}
+
+void MpiRun::OnEnd(const RunResult& r) {
+  end_ns_ = RealtimeNs();
+  cpu_end_ = ProcessCpuNs();
+  client_cpu_ns_ = r.client_usage.cpu_ns;
+  // This rank's own failure (not a stop it was told to make): stop the others.
+  if (r.partial) {
+    const std::string told = rank_ == 0 ? hub_.FirstFailure() : link_.StopReason();
+    if (told.empty()) {
+      const std::string why =
+          r.error.ok() ? StrCat("its run ended early (", StopReasonText(StopRequestReason()), ")")
+                       : r.error.ToString();
+      if (rank_ == 0)
+        hub_.StopOthers(StrCat(Name(0), " failed: ", why));
+      else
+        link_.SendFailure(why);
+    }
+  }
+  if (rank_ == 0 ? hub_.AnyDied() : link_.PeerDied()) {  // No barrier can complete.
+    barrier_given_up_ = true;
+    return;
+  }
+  MPI_Request req;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+    barrier_given_up_ = true;
+    return;
+  }
+  Clock::time_point stopped_at = Clock::time_point::max();
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+    if (done) return;
+    if (rank_ == 0 ? hub_.AnyDied() : link_.PeerDied()) break;
+    // A stop nobody explained (the launcher's SIGTERM after it lost a host):
+    // the barrier may never complete.
+    if (StopRequested() && stopped_at == Clock::time_point::max()) stopped_at = Clock::now();
+    if (Clock::now() - stopped_at > std::chrono::seconds(2)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  barrier_given_up_ = true;
+}
+
+json MpiRun::RankInfo(const RunResult& r) const {
+  return {{"rank", rank_},
+          {"host", hosts_[size_t(rank_)]},
+          {"window_start_ns", start_ns_},
+          {"window_end_ns", end_ns_},
+          {"client_cpu_ns", client_cpu_ns_},
+          {"process_cpu_ns", double(cpu_end_ - cpu_start_)},
+          {"operations", r.operations},
+          {"runtime_s", r.runtime_s},
+          {"partial", r.partial}};
+}
+
+int MpiRun::Finish(int code, bool in_step) {
+  if (in_step) {
+    MPI_Finalize();
+    return code;
+  }
+  // Without MPI_Finalize (it could wait for a dead rank): the launcher ends
+  // the job and exits non-zero. _Exit: no static destructors while MPI's
+  // threads still run; every result file is already written.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code == 0 ? 3 : code);
+}
+
+int MpiRun::Run() {
+  GatherHosts();
+  if (Status st = OpenControl(); !st.ok()) {
+    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", st.ToString().c_str());
+    return Finish(2, true);
+  }
+  json_out_ = o_.json_out;
+  hlog_out_ = o_.hlog_out;
+  o_.json_out.clear();
+  o_.hlog_out.clear();
+  o_.part = rank_;
+  o_.parts = ranks_;
+  o_.write_outputs = false;
+  o_.fetch_server_stats = rank_ == 0;
+  if (rank_ != 0) {
+    o_.quiet = true;
+    o_.status = false;
+  }
+  const bool colocated = o_.server.empty();
+  if (colocated) {
+    if (rank_ == 0) {
+      o_.on_server = [this](const std::string& host, uint16_t port) {
+        std::vector<char> b(kMsg);
+        ToBuf(StrCat("OK ", host, ":", std::to_string(port)), &b);
+        MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+        server_sent_ = true;
+      };
+    } else {
+      std::vector<char> b(kMsg);
+      MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+      const std::string m = FromBuf(b.data(), kMsg);
+      if (m.rfind("OK ", 0) != 0) return Finish(2, true);  // Rank 0 says why.
+      o_.server = m.substr(3);
+    }
+  }
+  o_.on_ready = [this] { return OnReady(); };
+  o_.on_start = [this] { OnStart(); };
+  o_.on_end = [this](const RunResult& r) { OnEnd(r); };
+
+  auto outcome = RunYcsb(o_);
+  if (rank_ == 0 && colocated && !server_sent_) {  // Failed before the server started.
+    std::vector<char> b(kMsg);
+    ToBuf("ERR", &b);
+    MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+    std::fprintf(stderr, "wirebench: %s\n", outcome.status().ToString().c_str());
+    return Finish(2, true);
+  }
+  if (!voted_) {  // Failed before it was ready (options, connect): nobody measures.
+    const std::string why = outcome.ok() ? "ended before it was ready" : outcome.status().ToString();
+    Status st = Agree(false, why);
+    if (rank_ == 0)
+      std::fprintf(stderr, "wirebench: --mpi: no rank started measuring: %s\n",
+                   std::string(st.message()).c_str());
+    return Finish(2, true);
+  }
+  if (!outcome.ok()) {  // The verdict was no-go.
+    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", std::string(outcome.status().message()).c_str());
+    return Finish(2, true);
+  }
+  if (rank_ != 0) {
+    json doc = std::move(outcome->json);
+    doc["mpi"] = RankInfo(outcome->result);
+    if (!link_.SendResult(doc.dump()).ok()) {  // Rank 0 is gone: nobody can report.
+      std::fprintf(stderr, "wirebench: --mpi: %s: %s; no report\n", Name(rank_).c_str(),
+                   link_.StopReason().c_str());
+      return Finish(3, false);
+    }
+    // Rank 0 closes the control connection once the report is written.
+    link_.WaitForClose(kResultsTimeoutS + 10);
+    const bool in_step = !barrier_given_up_ && !link_.RankDied();
+    link_.Close();
+    return Finish(in_step ? 0 : 3, in_step);
+  }
+  return Report(std::move(outcome).value());
+}
+
+int MpiRun::Report(YcsbOutcome outcome) {
+  hub_.WaitForResults(hub_.AnyDied() ? kResultsAfterDeathS : kResultsTimeoutS);
+  json doc0 = std::move(outcome.json);
+  doc0["mpi"] = RankInfo(outcome.result);
+  std::vector<NamedResult> inputs;
+  inputs.push_back({Name(0), doc0});
+  std::vector<std::string> missing;
+  for (auto& [r, st] : hub_.Ranks()) {
+    json doc = st.has_result ? json::parse(st.result, nullptr, false) : json();
+    if (!doc.is_object() || !doc.contains("results")) {
+      missing.push_back(StrCat(Name(r), st.dead ? " (died)" : " (sent none)"));
+      continue;
+    }
+    // Rank 0's Stats bracket every rank's window (the barriers align them).
+    doc["results"]["server"] = doc0["results"]["server"];
+    inputs.push_back({Name(r), std::move(doc)});
+  }
+  std::string partial = hub_.FirstFailure();
+  if (!missing.empty()) {
+    std::string m;
+    for (const std::string& s : missing) m += StrCat(m.empty() ? "" : ", ", s);
+    partial = StrCat(partial, partial.empty() ? "" : "; ", "the report covers the ranks that "
+                     "sent a result (none from ", m, ")");
+  }
+
+  // The window's alignment, by rank 0's clock (offsets from the ping-pongs).
+  int64_t first_start = INT64_MAX, last_start = INT64_MIN, first_end = INT64_MAX,
+          last_end = INT64_MIN;
+  double uncounted_ns = 0;
+  json per_rank = json::array();
+  for (const NamedResult& in : inputs) {
+    const json& m = in.doc["mpi"];
+    const int r = m.value("rank", 0);
+    const int64_t off = r < int(offsets_ns_.size()) ? offsets_ns_[size_t(r)] : 0;
+    const int64_t s = m.value("window_start_ns", int64_t(0)) - off;
+    const int64_t e = m.value("window_end_ns", int64_t(0)) - off;
+    first_start = std::min(first_start, s);
+    last_start = std::max(last_start, s);
+    first_end = std::min(first_end, e);
+    last_end = std::max(last_end, e);
+    const double other = m.value("process_cpu_ns", 0.0) - m.value("client_cpu_ns", 0.0);
+    uncounted_ns += other;
+    json pr = m;
+    pr["clock_offset_ns"] = off;
+    pr["uncounted_threads_cpu_ns"] = other;
+    per_rank.push_back(pr);
+  }
+  // Window starts relative to the earliest, now that it is known.
+  std::string rank_lines;
+  for (json& pr : per_rank)
+    pr["window_start_offset_ns"] =
+        pr.value("window_start_ns", int64_t(0)) - pr.value("clock_offset_ns", int64_t(0)) - first_start;
+  {
+    std::ostringstream again;
+    again << "[MPI], Ranks, " << ranks_ << "\n";
+    for (const json& pr : per_rank) {
+      const double ops = pr.value("operations", 0.0), rt = pr.value("runtime_s", 0.0);
+      char line[512];
+      std::snprintf(line, sizeof(line),
+                    "[MPI], Rank%d, host %s, %.0f operations, %.3f s, %.1f ops/sec, client CPU "
+                    "%.3f us/op, window start +%.1f us, clock offset %+.1f us\n",
+                    pr.value("rank", 0), pr.value("host", std::string("?")).c_str(), ops, rt,
+                    rt > 0 ? ops / rt : 0.0,
+                    ops > 0 ? pr.value("client_cpu_ns", 0.0) / 1000.0 / ops : 0.0,
+                    pr.value("window_start_offset_ns", 0.0) / 1000.0,
+                    pr.value("clock_offset_ns", 0.0) / 1000.0);
+      again << line;
+    }
+    rank_lines = again.str();
+  }
+  const double start_skew = double(last_start - first_start);
+  const double end_skew = double(last_end - first_end);
+  std::string lines = rank_lines;
+  lines += StrCat("[MPI], StartSkew(us), ", Us(start_skew),
+                  " (latest minus earliest start of the ranks' measured phases, by rank 0's clock)\n");
+  lines += StrCat("[MPI], ClockOffsetError(us), ", Us(max_half_rtt_ns_),
+                  " (at most: half the shortest ping-pong round trip, the largest over the ranks)\n");
+  lines += StrCat("[MPI], EndSkew(us), ", Us(end_skew), "\n");
+  uint64_t total_ops = 0;
+  for (const NamedResult& in : inputs) total_ops += in.doc["mpi"].value("operations", uint64_t(0));
+  lines += StrCat("[MPI], UncountedThreadsCpu(us), ", Us(uncounted_ns),
+                  " (all ranks, in the window: threads not counted as client CPU: the driver's, "
+                  "MPI's, the control channel's)\n");
+  char per_op[64];
+  std::snprintf(per_op, sizeof(per_op), "%.4f",
+                total_ops > 0 ? uncounted_ns / 1000.0 / double(total_ops) : 0.0);
+  lines += StrCat("[MPI], UncountedThreadsCpuPerOp(us), ", per_op, "\n");
+  if (!partial.empty()) lines += StrCat("[MPI], Failed, ", partial, "\n");
+
+  auto merged = MergeResults(inputs, MergeNotes{lines, partial});
+  if (!merged.ok()) {
+    std::fprintf(stderr, "wirebench: --mpi: cannot merge the ranks' results: %s\n",
+                 merged.status().ToString().c_str());
+    hub_.Close();
+    return Finish(2, !hub_.AnyDied() && !barrier_given_up_);
+  }
+  merged->json["config"]["mpi_ranks"] = ranks_;
+  merged->json["mpi"] = {{"ranks", ranks_},
+                         {"hosts", hosts_},
+                         {"start_skew_ns", start_skew},
+                         {"clock_offset_error_ns", max_half_rtt_ns_},
+                         {"end_skew_ns", end_skew},
+                         {"uncounted_threads_cpu_ns", uncounted_ns},
+                         {"failed", partial},
+                         {"per_rank", per_rank}};
+  std::fputs(merged->text.c_str(), stdout);
+  std::fflush(stdout);
+  int code = 0;
+  if (!json_out_.empty()) {
+    if (Status st = WriteFileAtomically(json_out_, merged->json.dump(2)); !st.ok()) {
+      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+      code = 2;
+    }
+  }
+  if (!hlog_out_.empty()) {  // One interval over the window, one tag per operation type.
+    std::ostringstream text;
+    hdr::HistogramLogWriter log(&text);
+    const int64_t start_ms = (first_start == INT64_MAX ? RealtimeNs() : first_start) / 1'000'000;
+    Status st = log.WriteComment(StrCat("[wirebench ", o_.load_phase ? "load" : "run", " --mpi, ",
+                                        std::to_string(ranks_), " ranks, codec ", o_.codec, "]"));
+    if (st.ok()) st = log.WriteHeader(start_ms, start_ms);
+    for (int t = 0; t < kOpTypes && st.ok(); ++t)
+      if (merged->result.ops[size_t(t)].latency.total_count() > 0)
+        st = log.WriteInterval(OpTypeName(OpType(t)), 0, merged->result.runtime_s,
+                               merged->result.ops[size_t(t)].latency);
+    if (st.ok()) st = log.Flush();
+    if (st.ok()) st = WriteFileAtomically(hlog_out_, text.str());
+    if (!st.ok()) {
+      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+      code = 2;
+    }
+  }
+  if (merged->result.error_replies > 0 && code == 0) code = 1;
+  if (merged->result.partial) {
+    std::fprintf(stderr, "wirebench: --mpi run stopped early: %s (results above are partial)\n",
+                 merged->result.error.ToString().c_str());
+    code = 3;
+  }
+  const bool in_step = !hub_.AnyDied() && !barrier_given_up_;
+  hub_.Close();  // The other ranks may exit now.
+  return Finish(code, in_step);
+}
+
+}  // namespace
+
+int RunYcsbMpi(YcsbRunOptions o) {
+  // Before MPI_Init, so that MPI's own threads inherit SIGINT/SIGTERM
+  // blocked: the launcher's SIGTERM (after a rank died) then only asks the
+  // run to stop, and rank 0 still writes what was measured.
+  StopOnSignal stop_on_signal;
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    std::fprintf(stderr, "wirebench: --mpi: MPI_Init failed (is this process started by mpirun or srun?)\n");
+    return 2;
+  }
+  // An error (a peer's connection reset after it died) is returned, not
+  // fatal: rank 0 still reports.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MpiRun run(std::move(o));
+  return run.Run();
+}
+
+}  // namespace wirebench

@@ -1,0 +1,366 @@
+// `wirebench load|run --mpi` under a real `mpirun --oversubscribe` with 2-3
+// ranks on loopback, against a real `wirebench server --region memstore`
+// started once for the whole binary (each test loads its own key range):
+// the load partition (every record inserted once: the memstore's row and put
+// counts), the aligned windows (the server's calls between rank 0's two
+// Stats snapshots equal the ranks' operations within 2%), one report, the
+// co-located server, a rank that cannot reach the server (nobody measures),
+// and a rank killed with SIGKILL mid-run (the run ends within seconds with a
+// partial report naming it; no rank is left running).
+// Built without Open MPI, the binary's --mpi must say so and how to get it.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+
+// A child process; stdout (and stderr) to a file.
+class Child {
+ public:
+  Child(std::vector<std::string> args, const std::string& out_file) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);  // Its own group: the test can end everything it started.
+      const int fd = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      execvp(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      kill(-pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  // The exit status, or -1 (killed by a signal, or not done within `seconds`).
+  int Wait(double seconds, bool* timed_out = nullptr) {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+    int st = 0;
+    while (Clock::now() < deadline) {
+      const pid_t r = waitpid(pid_, &st, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (timed_out) *timed_out = true;
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+int64_t Calls(const json& stats) {
+  int64_t n = 0;
+  for (const char* m : {"Mutate", "Get", "Scan", "Multi"})
+    n += stats["calls"].value(m, int64_t(0));
+  return n;
+}
+
+#ifdef WIREBENCH_TEST_MPIEXEC
+
+class MpiRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // CI runs as root; Open MPI refuses that unless told.
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    // Under AddressSanitizer: Open MPI's own allocations live until exit.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                     ("wb_mpi_" + std::to_string(getpid())));
+    std::filesystem::create_directories(*dir_);
+    // One memstore server for the binary.
+    server_ = new Child({kBinary, "server", "--port", "0", "--region", "memstore", "--io-threads",
+                         "2"},
+                        (*dir_ / "server.log").string());
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (Clock::now() < deadline) {
+      const std::string log = ReadFile((*dir_ / "server.log").string());
+      const size_t at = log.find("listening on ");
+      const size_t eol = at == std::string::npos ? at : log.find('\n', at);
+      if (eol != std::string::npos) {
+        address_ = new std::string(log.substr(at + 13, eol - at - 13));
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+    delete address_;
+  }
+  void SetUp() override { ASSERT_NE(address_, nullptr) << "the memstore server did not start"; }
+
+  // mpirun -np N wirebench ARGS..., its output in `out`.
+  std::unique_ptr<Child> Mpirun(int np, const std::vector<std::string>& args,
+                                const std::string& out) {
+    std::vector<std::string> argv = {WIREBENCH_TEST_MPIEXEC, "--oversubscribe", "-np",
+                                     std::to_string(np), kBinary};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return std::make_unique<Child>(argv, out);
+  }
+  std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+
+  static std::filesystem::path* dir_;
+  static Child* server_;
+  static std::string* address_;
+};
+
+std::filesystem::path* MpiRun::dir_ = nullptr;
+Child* MpiRun::server_ = nullptr;
+std::string* MpiRun::address_ = nullptr;
+
+// Three ranks load 3001 records (not a multiple of 3) from insertstart
+// 100000: each record exactly once.
+TEST_F(MpiRun, LoadPartitionInsertsEveryRecordOnce) {
+  const std::string out = Path("load.out"), result = Path("load.json");
+  auto run = Mpirun(3,
+                    {"load", "--mpi", "-P", kWorkloadA, "--server", *address_, "-p",
+                     "insertstart=100000", "-p", "insertcount=3001", "-p", "recordcount=200000",
+                     "--threads", "2", "--json", result},
+                    out);
+  const int rc = run->Wait(120);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_EQ(Count(text, "[OVERALL], RunTime(ms)"), 1u) << text;  // One report.
+  EXPECT_NE(text.find("[MPI], Ranks, 3"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  const json& r = j["results"];
+  EXPECT_EQ(r["operations"], 3001);
+  EXPECT_EQ(r["ops"]["INSERT"]["return"].value("OK", 0), 3001) << r["ops"]["INSERT"];
+  EXPECT_EQ(j["mpi"]["ranks"], 3);
+  ASSERT_EQ(j["mpi"]["per_rank"].size(), 3u);
+  int64_t sum = 0;
+  for (const json& pr : j["mpi"]["per_rank"]) {
+    EXPECT_GE(pr["operations"].get<int64_t>(), 1000);
+    EXPECT_LE(pr["operations"].get<int64_t>(), 1001);
+    sum += pr["operations"].get<int64_t>();
+  }
+  EXPECT_EQ(sum, 3001);
+  // The memstore: 3001 new rows from 3001 puts, so no key was inserted twice.
+  const json& before = r["server"]["before"];
+  const json& after = r["server"]["after"];
+  ASSERT_TRUE(before.is_object() && after.is_object()) << r["server"];
+  EXPECT_EQ(after["memstore"]["rows"].get<int64_t>() - before["memstore"]["rows"].get<int64_t>(),
+            3001);
+  EXPECT_EQ(after["memstore"]["puts"].get<int64_t>() - before["memstore"]["puts"].get<int64_t>(),
+            3001);
+}
+
+// The server's calls between rank 0's Stats snapshots are the ranks' operations.
+TEST_F(MpiRun, AlignedWindowsCoverEveryRanksOperations) {
+  const std::string out = Path("run.out"), result = Path("run.json"), hlog = Path("run.hlog");
+  auto run = Mpirun(3,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--ops", "4000",
+                     "--threads", "4", "--warmup", "0.2", "--json", result, "--hlog", hlog},
+                    out);
+  const int rc = run->Wait(120);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_EQ(Count(text, "[OVERALL], RunTime(ms)"), 1u) << text;
+  EXPECT_NE(text.find("[MPI], StartSkew(us), "), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  const json& r = j["results"];
+  EXPECT_EQ(r["operations"], 12000);
+  const int64_t calls = Calls(r["server"]["after"]) - Calls(r["server"]["before"]);
+  EXPECT_NEAR(double(calls), 12000.0, 12000.0 * 0.02) << "server calls in the window: " << calls;
+  EXPECT_EQ(j["config"]["mpi_ranks"], 3);
+  EXPECT_NE(ReadFile(hlog).find("READ"), std::string::npos);
+}
+
+// Without --server rank 0 starts the server and the others find it.
+TEST_F(MpiRun, CoLocatedServerStartedByRankZero) {
+  const std::string out = Path("colo.out");
+  auto run = Mpirun(2, {"run", "--mpi", "-P", kWorkloadA, "--ops", "1000", "--threads", "2"}, out);
+  const int rc = run->Wait(120);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_EQ(Count(text, "[OVERALL], RunTime(ms)"), 1u) << text;
+  EXPECT_NE(text.find("[MEASURED], Operations, 2000"), std::string::npos) << text;
+}
+
+// A rank that cannot reach the server: said before the barrier, nobody measures.
+TEST_F(MpiRun, UnreachableServerStopsEveryRankBeforeMeasuring) {
+  const std::string out = Path("unreach.out");
+  // A port nothing listens on: bound and closed again.
+  auto run = Mpirun(2,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", "127.0.0.1:1", "--ops", "100"},
+                    out);
+  const int rc = run->Wait(120);
+  const std::string text = ReadFile(out);
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("no rank started measuring"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[OVERALL], RunTime(ms)"), std::string::npos) << text;
+}
+
+// The ranks mpirun started (its children) and their rank numbers.
+std::vector<std::pair<pid_t, int>> Ranks(pid_t mpirun) {
+  std::vector<std::pair<pid_t, int>> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = ReadFile(e.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream in(stat.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    in >> state >> ppid;
+    if (ppid != mpirun) continue;
+    const std::string env = ReadFile(e.path().string() + "/environ");
+    const size_t at = env.find("OMPI_COMM_WORLD_RANK=");
+    if (at == std::string::npos) continue;
+    out.push_back({pid_t(std::stoi(name)), std::atoi(env.c_str() + at + 21)});
+  }
+  return out;
+}
+
+TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
+  const std::string out = Path("kill.out"), result = Path("kill.json");
+  auto run = Mpirun(3,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
+                     "--threads", "2", "-p", "recordcount=1000", "--json", result},
+                    out);
+  // Wait until the ranks measure: rank 0's report would be empty before.
+  std::vector<std::pair<pid_t, int>> ranks;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && ranks.size() < 3) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ranks = Ranks(run->pid());
+  }
+  ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  pid_t victim = 0;
+  for (auto [pid, rank] : ranks)
+    if (rank == 1) victim = pid;
+  ASSERT_GT(victim, 0);
+  const auto killed_at = Clock::now();
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  bool timed_out = false;
+  const int rc = run->Wait(30, &timed_out);
+  const double took = std::chrono::duration<double>(Clock::now() - killed_at).count();
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << text;
+  std::printf("the run ended %.2f s after rank 1 was killed\n", took);
+  EXPECT_LT(took, 10.0) << text;  // The bound, measured by a count of seconds.
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  EXPECT_NE(text.find("died"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  EXPECT_TRUE(j["results"]["partial"].get<bool>());
+  EXPECT_GT(j["results"]["operations"].get<int64_t>(), 0);
+  // Nothing left running (an exited rank may be a zombie until init reaps it).
+  for (auto [pid, rank] : ranks) {
+    bool running = true;
+    for (int i = 0; i < 100 && running; ++i) {
+      const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+      const size_t close = stat.rfind(')');
+      running = close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(running) << "rank " << rank << " (pid " << pid << ") still runs";
+  }
+}
+
+// A rank whose own run ends early (here SIGINT to that rank alone: its
+// run stops, as one whose server connection broke would) stops every rank;
+// all are alive, so rank 0 reports all three, partial, naming it.
+TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
+  const std::string out = Path("fail.out"), result = Path("fail.json");
+  auto run = Mpirun(3,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
+                     "--threads", "2", "-p", "recordcount=1000", "--json", result},
+                    out);
+  std::vector<std::pair<pid_t, int>> ranks;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && ranks.size() < 3) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ranks = Ranks(run->pid());
+  }
+  ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  for (auto [pid, rank] : ranks) {
+    if (rank == 2) {
+      ASSERT_EQ(kill(pid, SIGINT), 0);
+    }
+  }
+  bool timed_out = false;
+  const int rc = run->Wait(30, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("[OVERALL], Partial, true (Unavailable: rank 2 (host"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[MERGE], Inputs, 3"), std::string::npos) << text;  // Every rank's figures.
+  const json j = json::parse(ReadFile(result));
+  EXPECT_TRUE(j["results"]["partial"].get<bool>());
+  ASSERT_EQ(j["mpi"]["per_rank"].size(), 3u);
+  for (const json& pr : j["mpi"]["per_rank"]) EXPECT_GT(pr["operations"].get<int64_t>(), 0);
+}
+
+#else  // Built without Open MPI.
+
+TEST(MpiRun, NotBuiltInSaysHowToGetIt) {
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("wb_nompi_" + std::to_string(getpid()) + ".out"))
+                              .string();
+  Child c({kBinary, "run", "--mpi", "-P", kWorkloadA, "--ops", "10"}, out);
+  EXPECT_EQ(c.Wait(60), 2);
+  const std::string text = ReadFile(out);
+  std::filesystem::remove(out);
+  EXPECT_NE(text.find("--mpi is not built into this wirebench"), std::string::npos) << text;
+  EXPECT_NE(text.find("libopenmpi-dev"), std::string::npos) << text;
+}
+
+#endif
+
+}  // namespace
