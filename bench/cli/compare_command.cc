@@ -116,7 +116,8 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   o->cell.colocated.region.settings.Set("--null-reads", "canned");
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Codec comparison: codecs x workloads x thread counts, co-located, repeated; tables, charts "
+      "Codec comparison: codecs x workloads x record sizes x thread counts, co-located, repeated; "
+      "tables, charts "
       "and HdrHistogram logs in --out");
   cmd->add_option("--codecs", o->codecs, "Codecs to compare (default: all: " + CodecNames() + ")")
       ->delimiter(',');

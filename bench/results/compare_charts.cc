@@ -408,8 +408,8 @@ class Charts {
 
   // Panels side by side, each a line per column against the sweep's x
   // (log x: thread counts and sizes grow geometrically), explicit ticks with
-  // distinct labels on both axes; log y when a panel's values span more
-  // than 20x. Data: <base>.dat, one row per point: x, then per panel one
+  // distinct labels on both axes, one y axis for all panels; log y when the
+  // values span more than 20x. Data: <base>.dat, one row per point: x, then per panel one
   // median per column ('?' = none).
   void SweepChart(const std::string& base, const std::string& title, const std::string& xlabel,
                   const std::vector<SweepPoint>& points, const std::vector<SweepPanel>& panels) {
@@ -454,16 +454,18 @@ class Charts {
     // The key once, in a strip of its own right of the panels.
     plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
          << title << "\" margins 0.07,0.86,0.11,0.84 spacing 0.07,0.1\n";
-    for (size_t k = 0; k < panels.size(); ++k) {
-      double lo = INFINITY, hi = 0;
-      for (const auto& row : v[k])
+    // One y axis for every panel, so client and server read against each other.
+    double lo = INFINITY, hi = 0;
+    for (const auto& panel : v)
+      for (const auto& row : panel)
         for (double x : row)
           if (!std::isnan(x)) {
             lo = std::min(lo, x);
             hi = std::max(hi, x);
           }
-      const bool logy = lo > 0 && hi / lo > 20;
-      const AxisTicks yt = ChooseTicks(lo, hi, logy);
+    const bool logy = lo > 0 && hi / lo > 20;
+    const AxisTicks yt = ChooseTicks(lo, hi, logy);
+    for (size_t k = 0; k < panels.size(); ++k) {
       plot << "set title '" << panels[k].title << "'\nset xlabel '" << xlabel << "'\nset ylabel '"
            << panels[k].ylabel << "'\nset logscale x\n"
            << "set xrange [" << points.front().x / 1.3 << ":" << points.back().x * 1.3 << "]\n"
