@@ -160,6 +160,18 @@ TEST(CompareBuilds, RefusesAPathThatIsNoWirebench) {
   EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
 }
 
+TEST(CompareBuilds, RefusesARecordSizeSweepSayingWhatToDo) {
+  const std::string out = ::testing::TempDir() + "/builds-sizes-refused";
+  Outcome o = Wirebench("compare --codecs raw --fieldlengths 10,100 --builds x=" + kBinary +
+                        ",y=" + kBinary + " --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--builds does not sweep record sizes yet; give one size with -p "
+                       "fieldlength=N"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
 TEST(CompareBuilds, RefusesABuildWhoseResultSchemaDiffers) {
   // A later wirebench, as far as `version` tells: a wrapper that reports
   // schema 2 and is the real binary otherwise.

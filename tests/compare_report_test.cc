@@ -637,6 +637,12 @@ TEST(ChartTicks, LabelsAreDistinctWhereRoundingWouldRepeatThem) {
   a = ChooseTicks(30, 250000, true);
   EXPECT_TRUE(Distinct(a.labels)) << ::testing::PrintToString(a.labels);
   EXPECT_EQ(a.labels, (std::vector<std::string>{"10", "100", "1k", "10k", "100k", "1M"}));
+  // No figure, or none finite: a plain axis, never a crash.
+  for (double bad : {0.0, std::nan(""), double(INFINITY)}) {
+    a = ChooseTicks(0, bad, false);
+    EXPECT_TRUE(Distinct(a.labels));
+    EXPECT_TRUE(std::isfinite(a.hi));
+  }
 }
 
 // A thread sweep draws CPU per op (client, server) and p50/p99 latency

@@ -79,7 +79,7 @@ std::vector<std::string> DistinctLabels(const std::vector<double>& values) {
 AxisTicks ChooseTicks(double lo, double hi, bool log) {
   AxisTicks a;
   a.log = log;
-  if (!(hi > 0) || std::isnan(lo) || std::isnan(hi)) {
+  if (!(hi > 0) || !std::isfinite(hi) || std::isnan(lo) || (log && !std::isfinite(lo))) {
     a.lo = 0;
     a.hi = 1;
     a.values = {0, 0.5, 1};
