@@ -24,6 +24,18 @@ StatusOr<NullRegionOptions> OptionsFrom(const RegionSettings& s) {
   auto instructions = s.GetUint32("--spin-instructions", 0, 1000000000u);
   if (!instructions.ok()) return instructions.status();
   o.spin_instructions = *instructions;
+  // The canned record's shape; unset: YCSB's default 10 x 100 B (a
+  // co-located run sets both from its workload's fieldcount and fieldlength).
+  if (!s.Get("--canned-fields").empty()) {
+    auto fields = s.GetUint32("--canned-fields", 1, 4096);
+    if (!fields.ok()) return fields.status();
+    o.canned_fields = int(*fields);
+  }
+  if (!s.Get("--canned-field-length").empty()) {
+    auto length = s.GetUint32("--canned-field-length", 0, 64u << 20);
+    if (!length.ok()) return length.status();
+    o.canned_field_length = int(*length);
+  }
   return o;
 }
 
@@ -43,8 +55,16 @@ const RegionEntry& NullRegionEntry() {
       "writes discarded, reads empty or canned (HBASE-10001)",
       {{"--null-reads",
         "What the null region answers to Get: empty (HBASE-10001) or canned (one pre-built "
-        "10 x 100 B record)",
+        "record of --canned-fields x --canned-field-length bytes)",
         "empty"},
+       {"--canned-fields",
+        "Fields of the canned record (1-4096; default 10, or the workload's fieldcount when "
+        "co-located)",
+        ""},
+       {"--canned-field-length",
+        "Bytes per field of the canned record (0-67108864; default 100, or the workload's "
+        "fieldlength when co-located)",
+        ""},
        {"--spin-us", "Calibration: burn this many us of CPU per operation in the null region",
         "0"},
        {"--delay-us", "Calibration: hold every reply this many us without using CPU", "0"},

@@ -3,7 +3,8 @@
 // - Through the real binary: a PATH that is no wirebench and a build whose
 //   result schema differs are refused, saying why; `diff` says which cells
 //   exist on one side only, refuses a schema mismatch and warns across
-//   compilers.
+//   compilers; a record-size sweep (--fieldlengths) gives cells per size
+//   with the canned read of that size, and `diff` matches them by size.
 // - Under Valgrind (skipped without it): the same binary twice with
 //   --instructions gives equal instruction rows (codec and region layers
 //   within 0.1%, the rest within 1%: reply batching), and a known
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -158,6 +160,18 @@ TEST(CompareBuilds, RefusesAPathThatIsNoWirebench) {
   EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
 }
 
+TEST(CompareBuilds, RefusesARecordSizeSweepSayingWhatToDo) {
+  const std::string out = ::testing::TempDir() + "/builds-sizes-refused";
+  Outcome o = Wirebench("compare --codecs raw --fieldlengths 10,100 --builds x=" + kBinary +
+                        ",y=" + kBinary + " --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--builds does not sweep record sizes yet; give one size with -p "
+                       "fieldlength=N"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
 TEST(CompareBuilds, RefusesABuildWhoseResultSchemaDiffers) {
   // A later wirebench, as far as `version` tells: a wrapper that reports
   // schema 2 and is the real binary otherwise.
@@ -200,6 +214,52 @@ TEST(Diff, SaysWhichCellsExistOnOneSideOnlyAndComparesTheRest) {
                 "/cells/workloada-t4-raw-r1.json");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("nothing compared"), std::string::npos) << o.out;
+}
+
+// A record-size sweep through the real binary: each size is its own cells
+// (files, tables, JSON), the canned read is sized to match (bytes on the
+// wire from the server grow with the field length), and `diff` matches
+// cells by size.
+TEST(Diff, MatchesRecordSizeSweepsBySize) {
+  const auto sweep = [](const std::string& name, const std::string& lengths) {
+    const std::string out = ::testing::TempDir() + "/builds-" + name;
+    fs::remove_all(out);
+    Outcome o = Wirebench("compare --codecs raw --workloads c --threads 2 --fieldlengths " +
+                          lengths +
+                          " --repeat 1 --seconds 0.2 --warmup 0.1 --records 1000 --out " + out);
+    EXPECT_EQ(o.exit_code, 0) << o.out;
+    return out;
+  };
+  const std::string base = sweep("sizes-base", "10,1000");
+  const std::string next = sweep("sizes-new", "1000,10000");
+  EXPECT_TRUE(fs::exists(base + "/cells/workloadc-10B-t2-raw-r1.json"));
+  EXPECT_TRUE(fs::exists(base + "/cells/workloadc-1000B-t2-raw-r1.json"));
+  const json j = ReadJson(base + "/comparison.json");
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["tables"].size(), 2u) << j["tables"].dump();
+  std::map<int, double> wire_in;  // fieldlength -> server->client bytes per op.
+  for (const json& t : j["tables"])
+    wire_in[t["fieldlength"].get<int>()] =
+        t["metrics"]["Wire bytes/op server->client"]["raw"]["median"].get<double>();
+  ASSERT_EQ(wire_in.size(), 2u);
+  // workloadc reads only: each reply carries the canned record, 10 fields.
+  EXPECT_GT(wire_in[1000] - wire_in[10], 9 * (1000 - 10)) << j["tables"].dump();
+  EXPECT_LT(wire_in[10], 10 * 100) << "a 10-byte-field record is not the default 100 x 10";
+
+  Outcome o = Wirebench("diff " + base + " " + next + " --json " + base + "-diff.json");
+  EXPECT_EQ(o.exit_code, 0) << o.out;
+  EXPECT_NE(o.out.find("## workloadc-1000B, 2 logical clients, raw"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("workloadc-10B, 2 logical clients, raw: only in builds-sizes-base"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("workloadc-10000B, 2 logical clients, raw: only in builds-sizes-new"),
+            std::string::npos)
+      << o.out;
+  const json d = ReadJson(base + "-diff.json");
+  ASSERT_TRUE(d.is_object());
+  EXPECT_EQ(d["one_side_only"].size(), 2u);
+  ASSERT_FALSE(d["rows"].empty());
+  for (const json& row : d["rows"]) EXPECT_EQ(row["workload"], "workloadc-1000B") << row.dump();
 }
 
 TEST(Diff, RefusesASchemaMismatchAndWarnsAcrossCompilers) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/loadgen/compare_runner.h"
@@ -53,6 +55,31 @@ TEST(CompareThreads, ACountGivenTwiceIsRefused) {
       << t.status().ToString();
   EXPECT_FALSE(ParseThreadList("1,3,1").ok());
   ASSERT_TRUE(ParseThreadList("1,3,5").ok());
+}
+
+// Record sizes: every fieldcount x fieldlength pair, 0 for a list not
+// given; bad or repeated sizes are refused naming the flag.
+TEST(CompareRecordShapes, ListsCrossAndBadSizesAreRefused) {
+  auto none = ParseRecordShapes("", "");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, (std::vector<std::pair<int, int>>{{0, 0}}));
+  auto lengths = ParseRecordShapes("", "10,100,1000,10000");
+  ASSERT_TRUE(lengths.ok());
+  EXPECT_EQ(*lengths, (std::vector<std::pair<int, int>>{{0, 10}, {0, 100}, {0, 1000}, {0, 10000}}));
+  auto both = ParseRecordShapes("1,20", "5,50");
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(*both, (std::vector<std::pair<int, int>>{{1, 5}, {1, 50}, {20, 5}, {20, 50}}));
+  for (const auto& [counts, lengths_arg, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"", "10,abc", "--fieldlengths must be a list of whole numbers 0-67108864"},
+           {"", "100,100", "--fieldlengths lists 100 twice"},
+           {"0", "", "--fieldcounts must be a list of whole numbers 1-4096"},
+           {"5000", "", "--fieldcounts must be a list of whole numbers 1-4096"},
+           {"", "-1", "--fieldlengths must be"}}) {
+    auto r = ParseRecordShapes(counts, lengths_arg);
+    ASSERT_FALSE(r.ok()) << counts << " / " << lengths_arg;
+    EXPECT_NE(r.status().ToString().find(message), std::string::npos) << r.status().ToString();
+  }
 }
 
 // Issue 18 item 10: a --baseline that is no column of the matrix.

@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -85,12 +87,12 @@ TEST(CompareTables, PartialCellIsMarkedAndRepeatsPresentAreStated) {
 
   const std::string csv = CompareCsv(Cells(), Options());
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "workload,threads,metric,unit,pb,pb_min,pb_max,pb_n,pb_partial,pb_ratio,pb_lo,pb_hi,"
+            "workload,threads,fieldcount,fieldlength,metric,unit,pb,pb_min,pb_max,pb_n,pb_partial,pb_ratio,pb_lo,pb_hi,"
             "pb_distinguishable,raw,raw_min,raw_max,raw_n,raw_partial,raw_ratio,raw_lo,raw_hi,"
             "raw_distinguishable");
   // Throughput: pb median of 1000 and 1100, 2 cells, none partial; raw 1
   // partial cell, its ratio to pb's geometric mean sqrt(1000 * 1100), no interval.
-  EXPECT_NE(csv.find("workloada,8,\"Throughput (ops/s)\",ops/s,1050.0,1000.0,1100.0,2,0,,,,,"
+  EXPECT_NE(csv.find("workloada,8,,,\"Throughput (ops/s)\",ops/s,1050.0,1000.0,1100.0,2,0,,,,,"
                      "1236.7,1236.7,1236.7,1,1,1.1792,,,\n"),
             std::string::npos)
       << csv;
@@ -394,7 +396,7 @@ TEST(CompareTables, IntervalsInMarkdownCsvAndJson) {
   const std::string csv = CompareCsv(cells, Options());
   char row[160];
   std::snprintf(row, sizeof(row),
-                "workloada,8,\"Total CPU (us/op)\",us/op,10.00,10.00,10.00,3,0,,,,,4.20,4.00,4.40,"
+                "workloada,8,,,\"Total CPU (us/op)\",us/op,10.00,10.00,10.00,3,0,,,,,4.20,4.00,4.40,"
                 "3,0,%.4f,%.4f,%.4f,true\n",
                 r.ratio, r.lo, r.hi);
   EXPECT_NE(csv.find(row), std::string::npos) << row << "\n" << csv;
@@ -531,7 +533,7 @@ TEST(CompareCharts, OneThreadCountDrawsBarsASweepDrawsLines) {
   ASSERT_TRUE(WriteCharts(FiveCodecs(false, {1, 32, 200}), FiveOptions(), lines.str()).ok());
   gp = lines.Read("charts.gp");
   EXPECT_NE(gp.find("with yerrorlines"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("set xtics (1, 32, 200)"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xtics (\"1\" 1, \"32\" 32, \"200\" 200)"), std::string::npos) << gp;
 }
 
 TEST(CompareCharts, RendersEachChartFromTheMetricDefinitions) {
@@ -583,6 +585,179 @@ TEST(CompareCharts, CellsWithoutFiguresAreNotDrawnAsFigures) {
   const std::string cpu = half.Read("cpu-per-op.dat");
   EXPECT_NE(cpu.find("\"raw\" 1 0 \"1.00 (server n/a)\""), std::string::npos) << cpu;
   EXPECT_NE(cpu.find("\"pb\" 2 "), std::string::npos) << cpu;
+}
+
+
+// --- Sweeps: ticks, thread sweeps and record-size sweeps. ---
+
+// The labels of every "set <axis>tics (...)" line of a script, one list per line.
+std::vector<std::vector<std::string>> TickLabels(const std::string& gp, const std::string& axis) {
+  std::vector<std::vector<std::string>> out;
+  const std::string key = "set " + axis + "tics (";
+  for (size_t at = gp.find(key); at != std::string::npos; at = gp.find(key, at + 1)) {
+    const size_t end = gp.find(")\n", at);
+    std::vector<std::string> labels;
+    for (size_t q = gp.find('"', at); q != std::string::npos && q < end;) {
+      const size_t close = gp.find('"', q + 1);
+      labels.push_back(gp.substr(q + 1, close - q - 1));
+      q = gp.find('"', close + 1);
+    }
+    out.push_back(labels);
+  }
+  return out;
+}
+
+bool Distinct(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return std::adjacent_find(v.begin(), v.end()) == v.end();
+}
+
+TEST(ChartTicks, LabelsAreDistinctWhereRoundingWouldRepeatThem) {
+  // The throughput axis that read "2M, 2M, 1M, 1M, 1M, 800k".
+  AxisTicks a = ChooseTicks(0, 2.2e6, false);
+  EXPECT_TRUE(Distinct(a.labels));
+  EXPECT_GE(a.hi, 2.2e6);
+  EXPECT_EQ(a.labels.front(), "0");
+  EXPECT_NE(std::find(a.labels.begin(), a.labels.end(), "1.5M"), a.labels.end())
+      << ::testing::PrintToString(a.labels);
+  for (double top : {0.37, 3.9, 41.0, 987.0, 12345.0, 151000.0, 8.8e6}) {
+    a = ChooseTicks(0, top, false);
+    EXPECT_TRUE(Distinct(a.labels)) << top << ": " << ::testing::PrintToString(a.labels);
+    EXPECT_GE(a.values.size(), 4u) << top;
+    EXPECT_LE(a.values.size(), 9u) << top;
+    EXPECT_GE(a.hi, top);
+  }
+  // Log: 1-2-5 over a short range, decades over a long one; always around the data.
+  a = ChooseTicks(0.97, 40, true);
+  EXPECT_TRUE(Distinct(a.labels)) << ::testing::PrintToString(a.labels);
+  EXPECT_LE(a.lo, 0.97);
+  EXPECT_GE(a.hi, 40);
+  EXPECT_NE(std::find(a.labels.begin(), a.labels.end(), "0.5"), a.labels.end())
+      << ::testing::PrintToString(a.labels);
+  a = ChooseTicks(30, 250000, true);
+  EXPECT_TRUE(Distinct(a.labels)) << ::testing::PrintToString(a.labels);
+  EXPECT_EQ(a.labels, (std::vector<std::string>{"10", "100", "1k", "10k", "100k", "1M"}));
+  // No figure, or none finite: a plain axis, never a crash.
+  for (double bad : {0.0, std::nan(""), double(INFINITY)}) {
+    a = ChooseTicks(0, bad, false);
+    EXPECT_TRUE(Distinct(a.labels));
+    EXPECT_TRUE(std::isfinite(a.hi));
+  }
+}
+
+// A thread sweep draws CPU per op (client, server) and p50/p99 latency
+// against the thread count, one point per thread count per column, and
+// every axis of every chart has distinct labels.
+TEST(CompareCharts, AThreadSweepDrawsCostsAndLatencyAgainstThreads) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  const std::vector<int> ts = {1, 8, 32, 128};
+  const ChartDir dir("compare_charts_thread_sweep");
+  auto files = WriteCharts(FiveCodecs(true, ts), FiveOptions(), dir.str());
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_EQ(dir.Read("gnuplot.log"), "");
+  const std::string gp = dir.Read("charts.gp");
+  EXPECT_EQ(gp.find("rowstacked"), std::string::npos) << "a sweep draws no bars of one count";
+  for (const std::string base : {"cpu-per-op", "latency-by-clients", "instructions-per-op"}) {
+    const std::string dat = dir.Read(base + ".dat");
+    std::istringstream lines(dat);
+    std::string line;
+    std::vector<std::string> rows;
+    while (std::getline(lines, line))
+      if (!line.empty() && line[0] != '#') rows.push_back(line);
+    ASSERT_EQ(rows.size(), ts.size()) << base << "\n" << dat;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::istringstream row(rows[i]);
+      std::vector<std::string> fields{std::istream_iterator<std::string>(row), {}};
+      EXPECT_EQ(fields.size(), 1 + 2 * FiveOptions().codecs.size()) << rows[i];
+      EXPECT_EQ(fields[0], std::to_string(ts[i]));
+      for (const auto& f : fields) EXPECT_NE(f, "?") << base << ": " << rows[i];
+    }
+    EXPECT_NE(std::find_if(files->begin(), files->end(),
+                           [&](const std::string& f) { return f.ends_with(base + ".png"); }),
+              files->end())
+        << base;
+  }
+  EXPECT_NE(dir.Read("cpu-per-op.dat").find("# x client:raw client:pb"), std::string::npos);
+  for (const std::string axis : {"x", "y"}) {
+    const auto all = TickLabels(gp, axis);
+    EXPECT_GE(all.size(), 7u) << axis;  // Throughput + two panels of three charts.
+    for (const auto& labels : all) EXPECT_TRUE(Distinct(labels)) << ::testing::PrintToString(labels);
+  }
+}
+
+// Cells of a record-size sweep: `sizes` field lengths, costs and copies
+// growing with the size (raw by 1 byte copied per byte, pb by 3).
+std::vector<CompareCell> SizeCells(const std::vector<int>& sizes) {
+  std::mt19937 rng(11);
+  std::vector<CompareCell> cells;
+  for (int size : sizes)
+    for (int rep = 1; rep <= 2; ++rep)
+      for (const auto& [codec, per_byte] : {std::pair{"raw", 1.0}, {"pb", 3.0}}) {
+        json r = CostResults(1 + per_byte * size / 1000.0, 0.04, rng);
+        for (const char* side : {"client", "server"}) {
+          r["costs"][side]["encode_copied_bytes_per_op"] = per_byte * size * 10;
+          r["costs"][side]["decode_copied_bytes_per_op"] = 0;
+        }
+        r["costs"]["client"]["wire_bytes_in_per_op"] = 10.0 * size + 200;
+        CompareCell c = Cell(codec, 32, rep, r);
+        c.fieldlength = size;
+        cells.push_back(c);
+      }
+  return cells;
+}
+
+TEST(CompareCharts, ARecordSizeSweepDrawsCostsAgainstSize) {
+  const std::vector<int> sizes = {10, 100, 1000, 10000};
+  const auto cells = SizeCells(sizes);
+  EXPECT_EQ(CellWorkload(cells.front()), "workloada-10B");
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  const ChartDir dir("compare_charts_size_sweep");
+  auto files = WriteCharts(cells, Options(), dir.str());
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_EQ(dir.Read("gnuplot.log"), "");
+  const std::string copied = dir.Read("copied-by-size.dat");
+  std::istringstream lines(copied);
+  std::string line;
+  std::vector<std::vector<double>> rows;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream row(line);
+    rows.emplace_back(std::istream_iterator<double>(row), std::istream_iterator<double>());
+  }
+  ASSERT_EQ(rows.size(), sizes.size()) << copied;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 5u) << copied;  // x, client pb raw, server pb raw.
+    EXPECT_EQ(rows[i][0], sizes[i]);
+    EXPECT_EQ(rows[i][1], 3.0 * sizes[i] * 10) << "pb's client copies";
+    EXPECT_EQ(rows[i][2], 1.0 * sizes[i] * 10) << "raw's client copies";
+  }
+  EXPECT_FALSE(dir.Read("cpu-by-size.dat").empty());
+  const std::string gp = dir.Read("charts.gp");
+  EXPECT_NE(gp.find("set xtics (\"10\" 10, \"100\" 100, \"1000\" 1000, \"10000\" 10000)"),
+            std::string::npos)
+      << gp;
+  for (const std::string axis : {"x", "y"})
+    for (const auto& labels : TickLabels(gp, axis))
+      EXPECT_TRUE(Distinct(labels)) << ::testing::PrintToString(labels);
+}
+
+TEST(CompareTables, ARecordSizeSweepHasATablePerSizeAndBySize) {
+  const auto cells = SizeCells({10, 1000});
+  const std::string md = CompareMarkdown(cells, Options());
+  EXPECT_NE(md.find("## workloada-10B, 32 logical clients"), std::string::npos) << md;
+  EXPECT_NE(md.find("## workloada-1000B, 32 logical clients"), std::string::npos) << md;
+  EXPECT_NE(md.find("## workloada, 32 logical clients: Client payload bytes copied/op by record size"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 1000 B | 30000 |"), std::string::npos) << md;
+  const std::string csv = CompareCsv(cells, Options());
+  EXPECT_NE(csv.find("\nworkloada-1000B,32,,1000,\"Throughput (ops/s)\""), std::string::npos) << csv;
+  const json j = CompareJson(cells, Options());
+  ASSERT_EQ(j["tables"].size(), 2u);
+  EXPECT_EQ(j["tables"][1]["workload"], "workloada-1000B");
+  EXPECT_EQ(j["tables"][1]["fieldlength"], 1000);
+  EXPECT_EQ(j["cells"][0]["fieldlength"], 10);
+  EXPECT_EQ(j["cells"][0]["workload"], "workloada");
 }
 
 }  // namespace

@@ -116,7 +116,8 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   o->cell.colocated.region.settings.Set("--null-reads", "canned");
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Codec comparison: codecs x workloads x thread counts, co-located, repeated; tables, charts "
+      "Codec comparison: codecs x workloads x record sizes x thread counts, co-located, repeated; "
+      "tables, charts "
       "and HdrHistogram logs in --out");
   cmd->add_option("--codecs", o->codecs, "Codecs to compare (default: all: " + CodecNames() + ")")
       ->delimiter(',');
@@ -135,6 +136,12 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", o->threads,
                   "Logical clients, or a sweep like 1,3,5,10,25,50,100,200")
       ->capture_default_str();
+  cmd->add_option("--fieldlengths", o->fieldlengths,
+                  "Record-size sweep: bytes per field, like 10,100,1000,10000 (each size its own "
+                  "tables and cells; charts of cost against size); the canned read matches");
+  cmd->add_option("--fieldcounts", o->fieldcounts,
+                  "Record-size sweep: fields per record, like 1,10,100 (with --fieldlengths: every "
+                  "pair)");
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
@@ -167,6 +174,14 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->callback([o, exit_code, cmd, baseline, builds] {
     o->baseline_given = baseline->count() > 0;
     if (!builds->empty()) {
+      if (!o->fieldlengths.empty() || !o->fieldcounts.empty()) {
+        std::fprintf(stderr,
+                     "wirebench compare: --builds does not sweep record sizes yet; give one size "
+                     "with -p fieldlength=N (and -p fieldcount=N), or compare one build's sizes "
+                     "without --builds\n");
+        *exit_code = 2;
+        return;
+      }
       // Each cell's child runs itself under callgrind with --instructions.
       if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
       *exit_code = RunBuildsCommand(*o, *builds);

@@ -57,6 +57,7 @@ struct Matrix {
   std::vector<std::string> columns;  // Column labels: "raw", "raw#2" when a codec repeats.
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
+  std::vector<std::pair<int, int>> shapes;  // (fieldcount, fieldlength); 0 = the workload's.
   int total = 0;
 };
 
@@ -105,6 +106,9 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   auto threads = ParseThreadList(o->threads);
   if (!threads.ok()) return threads.status();
   m.threads = *threads;
+  auto shapes = ParseRecordShapes(o->fieldcounts, o->fieldlengths);
+  if (!shapes.ok()) return shapes.status();
+  m.shapes = *shapes;
   for (const auto& w : o->workloads) {
     auto r = ResolveWorkload(w);
     if (!r.ok()) return r.status();
@@ -114,14 +118,20 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   std::error_code ec;
   std::filesystem::create_directories(o->out + "/cells", ec);
   if (ec) return Status::IoError("cannot create --out " + o->out + ": " + ec.message());
-  m.total = int(m.codecs.size() * m.workloads.size() * m.threads.size()) * o->repeat;
+  m.total =
+      int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.threads.size()) * o->repeat;
   return m;
 }
 
 YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, int threads,
-                           const std::string& codec, const std::string& rpc,
-                           const std::string& base) {
+                           std::pair<int, int> shape, const std::string& codec,
+                           const std::string& rpc, const std::string& base) {
   YcsbRunOptions c = o.cell;
+  // A swept record shape overrides the workload's and the cell flags' (-p):
+  // the client's records, and the null region's canned read (ChooseServer
+  // sizes it from the workload unless --canned-* were given).
+  if (shape.first > 0) c.properties.push_back("fieldcount=" + std::to_string(shape.first));
+  if (shape.second > 0) c.properties.push_back("fieldlength=" + std::to_string(shape.second));
   c.rpc = rpc;
   c.load_phase = false;
   c.property_files = {wl_path};
@@ -141,14 +151,15 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
 // out->interrupted when a stop was requested.
 void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
-             int threads, const std::string& codec, const std::string& rpc,
-             const std::string& column, int rep, CompareOutcome* out) {
+             int threads, std::pair<int, int> shape, const std::string& codec,
+             const std::string& rpc, const std::string& column, int rep, CompareOutcome* out) {
   std::string file_label = column;
   std::replace(file_label.begin(), file_label.end(), '#', '-');
   std::replace(file_label.begin(), file_label.end(), '@', '-');
-  const std::string base = o.out + "/cells/" + wl_name + "-t" + std::to_string(threads) + "-" +
-                           file_label + "-r" + std::to_string(rep + 1);
-  auto r = RunYcsb(CellOptions(o, wl_path, threads, codec, rpc, base));
+  const std::string base = o.out + "/cells/" + RecordVariant(wl_name, shape.first, shape.second) +
+                           "-t" + std::to_string(threads) + "-" + file_label + "-r" +
+                           std::to_string(rep + 1);
+  auto r = RunYcsb(CellOptions(o, wl_path, threads, shape, codec, rpc, base));
   if (StopRequested()) out->interrupted = true;
   if (!r.ok()) {
     std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
@@ -161,7 +172,7 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
     std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s\n", base.c_str(),
                  r->result.error.ToString().c_str());
   out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
-                                   r->result.partial, column});
+                                   r->result.partial, column, shape.first, shape.second});
 }
 
 // Repeats are the outer loop, so drift on a shared machine spreads over
@@ -172,24 +183,23 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
   int done = 0;
   for (int rep = 0; rep < o.repeat && !out->interrupted; ++rep) {
     out->repeats_run = rep + 1;
-    for (const auto& [wl_name, wl_path] : m.workloads) {
-      for (int t : m.threads) {
-        for (size_t k = 0; k < m.codecs.size(); ++k) {
-          const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
-          const std::string& codec = m.codecs[i];
-          if (out->interrupted) return;
-          const double elapsed =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          const double eta =
-              done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
-          std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
-                       done + 1, m.total, m.columns[i].c_str(), wl_name.c_str(), t, rep + 1,
-                       o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
-          RunCell(o, wl_name, wl_path, t, codec, m.rpcs[i], m.columns[i], rep, out);
-          ++done;
-        }
-      }
-    }
+    for (const auto& [wl_name, wl_path] : m.workloads)
+      for (const auto& shape : m.shapes)
+        for (int t : m.threads)
+          for (size_t k = 0; k < m.codecs.size(); ++k) {
+            const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
+            if (out->interrupted) return;
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const double eta =
+                done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
+            std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
+                         done + 1, m.total, m.columns[i].c_str(),
+                         RecordVariant(wl_name, shape.first, shape.second).c_str(), t, rep + 1,
+                         o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
+            RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
+            ++done;
+          }
   }
 }
 
@@ -220,6 +230,10 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << "; threads a transport starts on its own are counted in the client's and server's "
              "CPU";
   }
+  if (!o.fieldlengths.empty() || !o.fieldcounts.empty())
+    setup << "; record sizes swept:" << (o.fieldcounts.empty() ? "" : " fieldcount " + o.fieldcounts)
+          << (o.fieldlengths.empty() ? "" : " fieldlength " + o.fieldlengths)
+          << " (the client's records and the null region's canned read alike)";
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)
@@ -310,6 +324,39 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
   return out;
 }
 
+StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& fieldcounts,
+                                                           const std::string& fieldlengths) {
+  const auto parse = [](const std::string& s, const std::string& flag, long lo,
+                        long hi) -> StatusOr<std::vector<int>> {
+    std::vector<int> out;
+    if (s.empty()) return std::vector<int>{0};
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      char* end = nullptr;
+      const long v = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || *end != 0 || v < lo || v > hi)
+        return Status::InvalidArgument(flag + " must be a list of whole numbers " +
+                                       std::to_string(lo) + "-" + std::to_string(hi) +
+                                       " like 10,100,1000,10000, got '" + s + "'");
+      if (std::find(out.begin(), out.end(), int(v)) != out.end())
+        return Status::InvalidArgument(flag + " lists " + part + " twice ('" + s +
+                                       "'): give each size once");
+      out.push_back(int(v));
+    }
+    if (out.empty()) return Status::InvalidArgument(flag + " is empty");
+    return out;
+  };
+  auto counts = parse(fieldcounts, "--fieldcounts", 1, 4096);
+  if (!counts.ok()) return counts.status();
+  auto lengths = parse(fieldlengths, "--fieldlengths", 0, 64L << 20);
+  if (!lengths.ok()) return lengths.status();
+  std::vector<std::pair<int, int>> shapes;
+  for (int c : *counts)
+    for (int l : *lengths) shapes.emplace_back(c, l);
+  return shapes;
+}
+
 StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   if (o.pin && o.cell.client_cpus.empty() && o.cell.colocated.cpus.empty() &&
       sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
@@ -319,9 +366,10 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   auto m = ResolveMatrix(&o);
   if (!m.ok()) return m.status();
   std::fprintf(stderr,
-               "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu thread counts x %d repeats = "
-               "%d cells of %.1f s (+%.1f s warm-up); results in %s\n",
-               m->codecs.size(), m->workloads.size(), m->threads.size(), o.repeat, m->total,
+               "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
+               "thread counts x %d repeats = %d cells of %.1f s (+%.1f s warm-up); results in %s\n",
+               m->codecs.size(), m->workloads.size(), m->shapes.size(), m->threads.size(),
+               o.repeat, m->total,
                o.seconds, o.warmup, o.out.c_str());
   CompareOutcome out;
   out.out = o.out;

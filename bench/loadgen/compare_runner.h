@@ -24,6 +24,12 @@ struct CompareOptions {
   std::vector<std::string> rpcs = {std::string(DefaultTransport().name())};
   std::vector<std::string> workloads = {"a"};
   std::string threads = "32";  // A list like "1,3,5,10".
+  // Record-size sweep (--fieldlengths, --fieldcounts): lists like
+  // "10,100,1000,10000"; empty = the workload's own. Each size is its own
+  // cell group (CellWorkload: "workloada-1000B"), the client's records and
+  // the co-located null region's canned read both of that shape.
+  std::string fieldlengths;
+  std::string fieldcounts;
   int repeat = 3;
   std::string baseline = "pb";
   // --baseline was given: it must then name a column of the matrix (the
@@ -79,5 +85,12 @@ StatusOr<std::string> WorkloadName(const std::string& w);
 
 // "32" or "1,3,5,10" -> {32} / {1,3,5,10}; each 1-100000.
 StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
+
+// The record shapes of --fieldcounts x --fieldlengths: (fieldcount,
+// fieldlength) pairs, 0 where a list is empty ({{0, 0}} when both are).
+// Errors name the flag and its range (fieldcount 1-4096, fieldlength
+// 0-67108864, as YCSB's properties), and a value listed twice.
+StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& fieldcounts,
+                                                           const std::string& fieldlengths);
 
 }  // namespace wirebench

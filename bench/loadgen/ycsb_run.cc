@@ -247,12 +247,21 @@ void PrintNotes(const ycsb::Properties& props, const ycsb::CoreWorkloadConfig& c
 }
 
 // Points `d` at --server, or starts the co-located server and points `d` at it.
-Status ChooseServer(const YcsbRunOptions& o, DriverOptions* d,
-                    std::unique_ptr<LocalServer>* local) {
+Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg,
+                    DriverOptions* d, std::unique_ptr<LocalServer>* local) {
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
-  // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
-  WB_RETURN_IF_ERROR(CheckRegion(o.colocated.region));  // Before the child starts.
   ColocatedServerOptions server = o.colocated;
+  // The null region's canned read answers a record of the workload's shape
+  // (fieldcount fields of fieldlength bytes: the maximum, for non-constant
+  // lengths) unless the command line chose one.
+  if (server.region.name == "null") {
+    if (server.region.settings.Get("--canned-fields").empty())
+      server.region.settings.Set("--canned-fields", std::to_string(cfg.field_count));
+    if (server.region.settings.Get("--canned-field-length").empty())
+      server.region.settings.Set("--canned-field-length", std::to_string(cfg.field_length));
+  }
+  // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
+  WB_RETURN_IF_ERROR(CheckRegion(server.region));  // Before the child starts.
   server.rpc = std::string(d->transport->name());  // The same RPC layer as the client.
   auto spawned =
       LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
@@ -277,7 +286,8 @@ Status StartHlog(const YcsbRunOptions& o, std::ostream* out,
 }
 
 nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props,
-                          const DriverOptions& d, uint64_t seed, bool colocated) {
+                          const ycsb::CoreWorkloadConfig& cfg, const DriverOptions& d,
+                          bool colocated) {
   nlohmann::json c;
   for (auto& [k, v] : props.Explicit()) c["properties"][k] = v;
   c["phase"] = o.load_phase ? "load" : "run";
@@ -289,12 +299,14 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["thread_model"] = o.thread_model;
   c["target_ops"] = d.target_ops;
   c["warmup_s"] = d.warmup_seconds;
-  c["seed"] = seed;
+  c["seed"] = cfg.seed;
   c["server"] = colocated ? "co-located" : o.server;
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
   c["region"] = o.colocated.region.name;
   c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
+  c["fieldcount"] = cfg.field_count;
+  c["fieldlength"] = cfg.field_length;
   c["label"] = o.label;
   return c;
 }
@@ -432,7 +444,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   d.on_start = o.on_start;
   d.on_end = o.on_end;
   std::unique_ptr<LocalServer> local;
-  WB_RETURN_IF_ERROR(ChooseServer(o, &d, &local));
+  WB_RETURN_IF_ERROR(ChooseServer(o, cfg, &d, &local));
   if (o.on_server) o.on_server(d.host, d.port);
   if (!o.client_cpus.empty()) {
     auto cpus = ParseCpuList(o.client_cpus);
@@ -484,7 +496,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = kResultVersion;
-  out.json["config"] = ConfigJson(o, props, d, cfg.seed, local != nullptr);
+  out.json["config"] = ConfigJson(o, props, cfg, d, local != nullptr);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();

@@ -35,7 +35,7 @@ std::string GroupName(const BuildGroup& g) {
 }
 
 bool InGroup(const CompareCell& c, const BuildGroup& g) {
-  return c.workload == g.workload && c.threads == g.threads && CellColumn(c) == g.column;
+  return CellWorkload(c) == g.workload && c.threads == g.threads && CellColumn(c) == g.column;
 }
 
 bool HasGroup(const BuildSide& s, const BuildGroup& g) {
@@ -47,7 +47,7 @@ bool HasGroup(const BuildSide& s, const BuildGroup& g) {
 std::vector<BuildGroup> GroupsOf(const BuildSide& s) {
   std::vector<BuildGroup> out;
   for (const CompareCell& c : s.cells) {
-    BuildGroup g{c.workload, c.threads, CellColumn(c)};
+    BuildGroup g{CellWorkload(c), c.threads, CellColumn(c)};
     if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
   }
   return out;
@@ -146,6 +146,8 @@ StatusOr<BuildSide> ReadFolder(const std::string& path, const std::string& label
     cell.column = c.value("column", cell.codec);
     cell.workload = c.value("workload", std::string("?"));
     cell.threads = c.value("threads", 0);
+    cell.fieldcount = c.value("fieldcount", 0);
+    cell.fieldlength = c.value("fieldlength", 0);
     cell.repeat = c.value("repeat", 1);
     cell.partial = c.value("partial", false);
     cell.results = c["results"];

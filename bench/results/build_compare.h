@@ -6,7 +6,8 @@
 // A side is one build's cells: run just now by that build's binary
 // (compare --builds), or read back from a saved compare folder or result
 // file (diff). Cells are matched across sides by their configuration
-// (workload, logical clients, column: codec or codec@rpc); a configuration
+// (workload with its record size when swept, as CellWorkload names it:
+// "workloada-1000B"; logical clients; column: codec or codec@rpc); a configuration
 // present on one side only is listed, not compared. Region options are not
 // part of the key, so a run with a known extra cost in the region
 // (--spin-instructions) still meets its baseline.
@@ -40,6 +41,7 @@ struct BuildSide {
 };
 
 // One (workload, threads, column): where cells are matched across sides.
+// The workload is CellWorkload's: a record-size sweep's size is part of it.
 struct BuildGroup {
   std::string workload;
   int threads = 0;

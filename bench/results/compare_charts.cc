@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "bench/hdr/histogram_encoding.h"
@@ -23,7 +24,7 @@ hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::s
                              const std::string& wl, int threads) {
   hdr::Histogram h;
   for (const auto& c : cells) {
-    if (CellColumn(c) != codec || c.workload != wl || c.threads != threads) continue;
+    if (CellColumn(c) != codec || CellWorkload(c) != wl || c.threads != threads) continue;
     if (!c.results.contains("ops")) continue;
     for (auto& [op, v] : c.results["ops"].items()) {
       if (!v.contains("latency")) continue;
@@ -34,6 +35,120 @@ hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::s
   return h;
 }
 
+// A value as a tick label with `decimals` places, trailing zeros dropped,
+// k or M by its own magnitude ("800k", "1.5M"); sets *exact when the label
+// says the value exactly.
+std::string TickText(double v, int decimals, bool* exact) {
+  *exact = true;
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  const double scale = a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
+  const char* suffix = a >= 1e6 ? "M" : a >= 1e3 ? "k" : "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v / scale);
+  *exact = std::fabs(std::strtod(buf, nullptr) * scale - v) <= 1e-9 * a;
+  std::string t = buf;
+  if (t.find('.') != std::string::npos) {
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+  }
+  return t + suffix;
+}
+
+// Labels for `values` with the fewest decimals that say every value
+// exactly (ticks are round numbers) and keep every label distinct.
+std::vector<std::string> DistinctLabels(const std::vector<double>& values) {
+  std::vector<std::string> labels;
+  for (int decimals = 0; decimals <= 9; ++decimals) {
+    labels.clear();
+    bool exact = true;
+    for (double v : values) {
+      bool e = true;
+      labels.push_back(TickText(v, decimals, &e));
+      exact = exact && e;
+    }
+    std::vector<std::string> sorted = labels;
+    std::sort(sorted.begin(), sorted.end());
+    if (exact && std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) break;
+  }
+  return labels;
+}
+
+}  // namespace
+
+AxisTicks ChooseTicks(double lo, double hi, bool log) {
+  AxisTicks a;
+  a.log = log;
+  if (!(hi > 0) || !std::isfinite(hi) || std::isnan(lo) || (log && !std::isfinite(lo))) {
+    a.lo = 0;
+    a.hi = 1;
+    a.values = {0, 0.5, 1};
+  } else if (log) {
+    lo = lo > 0 ? lo : hi / 10;
+    const int d0 = int(std::floor(std::log10(lo) + 1e-9));
+    const int d1 = int(std::ceil(std::log10(hi) - 1e-9));
+    // 1-2-5 per decade over up to two decades of data, decades only beyond.
+    const std::vector<double> steps =
+        hi / lo <= 100 ? std::vector<double>{1, 2, 5} : std::vector<double>{1};
+    std::vector<double> all;
+    for (int d = d0; d <= d1 + 1; ++d)
+      for (double m : steps) all.push_back(m * std::pow(10.0, d));
+    // The range: the ticks just outside the data.
+    a.lo = all.front();
+    a.hi = all.back();
+    for (double t : all)
+      if (t <= lo * (1 + 1e-9)) a.lo = t;
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+      if (*it >= hi * (1 - 1e-9)) a.hi = *it;
+    if (a.hi <= a.lo) a.hi = a.lo * 10;
+    for (double t : all)
+      if (t >= a.lo * (1 - 1e-9) && t <= a.hi * (1 + 1e-9)) a.values.push_back(t);
+  } else {
+    // From 0 to above the data, 4-8 steps of 1, 2, 2.5 or 5 x 10^k.
+    const double raw = hi * 1.08 / 5;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * p;
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+      if (m * p >= raw) {
+        step = m * p;
+        break;
+      }
+    a.lo = 0;
+    const int n = int(std::ceil(hi * 1.08 / step - 1e-9));
+    a.hi = n * step;
+    for (int i = 0; i <= n; ++i) a.values.push_back(i * step);
+  }
+  a.labels = DistinctLabels(a.values);
+  return a;
+}
+
+std::string TicsCommand(const std::string& axis, const AxisTicks& a) {
+  std::ostringstream os;
+  os << "set " << axis << "tics (";
+  for (size_t i = 0; i < a.values.size(); ++i)
+    os << (i ? ", " : "") << "\"" << a.labels[i] << "\" " << a.values[i];
+  os << ")\n";
+  return os.str();
+}
+
+namespace {
+
+// One point of a sweep: its x value and label, and the group of cells
+// (CellWorkload, threads) behind it.
+struct SweepPoint {
+  double x = 0;
+  std::string label;
+  std::string workload;
+  int threads = 0;
+};
+
+// A panel of a sweep chart: one line per column.
+struct SweepPanel {
+  std::string title, ylabel;
+  // The value of a column at a point; NaN when it has none.
+  std::function<double(const std::string& column, const SweepPoint& p)> value;
+};
+
 // The gnuplot script of the charts of one workload, and the files it renders.
 class Charts {
  public:
@@ -41,6 +156,95 @@ class Charts {
          std::string wl)
       : cells_(cells), o_(o), dir_(std::move(dir)), wl_(std::move(wl)),
         ts_(CompareThreadCounts(cells, wl_)) {}
+
+  // The points of the thread sweep of workload `wl` (one per thread count).
+  std::vector<SweepPoint> ThreadPoints(const std::string& wl) const {
+    std::vector<SweepPoint> points;
+    for (int t : CompareThreadCounts(cells_, wl))
+      points.push_back(SweepPoint{double(t), std::to_string(t), wl, t});
+    return points;
+  }
+
+  // A thread sweep's costs and latency against the thread count, one line
+  // per column: CPU per op (client, server), p50/p99 latency of all
+  // operations, instructions per op when measured.
+  void ThreadSweep() {
+    const std::vector<SweepPoint> points = ThreadPoints(wl_);
+    if (points.size() < 2) return;
+    const std::string x = "logical clients";
+    const std::string at = " (" + wl_ + ")";
+    CostPanels("cpu-per-op", "CPU per operation by logical clients" + at + kMedians, x, points,
+               Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
+    LatencyPanels("latency-by-clients",
+                  "Latency of all operations by logical clients" + at +
+                      "\\nall operations of all repeats merged",
+                  x, points);
+    if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
+      CostPanels("instructions-per-op",
+                 "User-space instructions per operation by logical clients" + at + kMedians, x,
+                 points, Metric::kClientInstructions, Metric::kServerInstructions,
+                 "instructions per op");
+  }
+
+  // Record-size sweeps (--fieldlengths, --fieldcounts) of the cells'
+  // workloads: per workload, thread count and (when both are swept)
+  // fieldcount, CPU, instructions (when measured) and bytes copied per op
+  // against the swept size, log x, one line per column.
+  void SizeSweeps() {
+    // (workload, threads, fixed dimension) -> points.
+    struct Series {
+      std::string workload;
+      int threads;
+      int fixed;  // The fieldcount of a fieldlength sweep (0: the workload's).
+      bool by_length;
+      std::vector<SweepPoint> points;
+    };
+    std::vector<Series> series;
+    for (const auto& c : cells_) {
+      if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
+      const bool by_length = c.fieldlength > 0;
+      const int fixed = by_length ? c.fieldcount : 0;
+      auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
+        return s.workload == c.workload && s.threads == c.threads && s.fixed == fixed &&
+               s.by_length == by_length;
+      });
+      if (it == series.end()) {
+        series.push_back(Series{c.workload, c.threads, fixed, by_length, {}});
+        it = series.end() - 1;
+      }
+      const double x = by_length ? c.fieldlength : c.fieldcount;
+      if (std::none_of(it->points.begin(), it->points.end(),
+                       [&](const SweepPoint& p) { return p.x == x; }))
+        it->points.push_back(SweepPoint{x, std::to_string(int64_t(x)), CellWorkload(c), c.threads});
+    }
+    std::erase_if(series, [](const Series& s) { return s.points.size() < 2; });
+    for (Series& s : series) {
+      std::sort(s.points.begin(), s.points.end(),
+                [](const SweepPoint& a, const SweepPoint& b) { return a.x < b.x; });
+      const std::string suffix =
+          series.size() == 1 ? ""
+                             : "-" + s.workload + "-t" + std::to_string(s.threads) +
+                                   (s.fixed > 0 ? "-" + std::to_string(s.fixed) + "f" : "");
+      const std::string x =
+          s.by_length ? "bytes per field (fieldlength)" +
+                            (s.fixed > 0 ? ", " + std::to_string(s.fixed) + " fields per record"
+                                         : std::string())
+                      : "fields per record (fieldcount)";
+      const std::string at = " (" + s.workload + ", " + std::to_string(s.threads) + " logical clients)";
+      CostPanels("cpu-by-size" + suffix, "CPU per operation by record size" + at + kMedians, x,
+                 s.points,
+                 Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
+      if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
+        CostPanels("instructions-by-size" + suffix,
+                   "User-space instructions per operation by record size" + at + kMedians, x,
+                   s.points,
+                   Metric::kClientInstructions, Metric::kServerInstructions,
+                   "instructions per op");
+      CostPanels("copied-by-size" + suffix,
+                 "Payload bytes copied per operation by record size" + at + kMedians, x, s.points,
+                 Metric::kClientCopied, Metric::kServerCopied, "bytes copied per op");
+    }
+  }
 
   // Throughput: a bar per codec at one thread count, lines over a sweep.
   void Throughput() {
@@ -80,14 +284,17 @@ class Charts {
     if (!first) Render("latency-percentiles", plot.str());
   }
 
-  // CPU per op, client and server stacked, per codec, at the highest thread count.
+  // CPU per op, client and server stacked, per codec, at one thread count
+  // (a sweep draws lines: ThreadSweep).
   void Cpu() {
+    if (ts_.size() > 1) return;
     StackedBars("cpu-per-op", "CPU per operation", "CPU us per op", Metric::kClientCpu,
                 Metric::kServerCpu, "%.2f");
   }
 
   // Instructions per op, stacked likewise, when a cell measured them.
   void Instructions() {
+    if (ts_.size() > 1) return;
     if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) == 0)
       return;
     StackedBars("instructions-per-op", "User-space instructions per operation",
@@ -139,8 +346,9 @@ class Charts {
   }
 
   // Renders `plot` as PNG and SVG.
-  void Render(const std::string& base, const std::string& plot) {
-    for (auto [term, ext] : {std::pair{"pngcairo size 960,600", "png"}, {"svg size 960,600", "svg"}}) {
+  void Render(const std::string& base, const std::string& plot, int width = 960) {
+    const std::string size = " size " + std::to_string(width) + ",600";
+    for (auto [term, ext] : {std::pair{"pngcairo" + size, "png"}, {"svg" + size, "svg"}}) {
       // Each chart starts from gnuplot's defaults: nothing leaks from the last.
       gp_ << "set terminal " << term << "\nset output '" << dir_ << "/" << base << "." << ext
           << "'\nreset\n" << kStyle << plot << "\n";
@@ -169,6 +377,114 @@ class Charts {
     return n;
   }
 
+  static constexpr const char* kMedians = "\\nmedian over repeats";
+
+  // Client and server panels of a cost against a sweep.
+  void CostPanels(const std::string& base, const std::string& title, const std::string& xlabel,
+                  const std::vector<SweepPoint>& points, Metric client, Metric server,
+                  const std::string& ylabel) {
+    const auto median = [this](Metric m) {
+      return [this, m](const std::string& column, const SweepPoint& p) {
+        return AggregateMetric(cells_, MetricOf(m), column, p.workload, p.threads).median;
+      };
+    };
+    SweepChart(base, title, xlabel, points,
+               {SweepPanel{"client", ylabel, median(client)},
+                SweepPanel{"server", ylabel, median(server)}});
+  }
+
+  // p50 and p99 of all operations (merged over repeats) against a sweep.
+  void LatencyPanels(const std::string& base, const std::string& title, const std::string& xlabel,
+                     const std::vector<SweepPoint>& points) {
+    const auto at = [this](double pct) {
+      return [this, pct](const std::string& column, const SweepPoint& p) {
+        hdr::Histogram h = MergedLatency(cells_, column, p.workload, p.threads);
+        return h.total_count() == 0 ? std::nan("") : double(h.ValueAtPercentile(pct)) / 1000.0;
+      };
+    };
+    SweepChart(base, title, xlabel, points,
+               {SweepPanel{"p50", "latency (us)", at(50)}, SweepPanel{"p99", "latency (us)", at(99)}});
+  }
+
+  // Panels side by side, each a line per column against the sweep's x
+  // (log x: thread counts and sizes grow geometrically), explicit ticks with
+  // distinct labels on both axes, one y axis for all panels; log y when the
+  // values span more than 20x. Data: <base>.dat, one row per point: x, then per panel one
+  // median per column ('?' = none).
+  void SweepChart(const std::string& base, const std::string& title, const std::string& xlabel,
+                  const std::vector<SweepPoint>& points, const std::vector<SweepPanel>& panels) {
+    const std::vector<std::string>& cols = o_.codecs;
+    std::vector<std::vector<std::vector<double>>> v(panels.size());  // [panel][point][column]
+    bool any = false;
+    for (size_t k = 0; k < panels.size(); ++k)
+      for (const SweepPoint& p : points) {
+        v[k].emplace_back();
+        for (const auto& c : cols) {
+          v[k].back().push_back(panels[k].value(c, p));
+          any = any || !std::isnan(v[k].back().back());
+        }
+      }
+    if (!any) return;
+    const std::string f = dir_ + "/" + base + ".dat";
+    std::ofstream d(f);
+    d << "# x";
+    for (const auto& panel : panels)
+      for (const auto& c : cols) d << " " << panel.title << ":" << c;
+    d << "\n";
+    for (size_t i = 0; i < points.size(); ++i) {
+      d << points[i].x;
+      for (size_t k = 0; k < panels.size(); ++k)
+        for (double x : v[k][i]) {
+          if (std::isnan(x)) {
+            d << " ?";
+          } else {
+            d << " " << x;
+          }
+        }
+      d << "\n";
+    }
+    Check(d, f);
+    AxisTicks xt;
+    xt.log = true;
+    for (const SweepPoint& p : points) {
+      xt.values.push_back(p.x);
+      xt.labels.push_back(p.label);
+    }
+    std::ostringstream plot;
+    // The key once, in a strip of its own right of the panels.
+    plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
+         << title << "\" margins 0.07,0.86,0.11,0.84 spacing 0.07,0.1\n";
+    // One y axis for every panel, so client and server read against each other.
+    double lo = INFINITY, hi = 0;
+    for (const auto& panel : v)
+      for (const auto& row : panel)
+        for (double x : row)
+          if (!std::isnan(x)) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+          }
+    const bool logy = lo > 0 && hi / lo > 20;
+    const AxisTicks yt = ChooseTicks(lo, hi, logy);
+    for (size_t k = 0; k < panels.size(); ++k) {
+      plot << "set title '" << panels[k].title << "'\nset xlabel '" << xlabel << "'\nset ylabel '"
+           << panels[k].ylabel << "'\nset logscale x\n"
+           << "set xrange [" << points.front().x / 1.3 << ":" << points.back().x * 1.3 << "]\n"
+           << TicsCommand("x", xt) << (logy ? "set logscale y\n" : "unset logscale y\n")
+           // A log axis leaves room past its end ticks, so a point on one is not on the border.
+           << "set yrange [" << (logy ? yt.lo / 1.25 : yt.lo) << ":" << (logy ? yt.hi * 1.25 : yt.hi)
+           << "]\n" << TicsCommand("y", yt)
+           << (k == 0 ? "set key at screen 0.87,0.84 left top vertical Left reverse samplen 2\n"
+                      : "unset key\n")
+           << "plot ";
+      for (size_t c = 0; c < cols.size(); ++c)
+        plot << (c ? ", " : "") << "'" << f << "' using 1:" << 2 + k * cols.size() + c
+             << " with linespoints lt " << c + 1 << " title '" << cols[c] << "'";
+      plot << "\n";
+    }
+    plot << "unset multiplot\n";
+    Render(base, plot.str(), panels.size() > 1 ? 1200 : 960);
+  }
+
   // One bar per codec: median, with min-max error bars and the median
   // printed above each.
   void ThroughputBars() {
@@ -176,15 +492,19 @@ class Charts {
     const int t = ts_.front();
     std::ofstream d(dir_ + "/throughput.dat");
     d << "# codec median min max repeats\n";
+    double top = 0;
     for (const auto& c : o_.codecs) {
       const Aggregate a = AggregateMetric(cells_, tput, c, wl_, t);
       d << "\"" << c << "\" " << a.median << " " << a.min << " " << a.max << " " << a.n << "\n";
+      if (!std::isnan(a.max)) top = std::max(top, a.max);
     }
+    const AxisTicks yt = ChooseTicks(0, top, false);
     Check(d, dir_ + "/throughput.dat");
     std::ostringstream plot;
     plot << "set title \"Throughput (" << wl_ << ", " << t
          << " logical clients)\\nbars: median over repeats, error bars: min-max\"\n"
-         << "set ylabel 'ops/s'\nset yrange [0:*]\nset format y '%.0s%c'\nunset key\n"
+         << "set ylabel 'ops/s'\nset yrange [0:" << yt.hi << "]\n" << TicsCommand("y", yt)
+         << "unset key\n"
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
          << "set xrange [-0.6:" << o_.codecs.size() - 0.4 << "]\nset offsets 0,0,graph 0.08,0\n"
          << ColumnTics()
@@ -201,22 +521,27 @@ class Charts {
     d << "# threads, then per codec: median min max";
     for (const auto& c : o_.codecs) d << " " << c;
     d << "\n";
+    double top = 0;
+    AxisTicks xt;
     for (int t : ts_) {
       d << t;
+      xt.values.push_back(t);
+      xt.labels.push_back(std::to_string(t));
       for (const auto& c : o_.codecs) {
         const Aggregate a = AggregateMetric(cells_, tput, c, wl_, t);
         d << " " << a.median << " " << a.min << " " << a.max;
+        if (!std::isnan(a.max)) top = std::max(top, a.max);
       }
       d << "\n";
     }
+    const AxisTicks yt = ChooseTicks(0, top, false);
     Check(d, dir_ + "/throughput.dat");
     std::ostringstream plot;
     plot << "set title \"Throughput by logical clients (" << wl_
          << ")\\nmedian over repeats, error bars: min-max\"\nset xlabel 'logical clients'\n"
-         << "set ylabel 'ops/s'\nset format y '%.0s%c'\nset key left top\n"
-         << "set yrange [0:*]\nset logscale x 2\nset xtics (";
-    for (size_t i = 0; i < ts_.size(); ++i) plot << (i ? ", " : "") << ts_[i];
-    plot << ")\nset offsets graph 0.05, graph 0.05, 0, 0\nplot ";
+         << "set ylabel 'ops/s'\nset key left top\n"
+         << "set yrange [0:" << yt.hi << "]\n" << TicsCommand("y", yt) << "set logscale x 2\n"
+         << TicsCommand("x", xt) << "set offsets graph 0.05, graph 0.05, 0, 0\nplot ";
     for (size_t i = 0; i < o_.codecs.size(); ++i)
       plot << (i ? ", " : "") << "'" << dir_ << "/throughput.dat' using 1:" << 3 * i + 2 << ":"
            << 3 * i + 3 << ":" << 3 * i + 4 << " with yerrorlines lw 2 title '" << o_.codecs[i]
@@ -320,6 +645,8 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
   charts.Latency();
   charts.Cpu();
   charts.Instructions();
+  charts.ThreadSweep();
+  charts.SizeSweeps();
   return charts.Draw();
 }
 

@@ -143,7 +143,7 @@ std::vector<std::pair<int, double>> RepeatValues(const std::vector<CompareCell>&
                                                  const std::string& workload, int threads) {
   std::vector<std::pair<int, double>> v;
   for (const auto& c : cells) {
-    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
+    if (CellColumn(c) != column || CellWorkload(c) != workload || c.threads != threads) continue;
     const double x = MetricValue(m, c.results);
     if (!std::isnan(x)) v.emplace_back(c.repeat, x);
   }
@@ -179,6 +179,17 @@ std::vector<std::string> ColumnLabels(const std::vector<std::string>& codecs) {
     labels.push_back(seen ? codecs[i] + "#" + std::to_string(seen + 1) : codecs[i]);
   }
   return labels;
+}
+
+std::string RecordVariant(const std::string& workload, int fieldcount, int fieldlength) {
+  if (fieldcount <= 0 && fieldlength <= 0) return workload;
+  if (fieldcount <= 0) return workload + "-" + std::to_string(fieldlength) + "B";
+  if (fieldlength <= 0) return workload + "-" + std::to_string(fieldcount) + "f";
+  return workload + "-" + std::to_string(fieldcount) + "x" + std::to_string(fieldlength) + "B";
+}
+
+std::string CellWorkload(const CompareCell& c) {
+  return RecordVariant(c.workload, c.fieldcount, c.fieldlength);
 }
 
 bool CellIsPartial(const CompareCell& c) {
@@ -232,7 +243,7 @@ Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef
   std::vector<double> v;
   Aggregate a;
   for (const auto& c : cells) {
-    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
+    if (CellColumn(c) != column || CellWorkload(c) != workload || c.threads != threads) continue;
     double x = MetricValue(m, c.results);
     if (std::isnan(x)) continue;
     v.push_back(x);
@@ -262,7 +273,7 @@ RatioInterval CompareRatio(const std::vector<CompareCell>& cells, const MetricDe
 std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells) {
   std::vector<std::pair<std::string, int>> g;
   for (const auto& c : cells) {
-    std::pair<std::string, int> k{c.workload, c.threads};
+    std::pair<std::string, int> k{CellWorkload(c), c.threads};
     if (std::find(g.begin(), g.end(), k) == g.end()) g.push_back(k);
   }
   return g;
@@ -271,14 +282,14 @@ std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<Compare
 std::vector<std::string> CompareWorkloads(const std::vector<CompareCell>& cells) {
   std::vector<std::string> w;
   for (const auto& c : cells)
-    if (std::find(w.begin(), w.end(), c.workload) == w.end()) w.push_back(c.workload);
+    if (std::find(w.begin(), w.end(), CellWorkload(c)) == w.end()) w.push_back(CellWorkload(c));
   return w;
 }
 
 std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, const std::string& wl) {
   std::vector<int> t;
   for (const auto& c : cells)
-    if (c.workload == wl && std::find(t.begin(), t.end(), c.threads) == t.end())
+    if (CellWorkload(c) == wl && std::find(t.begin(), t.end(), c.threads) == t.end())
       t.push_back(c.threads);
   std::sort(t.begin(), t.end());
   return t;
@@ -288,7 +299,7 @@ CellCount CountCells(const std::vector<CompareCell>& cells, const std::string& c
                      const std::string& workload, int threads) {
   CellCount n;
   for (const auto& c : cells) {
-    if (CellColumn(c) != column || c.workload != workload || c.threads != threads) continue;
+    if (CellColumn(c) != column || CellWorkload(c) != workload || c.threads != threads) continue;
     ++n.present;
     n.partial += CellIsPartial(c) ? 1 : 0;
   }

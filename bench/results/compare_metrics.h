@@ -34,7 +34,19 @@ struct CompareCell {
   // The table column this cell belongs to; empty means `codec`. A matrix
   // that runs one codec twice labels the second "raw#2" (ColumnLabels).
   std::string column = {};
+  // The record shape of a record-size sweep (--fieldcounts, --fieldlengths):
+  // fields per record and bytes per field; 0 = the workload's own (not swept).
+  int fieldcount = 0;
+  int fieldlength = 0;
 };
+
+// The workload a cell is grouped by: its workload, with its swept record
+// shape when it has one: "workloada-1000B" (--fieldlengths),
+// "workloada-20f" (--fieldcounts), "workloada-20x1000B" (both). Tables,
+// charts and `wirebench diff` match cells by it, so each size is its own
+// configuration.
+std::string CellWorkload(const CompareCell& c);
+std::string RecordVariant(const std::string& workload, int fieldcount, int fieldlength);
 
 // The column of `c`: its label, else its codec.
 const std::string& CellColumn(const CompareCell& c);
@@ -129,7 +141,8 @@ RatioInterval CompareRatio(const std::vector<CompareCell>& cells, const MetricDe
                            const std::string& workload, int threads);
 
 // The (workload, threads) groups, workloads, and a workload's thread counts
-// (sorted), in the order the cells first name them.
+// (sorted), in the order the cells first name them. The workload of these
+// and of AggregateMetric, CompareRatio and CountCells is CellWorkload's.
 std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells);
 std::vector<std::string> CompareWorkloads(const std::vector<CompareCell>& cells);
 std::vector<int> CompareThreadCounts(const std::vector<CompareCell>& cells, const std::string& wl);

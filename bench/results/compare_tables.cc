@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 namespace wirebench {
 
@@ -65,7 +66,7 @@ std::string PartialNotes(const std::vector<CompareCell>& cells, const CompareRep
     if (n.partial == 0) continue;
     std::string measured;
     for (const CompareCell& c : cells)
-      if (CellColumn(c) == codec && c.workload == wl && c.threads == threads && CellIsPartial(c))
+      if (CellColumn(c) == codec && CellWorkload(c) == wl && c.threads == threads && CellIsPartial(c))
         measured += (measured.empty() ? "" : ", ") +
                     Fmt(c.results.value("runtime_ms", std::nan(""))) + " ms";
     notes += "(partial) " + codec + ": " + std::to_string(n.partial) + " of " +
@@ -253,6 +254,86 @@ json RatioJson(const RatioInterval& r) {
   return j;
 }
 
+// The swept record shape of a group's cells: (fieldcount, fieldlength),
+// 0 where not swept.
+std::pair<int, int> GroupShape(const std::vector<CompareCell>& cells, const std::string& wl) {
+  for (const CompareCell& c : cells)
+    if (CellWorkload(c) == wl) return {c.fieldcount, c.fieldlength};
+  return {0, 0};
+}
+
+// One row per record size of `base` at `threads`, one column per codec, %
+// vs baseline: the record-size sweep of one metric.
+void SizeSweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                    const CompareReportOptions& o, const MetricDef& m,
+                    const std::vector<std::string>& variants, const std::string& base,
+                    int threads) {
+  const bool have_baseline = HaveBaseline(o);
+  os << "## " << base << ", " << threads << " logical clients: " << m.name
+     << " by record size\n\n| record |";
+  for (const auto& c : o.codecs) os << " " << c << " |";
+  if (have_baseline)
+    for (const auto& c : o.codecs)
+      if (c != o.baseline) os << " " << c << " vs " << o.baseline << " |";
+  os << "\n|---|";
+  size_t ncols = o.codecs.size() + (have_baseline ? o.codecs.size() - 1 : 0);
+  for (size_t i = 0; i < ncols; ++i) os << "---:|";
+  os << "\n";
+  for (const std::string& wl : variants) {
+    const auto [fc, fl] = GroupShape(cells, wl);
+    os << "| " << (fc > 0 ? std::to_string(fc) + " fields" : "") << (fc > 0 && fl > 0 ? " x " : "")
+       << (fl > 0 ? std::to_string(fl) + " B" : "") << " |";
+    for (const auto& c : o.codecs)
+      os << " " << Fmt(AggregateMetric(cells, m, c, wl, threads).median)
+         << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
+    if (have_baseline)
+      for (const auto& c : o.codecs)
+        if (c != o.baseline)
+          os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, threads)) << " |";
+    os << "\n";
+  }
+  os << "\n";
+}
+
+// The size sweeps of a matrix: per (workload, threads), its record-size
+// variants in size order, when there are two or more.
+struct SizeSweep {
+  std::string base;
+  int threads = 0;
+  std::vector<std::string> variants;
+};
+std::vector<SizeSweep> SizeSweeps(const std::vector<CompareCell>& cells) {
+  std::vector<SizeSweep> out;
+  std::vector<std::tuple<std::string, int, int, int>> seen;  // base, threads, fc, fl
+  for (const CompareCell& c : cells) {
+    if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
+    const auto key = std::make_tuple(c.workload, c.threads, c.fieldcount, c.fieldlength);
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
+  }
+  std::sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)) ||
+           (std::tie(std::get<0>(a), std::get<1>(a)) == std::tie(std::get<0>(b), std::get<1>(b)) &&
+            int64_t(std::max(std::get<2>(a), 1)) * std::max(std::get<3>(a), 1) <
+                int64_t(std::max(std::get<2>(b), 1)) * std::max(std::get<3>(b), 1));
+  });
+  for (const auto& [base, t, fc, fl] : seen) {
+    if (out.empty() || out.back().base != base || out.back().threads != t)
+      out.push_back(SizeSweep{base, t, {}});
+    out.back().variants.push_back(RecordVariant(base, fc, fl));
+  }
+  std::erase_if(out, [](const SizeSweep& s) { return s.variants.size() < 2; });
+  return out;
+}
+
+// Metrics with a record-size sweep table: the costs that grow with the
+// record, and throughput.
+bool SizeSweepMetric(const MetricDef& m) {
+  for (Metric k : {Metric::kTotalCpu, Metric::kTotalInstructions, Metric::kClientCopied,
+                   Metric::kServerCopied, Metric::kWireOut, Metric::kWireIn, Metric::kThroughput})
+    if (m.name == MetricOf(k).name) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string CompareMarkdown(const std::vector<CompareCell>& cells, const CompareReportOptions& o) {
@@ -277,12 +358,15 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells, const Compare
     for (const MetricDef& m : metrics)
       if (m.thread_sweep) SweepTable(os, cells, o, m, wl, ts);
   }
+  for (const SizeSweep& s : SizeSweeps(cells))
+    for (const MetricDef& m : metrics)
+      if (SizeSweepMetric(m)) SizeSweepTable(os, cells, o, m, s.variants, s.base, s.threads);
   return os.str();
 }
 
 std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareReportOptions& o) {
   std::ostringstream os;
-  os << "workload,threads,metric,unit";
+  os << "workload,threads,fieldcount,fieldlength,metric,unit";
   for (const auto& c : o.codecs)
     os << "," << c << "," << c << "_min," << c << "_max," << c << "_n," << c << "_partial," << c
        << "_ratio," << c << "_lo," << c << "_hi," << c << "_distinguishable";
@@ -290,7 +374,9 @@ std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareRepor
   const std::vector<MetricDef> metrics = MetricsFor(cells);
   for (auto& [wl, threads] : CompareGroups(cells)) {
     for (const MetricDef& m : metrics) {
-      os << wl << "," << threads << ",\"" << m.name << "\"," << m.unit;
+      const auto [fc, fl] = GroupShape(cells, wl);
+      os << wl << "," << threads << "," << (fc > 0 ? std::to_string(fc) : "") << ","
+         << (fl > 0 ? std::to_string(fl) : "") << ",\"" << m.name << "\"," << m.unit;
       for (const auto& c : o.codecs) {
         Aggregate a = AggregateMetric(cells, m, c, wl, threads);
         os << "," << (a.n ? Fmt(a.median) : "") << "," << (a.n ? Fmt(a.min) : "") << ","
@@ -315,6 +401,10 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
     nlohmann::json t;
     t["workload"] = wl;
     t["threads"] = threads;
+    if (const auto [fc, fl] = GroupShape(cells, wl); fc > 0 || fl > 0) {
+      if (fc > 0) t["fieldcount"] = fc;
+      if (fl > 0) t["fieldlength"] = fl;
+    }
     for (const auto& c : o.codecs) {
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
@@ -334,9 +424,12 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
   }
   j["tables"] = tables;
   nlohmann::json raw = nlohmann::json::array();
-  for (const auto& c : cells)
+  for (const auto& c : cells) {
     raw.push_back({{"codec", c.codec}, {"column", CellColumn(c)}, {"workload", c.workload}, {"threads", c.threads},
                    {"repeat", c.repeat}, {"partial", CellIsPartial(c)}, {"results", c.results}});
+    if (c.fieldcount > 0) raw.back()["fieldcount"] = c.fieldcount;
+    if (c.fieldlength > 0) raw.back()["fieldlength"] = c.fieldlength;
+  }
   j["cells"] = raw;
   return j;
 }
