@@ -4,6 +4,7 @@
 // Thread-safety: one instance per connection, used by its thread only.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,13 +41,15 @@ class CallHandler {
   Status DoScan(const Call& c, hbasewire::ScanResponse* resp);
 
   // Reads a MutationProto (and its cells, from the message or the call's
-  // cell block) into mutation_cells_ and returns the model's mutation.
-  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out);
+  // cell block) into `cells` and returns the model's mutation.
+  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out,
+                      std::vector<Cell>* cells);
   // Applies one mutation as HBase would; fills `result` for increments and
   // appends (the new values).
   Status ApplyMutation(const hbasewire::MutationProto& p, WireReader* block,
                        hbasewire::Result* result);
-  StatusOr<bool> CheckCondition(const hbasewire::Condition& c);
+  // A Condition message as the model's (its value kept in condition_value_).
+  StatusOr<Condition> ReadCondition(const hbasewire::Condition& c);
   // A Get answered by the region or, on hbase:meta, by the catalog.
   Status GetRow(ByteView region_name, const hbasewire::Get& g, hbasewire::Result* out);
   // Writes the result's cells into the reply: into the cell block on a
@@ -75,7 +78,9 @@ class CallHandler {
   RegionScratch scratch_;
   ByteBuffer block_;  // The reply's cell block, built while the response is.
   std::vector<Cell> mutation_cells_;
-  std::vector<std::string> owned_;  // Bytes the mutation cells point into (computed values).
+  std::string condition_value_;
+  std::vector<Cell> filtered_;              // A row's cells that passed a filter.
+  std::deque<std::string> filter_storage_;  // Values a filter rewrote.
 };
 
 }  // namespace wirebench::hbaserpc

@@ -1,5 +1,7 @@
 #include "transports/hbase/hbase_protocol.h"
 
+#include <chrono>
+
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -28,7 +30,22 @@ std::string NewClusterId() {
   return buf;
 }
 
+uint64_t ScannerNowMs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+void HBaseService::ExpireScanners(uint64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = scanners_.begin(); it != scanners_.end();)
+    it = now_ms - it->second.last_used_ms > kScannerLeaseMs ? scanners_.erase(it) : std::next(it);
+}
+
 uint64_t HBaseService::OpenScanner(Scanner s) {
+  const uint64_t now = ScannerNowMs();
+  ExpireScanners(now);
+  s.last_used_ms = now;
   std::lock_guard<std::mutex> lock(mu_);
   if (scanners_.size() >= kMaxOpenScanners) return 0;
   const uint64_t id = next_scanner_++;

@@ -47,6 +47,7 @@
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
 #include "rpc/service.h"
+#include "transports/hbase/hbase_filters.h"
 
 namespace wirebench::hbaserpc {
 
@@ -145,16 +146,26 @@ struct HBaseIoStats {
 struct Scanner {
   bool meta = false;     // A scan of the catalog.
   std::string table;     // For meta scans: the table whose row is answered.
-  std::string next_row;  // Where the next batch starts (inclusive).
+  std::string next_row;  // The last row returned; the next batch starts after it.
   bool started = false;  // next_row is set (else: the scan's own start).
   std::string start_row, stop_row;
+  bool include_start = true;
   bool include_stop = false;
   bool reversed = false;
   std::vector<std::pair<std::string, std::string>> columns;
   uint64_t rows_left = 0;  // limit_of_rows; 0 = no limit.
   uint64_t next_call_seq = 0;
-  std::vector<std::string> pending_rows;  // Reversed scans: rows still to return.
+  uint32_t max_versions = 1;
+  TimeRange time_range;
+  uint32_t batch = 0;    // Scan.batch_size: the most cells per Result; 0 = a whole row.
+  uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
+  std::shared_ptr<Filter> filter;  // Scan.filter, or null.
+  uint64_t last_used_ms = 0;       // For the lease.
 };
+
+// HBase's default scanner lease, and the clock it is kept by.
+inline constexpr uint64_t kScannerLeaseMs = 60000;
+uint64_t ScannerNowMs();
 
 // Server-wide state every connection shares.
 class HBaseService {
@@ -179,9 +190,17 @@ class HBaseService {
   auto WithScanner(uint64_t id, F&& f) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = scanners_.find(id);
+    if (it != scanners_.end() && ScannerNowMs() - it->second.last_used_ms > kScannerLeaseMs) {
+      scanners_.erase(it);  // Its lease ran out: gone, as in HBase.
+      it = scanners_.end();
+    }
+    if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
     return f(it == scanners_.end() ? nullptr : &it->second);
   }
   void CloseScanner(uint64_t id);
+  // Closes scanners unused for longer than the lease (HBase's
+  // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
+  void ExpireScanners(uint64_t now_ms);
   size_t open_scanners() const;
 
  private:
