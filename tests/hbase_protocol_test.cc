@@ -595,11 +595,21 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
     if (!resp.more_results()) break;
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"s2", "s3", "s4"}));
-  // The scanner is gone: HBase's UnknownScannerException.
+  // The scanner ran out and is closed; a client of the 0.96/0.98 protocol
+  // (the npm client) calls once more and gets an empty last batch.
   pbw::ScanRequest again;
   again.set_scanner_id(id);
   again.set_number_of_rows(2);
   ASSERT_TRUE(peer->Send(Call(50, "Scan", again)));
+  Reply last = ReadReply(*peer);
+  ASSERT_FALSE(last.header.has_exception());
+  pbw::ScanResponse empty;
+  ASSERT_TRUE(empty.ParseFromString(last.message));
+  EXPECT_EQ(empty.results_size(), 0);
+  EXPECT_FALSE(empty.more_results());
+  // A scanner never opened: HBase's UnknownScannerException.
+  again.set_scanner_id(id + 1000);
+  ASSERT_TRUE(peer->Send(Call(51, "Scan", again)));
   Reply r = ReadReply(*peer);
   ASSERT_TRUE(r.header.has_exception());
   EXPECT_EQ(r.header.exception().exception_class_name(),

@@ -1112,8 +1112,11 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     return *b;
   });
   if (!known) {
-    if (req.close_scanner()) {  // Closing what is already gone is not an error.
+    // Closing what is already gone is not an error; a call on a scanner that
+    // ran out of rows gets an empty last batch (see FinishScanner).
+    if (req.close_scanner() || service_->WasFinished(id)) {
       resp->set_more_results(false);
+      resp->set_more_results_in_region(false);
       return Status::Ok();
     }
     return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
@@ -1127,7 +1130,11 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       service_->CloseScanner(id);
     return st;
   }
-  if (!more || req.close_scanner()) service_->CloseScanner(id);
+  if (req.close_scanner()) {
+    service_->CloseScanner(id);
+  } else if (!more) {
+    service_->FinishScanner(id);
+  }
   resp->set_more_results(more && !req.close_scanner());
   resp->set_more_results_in_region(more);
   resp->set_ttl(kScannerLeaseMs);

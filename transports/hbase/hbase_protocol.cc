@@ -1,5 +1,6 @@
 #include "transports/hbase/hbase_protocol.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <cstdio>
@@ -56,6 +57,18 @@ uint64_t HBaseService::OpenScanner(Scanner s) {
 void HBaseService::CloseScanner(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   scanners_.erase(id);
+}
+
+void HBaseService::FinishScanner(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scanners_.erase(id);
+  finished_.push_back(id);
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
+}
+
+bool HBaseService::WasFinished(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::find(finished_.begin(), finished_.end(), id) != finished_.end();
 }
 
 size_t HBaseService::open_scanners() const {

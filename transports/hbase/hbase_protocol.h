@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -198,6 +199,13 @@ class HBaseService {
     return f(it == scanners_.end() ? nullptr : &it->second);
   }
   void CloseScanner(uint64_t id);
+  // Closes a scanner that ran out of rows and remembers its id (the last
+  // kRememberedScanners of them): HBase 2 clients stop there, but clients of
+  // the 0.96/0.98 protocol (the npm client) call once more and expect an
+  // empty batch, not UnknownScannerException.
+  void FinishScanner(uint64_t id);
+  bool WasFinished(uint64_t id) const;
+  static constexpr size_t kRememberedScanners = 4096;
   // Closes scanners unused for longer than the lease (HBase's
   // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
   void ExpireScanners(uint64_t now_ms);
@@ -210,6 +218,7 @@ class HBaseService {
   mutable std::mutex mu_;
   uint64_t next_scanner_ = 1;
   std::map<uint64_t, Scanner> scanners_;
+  std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
 };
 
 // What a connection asks its server for: the Stats reply (the rpc layer's
