@@ -25,8 +25,9 @@ const RegionEntry& MemstoreRegionEntry() {
       "memstore",
       "an in-memory sorted store with HBase's data model: puts kept, reads answered",
       {{kMaxVersions,
-        "versions the memstore region keeps per column, for every family (HBase's VERSIONS)",
-        "1"}},
+        "memstore region: versions kept per column, for every family (HBase's VERSIONS; "
+        "default 1)",
+        ""}},
       [](const RegionSettings& settings) { return Options(settings).status(); },
       [](const RegionSettings& settings) -> StatusOr<std::unique_ptr<Region>> {
         auto o = Options(settings);
