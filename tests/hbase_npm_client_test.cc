@@ -177,6 +177,46 @@ TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
   EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
 }
 
+// --regions-per-table 4: hbase:meta lists four regions per table at
+// HexStringSplit's points; the npm client locates each row's region, sends
+// one Multi per region and scans across regions, forward and reversed.
+TEST(HBaseNpmClient, SeveralRegionsPerTable) {
+  SKIP_UNLESS_READY();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string zk = quorum + "/npm-regions";
+  const std::string stem = Stem("regions");
+  testing::WirebenchProcess server(kBinary,
+                                   {"server", "--rpc", "hbase", "--port", "0", "--region",
+                                    "memstore", "--regions-per-table", "4", "--zookeeper", zk},
+                                   stem);
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer({quorum, "/npm-regions"}, std::chrono::milliseconds(5000));
+  }
+  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  testing::WirebenchProcess node("/usr/bin/env",
+                                 {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
+                                  "--regions", "4", "--timeout-ms", "60000"},
+                                 stem + "_node");
+  const int rc = node.Wait(std::chrono::seconds(120));
+  const std::string out = ReadFile(stem + "_node.out");
+  int checks = 0;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("check")) continue;
+    ++checks;
+    EXPECT_TRUE(j["ok"].get<bool>()) << j["check"].get<std::string>() << ": got "
+                                     << j["got"].dump() << ", want " << j["want"].dump();
+  }
+  EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
+  EXPECT_EQ(checks, 5) << out;
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+}
+
 TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
   SKIP_UNLESS_READY();
   const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();

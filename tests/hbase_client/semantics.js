@@ -7,18 +7,24 @@
 // then {"summary":{"checks":N,"failed":[names]}}. Exit status 0 when every
 // check passed, 1 when one failed, 2 on a usage error or timeout.
 //
+// With --regions N (a server started with --regions-per-table N, N >= 4), only
+// the checks of several regions per table: rows in four regions, Gets, a
+// Multi and scans across them.
+//
 // Usage: node semantics.js --zookeeper HOST:PORT[/ROOT] [--table T] [--timeout-ms MS]
+//        [--regions N]
 'use strict';
 
 const hbase = require('hbase-rpc-client');
 const FilterList = require('hbase-rpc-client/lib/filter-list');
 
-const o = {table: 'semantics', timeoutMs: 60000, zookeeper: null};
+const o = {table: 'semantics', timeoutMs: 60000, zookeeper: null, regions: 0};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   if (argv[i] === '--zookeeper') o.zookeeper = argv[i + 1];
   else if (argv[i] === '--table') o.table = argv[i + 1];
   else if (argv[i] === '--timeout-ms') o.timeoutMs = parseInt(argv[i + 1], 10);
+  else if (argv[i] === '--regions') o.regions = parseInt(argv[i + 1], 10);
   else {
     process.stderr.write('semantics.js: unknown argument ' + argv[i] + '\n' +
                          'usage: node semantics.js --zookeeper HOST:PORT[/ROOT] [--table T]\n');
@@ -93,7 +99,22 @@ function check(name, got, want) {
   print({check: name, ok, got, want});
 }
 
+async function regions() {
+  const rows = ['10', '50', '90', 'd0'];  // One in each of HexStringSplit's four quarters.
+  for (const r of rows) await put(r, 'q', 'at-' + r);
+  const got = [];
+  for (const r of rows) got.push(cells(await get(r), true).join());
+  check('a get in each region', got, rows.map((r) => 'q=at-' + r));
+  const multi = await call((cb) => client.mget(T, rows, cb));
+  check('a multi over four regions', multi.map((r) => r && r.row ? r.row.toString() : null).sort(), rows);
+  check('a scan across regions', rowsOf(await scan('0', 'e')), rows);
+  check('a scan from the second region on', rowsOf(await scan('4', '')), rows.slice(1));
+  check('a reversed scan across regions', rowsOf(await scan('e', '', (s) => s.setReversed())),
+        rows.slice().reverse());
+}
+
 async function main() {
+  if (o.regions > 0) return regions();
   // ---- Versions and timestamps (the server keeps 3 per column) ----
   for (let ts = 1; ts <= 4; ++ts) await put('ver', 'q', 'v' + ts, ts);
   check('get newest version', cells(await get('ver')), ['q@4=v4']);

@@ -37,6 +37,41 @@ std::string_view TableOf(std::string_view region_name) {
                                                          region_name.data()));
 }
 
+// The start key of region `i` of `n` of a table: "" for the first, else
+// HBase's HexStringSplit point (the 32-bit space in n equal parts, 8
+// lowercase hex digits).
+std::string SplitPoint(uint32_t i, uint32_t n) {
+  if (i == 0 || n <= 1) return std::string();
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%08llx",
+                static_cast<unsigned long long>((uint64_t{1} << 32) * i / n));
+  return buf;
+}
+
+// The catalog's row (and the region's name) for region `i` of `table`.
+std::string RegionRow(std::string_view table, uint32_t i, uint32_t n) {
+  return std::string(table) + "," + SplitPoint(i, n) + "," + std::to_string(kUserRegionId);
+}
+
+// Which of the table's n regions a region name names; -1 when none.
+int RegionIndex(std::string_view name, uint32_t n) {
+  const std::string_view table = TableOf(name);
+  if (table.empty()) return -1;
+  const size_t last = name.rfind(',');
+  if (last == std::string_view::npos || last <= table.size()) return -1;
+  const std::string_view start = name.substr(table.size() + 1, last - table.size() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    if (SplitPoint(i, n) == start) return int(i);
+  return -1;
+}
+
+// The region (of n) holding `row`.
+uint32_t RegionOfRow(std::string_view row, uint32_t n) {
+  uint32_t i = 0;
+  while (i + 1 < n && row >= SplitPoint(i + 1, n)) ++i;
+  return i;
+}
+
 std::string BigEndian64(uint64_t v) {
   std::string s(8, '\0');
   StoreBE64(reinterpret_cast<uint8_t*>(s.data()), v);
@@ -374,7 +409,10 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   }
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
-    if (fast_ && PlainParam(m, c.param, cell_blocks_) && TryFast(m, c, body, out)) return;
+    // With several regions per table the full path checks each row's region.
+    if (fast_ && service_->regions_per_table() == 1 && PlainParam(m, c.param, cell_blocks_) &&
+        TryFast(m, c, body, out))
+      return;
   }
   HandleClient(c, out);
 }
@@ -575,18 +613,19 @@ void CallHandler::TableStateRow(ByteView row, pbw::Result* out) {
   EmitResult(r, row, out);
 }
 
-void CallHandler::CatalogRow(std::string_view table, const std::vector<std::string>& families,
-                             pbw::Result* out) {
+void CallHandler::CatalogRow(std::string_view table, uint32_t index,
+                             const std::vector<std::string>& families, pbw::Result* out) {
   const bool want_info =
       families.empty() || std::find(families.begin(), families.end(), "info") != families.end();
-  const std::string row = std::string(table) + ",," + std::to_string(kUserRegionId);
+  const uint32_t n = service_->regions_per_table();
+  const std::string row = RegionRow(table, index, n);
   if (!want_info) return;
   const ServerIdentity& id = service_->identity();
   pbw::RegionInfo ri;
   ri.set_region_id(kUserRegionId);
   SetTableName(table, ri.mutable_table_name());
-  ri.set_start_key("");
-  ri.set_end_key("");
+  ri.set_start_key(SplitPoint(index, n));
+  ri.set_end_key(index + 1 < n ? SplitPoint(index + 1, n) : std::string());
   ri.set_offline(false);
   ri.set_split(false);
   ri.set_replica_id(0);
@@ -630,13 +669,18 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
       return Status::Ok();
     }
     // A region row (or, with closest_row_before, the row at or before it).
-    const std::string region_row = std::string(table) + ",," + std::to_string(kUserRegionId);
-    if (g.closest_row_before() ? region_row <= row : region_row == row) {
+    const uint32_t n = service_->regions_per_table();
+    int found = -1;
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::string region_row = RegionRow(table, i, n);
+      if (g.closest_row_before() ? region_row <= row : region_row == row) found = int(i);
+    }
+    if (found >= 0) {
       if (g.existence_only()) {
         out->set_exists(true);
         return Status::Ok();
       }
-      CatalogRow(table, families, out);
+      CatalogRow(table, uint32_t(found), families, out);
     } else if (g.existence_only()) {
       out->set_exists(false);
     }
@@ -645,6 +689,7 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   if (region_name.empty())
     return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                             ": the request names no region");
+  WB_RETURN_IF_ERROR(CheckRow(region_name, ByteView(g.row())));
   std::vector<Column> cols;
   for (const auto& col : g.column()) {
     if (col.qualifier_size() == 0) {
@@ -760,10 +805,27 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
   return Status::Ok();
 }
 
-Status CallHandler::ApplyMutation(const pbw::MutationProto& p, WireReader* block,
-                                  pbw::Result* result) {
+Status CallHandler::CheckRow(ByteView region_name, ByteView row) {
+  const uint32_t n = service_->regions_per_table();
+  if (n <= 1) return Status::Ok();
+  const int index = RegionIndex(region_name.str(), n);
+  if (index < 0)
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                            region_name.ToString() + " is not online on this server");
+  if (RegionOfRow(row.str(), n) != uint32_t(index))
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                            region_name.ToString() + " does not hold row '" + row.ToString() +
+                            "' (its keys are [" + SplitPoint(uint32_t(index), n) + ", " +
+                            SplitPoint(uint32_t(index) + 1 < n ? uint32_t(index) + 1 : 0, n) +
+                            "))");
+  return Status::Ok();
+}
+
+Status CallHandler::ApplyMutation(ByteView region_name, const pbw::MutationProto& p,
+                                  WireReader* block, pbw::Result* result) {
   Mutation m;
   WB_RETURN_IF_ERROR(ReadMutation(p, block, &m, &mutation_cells_));
+  WB_RETURN_IF_ERROR(CheckRow(region_name, m.row));
   MutateResponse mr;
   if (m.type == MutationType::kPut || m.type == MutationType::kDelete)
     return service_->region()->Mutate(m, &mr);
@@ -820,6 +882,7 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
     if (!cond.ok()) return cond.status();
     Mutation m;
     WB_RETURN_IF_ERROR(ReadMutation(req.mutation(), &block, &m, &mutation_cells_));
+    WB_RETURN_IF_ERROR(CheckRow(ByteView(req.region().value()), m.row));
     bool processed = false;
     WB_RETURN_IF_ERROR(service_->region()->CheckAndMutate(*cond, std::span<const Mutation>(&m, 1),
                                                           &scratch_, &processed));
@@ -828,7 +891,7 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
   }
   const auto t = req.mutation().mutate_type();
   pbw::Result result;
-  WB_RETURN_IF_ERROR(ApplyMutation(req.mutation(), &block, &result));
+  WB_RETURN_IF_ERROR(ApplyMutation(ByteView(req.region().value()), req.mutation(), &block, &result));
   if (t == pbw::MutationProto::INCREMENT || t == pbw::MutationProto::APPEND)
     resp->mutable_result()->Swap(&result);
   resp->set_processed(true);
@@ -878,6 +941,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
           return Status::InvalidArgument("a conditional RegionAction holds only mutations");
         Mutation m;
         WB_RETURN_IF_ERROR(ReadMutation(a.mutation(), &block, &m, &cells[size_t(i)]));
+        WB_RETURN_IF_ERROR(CheckRow(region, m.row));
         mutations.push_back(m);
       }
       bool processed = false;
@@ -902,7 +966,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
       } else if (a.has_mutation()) {
         const auto t = a.mutation().mutate_type();
         pbw::Result* r = roe->mutable_result();
-        s = ApplyMutation(a.mutation(), &block, r);
+        s = ApplyMutation(region, a.mutation(), &block, r);
         if (s.ok() && t != pbw::MutationProto::INCREMENT && t != pbw::MutationProto::APPEND)
           r->Clear();
       } else if (a.has_get()) {
@@ -913,8 +977,15 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
           return s;  // An atomic action's bad mutation fails the whole call.
         roe->clear_result();
         auto* e = roe->mutable_exception();
-        e->set_name(std::string(exceptions::kDoNotRetry));
-        e->set_value(std::string(s.message()));
+        std::string msg(s.message());
+        const std::string_view nsr = exceptions::kNotServingRegion;
+        if (msg.compare(0, nsr.size(), nsr) == 0 && msg.size() > nsr.size() + 1) {
+          e->set_name(std::string(nsr));
+          e->set_value(msg.substr(nsr.size() + 2));
+        } else {
+          e->set_name(std::string(exceptions::kDoNotRetry));
+          e->set_value(msg);
+        }
       }
     }
   }
@@ -936,26 +1007,39 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
   if (max_rows == 0) return true;
   if (s->meta) {
     BumpShared(stats_->meta_calls, 1);
-    if (s->started || s->table.empty()) return false;
-    s->started = true;
-    const std::string row = s->table + ",," + std::to_string(kUserRegionId);
-    bool in_range;
-    if (s->reversed) {
-      in_range = (s->start_row.empty() || row < s->start_row ||
-                  (s->include_start && row == s->start_row)) &&
-                 (s->stop_row.empty() || row > s->stop_row ||
-                  (s->include_stop && row == s->stop_row));
-    } else {
-      in_range = (row > s->start_row || (s->include_start && row == s->start_row)) &&
-                 (s->stop_row.empty() || row < s->stop_row ||
-                  (s->include_stop && row == s->stop_row));
-    }
-    if (in_range) {
+    if (s->table.empty()) return false;
+    // The table's region rows, in the scan's direction, after the last one returned.
+    const uint32_t regions = service_->regions_per_table();
+    std::vector<std::pair<uint32_t, std::string>> rows;
+    for (uint32_t i = 0; i < regions; ++i) rows.emplace_back(i, RegionRow(s->table, i, regions));
+    if (s->reversed) std::reverse(rows.begin(), rows.end());
+    uint32_t added = 0;
+    for (const auto& [index, row] : rows) {
+      bool in_range;
+      if (s->reversed) {
+        in_range = (s->start_row.empty() || row < s->start_row ||
+                    (s->include_start && row == s->start_row)) &&
+                   (s->stop_row.empty() || row > s->stop_row ||
+                    (s->include_stop && row == s->stop_row));
+        if (s->started && !(row < s->next_row)) in_range = false;
+      } else {
+        in_range = (row > s->start_row || (s->include_start && row == s->start_row)) &&
+                   (s->stop_row.empty() || row < s->stop_row ||
+                    (s->include_stop && row == s->stop_row));
+        if (s->started && !(row > s->next_row)) in_range = false;
+      }
+      if (!in_range) continue;
+      if (added == max_rows) return true;
       std::vector<std::string> families;
       for (const auto& col : s->columns) families.push_back(col.first);
       pbw::Result r;
-      CatalogRow(s->table, families, &r);
-      if (r.associated_cell_count() > 0 || r.cell_size() > 0) add(&r, false);
+      CatalogRow(s->table, index, families, &r);
+      s->started = true;
+      s->next_row = row;
+      if (r.associated_cell_count() > 0 || r.cell_size() > 0) {
+        add(&r, false);
+        ++added;
+      }
     }
     return false;
   }
@@ -975,6 +1059,10 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
     }
     sr.stop_row = ByteView(s->stop_row);
     sr.include_stop = s->include_stop;
+    if (s->cut_by_region) {  // The region's bound is nearer than the scan's.
+      sr.stop_row = ByteView(s->reversed ? s->region_start : s->region_end);
+      sr.include_stop = s->reversed;  // A region holds its start key, not its end key.
+    }
     sr.number_of_rows = max_rows - n;
     sr.columns = std::span<const Column>(cols.data(), cols.size());
     sr.time_range = s->time_range;
@@ -1051,6 +1139,34 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       for (const auto& q : col.qualifier()) s.columns.emplace_back(col.family(), q);
     }
     s.rows_left = req.limit_of_rows();
+    if (!s.meta && service_->regions_per_table() > 1) {
+      const uint32_t regions = service_->regions_per_table();
+      const int index = RegionIndex(region.str(), regions);
+      if (index < 0)
+        return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                                region.ToString() + " is not online on this server");
+      s.region_start = SplitPoint(uint32_t(index), regions);
+      s.region_end = uint32_t(index) + 1 < regions ? SplitPoint(uint32_t(index) + 1, regions)
+                                                   : std::string();
+      // Start where the scan starts, within the region.
+      if (!s.reversed) {
+        if (s.start_row < s.region_start) {
+          s.start_row = s.region_start;
+          s.include_start = true;
+        }
+        s.cut_by_region = !s.region_end.empty() &&
+                          (s.stop_row.empty() || s.stop_row > s.region_end ||
+                           (s.stop_row == s.region_end && s.include_stop));
+      } else {
+        if (!s.region_end.empty() && (s.start_row.empty() || s.start_row >= s.region_end)) {
+          // Reversed from the region's last key: its end key is not in it.
+          s.start_row = s.region_end;
+          s.include_start = false;
+        }
+        s.cut_by_region = !s.region_start.empty() &&
+                          (s.stop_row.empty() || s.stop_row < s.region_start);
+      }
+    }
     if (s.meta) {
       s.table = std::string(TableOf(s.start_row));
       if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
@@ -1080,7 +1196,9 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
   if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
   Status st;
   bool known = true;
+  bool cut_by_region = false;
   bool more = service_->WithScanner(id, [&](Scanner* s) {
+    cut_by_region = s != nullptr && s->cut_by_region;
     if (s == nullptr) {
       known = false;
       return false;
@@ -1135,7 +1253,9 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
   } else if (!more) {
     service_->FinishScanner(id);
   }
-  resp->set_more_results(more && !req.close_scanner());
+  // A scan that goes on past its region: HBase 2 says more results, none in
+  // this region, and the client moves to the next region.
+  resp->set_more_results((more || (cut_by_region && st.ok())) && !req.close_scanner());
   resp->set_more_results_in_region(more);
   resp->set_ttl(kScannerLeaseMs);
   return Status::Ok();

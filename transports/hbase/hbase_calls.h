@@ -46,8 +46,10 @@ class CallHandler {
                       std::vector<Cell>* cells);
   // Applies one mutation as HBase would; fills `result` for increments and
   // appends (the new values).
-  Status ApplyMutation(const hbasewire::MutationProto& p, WireReader* block,
-                       hbasewire::Result* result);
+  Status ApplyMutation(ByteView region_name, const hbasewire::MutationProto& p,
+                       WireReader* block, hbasewire::Result* result);
+  // NotServingRegionException (as a status) unless the region named holds `row`.
+  Status CheckRow(ByteView region_name, ByteView row);
   // A Condition message as the model's (its value kept in condition_value_).
   StatusOr<Condition> ReadCondition(const hbasewire::Condition& c);
   // A Get answered by the region or, on hbase:meta, by the catalog.
@@ -57,7 +59,7 @@ class CallHandler {
   // cells' row when not empty.
   void EmitResult(const Result& r, ByteView row, hbasewire::Result* out);
   // The catalog's row for `table` ("T,,1"), cells as the catalog answers them.
-  void CatalogRow(std::string_view table, const std::vector<std::string>& families,
+  void CatalogRow(std::string_view table, uint32_t index, const std::vector<std::string>& families,
                   hbasewire::Result* out);
   void TableStateRow(ByteView row, hbasewire::Result* out);
   // One batch of an open scanner; false when the scanner is exhausted.

@@ -162,6 +162,9 @@ struct Scanner {
   uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
   std::shared_ptr<Filter> filter;  // Scan.filter, or null.
   uint64_t last_used_ms = 0;       // For the lease.
+  std::string region_end;  // The region's end key: where a forward scan stops ("" = none).
+  std::string region_start;  // Its start key: where a reversed scan stops.
+  bool cut_by_region = false;  // The scan's range goes past the region's.
 };
 
 // HBase's default scanner lease, and the clock it is kept by.
@@ -176,6 +179,9 @@ class HBaseService {
       : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
 
   Region* region() const { return region_; }
+  // Regions per table in the catalog (--regions-per-table); set before serving.
+  uint32_t regions_per_table() const { return regions_per_table_; }
+  void set_regions_per_table(uint32_t n) { regions_per_table_ = n < 1 ? 1 : n; }
   rpc::Service* codec_service() const { return codec_service_; }
   const ServerIdentity& identity() const { return identity_; }
   // Set once the server is bound (the port) and before it serves.
@@ -217,6 +223,7 @@ class HBaseService {
   ServerIdentity identity_;
   mutable std::mutex mu_;
   uint64_t next_scanner_ = 1;
+  uint32_t regions_per_table_ = 1;
   std::map<uint64_t, Scanner> scanners_;
   std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
 };
