@@ -28,6 +28,18 @@ enum class CellType : uint8_t {
 // True for the four codes above.
 bool IsValidCellType(uint8_t t);
 
+// HBase's HConstants.LATEST_TIMESTAMP (Long.MAX_VALUE): "the server's clock".
+// A region treats it like 0.
+inline constexpr uint64_t kLatestTimestamp = 0x7fffffffffffffffull;
+
+// A [min, max) range of timestamps, HBase's TimeRange (all of time by default).
+struct TimeRange {
+  uint64_t min = 0;
+  uint64_t max = kLatestTimestamp;
+  bool Includes(uint64_t ts) const { return ts >= min && ts < max; }
+  bool all() const { return min == 0 && max == kLatestTimestamp; }
+};
+
 // One cell: a (row, family, qualifier, timestamp, type) key and a value.
 struct Cell {
   ByteView row;
@@ -74,16 +86,25 @@ struct MutateResponse {
 struct GetRequest {
   ByteView row;
   std::span<const Column> columns;  // Empty = every column of the row.
+  // HBase's Get options; codecs other than HBase's leave the defaults.
+  uint32_t max_versions = 1;  // Versions per column, newest first (a region caps it).
+  TimeRange time_range;       // Only cells whose timestamp is in it.
 };
 struct GetResponse {
   Result result;
 };
 
 struct ScanRequest {
-  ByteView start_row;              // Inclusive.
-  ByteView stop_row;               // Exclusive; empty = no upper bound.
+  ByteView start_row;              // Inclusive (unless !include_start); empty = from the first row.
+  ByteView stop_row;               // Exclusive (unless include_stop); empty = no bound.
   uint32_t number_of_rows = 0;     // The most rows to return.
   std::span<const Column> columns;  // Empty = every column.
+  // HBase's Scan options; codecs other than HBase's leave the defaults.
+  uint32_t max_versions = 1;
+  TimeRange time_range;
+  bool reversed = false;  // Rows in descending order: start_row is the highest, stop_row the lowest.
+  bool include_start = true;
+  bool include_stop = false;
 };
 struct ScanResponse {
   std::span<const Result> results;  // One per row, in row order.

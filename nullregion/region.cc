@@ -32,3 +32,122 @@ Status Region::Multi(const MultiRequest& req, RegionScratch* scratch, MultiRespo
 }
 
 }  // namespace wirebench
+
+namespace wirebench {
+
+namespace {
+
+int Compare3(ByteView a, ByteView b) {
+  const int c = a.str().compare(b.str());
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+}  // namespace
+
+bool ConditionHolds(const Condition& c, const Cell* newest) {
+  if (c.op == CompareOp::kNoOp) return false;
+  if (c.value_is_null) {
+    // HBase: an absent cell matches a null value except under NOT_EQUAL; a
+    // present one matches when its emptiness agrees with the operator.
+    if (newest == nullptr) return c.op != CompareOp::kNotEqual;
+    return newest->value.empty() == (c.op != CompareOp::kNotEqual);
+  }
+  if (newest == nullptr) return false;
+  const int cmp = Compare3(c.value, newest->value);
+  switch (c.op) {
+    case CompareOp::kLess: return cmp < 0;
+    case CompareOp::kLessOrEqual: return cmp <= 0;
+    case CompareOp::kEqual: return cmp == 0;
+    case CompareOp::kNotEqual: return cmp != 0;
+    case CompareOp::kGreaterOrEqual: return cmp >= 0;
+    case CompareOp::kGreater: return cmp > 0;
+    default: return false;
+  }
+}
+
+Status Region::CheckAndMutate(const Condition& c, std::span<const Mutation> mutations,
+                              RegionScratch* scratch, bool* processed) {
+  const Column col{c.family, c.qualifier};
+  GetRequest g;
+  g.row = c.row;
+  g.columns = std::span<const Column>(&col, 1);
+  g.time_range = c.time_range;
+  GetResponse gr;
+  WB_RETURN_IF_ERROR(Get(g, scratch, &gr));
+  const Cell* newest = nullptr;
+  for (const Cell& have : gr.result.cells)
+    if (have.family == c.family && have.qualifier == c.qualifier) {
+      newest = &have;
+      break;
+    }
+  *processed = ConditionHolds(c, newest);
+  if (!*processed) return Status::Ok();
+  for (const Mutation& m : mutations) {
+    MutateResponse mr;
+    WB_RETURN_IF_ERROR(Mutate(m, &mr));
+  }
+  return Status::Ok();
+}
+
+Status Region::ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result* out) {
+  if (m.type != MutationType::kIncrement && m.type != MutationType::kAppend)
+    return Status::InvalidArgument("ReadModifyWrite takes an Increment or an Append");
+  // New values go to scratch->bytes first (it may move while it grows); the
+  // cells' views are made once it stops.
+  ByteBuffer values;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const Cell& cell : m.cells) {
+    const Column col{cell.family, cell.qualifier};
+    GetRequest g;
+    g.row = m.row;
+    g.columns = std::span<const Column>(&col, 1);
+    GetResponse gr;
+    WB_RETURN_IF_ERROR(Get(g, scratch, &gr));
+    const Cell* current = nullptr;
+    for (const Cell& have : gr.result.cells)
+      if (have.family == cell.family && have.qualifier == cell.qualifier) {
+        current = &have;
+        break;
+      }
+    const size_t at = values.size();
+    if (m.type == MutationType::kIncrement) {
+      if (cell.value.size() != 8)
+        return Status::InvalidArgument("Increment: the amount for " + cell.qualifier.ToString() +
+                                       " is " + std::to_string(cell.value.size()) +
+                                       " bytes wide, not a long");
+      if (current != nullptr && current->value.size() != 8)
+        return Status::InvalidArgument("Field is not a long, it's " +
+                                       std::to_string(current->value.size()) + " bytes wide");
+      const uint64_t sum =
+          (current ? LoadBE64(current->value.data()) : 0) + LoadBE64(cell.value.data());
+      StoreBE64(values.Extend(8), sum);
+    } else {
+      if (current) values.Append(current->value);
+      values.Append(cell.value);
+    }
+    spans.emplace_back(at, values.size() - at);
+  }
+  scratch->cells.assign(m.cells.begin(), m.cells.end());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    Cell& c = scratch->cells[i];
+    c.value = ByteView(values.data() + spans[i].first, spans[i].second);
+    c.type = CellType::kPut;
+    c.timestamp = 0;
+  }
+  Mutation put = m;
+  put.type = MutationType::kPut;
+  put.timestamp = 0;
+  put.cells = std::span<const Cell>(scratch->cells.data(), scratch->cells.size());
+  MutateResponse mr;
+  WB_RETURN_IF_ERROR(Mutate(put, &mr));
+  // The answer's values live in scratch->bytes.
+  scratch->bytes.Clear();
+  scratch->bytes.Append(ByteView(values.data(), values.size()));
+  for (size_t i = 0; i < spans.size(); ++i)
+    scratch->cells[i].value = ByteView(scratch->bytes.data() + spans[i].first, spans[i].second);
+  out->cells = std::span<const Cell>(scratch->cells.data(), scratch->cells.size());
+  out->exists = true;
+  return Status::Ok();
+}
+
+}  // namespace wirebench

@@ -34,6 +34,35 @@ struct RegionScratch {
   ByteBuffer bytes;  // Copied cell bytes; views into it are made after it stops growing.
 };
 
+// HBase's CompareOperator (and CompareType) numbering.
+enum class CompareOp : uint8_t {
+  kLess = 0,
+  kLessOrEqual = 1,
+  kEqual = 2,
+  kNotEqual = 3,
+  kGreaterOrEqual = 4,
+  kGreater = 5,
+  kNoOp = 6,
+};
+
+// A checkAndMutate condition on one column of one row, as HBase 2.x
+// evaluates it: with value_is_null, "the column has no cell (or an empty
+// one)" (NOT_EQUAL: "it has a non-empty one"); else the newest cell in
+// time_range must exist and `value OP newest` must hold, comparing bytes as
+// HBase's BinaryComparator does (so LESS means value < the stored value).
+struct Condition {
+  ByteView row;
+  ByteView family;
+  ByteView qualifier;
+  CompareOp op = CompareOp::kEqual;
+  ByteView value;
+  bool value_is_null = false;
+  TimeRange time_range;
+};
+// Whether `c` holds when `newest` is the column's newest cell in its time
+// range (nullptr when there is none).
+bool ConditionHolds(const Condition& c, const Cell* newest);
+
 class Region {
  public:
   virtual ~Region() = default;
@@ -48,6 +77,19 @@ class Region {
   // Applies every action. The default runs Mutate and Get one by one; a
   // region that can batch (a log with group commit) overrides it.
   virtual Status Multi(const MultiRequest& req, RegionScratch* scratch, MultiResponse* resp);
+
+  // HBase's checkAndMutate: applies `mutations` (puts and deletes of c.row)
+  // in order when the condition holds; *processed says whether it did. The
+  // default reads with Get and writes with Mutate (not atomic between the
+  // two); a region that stores rows overrides it with one atomic step.
+  virtual Status CheckAndMutate(const Condition& c, std::span<const Mutation> mutations,
+                                RegionScratch* scratch, bool* processed);
+  // HBase's Increment (m.type kIncrement: every cell's value an 8-byte
+  // big-endian amount; a missing counter counts from 0) and Append (kAppend:
+  // values appended to the current ones). Answers the new cells in *out,
+  // built in `scratch`. The default reads with Get and writes with Mutate
+  // (not atomic); a region that stores rows overrides it.
+  virtual Status ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result* out);
 
   // Microseconds by which the server should hold every reply without using
   // CPU (the null region's calibration knob); 0 for real regions.

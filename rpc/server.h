@@ -58,6 +58,9 @@ struct ServerOptions {
   std::string zookeeper;
   // How long the registration waits for ZooKeeper before it fails the start.
   int zookeeper_timeout_ms = 10000;
+  // --rpc hbase: regions the catalog lists per table, split at HBase's
+  // HexStringSplit points (1 = one region covering every key).
+  uint32_t regions_per_table = 1;
 };
 
 class Server final : public TransportServer {

@@ -383,7 +383,7 @@ inline std::vector<MessageCase> BuildCases(MessageStore* st) {
   add("get_all_columns", GetRequest{GetOf(st, st->Bytes(YcsbKey(8)), false)});
   add("get_columns", GetRequest{GetOf(st, st->Bytes(YcsbKey(9)), true)});
   add("get_all_bytes_row", GetRequest{GetOf(st, st->Bytes(all), true)});
-  add("scan_unbounded", ScanRequest{{}, {}, 0, {}});
+  add("scan_unbounded", ScanRequest());
   {
     ScanRequest s;
     s.start_row = st->Bytes(YcsbKey(10));

@@ -115,7 +115,8 @@ class TwoCallStream final : public OpStream {
     op->type = OpType::kReadModifyWrite;
     op->ncalls = 2;
     op->calls[0].method = Method::kGet;
-    op->calls[0].get = GetRequest{ByteView(rec_.row), {}};
+    op->calls[0].get = GetRequest();
+    op->calls[0].get.row = ByteView(rec_.row);
     op->calls[1].method = Method::kMutate;
     op->calls[1].mutate.mutation = Mutation{ByteView(rec_.row), MutationType::kPut, 0, rec_.cells};
     return true;

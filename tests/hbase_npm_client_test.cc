@@ -130,6 +130,93 @@ TEST(HBaseNpmClient, EveryOperationThroughZooKeeperMeasuredPerOp) {
   EXPECT_NE(out.find("[SERVER], IoThreadCpuPerOp(us), "), std::string::npos) << out;
 }
 
+// HBase's client-API semantics (tests/hbase_client/semantics.js) through
+// the npm client against the memstore region keeping three versions: every
+// check compares what the client got back with what HBase answers.
+TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
+  SKIP_UNLESS_READY();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string zk = quorum + "/npm-semantics";
+  const std::string stem = Stem("semantics");
+  testing::WirebenchProcess server(kBinary,
+                                   {"server", "--rpc", "hbase", "--port", "0", "--region",
+                                    "memstore", "--max-versions", "3", "--zookeeper", zk},
+                                   stem);
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer({quorum, "/npm-semantics"}, std::chrono::milliseconds(5000));
+  }
+  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  testing::WirebenchProcess node("/usr/bin/env",
+                                 {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
+                                  "--timeout-ms", "60000"},
+                                 stem + "_node");
+  const int rc = node.Wait(std::chrono::seconds(120));
+  const std::string out = ReadFile(stem + "_node.out");
+  nlohmann::json summary;
+  int checks = 0;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;
+    if (j.contains("check")) {
+      ++checks;
+      EXPECT_TRUE(j["ok"].get<bool>()) << j["check"].get<std::string>() << ": got "
+                                       << j["got"].dump() << ", want " << j["want"].dump();
+    }
+    if (j.contains("summary")) summary = j["summary"];
+    if (j.contains("error")) ADD_FAILURE() << j["error"].get<std::string>();
+  }
+  EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
+  ASSERT_TRUE(summary.is_object()) << out << ReadFile(stem + "_node.err");
+  EXPECT_EQ(summary["checks"].get<int>(), checks);
+  EXPECT_GE(checks, 40) << "every check of semantics.js ran";
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+}
+
+// --regions-per-table 4: hbase:meta lists four regions per table at
+// HexStringSplit's points; the npm client locates each row's region, sends
+// one Multi per region and scans across regions, forward and reversed.
+TEST(HBaseNpmClient, SeveralRegionsPerTable) {
+  SKIP_UNLESS_READY();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string zk = quorum + "/npm-regions";
+  const std::string stem = Stem("regions");
+  testing::WirebenchProcess server(kBinary,
+                                   {"server", "--rpc", "hbase", "--port", "0", "--region",
+                                    "memstore", "--regions-per-table", "4", "--zookeeper", zk},
+                                   stem);
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer({quorum, "/npm-regions"}, std::chrono::milliseconds(5000));
+  }
+  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  testing::WirebenchProcess node("/usr/bin/env",
+                                 {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
+                                  "--regions", "4", "--timeout-ms", "60000"},
+                                 stem + "_node");
+  const int rc = node.Wait(std::chrono::seconds(120));
+  const std::string out = ReadFile(stem + "_node.out");
+  int checks = 0;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("check")) continue;
+    ++checks;
+    EXPECT_TRUE(j["ok"].get<bool>()) << j["check"].get<std::string>() << ": got "
+                                     << j["got"].dump() << ", want " << j["want"].dump();
+  }
+  EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
+  EXPECT_EQ(checks, 5) << out;
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+}
+
 TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
   SKIP_UNLESS_READY();
   const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();

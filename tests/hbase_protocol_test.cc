@@ -163,10 +163,12 @@ pbw::RegionSpecifier* Region(pbw::RegionSpecifier* r, const std::string& name) {
 // One server per fixture: a null region or a memstore behind it.
 class HBaseServerFixture {
  public:
-  explicit HBaseServerFixture(std::unique_ptr<wirebench::Region> region)
+  explicit HBaseServerFixture(std::unique_ptr<wirebench::Region> region,
+                              uint32_t regions_per_table = 1)
       : region_(std::move(region)), service_(region_.get()) {
     rpc::ServerOptions o;
     o.port = 0;
+    o.regions_per_table = regions_per_table;
     o.max_frame = 1 << 20;
     server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
     EXPECT_TRUE(server_->Start().ok());
@@ -190,14 +192,17 @@ class HBaseServerFixture {
 
 HBaseServerFixture* g_null = nullptr;
 HBaseServerFixture* g_mem = nullptr;
+HBaseServerFixture* g_split = nullptr;  // A memstore, four regions per table.
 
 class Servers : public ::testing::Environment {
  public:
   void SetUp() override {
     g_null = new HBaseServerFixture(NewNullRegion({}));
     g_mem = new HBaseServerFixture(NewMemstoreRegion());
+    g_split = new HBaseServerFixture(NewMemstoreRegion(), 4);
   }
   void TearDown() override {
+    delete g_split;
     delete g_null;
     delete g_mem;
   }
@@ -595,11 +600,21 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
     if (!resp.more_results()) break;
   }
   EXPECT_EQ(rows, (std::vector<std::string>{"s2", "s3", "s4"}));
-  // The scanner is gone: HBase's UnknownScannerException.
+  // The scanner ran out and is closed; a client of the 0.96/0.98 protocol
+  // (the npm client) calls once more and gets an empty last batch.
   pbw::ScanRequest again;
   again.set_scanner_id(id);
   again.set_number_of_rows(2);
   ASSERT_TRUE(peer->Send(Call(50, "Scan", again)));
+  Reply last = ReadReply(*peer);
+  ASSERT_FALSE(last.header.has_exception());
+  pbw::ScanResponse empty;
+  ASSERT_TRUE(empty.ParseFromString(last.message));
+  EXPECT_EQ(empty.results_size(), 0);
+  EXPECT_FALSE(empty.more_results());
+  // A scanner never opened: HBase's UnknownScannerException.
+  again.set_scanner_id(id + 1000);
+  ASSERT_TRUE(peer->Send(Call(51, "Scan", again)));
   Reply r = ReadReply(*peer);
   ASSERT_TRUE(r.header.has_exception());
   EXPECT_EQ(r.header.exception().exception_class_name(),
@@ -614,6 +629,91 @@ TEST(HBaseCalls, OversizedCallGetsRequestTooBigAndCloses) {
   EXPECT_EQ(r.header.exception().exception_class_name(),
             "org.apache.hadoop.hbase.exceptions.RequestTooBigException");
   EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
+}
+
+}  // namespace
+}  // namespace wirebench
+
+namespace wirebench {
+namespace {
+
+// --regions-per-table 4: the catalog lists HexStringSplit's regions, and a
+// row outside the region a call names gets NotServingRegionException.
+TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
+  auto peer = g_split->Open("");
+  // The Java client's lookup: a reversed scan of hbase:meta from the row's key.
+  pbw::ScanRequest locate;
+  Region(locate.mutable_region(), "hbase:meta,,1");
+  locate.mutable_scan()->set_start_row("t,9z,99999999999999");
+  locate.mutable_scan()->set_reversed(true);
+  locate.set_number_of_rows(1);
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", locate)));
+  pbw::ScanResponse found;
+  ASSERT_TRUE(found.ParseFromString(ReadReply(*peer).message));
+  ASSERT_EQ(found.results_size(), 1);
+  EXPECT_EQ(found.results(0).cell(0).row(), "t,80000000,1");
+  pbw::RegionInfo ri;
+  ASSERT_TRUE(ri.ParseFromString(found.results(0).cell(0).value().substr(4)));
+  EXPECT_EQ(ri.start_key(), "80000000");
+  EXPECT_EQ(ri.end_key(), "c0000000");
+  // A forward scan of the table's rows lists all four, in order.
+  pbw::ScanRequest all;
+  Region(all.mutable_region(), "hbase:meta,,1");
+  all.mutable_scan()->set_start_row("t,");
+  all.mutable_scan()->set_stop_row("t-");
+  all.set_number_of_rows(10);
+  ASSERT_TRUE(peer->Send(Call(2, "Scan", all)));
+  pbw::ScanResponse listed;
+  ASSERT_TRUE(listed.ParseFromString(ReadReply(*peer).message));
+  std::vector<std::string> rows;
+  for (const auto& r : listed.results()) rows.push_back(r.cell(0).row());
+  EXPECT_EQ(rows, (std::vector<std::string>{"t,,1", "t,40000000,1", "t,80000000,1", "t,c0000000,1"}));
+
+  auto put = [](const std::string& region, const std::string& row) {
+    pbw::MutateRequest m;
+    Region(m.mutable_region(), region);
+    auto* mu = m.mutable_mutation();
+    mu->set_row(row);
+    mu->set_mutate_type(pbw::MutationProto::PUT);
+    auto* cv = mu->add_column_value();
+    cv->set_family("f");
+    auto* qv = cv->add_qualifier_value();
+    qv->set_qualifier("q");
+    qv->set_value("v");
+    return m;
+  };
+  EXPECT_TRUE(Processed(*peer, 3, put("t,80000000,1", "90")));
+  ASSERT_TRUE(peer->Send(Call(4, "Mutate", put("t,,1", "90"))));
+  Reply wrong = ReadReply(*peer);
+  ASSERT_TRUE(wrong.header.has_exception());
+  EXPECT_EQ(wrong.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.NotServingRegionException");
+  EXPECT_NE(wrong.header.exception().stack_trace().find("does not hold row '90'"),
+            std::string::npos);
+  pbw::GetRequest g;
+  Region(g.mutable_region(), "t,40000000,1");
+  g.mutable_get()->set_row("10");
+  ASSERT_TRUE(peer->Send(Call(5, "Get", g)));
+  Reply get_wrong = ReadReply(*peer);
+  ASSERT_TRUE(get_wrong.header.has_exception());
+  EXPECT_EQ(get_wrong.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.NotServingRegionException");
+  g.mutable_region()->set_value("t,80000000,1");
+  g.mutable_get()->set_row("90");
+  ASSERT_TRUE(peer->Send(Call(6, "Get", g)));
+  Reply ok = ReadReply(*peer);
+  ASSERT_FALSE(ok.header.has_exception());
+  pbw::GetResponse got;
+  ASSERT_TRUE(got.ParseFromString(ok.message));
+  ASSERT_EQ(got.result().cell_size(), 1);
+  EXPECT_EQ(got.result().cell(0).value(), "v");
+  // A region the catalog never named.
+  g.mutable_region()->set_value("t,12345678,1");
+  ASSERT_TRUE(peer->Send(Call(7, "Get", g)));
+  Reply unknown = ReadReply(*peer);
+  ASSERT_TRUE(unknown.header.has_exception());
+  EXPECT_EQ(unknown.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.NotServingRegionException");
 }
 
 }  // namespace

@@ -48,12 +48,15 @@ class MixedStream final : public OpStream {
       case 1:
         op->type = OpType::kRead;
         c.method = Method::kGet;
-        c.get = GetRequest{ByteView(rec_.row), {}};
+        c.get = GetRequest();
+        c.get.row = ByteView(rec_.row);
         break;
       case 2:
         op->type = OpType::kScan;
         c.method = Method::kScan;
-        c.scan = ScanRequest{ByteView(rec_.row), ByteView(), 10, {}};
+        c.scan = ScanRequest();
+        c.scan.start_row = ByteView(rec_.row);
+        c.scan.number_of_rows = 10;
         break;
       default:
         op->type = OpType::kFlush;

@@ -60,7 +60,8 @@ class GetStream final : public OpStream {
     op->type = OpType::kRead;
     op->ncalls = 1;
     op->calls[0].method = Method::kGet;
-    op->calls[0].get = GetRequest{ByteView(keys_[i_++]), {}};
+    op->calls[0].get = GetRequest();
+    op->calls[0].get.row = ByteView(keys_[i_++]);
     return true;
   }
   OpResult OnRead(const PlannedOp&, const GetResponse& r) override {

@@ -60,6 +60,10 @@ int RunServer(const ServerCommandOptions& o) {
         "--zookeeper registers an HBase-protocol server, and --rpc " + o.rpc +
         " is not one: use --rpc hbase (HBase clients find it through ZooKeeper), or leave "
         "--zookeeper out");
+  if (checked.ok() && o.server.regions_per_table != 1 && o.rpc != "hbase")
+    checked = Status::InvalidArgument(
+        "--regions-per-table splits the tables of HBase's catalog, and --rpc " + o.rpc +
+        " has none: use --rpc hbase, or leave --regions-per-table out");
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
@@ -143,6 +147,12 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "--rpc hbase: register in ZooKeeper at HOST:PORT[,HOST:PORT...][/ROOT] (root "
                   "/hbase by default) as HBase does, so HBase clients given the quorum find this "
                   "server; the nodes are removed on a clean stop");
+  cmd->add_option("--regions-per-table", s.regions_per_table,
+                  "--rpc hbase: regions hbase:meta lists per table, split at HBase's "
+                  "HexStringSplit points (8 hex digits: 00000000..ffffffff in N equal parts); a "
+                  "key outside the region a call names gets NotServingRegionException")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--zookeeper-timeout-ms", s.zookeeper_timeout_ms,
                   "How long to wait for ZooKeeper at start before failing")
       ->capture_default_str()

@@ -401,7 +401,12 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   Mutation Resolve(const MutationRef& m) const {
     return Mutation{m.row, m.type, m.timestamp, CellSpan(m.cells)};
   }
-  GetRequest Resolve(const GetRef& g) const { return GetRequest{g.row, ColumnSpan(g.columns)}; }
+  GetRequest Resolve(const GetRef& g) const {
+    GetRequest r;
+    r.row = g.row;
+    r.columns = ColumnSpan(g.columns);
+    return r;
+  }
   Result Resolve(const ResultRef& r) const { return Result{CellSpan(r.cells), r.exists}; }
 
   std::vector<Cell> cells_;

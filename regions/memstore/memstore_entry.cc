@@ -1,17 +1,38 @@
-// `--region memstore`: an in-memory sorted store (no options).
+// `--region memstore`: an in-memory sorted store with HBase's data model.
 #include "nullregion/region_entry.h"
 #include "regions/memstore/memstore_region.h"
 
 namespace wirebench {
 
+namespace {
+
+constexpr std::string_view kMaxVersions = "--max-versions";
+
+StatusOr<MemstoreOptions> Options(const RegionSettings& settings) {
+  MemstoreOptions o;
+  if (!settings.Get(kMaxVersions).empty()) {
+    auto v = settings.GetUint32(kMaxVersions, 1, 1000000);
+    if (!v.ok()) return v.status();
+    o.max_versions = *v;
+  }
+  return o;
+}
+
+}  // namespace
+
 const RegionEntry& MemstoreRegionEntry() {
   static const RegionEntry entry{
       "memstore",
-      "an in-memory sorted store: puts kept, reads answered",
-      {},
-      [](const RegionSettings&) { return Status::Ok(); },
-      [](const RegionSettings&) -> StatusOr<std::unique_ptr<Region>> {
-        return NewMemstoreRegion();
+      "an in-memory sorted store with HBase's data model: puts kept, reads answered",
+      {{kMaxVersions,
+        "memstore region: versions kept per column, for every family (HBase's VERSIONS; "
+        "default 1)",
+        ""}},
+      [](const RegionSettings& settings) { return Options(settings).status(); },
+      [](const RegionSettings& settings) -> StatusOr<std::unique_ptr<Region>> {
+        auto o = Options(settings);
+        if (!o.ok()) return o.status();
+        return NewMemstoreRegion(*o);
       },
       nullptr};
   return entry;

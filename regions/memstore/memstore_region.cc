@@ -31,7 +31,8 @@ struct ColumnKey {
 };
 using ColumnRef = std::pair<std::string_view, std::string_view>;
 
-// Orders columns by (family, qualifier); transparent so lookups need no copy.
+// Orders columns by (family, qualifier), bytes compared unsigned as HBase
+// does; transparent so lookups need no copy.
 struct ColumnLess {
   using is_transparent = void;
   static ColumnRef Ref(const ColumnKey& k) { return {k.family, k.qualifier}; }
@@ -42,21 +43,45 @@ struct ColumnLess {
   }
 };
 
-struct StoredCell {
+struct Version {
+  uint64_t timestamp = 0;
   std::string value;
+};
+
+// A column's versions: the newest inline (the only one at --max-versions 1,
+// so the common case allocates nothing more), older ones newest first.
+struct ColumnCells {
+  Version newest;
+  std::vector<Version> older;
+};
+
+// A delete marker HBase keeps so that later puts of older cells stay masked:
+// the whole row (kDeleteFamily with all_families), a family, every version
+// of a column up to `timestamp` (kDeleteColumn), or one version (kDelete).
+struct Marker {
+  CellType type = CellType::kDeleteFamily;
+  bool all_families = false;
+  std::string family;
+  std::string qualifier;
   uint64_t timestamp = 0;
 };
 
-using RowMap = std::map<ColumnKey, StoredCell, ColumnLess>;
-using RowsMap = std::map<std::string, RowMap, std::less<>>;
+using ColumnMap = std::map<ColumnKey, ColumnCells, ColumnLess>;
+struct RowData {
+  ColumnMap cols;
+  std::vector<Marker> markers;  // Empty unless the row saw a delete.
+};
+using RowsMap = std::map<std::string, RowData, std::less<>>;
 
 std::string_view Sv(ByteView v) { return v.str(); }
+
+bool IsLatest(uint64_t ts) { return ts == 0 || ts == kLatestTimestamp; }
 
 struct alignas(64) Shard {
   mutable std::shared_mutex mu;
   RowsMap rows;
   // Guarded by mu (written under the exclusive lock).
-  uint64_t cells = 0;
+  uint64_t cells = 0;  // Versions stored.
   uint64_t bytes = 0;  // Row, family, qualifier and value bytes stored.
 };
 
@@ -68,10 +93,13 @@ struct alignas(64) OpCounters {
   std::atomic<uint64_t> scans{0};
   std::atomic<uint64_t> multis{0};
   std::atomic<uint64_t> cells_returned{0};
+  std::atomic<uint64_t> check_and_mutates{0};
+  std::atomic<uint64_t> increments{0};
+  std::atomic<uint64_t> appends{0};
 };
 
-uint64_t CellBytes(std::string_view row, const ColumnKey& k, const StoredCell& c) {
-  return row.size() + k.family.size() + k.qualifier.size() + c.value.size();
+uint64_t CellBytes(std::string_view row, const ColumnKey& k, const Version& v) {
+  return row.size() + k.family.size() + k.qualifier.size() + v.value.size();
 }
 
 // True when the column (family, qualifier) is selected by `columns`
@@ -85,10 +113,37 @@ bool Selected(const ColumnKey& k, std::span<const Column> columns) {
   return false;
 }
 
+bool Masked(const std::vector<Marker>& markers, std::string_view family,
+            std::string_view qualifier, uint64_t ts) {
+  for (const Marker& m : markers) {
+    if (m.all_families) {
+      if (ts <= m.timestamp) return true;
+      continue;
+    }
+    if (m.family != family) continue;
+    switch (m.type) {
+      case CellType::kDeleteFamily:
+        if (ts <= m.timestamp) return true;
+        break;
+      case CellType::kDeleteColumn:
+        if (m.qualifier == qualifier && ts <= m.timestamp) return true;
+        break;
+      case CellType::kDelete:
+        if (m.qualifier == qualifier && ts == m.timestamp) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 class MemstoreRegion final : public Region {
  public:
   explicit MemstoreRegion(const MemstoreOptions& options)
-      : options_(options), shards_(std::max<uint32_t>(1, options.shards)) {}
+      : options_(options),
+        max_versions_(std::max<uint32_t>(1, options.max_versions)),
+        shards_(std::max<uint32_t>(1, options.shards)) {}
 
   std::string_view name() const override { return "memstore"; }
 
@@ -113,46 +168,76 @@ class MemstoreRegion final : public Region {
     ResultBuilder b(scratch);
     const std::string_view start = Sv(req.start_row);
     const std::string_view stop = Sv(req.stop_row);
-    auto in_range = [&](const std::string& row) { return stop.empty() || row < stop; };
 
     // Lock every shard for reading (always in index order; writers take one
     // shard only, so this cannot deadlock) and merge their rows in order.
     std::vector<std::shared_lock<std::shared_mutex>> locks;
     locks.reserve(shards_.size());
     for (const Shard& s : shards_) locks.emplace_back(s.mu);
-    using It = RowsMap::const_iterator;
-    std::vector<std::pair<It, It>> cursors;
-    cursors.reserve(shards_.size());
-    for (const Shard& s : shards_) cursors.emplace_back(s.rows.lower_bound(start), s.rows.end());
 
     uint32_t returned = 0;
     uint64_t cells = 0;
     bool more = false;
-    for (;;) {
-      std::pair<It, It>* best = nullptr;
-      for (auto& c : cursors) {
-        if (c.first == c.second || !in_range(c.first->first)) continue;
-        if (!best || c.first->first < best->first->first) best = &c;
-      }
-      if (!best) break;
+    // Adds one row; false when the limit was reached before it.
+    auto add_row = [&](const std::string& row, const RowData& data) {
       if (returned == limit) {
         more = true;
-        break;
+        return false;
       }
-      const auto& [row, cols] = *best->first;
       b.BeginResult(ByteView(row), true);
-      for (const auto& [k, v] : cols) {
-        if (Selected(k, req.columns))
-          b.AddCell(ByteView(k.family), ByteView(k.qualifier), v.timestamp, CellType::kPut,
-                    ByteView(v.value));
-      }
+      AddCells(data, req.columns, req.max_versions, req.time_range, &b);
       if (b.current_cells() == 0) {
         b.DropResult();  // HBase skips rows with no selected cells.
       } else {
         cells += b.current_cells();
         ++returned;
       }
-      ++best->first;
+      return true;
+    };
+    if (!req.reversed) {
+      auto in_range = [&](const std::string& row) {
+        return stop.empty() || row < stop || (req.include_stop && row == stop);
+      };
+      using It = RowsMap::const_iterator;
+      std::vector<std::pair<It, It>> cursors;
+      cursors.reserve(shards_.size());
+      for (const Shard& s : shards_)
+        cursors.emplace_back(req.include_start ? s.rows.lower_bound(start) : s.rows.upper_bound(start),
+                             s.rows.end());
+      for (;;) {
+        std::pair<It, It>* best = nullptr;
+        for (auto& c : cursors) {
+          if (c.first == c.second || !in_range(c.first->first)) continue;
+          if (!best || c.first->first < best->first->first) best = &c;
+        }
+        if (!best) break;
+        if (!add_row(best->first->first, best->first->second)) break;
+        ++best->first;
+      }
+    } else {
+      // Descending from start_row (empty: the last row) down to stop_row.
+      auto in_range = [&](const std::string& row) {
+        return stop.empty() || row > stop || (req.include_stop && row == stop);
+      };
+      using It = RowsMap::const_reverse_iterator;
+      std::vector<std::pair<It, It>> cursors;
+      cursors.reserve(shards_.size());
+      for (const Shard& s : shards_) {
+        auto upper = start.empty()         ? s.rows.end()
+                     : req.include_start ? s.rows.upper_bound(start)
+                                         : s.rows.lower_bound(start);
+        cursors.emplace_back(It(upper), s.rows.rend());
+      }
+      for (;;) {
+        std::pair<It, It>* best = nullptr;
+        for (auto& c : cursors) {
+          if (c.first == c.second || !in_range(c.first->first)) continue;
+          if (!best || c.first->first > best->first->first) best = &c;
+        }
+        if (!best) break;
+        if (!add_row(best->first->first, best->first->second)) break;
+        ++best->first;
+      }
     }
     locks.clear();
     b.Finish();
@@ -193,6 +278,110 @@ class MemstoreRegion final : public Region {
     return Status::Ok();
   }
 
+  Status CheckAndMutate(const Condition& c, std::span<const Mutation> mutations,
+                        RegionScratch*, bool* processed) override {
+    ops_.check_and_mutates.fetch_add(1, std::memory_order_relaxed);
+    if (c.row.empty()) return Status::InvalidArgument("checkAndMutate: the condition has no row");
+    for (const Mutation& m : mutations) {
+      if (m.row != c.row)
+        return Status::InvalidArgument("checkAndMutate: a mutation names row '" +
+                                       m.row.ToString() + "', not the condition's '" +
+                                       c.row.ToString() + "'");
+      if (m.type != MutationType::kPut && m.type != MutationType::kDelete)
+        return Status::Unimplemented(
+            "checkAndMutate: only puts and deletes may follow a condition here");
+    }
+    Shard& s = ShardFor(c.row);
+    std::unique_lock lock(s.mu);
+    const Cell* newest = nullptr;
+    Cell found;
+    auto row_it = s.rows.find(Sv(c.row));
+    if (row_it != s.rows.end()) {
+      auto it = row_it->second.cols.find(ColumnRef{Sv(c.family), Sv(c.qualifier)});
+      if (it != row_it->second.cols.end()) {
+        const ColumnCells& cc = it->second;
+        auto pick = [&](const Version& v) {
+          if (newest == nullptr && c.time_range.Includes(v.timestamp)) {
+            found.value = ByteView(v.value);
+            found.timestamp = v.timestamp;
+            newest = &found;
+          }
+        };
+        pick(cc.newest);
+        for (const Version& v : cc.older) pick(v);
+      }
+    }
+    *processed = ConditionHolds(c, newest);
+    if (!*processed) return Status::Ok();
+    for (const Mutation& m : mutations) WB_RETURN_IF_ERROR(ApplyLocked(s, m));
+    return Status::Ok();
+  }
+
+  Status ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result* out) override {
+    const bool inc = m.type == MutationType::kIncrement;
+    if (!inc && m.type != MutationType::kAppend)
+      return Status::InvalidArgument("ReadModifyWrite takes an Increment or an Append");
+    if (m.row.empty()) return Status::InvalidArgument("memstore: mutation has an empty row key");
+    (inc ? ops_.increments : ops_.appends).fetch_add(1, std::memory_order_relaxed);
+    for (const Cell& cell : m.cells)
+      if (inc && cell.value.size() != 8)
+        return Status::InvalidArgument("Increment: the amount for " + cell.qualifier.ToString() +
+                                       " is " + std::to_string(cell.value.size()) +
+                                       " bytes wide, not a long");
+    ResultBuilder b(scratch);
+    b.BeginResult(m.row, true);
+    const uint64_t now = MemstoreNowMillis();
+    Shard& s = ShardFor(m.row);
+    {
+      std::unique_lock lock(s.mu);
+      auto row_it = s.rows.find(Sv(m.row));
+      // Check every counter first: a bad one changes nothing.
+      if (inc && row_it != s.rows.end()) {
+        for (const Cell& cell : m.cells) {
+          auto it = row_it->second.cols.find(ColumnRef{Sv(cell.family), Sv(cell.qualifier)});
+          if (it != row_it->second.cols.end() && it->second.newest.value.size() != 8)
+            return Status::InvalidArgument("Field is not a long, it's " +
+                                           std::to_string(it->second.newest.value.size()) +
+                                           " bytes wide");
+        }
+      }
+      if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+      const std::string& row = row_it->first;
+      RowData& data = row_it->second;
+      std::string value;
+      for (const Cell& cell : m.cells) {
+        const ColumnRef ref{Sv(cell.family), Sv(cell.qualifier)};
+        auto it = data.cols.find(ref);
+        uint64_t ts = now;
+        if (it != data.cols.end()) {
+          const Version& cur = it->second.newest;
+          // HBase gives the new version a timestamp above the current one's.
+          ts = std::max(now, cur.timestamp + 1);
+          if (inc) {
+            value.resize(8);
+            StoreBE64(reinterpret_cast<uint8_t*>(value.data()),
+                      LoadBE64(reinterpret_cast<const uint8_t*>(cur.value.data())) +
+                          LoadBE64(cell.value.data()));
+          } else {
+            value = cur.value;
+            value.append(cell.value.chars(), cell.value.size());
+          }
+        } else {
+          value.assign(cell.value.chars(), cell.value.size());
+        }
+        if (!data.markers.empty() && Masked(data.markers, ref.first, ref.second, ts)) {
+          // A newer delete marker hides the result (HBase would too).
+        } else {
+          PutVersion(s, row, &data.cols, ref, ts, value);
+        }
+        b.AddCell(cell.family, cell.qualifier, ts, CellType::kPut, ByteView(value));
+      }
+    }
+    b.Finish();
+    *out = scratch->results[0];
+    return Status::Ok();
+  }
+
   void AppendStats(nlohmann::json* out) const override {
     uint64_t rows = 0, cells = 0, bytes = 0;
     for (const Shard& s : shards_) {
@@ -205,11 +394,15 @@ class MemstoreRegion final : public Region {
     j["rows"] = rows;
     j["cells"] = cells;
     j["bytes"] = bytes;
+    j["max_versions"] = max_versions_;
     j["puts"] = ops_.puts.load(std::memory_order_relaxed);
     j["deletes"] = ops_.deletes.load(std::memory_order_relaxed);
     j["gets"] = ops_.gets.load(std::memory_order_relaxed);
     j["scans"] = ops_.scans.load(std::memory_order_relaxed);
     j["multis"] = ops_.multis.load(std::memory_order_relaxed);
+    j["check_and_mutates"] = ops_.check_and_mutates.load(std::memory_order_relaxed);
+    j["increments"] = ops_.increments.load(std::memory_order_relaxed);
+    j["appends"] = ops_.appends.load(std::memory_order_relaxed);
     j["cells_returned"] = ops_.cells_returned.load(std::memory_order_relaxed);
   }
 
@@ -230,67 +423,216 @@ class MemstoreRegion final : public Region {
     return shards_[std::hash<std::string_view>()(Sv(row)) % shards_.size()];
   }
 
+  // Stores one version of a column, keeping the newest max_versions_.
+  void PutVersion(Shard& s, const std::string& row, ColumnMap* cols, const ColumnRef& ref,
+                  uint64_t ts, std::string_view value) {
+    auto it = cols->find(ref);
+    if (it == cols->end()) {
+      it = cols->emplace(ColumnKey{std::string(ref.first), std::string(ref.second)}, ColumnCells())
+               .first;
+      it->second.newest.value.assign(value);
+      it->second.newest.timestamp = ts;
+      ++s.cells;
+      s.bytes += CellBytes(row, it->first, it->second.newest);
+      return;
+    }
+    const ColumnKey& key = it->first;
+    ColumnCells& cc = it->second;
+    if (ts == cc.newest.timestamp || (ts > cc.newest.timestamp && max_versions_ == 1)) {
+      // Same version (HBase: the later put wins), or the only one kept.
+      s.bytes -= CellBytes(row, key, cc.newest);
+      cc.newest.value.assign(value);
+      cc.newest.timestamp = ts;
+      s.bytes += CellBytes(row, key, cc.newest);
+      return;
+    }
+    if (ts > cc.newest.timestamp) {
+      cc.older.insert(cc.older.begin(), std::move(cc.newest));
+      cc.newest = Version{ts, std::string(value)};
+      ++s.cells;
+      s.bytes += CellBytes(row, key, cc.newest);
+    } else {
+      if (max_versions_ == 1) return;  // Older than the one version kept.
+      auto pos = std::find_if(cc.older.begin(), cc.older.end(),
+                              [&](const Version& v) { return v.timestamp <= ts; });
+      if (pos != cc.older.end() && pos->timestamp == ts) {
+        s.bytes -= CellBytes(row, key, *pos);
+        pos->value.assign(value);
+        s.bytes += CellBytes(row, key, *pos);
+        return;
+      }
+      pos = cc.older.insert(pos, Version{ts, std::string(value)});
+      ++s.cells;
+      s.bytes += CellBytes(row, key, *pos);
+    }
+    while (cc.older.size() + 1 > max_versions_) {
+      s.bytes -= CellBytes(row, key, cc.older.back());
+      --s.cells;
+      cc.older.pop_back();
+    }
+  }
+
+  // Removes the versions of one column that `drop` selects; erases the
+  // column when none is left. Returns the next column.
+  template <typename Pred>
+  ColumnMap::iterator DropVersions(Shard& s, const std::string& row, ColumnMap* cols,
+                                   ColumnMap::iterator it, Pred drop) {
+    ColumnCells& cc = it->second;
+    for (auto v = cc.older.begin(); v != cc.older.end();) {
+      if (drop(v->timestamp)) {
+        s.bytes -= CellBytes(row, it->first, *v);
+        --s.cells;
+        v = cc.older.erase(v);
+      } else {
+        ++v;
+      }
+    }
+    if (drop(cc.newest.timestamp)) {
+      s.bytes -= CellBytes(row, it->first, cc.newest);
+      --s.cells;
+      if (cc.older.empty()) return cols->erase(it);
+      cc.newest = std::move(cc.older.front());
+      cc.older.erase(cc.older.begin());
+    }
+    return std::next(it);
+  }
+
+  static void AddMarker(RowData* data, Marker m) {
+    if (m.type != CellType::kDelete) {
+      for (Marker& have : data->markers) {
+        if (have.type == m.type && have.all_families == m.all_families &&
+            have.family == m.family && have.qualifier == m.qualifier) {
+          have.timestamp = std::max(have.timestamp, m.timestamp);
+          return;
+        }
+      }
+    } else {
+      for (const Marker& have : data->markers)
+        if (have.type == m.type && have.family == m.family && have.qualifier == m.qualifier &&
+            have.timestamp == m.timestamp)
+          return;
+    }
+    data->markers.push_back(std::move(m));
+  }
+
   Status Apply(const Mutation& m) {
     if (m.row.empty()) return Status::InvalidArgument("memstore: mutation has an empty row key");
-    if (m.type == MutationType::kPut) {
+    if (m.type != MutationType::kPut && m.type != MutationType::kDelete)
+      return Status::Unimplemented(
+          "memstore: Mutate takes puts and deletes (increments and appends go through "
+          "ReadModifyWrite)");
+    if (m.type == MutationType::kPut && m.cells.empty()) {
       ops_.puts.fetch_add(1, std::memory_order_relaxed);
-      if (m.cells.empty()) return Status::Ok();  // Nothing to store; no empty row.
-      uint64_t now = m.timestamp;
-      if (now == 0 && std::any_of(m.cells.begin(), m.cells.end(),
-                                  [](const Cell& c) { return c.timestamp == 0; }))
-        now = MemstoreNowMillis();
-      Shard& s = ShardFor(m.row);
-      std::unique_lock lock(s.mu);
-      auto row_it = s.rows.find(Sv(m.row));
-      if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowMap()).first;
-      const std::string& row = row_it->first;
-      RowMap& cols = row_it->second;
-      for (const Cell& c : m.cells) {
-        const ColumnRef ref{Sv(c.family), Sv(c.qualifier)};
-        auto it = cols.find(ref);
-        if (it == cols.end()) {
-          it = cols.emplace(ColumnKey{c.family.ToString(), c.qualifier.ToString()}, StoredCell())
-                   .first;
-          ++s.cells;
-        } else {
-          s.bytes -= CellBytes(row, it->first, it->second);
-        }
-        it->second.value.assign(c.value.chars(), c.value.size());
-        it->second.timestamp = c.timestamp ? c.timestamp : now;
-        s.bytes += CellBytes(row, it->first, it->second);
-      }
-      return Status::Ok();
+      return Status::Ok();  // Nothing to store; no empty row.
     }
-    if (m.type != MutationType::kDelete)
-      return Status::Unimplemented("memstore: only Put and Delete mutations are supported");
-    ops_.deletes.fetch_add(1, std::memory_order_relaxed);
     Shard& s = ShardFor(m.row);
     std::unique_lock lock(s.mu);
-    auto row_it = s.rows.find(Sv(m.row));
-    if (row_it == s.rows.end()) return Status::Ok();
-    const std::string& row = row_it->first;
-    RowMap& cols = row_it->second;
-    auto erase = [&](RowMap::iterator it) {
-      s.bytes -= CellBytes(row, it->first, it->second);
-      --s.cells;
-      return cols.erase(it);
+    return ApplyLocked(s, m);
+  }
+
+  // REQUIRES: s.mu held exclusively; m is a put or a delete of a non-empty row.
+  Status ApplyLocked(Shard& s, const Mutation& m) {
+    const uint64_t mts = IsLatest(m.timestamp) ? 0 : m.timestamp;
+    uint64_t now = 0;
+    auto resolve = [&](uint64_t ts) {
+      if (!IsLatest(ts)) return ts;
+      if (mts != 0) return mts;
+      if (now == 0) now = MemstoreNowMillis();
+      return now;
     };
+    if (m.type == MutationType::kPut) {
+      ops_.puts.fetch_add(1, std::memory_order_relaxed);
+      if (m.cells.empty()) return Status::Ok();
+      auto row_it = s.rows.find(Sv(m.row));
+      if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+      const std::string& row = row_it->first;
+      RowData& data = row_it->second;
+      for (const Cell& c : m.cells) {
+        const ColumnRef ref{Sv(c.family), Sv(c.qualifier)};
+        const uint64_t ts = resolve(c.timestamp);
+        if (!data.markers.empty() && Masked(data.markers, ref.first, ref.second, ts)) continue;
+        PutVersion(s, row, &data.cols, ref, ts, Sv(c.value));
+      }
+      if (data.cols.empty() && data.markers.empty()) s.rows.erase(row_it);
+      return Status::Ok();
+    }
+    ops_.deletes.fetch_add(1, std::memory_order_relaxed);
+    auto row_it = s.rows.find(Sv(m.row));
+    if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+    const std::string& row = row_it->first;
+    RowData& data = row_it->second;
+    ColumnMap& cols = data.cols;
     if (m.cells.empty()) {
-      for (auto it = cols.begin(); it != cols.end();) it = erase(it);
+      const uint64_t t = resolve(0);
+      for (auto it = cols.begin(); it != cols.end();)
+        it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
+      Marker mk;
+      mk.all_families = true;
+      mk.timestamp = t;
+      AddMarker(&data, std::move(mk));
     }
     for (const Cell& c : m.cells) {
+      const std::string_view family = Sv(c.family), qualifier = Sv(c.qualifier);
       if (c.type == CellType::kDeleteFamily) {
-        auto it = cols.lower_bound(ColumnRef{Sv(c.family), std::string_view()});
-        while (it != cols.end() && it->first.family == Sv(c.family)) it = erase(it);
+        const uint64_t t = resolve(c.timestamp);
+        auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
+        while (it != cols.end() && it->first.family == family)
+          it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
+        AddMarker(&data, Marker{CellType::kDeleteFamily, false, std::string(family), "", t});
+      } else if (c.type == CellType::kDelete) {
+        // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
+        // the cell's timestamp.
+        auto it = cols.find(ColumnRef{family, qualifier});
+        uint64_t t;
+        if (IsLatest(c.timestamp) && mts == 0) {
+          if (it == cols.end()) continue;  // Nothing to delete.
+          t = it->second.newest.timestamp;
+        } else {
+          t = resolve(c.timestamp);
+        }
+        if (it != cols.end())
+          DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
+        AddMarker(&data, Marker{CellType::kDelete, false, std::string(family),
+                                std::string(qualifier), t});
       } else {
-        // kDelete and kDeleteColumn (and a kPut-typed cell in a delete, which
-        // some encodings produce) remove the one column: one version is kept.
-        auto it = cols.find(ColumnRef{Sv(c.family), Sv(c.qualifier)});
-        if (it != cols.end()) erase(it);
+        // kDeleteColumn (and a kPut-typed cell in a delete, which some
+        // encodings produce): every version up to the timestamp.
+        const uint64_t t = resolve(c.timestamp);
+        auto it = cols.find(ColumnRef{family, qualifier});
+        if (it != cols.end())
+          DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
+        AddMarker(&data, Marker{CellType::kDeleteColumn, false, std::string(family),
+                                std::string(qualifier), t});
       }
     }
-    if (cols.empty()) s.rows.erase(row_it);
+    if (cols.empty() && data.markers.empty()) s.rows.erase(row_it);
     return Status::Ok();
+  }
+
+  // Adds a row's selected cells: per column up to max_versions (capped by
+  // the region's) versions in the time range, newest first.
+  void AddCells(const RowData& data, std::span<const Column> columns, uint32_t max_versions,
+                const TimeRange& tr, ResultBuilder* b) const {
+    const uint32_t want = std::max<uint32_t>(1, std::min(max_versions, max_versions_));
+    const bool all_time = tr.all();
+    for (const auto& [k, cc] : data.cols) {
+      if (!Selected(k, columns)) continue;
+      if (all_time && want == 1) {  // The common case: the newest version.
+        b->AddCell(ByteView(k.family), ByteView(k.qualifier), cc.newest.timestamp, CellType::kPut,
+                   ByteView(cc.newest.value));
+        continue;
+      }
+      uint32_t n = 0;
+      auto add = [&](const Version& v) {
+        if (n < want && tr.Includes(v.timestamp)) {
+          b->AddCell(ByteView(k.family), ByteView(k.qualifier), v.timestamp, CellType::kPut,
+                     ByteView(v.value));
+          ++n;
+        }
+      };
+      add(cc.newest);
+      for (const Version& v : cc.older) add(v);
+    }
   }
 
   // Adds the result of one get to the builder and returns its index.
@@ -299,18 +641,16 @@ class MemstoreRegion final : public Region {
     Shard& s = ShardFor(req.row);
     std::shared_lock lock(s.mu);
     auto row_it = s.rows.find(Sv(req.row));
-    if (row_it == s.rows.end()) return b->BeginResult(req.row, false);
+    if (row_it == s.rows.end() || row_it->second.cols.empty())
+      return b->BeginResult(req.row, false);
     size_t idx = b->BeginResult(req.row, true);
-    for (const auto& [k, v] : row_it->second) {
-      if (Selected(k, req.columns))
-        b->AddCell(ByteView(k.family), ByteView(k.qualifier), v.timestamp, CellType::kPut,
-                   ByteView(v.value));
-    }
+    AddCells(row_it->second, req.columns, req.max_versions, req.time_range, b);
     ops_.cells_returned.fetch_add(b->current_cells(), std::memory_order_relaxed);
     return idx;
   }
 
   const MemstoreOptions options_;
+  const uint32_t max_versions_;
   std::vector<Shard> shards_;
   OpCounters ops_;
 };

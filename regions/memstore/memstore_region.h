@@ -1,9 +1,16 @@
 // The memstore region: an in-memory sorted store of rows, each a sorted map
 // of (family, qualifier) -> (value, timestamp), behind the Region interface.
 //
-// One version per column: a put overwrites. Deletes ignore timestamps: a
-// kDelete or kDeleteColumn cell removes the column, kDeleteFamily removes the
-// family, a delete with no cells removes the row. Rows are spread over shards
+// HBase's data model (docs/design.md, "The memstore region"): every cell has
+// a timestamp (the writer's, or the server's clock for 0 and
+// LATEST_TIMESTAMP); a column keeps its newest `max_versions` versions.
+// Deletes are HBase's delete types (a row, a family, every version of a
+// column up to a timestamp, one version: the newest or the one at a
+// timestamp) and leave markers that keep later puts of older cells masked,
+// as HBase's do until a major compaction. Reads return cells in HBase's
+// order (family, qualifier, timestamp descending), honouring max_versions
+// and the time range. CheckAndMutate, Increment and Append run under the
+// row's lock, atomically. Rows are spread over shards
 // by a hash of the row key, each shard a std::map behind a reader-writer
 // lock; a mutation of one row is atomic with respect to reads of that row.
 // Scans lock every shard for reading and merge them in row order.
@@ -23,6 +30,8 @@ struct MemstoreOptions {
   uint32_t shards = 16;
   // The most rows one Scan returns; also used when number_of_rows is 0.
   uint32_t max_scan_rows = 10000;
+  // Versions kept per column (HBase's VERSIONS, for every family); 1 = HBase's default.
+  uint32_t max_versions = 1;
 };
 
 // Returns a new, empty memstore region named "memstore".

@@ -127,10 +127,19 @@ class WalRegion final : public Region {
   bool durable() const { return options_.sync_mode == WalSyncMode::kEveryEdit; }
 
   // The server chooses "latest" timestamps before logging, so replay
-  // rebuilds exactly the values that were acknowledged.
+  // rebuilds exactly the values that were acknowledged. A delete of one
+  // version at "latest" (the newest version, resolved by the memstore, the
+  // same on replay) keeps its "latest": a stamp would make it the version at
+  // the server's clock.
   static Mutation Stamp(const Mutation& m) {
     Mutation s = m;
-    if (s.timestamp == 0) s.timestamp = MemstoreNowMillis();
+    const bool latest = s.timestamp == 0 || s.timestamp == kLatestTimestamp;
+    if (latest && m.type == MutationType::kDelete &&
+        std::any_of(m.cells.begin(), m.cells.end(), [](const Cell& c) {
+          return c.type == CellType::kDelete && (c.timestamp == 0 || c.timestamp == kLatestTimestamp);
+        }))
+      return s;
+    if (latest) s.timestamp = MemstoreNowMillis();
     return s;
   }
 

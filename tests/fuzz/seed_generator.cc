@@ -68,7 +68,9 @@ struct Content {
     Action get;
     get.index = 1;
     get.kind = ActionKind::kGet;
-    get.get = GetRequest{ByteView(row2), columns};
+    get.get = GetRequest();
+    get.get.row = ByteView(row2);
+    get.get.columns = columns;
     Action del;
     del.index = 2;
     del.kind = ActionKind::kMutation;
@@ -85,6 +87,22 @@ struct Content {
     action_results = {ok, failed, ActionResult{2, true, Result{{}, true}, ByteView()}};
   }
 };
+
+GetRequest MakeGet(ByteView row, std::span<const Column> columns) {
+  GetRequest g;
+  g.row = row;
+  g.columns = columns;
+  return g;
+}
+
+ScanRequest MakeScan(ByteView start, ByteView stop, uint32_t rows, std::span<const Column> columns) {
+  ScanRequest s;
+  s.start_row = start;
+  s.stop_row = stop;
+  s.number_of_rows = rows;
+  s.columns = columns;
+  return s;
+}
 
 template <typename Message>
 int WriteRequest(Codec* codec, uint8_t method_index, const Message& m, SeedWriter* w) {
@@ -127,10 +145,10 @@ int WriteCodecSeeds(const std::string& root) {
     errors += WriteRequest(codec.get(), 0,
                            MutateRequest{Mutation{ByteView(c.row), MutationType::kDelete, 7, {}}},
                            &rq);
-    errors += WriteRequest(codec.get(), 1, GetRequest{ByteView(c.row), {}}, &rq);
-    errors += WriteRequest(codec.get(), 1, GetRequest{ByteView(c.row), c.columns}, &rq);
+    errors += WriteRequest(codec.get(), 1, MakeGet(ByteView(c.row), {}), &rq);
+    errors += WriteRequest(codec.get(), 1, MakeGet(ByteView(c.row), c.columns), &rq);
     errors += WriteRequest(codec.get(), 2,
-                           ScanRequest{ByteView(c.row), ByteView(c.row2), 10, c.columns}, &rq);
+                           MakeScan(ByteView(c.row), ByteView(c.row2), 10, c.columns), &rq);
     errors += WriteRequest(codec.get(), 3, MultiRequest{c.actions}, &rq);
     SeedWriter rs(root, "fuzz_codec_" + name + "_response");
     errors += WriteResponse(codec.get(), 0, MutateResponse{true}, &rs);

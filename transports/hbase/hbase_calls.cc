@@ -23,14 +23,6 @@ using pb::WireType;
 namespace {
 
 constexpr uint32_t kMaxBatchRows = 10000;      // Rows one Scan reply carries at most.
-constexpr uint32_t kMaxReversedRows = 100000;  // Rows a reversed user-region scan collects.
-constexpr uint32_t kScannerLeaseMs = 60000;    // HBase's default scanner lease.
-
-uint64_t NowMs() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
 
 bool IsMetaRegion(ByteView name) {
   constexpr std::string_view kPrefix = "hbase:meta,";
@@ -43,6 +35,41 @@ std::string_view TableOf(std::string_view region_name) {
   return comma == nullptr ? std::string_view()
                           : region_name.substr(0, size_t(static_cast<const char*>(comma) -
                                                          region_name.data()));
+}
+
+// The start key of region `i` of `n` of a table: "" for the first, else
+// HBase's HexStringSplit point (the 32-bit space in n equal parts, 8
+// lowercase hex digits).
+std::string SplitPoint(uint32_t i, uint32_t n) {
+  if (i == 0 || n <= 1) return std::string();
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%08llx",
+                static_cast<unsigned long long>((uint64_t{1} << 32) * i / n));
+  return buf;
+}
+
+// The catalog's row (and the region's name) for region `i` of `table`.
+std::string RegionRow(std::string_view table, uint32_t i, uint32_t n) {
+  return std::string(table) + "," + SplitPoint(i, n) + "," + std::to_string(kUserRegionId);
+}
+
+// Which of the table's n regions a region name names; -1 when none.
+int RegionIndex(std::string_view name, uint32_t n) {
+  const std::string_view table = TableOf(name);
+  if (table.empty()) return -1;
+  const size_t last = name.rfind(',');
+  if (last == std::string_view::npos || last <= table.size()) return -1;
+  const std::string_view start = name.substr(table.size() + 1, last - table.size() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    if (SplitPoint(i, n) == start) return int(i);
+  return -1;
+}
+
+// The region (of n) holding `row`.
+uint32_t RegionOfRow(std::string_view row, uint32_t n) {
+  uint32_t i = 0;
+  while (i + 1 < n && row >= SplitPoint(i + 1, n)) ++i;
+  return i;
 }
 
 std::string BigEndian64(uint64_t v) {
@@ -124,13 +151,24 @@ bool PlainMutation(ByteView m, bool cell_blocks) {
   return type == 2 || type == 3;
 }
 
-// A Get without a filter, existence_only or closest_row_before.
+// A Get without a filter, existence_only, closest_row_before, a time range
+// or a max_versions other than 1 (the codecs carry none of these).
 bool PlainGet(ByteView g) {
   Fast r(g);
   while (!r.done()) {
     uint32_t f, wt;
     if (!r.Tag(&f, &wt)) return false;
     if (f == 4 || f == 10 || f == 11) return false;
+    if (f == 5 && wt == 2) {  // A time range: plain only when empty (all of time).
+      ByteView tr;
+      if (!r.Len(&tr) || !tr.empty()) return false;
+      continue;
+    }
+    if (f == 6 && wt == 0) {
+      uint64_t v;
+      if (!r.Varint(&v) || v != 1) return false;
+      continue;
+    }
     if (!r.Skip(wt)) return false;
   }
   return true;
@@ -222,9 +260,18 @@ Method MethodOf(std::string_view n) {
   }
 }
 
-int Compare3(std::string_view a, std::string_view b) {
-  const int c = a.compare(b);
-  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+// A TimeRange message (HBase.proto) as the model's; all of time when empty.
+StatusOr<TimeRange> ReadTimeRange(const std::string& bytes) {
+  TimeRange tr;
+  if (bytes.empty()) return tr;
+  pbw::TimeRange p;
+  if (!p.ParseFromString(bytes)) return Status::InvalidArgument("malformed TimeRange");
+  if (p.has_from()) tr.min = p.from();
+  if (p.has_to()) tr.max = p.to();
+  if (tr.max < tr.min)
+    return Status::InvalidArgument("TimeRange: maxStamp " + std::to_string(tr.max) +
+                                   " is smaller than minStamp " + std::to_string(tr.min));
+  return tr;
 }
 
 }  // namespace
@@ -362,7 +409,10 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   }
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
-    if (fast_ && PlainParam(m, c.param, cell_blocks_) && TryFast(m, c, body, out)) return;
+    // With several regions per table the full path checks each row's region.
+    if (fast_ && service_->regions_per_table() == 1 && PlainParam(m, c.param, cell_blocks_) &&
+        TryFast(m, c, body, out))
+      return;
   }
   HandleClient(c, out);
 }
@@ -563,18 +613,19 @@ void CallHandler::TableStateRow(ByteView row, pbw::Result* out) {
   EmitResult(r, row, out);
 }
 
-void CallHandler::CatalogRow(std::string_view table, const std::vector<std::string>& families,
-                             pbw::Result* out) {
+void CallHandler::CatalogRow(std::string_view table, uint32_t index,
+                             const std::vector<std::string>& families, pbw::Result* out) {
   const bool want_info =
       families.empty() || std::find(families.begin(), families.end(), "info") != families.end();
-  const std::string row = std::string(table) + ",," + std::to_string(kUserRegionId);
+  const uint32_t n = service_->regions_per_table();
+  const std::string row = RegionRow(table, index, n);
   if (!want_info) return;
   const ServerIdentity& id = service_->identity();
   pbw::RegionInfo ri;
   ri.set_region_id(kUserRegionId);
   SetTableName(table, ri.mutable_table_name());
-  ri.set_start_key("");
-  ri.set_end_key("");
+  ri.set_start_key(SplitPoint(index, n));
+  ri.set_end_key(index + 1 < n ? SplitPoint(index + 1, n) : std::string());
   ri.set_offline(false);
   ri.set_split(false);
   ri.set_replica_id(0);
@@ -618,13 +669,18 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
       return Status::Ok();
     }
     // A region row (or, with closest_row_before, the row at or before it).
-    const std::string region_row = std::string(table) + ",," + std::to_string(kUserRegionId);
-    if (g.closest_row_before() ? region_row <= row : region_row == row) {
+    const uint32_t n = service_->regions_per_table();
+    int found = -1;
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::string region_row = RegionRow(table, i, n);
+      if (g.closest_row_before() ? region_row <= row : region_row == row) found = int(i);
+    }
+    if (found >= 0) {
       if (g.existence_only()) {
         out->set_exists(true);
         return Status::Ok();
       }
-      CatalogRow(table, families, out);
+      CatalogRow(table, uint32_t(found), families, out);
     } else if (g.existence_only()) {
       out->set_exists(false);
     }
@@ -633,6 +689,7 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   if (region_name.empty())
     return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                             ": the request names no region");
+  WB_RETURN_IF_ERROR(CheckRow(region_name, ByteView(g.row())));
   std::vector<Column> cols;
   for (const auto& col : g.column()) {
     if (col.qualifier_size() == 0) {
@@ -641,16 +698,37 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
       for (const auto& q : col.qualifier()) cols.push_back(Column{ByteView(col.family()), ByteView(q)});
     }
   }
+  auto tr = ReadTimeRange(g.time_range());
+  if (!tr.ok()) return tr.status();
+  std::unique_ptr<Filter> filter;
+  if (g.has_filter()) {
+    auto f = ParseFilter(g.filter());
+    if (!f.ok()) return f.status();
+    filter = std::move(f).value();
+  }
+  const uint32_t max_versions = std::max<uint32_t>(1, g.max_versions());
   GetRequest req;
   req.row = ByteView(g.row());
   req.columns = std::span<const Column>(cols.data(), cols.size());
+  req.time_range = *tr;
+  // A filter sees every version in the range; versions are counted after it.
+  req.max_versions = filter ? UINT32_MAX : max_versions;
   GetResponse resp;
   WB_RETURN_IF_ERROR(service_->region()->Get(req, &scratch_, &resp));
+  Result result = resp.result;
+  if (filter) {
+    filtered_.clear();
+    filter_storage_.clear();
+    FilterOneRow(filter.get(), req.row, resp.result.cells, max_versions, &filtered_,
+                 &filter_storage_);
+    result.cells = std::span<const Cell>(filtered_.data(), filtered_.size());
+  }
   if (g.existence_only()) {
-    out->set_exists(resp.result.exists || !resp.result.cells.empty());
+    out->set_exists(!result.cells.empty());
     return Status::Ok();
   }
-  EmitResult(resp.result, req.row, out);
+  result.exists = false;  // HBase's Result of a Get carries no exists flag.
+  EmitResult(result, req.row, out);
   return Status::Ok();
 }
 
@@ -661,8 +739,9 @@ Status CallHandler::DoGet(const Call& c, pbw::GetResponse* resp) {
   return GetRow(ByteView(req.region().value()), req.get(), resp->mutable_result());
 }
 
-Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block, Mutation* out) {
-  mutation_cells_.clear();
+Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block, Mutation* out,
+                                 std::vector<Cell>* cells) {
+  cells->clear();
   out->row = ByteView(p.row());
   out->timestamp = p.timestamp();
   switch (p.mutate_type()) {
@@ -679,7 +758,7 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
       cell.family = ByteView(cv.family());
       cell.type = CellType::kDeleteFamily;
       cell.timestamp = p.timestamp();
-      mutation_cells_.push_back(cell);
+      cells->push_back(cell);
     }
     for (const auto& qv : cv.qualifier_value()) {
       Cell cell;
@@ -695,13 +774,17 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
           case pbw::MutationProto::DELETE_MULTIPLE_VERSIONS:
             cell.type = CellType::kDeleteColumn;
             break;
-          case pbw::MutationProto::DELETE_FAMILY: cell.type = CellType::kDeleteFamily; break;
+          case pbw::MutationProto::DELETE_FAMILY:
+            cell.type = CellType::kDeleteFamily;
+            cell.qualifier = ByteView();
+            break;
           default:
             return Status::InvalidArgument(
-                "DELETE_FAMILY_VERSION deletes are not supported by wirebench's regions");
+                "DELETE_FAMILY_VERSION deletes (Delete.addFamilyVersion) are not supported by "
+                "wirebench's regions; delete the columns or the family");
         }
       }
-      mutation_cells_.push_back(cell);
+      cells->push_back(cell);
     }
   }
   const int32_t n = p.associated_cell_count();
@@ -715,116 +798,72 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
     if (cell.row != out->row)
       return Status::InvalidArgument("a cell of the cell block names another row than its "
                                      "mutation");
-    mutation_cells_.push_back(cell);
+    cells->push_back(cell);
   }
   if (out->row.empty()) return Status::InvalidArgument("MutationProto has no row");
-  out->cells = std::span<const Cell>(mutation_cells_.data(), mutation_cells_.size());
+  out->cells = std::span<const Cell>(cells->data(), cells->size());
   return Status::Ok();
 }
 
-Status CallHandler::ApplyMutation(const pbw::MutationProto& p, WireReader* block,
-                                  pbw::Result* result) {
+Status CallHandler::CheckRow(ByteView region_name, ByteView row) {
+  const uint32_t n = service_->regions_per_table();
+  if (n <= 1) return Status::Ok();
+  const int index = RegionIndex(region_name.str(), n);
+  if (index < 0)
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                            region_name.ToString() + " is not online on this server");
+  if (RegionOfRow(row.str(), n) != uint32_t(index))
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                            region_name.ToString() + " does not hold row '" + row.ToString() +
+                            "' (its keys are [" + SplitPoint(uint32_t(index), n) + ", " +
+                            SplitPoint(uint32_t(index) + 1 < n ? uint32_t(index) + 1 : 0, n) +
+                            "))");
+  return Status::Ok();
+}
+
+Status CallHandler::ApplyMutation(ByteView region_name, const pbw::MutationProto& p,
+                                  WireReader* block, pbw::Result* result) {
   Mutation m;
-  WB_RETURN_IF_ERROR(ReadMutation(p, block, &m));
+  WB_RETURN_IF_ERROR(ReadMutation(p, block, &m, &mutation_cells_));
+  WB_RETURN_IF_ERROR(CheckRow(region_name, m.row));
   MutateResponse mr;
   if (m.type == MutationType::kPut || m.type == MutationType::kDelete)
     return service_->region()->Mutate(m, &mr);
-  // Increment and append: read the current values, compute, write them as a
-  // put, and answer the new values (HBase's default returnResults).
-  const bool inc = m.type == MutationType::kIncrement;
-  std::vector<Cell> updated(m.cells.begin(), m.cells.end());
-  owned_.clear();
-  owned_.reserve(updated.size());
-  const uint64_t now = NowMs();
-  for (Cell& cell : updated) {
-    const Column col{cell.family, cell.qualifier};
-    GetRequest g;
-    g.row = m.row;
-    g.columns = std::span<const Column>(&col, 1);
-    GetResponse gr;
-    WB_RETURN_IF_ERROR(service_->region()->Get(g, &scratch_, &gr));
-    ByteView current;
-    bool found = false;
-    for (const Cell& have : gr.result.cells) {
-      if (have.family == cell.family && have.qualifier == cell.qualifier) {
-        current = have.value;
-        found = true;
-        break;
-      }
-    }
-    if (inc) {
-      if (cell.value.size() != 8)
-        return Status::InvalidArgument("Increment: the amount for " + cell.qualifier.ToString() +
-                                       " is " + std::to_string(cell.value.size()) +
-                                       " bytes wide, not a long");
-      if (found && current.size() != 8)
-        return Status::InvalidArgument("Field is not a long, it's " +
-                                       std::to_string(current.size()) + " bytes wide");
-      const uint64_t sum = (found ? LoadBE64(current.data()) : 0) + LoadBE64(cell.value.data());
-      owned_.push_back(BigEndian64(sum));
-    } else {
-      owned_.push_back((found ? current.ToString() : std::string()) + cell.value.ToString());
-    }
-    cell.value = ByteView(owned_.back());
-    cell.type = CellType::kPut;
-    cell.timestamp = now;
-  }
-  Mutation put = m;
-  put.type = MutationType::kPut;
-  put.cells = std::span<const Cell>(updated.data(), updated.size());
-  WB_RETURN_IF_ERROR(service_->region()->Mutate(put, &mr));
+  // Increment and append: the region reads, computes and writes in one
+  // step and answers the new values (HBase's default returnResults).
   Result r;
-  r.cells = put.cells;
-  r.exists = true;
+  WB_RETURN_IF_ERROR(service_->region()->ReadModifyWrite(m, &scratch_, &r));
   if (result) EmitResult(r, m.row, result);
   return Status::Ok();
 }
 
-StatusOr<bool> CallHandler::CheckCondition(const pbw::Condition& c) {
+StatusOr<Condition> CallHandler::ReadCondition(const pbw::Condition& c) {
   if (c.has_filter())
     return Status::Unimplemented(
         "a condition with a filter (checkAndMutate ifMatches(Filter)) is not evaluated by "
         "wirebench; use a column condition");
-  const Column col{ByteView(c.family()), ByteView(c.qualifier())};
-  GetRequest g;
-  g.row = ByteView(c.row());
-  g.columns = std::span<const Column>(&col, 1);
-  GetResponse gr;
-  WB_RETURN_IF_ERROR(service_->region()->Get(g, &scratch_, &gr));
-  const Cell* found = nullptr;
-  for (const Cell& have : gr.result.cells)
-    if (have.family == col.family && have.qualifier == col.qualifier) {
-      found = &have;
-      break;
-    }
-  std::string expected;
-  bool value_is_null = true;
+  Condition out;
+  out.row = ByteView(c.row());
+  out.family = ByteView(c.family());
+  out.qualifier = ByteView(c.qualifier());
+  out.op = CompareOp(uint8_t(c.compare_type()));
+  auto tr = ReadTimeRange(c.time_range());
+  if (!tr.ok()) return tr.status();
+  out.time_range = *tr;
+  out.value_is_null = true;
   if (c.has_comparator() && c.comparator().name().find("NullComparator") == std::string::npos) {
+    const std::string& name = c.comparator().name();
+    if (name.find("BinaryComparator") == std::string::npos)
+      return Status::Unimplemented("checkAndMutate compares with BinaryComparator here, not " +
+                                   name);
     pbw::BinaryComparator bc;
     if (!bc.ParseFromString(c.comparator().serialized_comparator()))
-      return Status::InvalidArgument("cannot read the condition's comparator " +
-                                     c.comparator().name());
-    expected = bc.comparable().value();
-    value_is_null = expected.empty();
+      return Status::InvalidArgument("cannot read the condition's comparator " + name);
+    condition_value_ = bc.comparable().value();
+    out.value = ByteView(condition_value_);
+    out.value_is_null = condition_value_.empty();
   }
-  const pbw::CompareType op = c.compare_type();
-  if (op == pbw::NO_OP) return false;
-  if (value_is_null) {
-    // HBase: an absent (or empty) cell matches a null value, except under NOT_EQUAL.
-    const bool empty = found == nullptr || found->value.empty();
-    return empty == (op != pbw::NOT_EQUAL);
-  }
-  if (found == nullptr) return false;
-  const int cmp = Compare3(expected, found->value.str());
-  switch (op) {
-    case pbw::LESS: return cmp < 0;
-    case pbw::LESS_OR_EQUAL: return cmp <= 0;
-    case pbw::EQUAL: return cmp == 0;
-    case pbw::NOT_EQUAL: return cmp != 0;
-    case pbw::GREATER_OR_EQUAL: return cmp >= 0;
-    case pbw::GREATER: return cmp > 0;
-    default: return false;
-  }
+  return out;
 }
 
 Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
@@ -839,16 +878,20 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
                             ": the request names no region");
   WireReader block(c.block);
   if (req.has_condition()) {
-    auto ok = CheckCondition(req.condition());
-    if (!ok.ok()) return ok.status();
-    if (!*ok) {
-      resp->set_processed(false);
-      return Status::Ok();
-    }
+    auto cond = ReadCondition(req.condition());
+    if (!cond.ok()) return cond.status();
+    Mutation m;
+    WB_RETURN_IF_ERROR(ReadMutation(req.mutation(), &block, &m, &mutation_cells_));
+    WB_RETURN_IF_ERROR(CheckRow(ByteView(req.region().value()), m.row));
+    bool processed = false;
+    WB_RETURN_IF_ERROR(service_->region()->CheckAndMutate(*cond, std::span<const Mutation>(&m, 1),
+                                                          &scratch_, &processed));
+    resp->set_processed(processed);
+    return Status::Ok();
   }
   const auto t = req.mutation().mutate_type();
   pbw::Result result;
-  WB_RETURN_IF_ERROR(ApplyMutation(req.mutation(), &block, &result));
+  WB_RETURN_IF_ERROR(ApplyMutation(ByteView(req.region().value()), req.mutation(), &block, &result));
   if (t == pbw::MutationProto::INCREMENT || t == pbw::MutationProto::APPEND)
     resp->mutable_result()->Swap(&result);
   resp->set_processed(true);
@@ -861,6 +904,13 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
     return Status::InvalidArgument("malformed MultiRequest");
   WireReader block(c.block);
   bool all_processed = true;
+  auto skip_cells = [&](const pbw::Action& a) {
+    for (int32_t i = 0; a.has_mutation() && i < a.mutation().associated_cell_count(); ++i) {
+      Cell skip;
+      if (!pb::ReadKeyValue(block, &skip)) return false;
+    }
+    return true;
+  };
   for (const pbw::RegionAction& ra : req.regionaction()) {
     pbw::RegionActionResult* rar = resp->add_regionactionresult();
     const ByteView region(ra.region().value());
@@ -871,26 +921,40 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
       e->set_name(std::string(exceptions::kNotServingRegion));
       e->set_value("Region " + region.ToString() + " takes no mutations on this server");
       // Skip the cells of this region action's mutations in the block.
-      for (const auto& a : ra.action()) {
-        for (int32_t i = 0; a.has_mutation() && i < a.mutation().associated_cell_count(); ++i) {
-          Cell skip;
-          if (!pb::ReadKeyValue(block, &skip))
-            return Status::InvalidArgument("the cell block is shorter than the Multi announces");
-        }
-      }
+      for (const auto& a : ra.action())
+        if (!skip_cells(a))
+          return Status::InvalidArgument("the cell block is shorter than the Multi announces");
       continue;
     }
     // A condition on the region action (checkAndMutate with a RowMutations
-    // or a batch of them): all of its mutations or none.
+    // or a batch of them): all of its mutations or none, in one atomic step.
     const pbw::Condition* cond =
         ra.has_condition() ? &ra.condition() : (req.has_condition() ? &req.condition() : nullptr);
-    bool run = true;
     if (cond != nullptr) {
-      auto ok = CheckCondition(*cond);
-      if (!ok.ok()) return ok.status();
-      run = *ok;
-      rar->set_processed(run);
-      all_processed = all_processed && run;
+      auto condition = ReadCondition(*cond);
+      if (!condition.ok()) return condition.status();
+      std::vector<std::vector<Cell>> cells(size_t(ra.action_size()));
+      std::vector<Mutation> mutations;
+      for (int i = 0; i < ra.action_size(); ++i) {
+        const pbw::Action& a = ra.action(i);
+        if (!a.has_mutation())
+          return Status::InvalidArgument("a conditional RegionAction holds only mutations");
+        Mutation m;
+        WB_RETURN_IF_ERROR(ReadMutation(a.mutation(), &block, &m, &cells[size_t(i)]));
+        WB_RETURN_IF_ERROR(CheckRow(region, m.row));
+        mutations.push_back(m);
+      }
+      bool processed = false;
+      WB_RETURN_IF_ERROR(service_->region()->CheckAndMutate(*condition, mutations, &scratch_,
+                                                            &processed));
+      rar->set_processed(processed);
+      all_processed = all_processed && processed;
+      for (const pbw::Action& a : ra.action()) {
+        pbw::ResultOrException* roe = rar->add_resultorexception();
+        roe->set_index(a.index());
+        roe->mutable_result();
+      }
+      continue;
     }
     for (const pbw::Action& a : ra.action()) {
       pbw::ResultOrException* roe = rar->add_resultorexception();
@@ -900,19 +964,9 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
         s = Status::Unimplemented(std::string(exceptions::kUnknownProtocol) +
                                   ": wirebench runs no coprocessor services");
       } else if (a.has_mutation()) {
-        if (!run) {
-          // Consume its cells so the next action's are found.
-          for (int32_t i = 0; i < a.mutation().associated_cell_count(); ++i) {
-            Cell skip;
-            if (!pb::ReadKeyValue(block, &skip))
-              return Status::InvalidArgument("the cell block is shorter than the Multi announces");
-          }
-          roe->mutable_result();
-          continue;
-        }
         const auto t = a.mutation().mutate_type();
         pbw::Result* r = roe->mutable_result();
-        s = ApplyMutation(a.mutation(), &block, r);
+        s = ApplyMutation(region, a.mutation(), &block, r);
         if (s.ok() && t != pbw::MutationProto::INCREMENT && t != pbw::MutationProto::APPEND)
           r->Clear();
       } else if (a.has_get()) {
@@ -923,8 +977,15 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
           return s;  // An atomic action's bad mutation fails the whole call.
         roe->clear_result();
         auto* e = roe->mutable_exception();
-        e->set_name(std::string(exceptions::kDoNotRetry));
-        e->set_value(std::string(s.message()));
+        std::string msg(s.message());
+        const std::string_view nsr = exceptions::kNotServingRegion;
+        if (msg.compare(0, nsr.size(), nsr) == 0 && msg.size() > nsr.size() + 1) {
+          e->set_name(std::string(nsr));
+          e->set_value(msg.substr(nsr.size() + 2));
+        } else {
+          e->set_name(std::string(exceptions::kDoNotRetry));
+          e->set_value(msg);
+        }
       }
     }
   }
@@ -935,94 +996,110 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
 }
 
 StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanResponse* resp) {
-  auto add = [&](pbw::Result* r) {
+  auto add = [&](pbw::Result* r, bool partial) {
     if (cell_blocks_) {
       resp->add_cells_per_result(uint32_t(r->associated_cell_count()));
-      resp->add_partial_flag_per_result(false);
     } else {
       resp->add_results()->Swap(r);
-      resp->add_partial_flag_per_result(false);
     }
+    resp->add_partial_flag_per_result(partial);
   };
   if (max_rows == 0) return true;
   if (s->meta) {
     BumpShared(stats_->meta_calls, 1);
-    if (s->started || s->table.empty()) return false;
-    s->started = true;
-    const std::string row = s->table + ",," + std::to_string(kUserRegionId);
-    bool in_range;
-    if (s->reversed) {
-      in_range = (s->start_row.empty() || row <= s->start_row) &&
-                 (s->stop_row.empty() || row > s->stop_row ||
-                  (s->include_stop && row == s->stop_row));
-    } else {
-      in_range = row >= s->start_row && (s->stop_row.empty() || row < s->stop_row ||
-                                          (s->include_stop && row == s->stop_row));
-    }
-    if (in_range) {
+    if (s->table.empty()) return false;
+    // The table's region rows, in the scan's direction, after the last one returned.
+    const uint32_t regions = service_->regions_per_table();
+    std::vector<std::pair<uint32_t, std::string>> rows;
+    for (uint32_t i = 0; i < regions; ++i) rows.emplace_back(i, RegionRow(s->table, i, regions));
+    if (s->reversed) std::reverse(rows.begin(), rows.end());
+    uint32_t added = 0;
+    for (const auto& [index, row] : rows) {
+      bool in_range;
+      if (s->reversed) {
+        in_range = (s->start_row.empty() || row < s->start_row ||
+                    (s->include_start && row == s->start_row)) &&
+                   (s->stop_row.empty() || row > s->stop_row ||
+                    (s->include_stop && row == s->stop_row));
+        if (s->started && !(row < s->next_row)) in_range = false;
+      } else {
+        in_range = (row > s->start_row || (s->include_start && row == s->start_row)) &&
+                   (s->stop_row.empty() || row < s->stop_row ||
+                    (s->include_stop && row == s->stop_row));
+        if (s->started && !(row > s->next_row)) in_range = false;
+      }
+      if (!in_range) continue;
+      if (added == max_rows) return true;
       std::vector<std::string> families;
       for (const auto& col : s->columns) families.push_back(col.first);
       pbw::Result r;
-      CatalogRow(s->table, families, &r);
-      if (r.associated_cell_count() > 0 || r.cell_size() > 0) add(&r);
+      CatalogRow(s->table, index, families, &r);
+      s->started = true;
+      s->next_row = row;
+      if (r.associated_cell_count() > 0 || r.cell_size() > 0) {
+        add(&r, false);
+        ++added;
+      }
     }
     return false;
   }
   std::vector<Column> cols;
   for (const auto& col : s->columns) cols.push_back(Column{ByteView(col.first), ByteView(col.second)});
-  if (s->reversed) {
-    if (!s->started) {
-      s->started = true;
-      ScanRequest sr;
-      std::string stop = s->start_row.empty() ? std::string() : s->start_row + '\0';
-      std::string start = s->stop_row;
-      if (!start.empty() && !s->include_stop) start.push_back('\0');
-      sr.start_row = ByteView(start);
-      sr.stop_row = ByteView(stop);
-      sr.number_of_rows = kMaxReversedRows;
-      sr.columns = std::span<const Column>(cols.data(), cols.size());
-      ScanResponse r;
-      WB_RETURN_IF_ERROR(service_->region()->Scan(sr, &scratch_, &r));
-      for (const Result& res : r.results)
-        if (!res.cells.empty()) s->pending_rows.push_back(res.cells[0].row.ToString());
-      // Ascending; batches take rows from the back, so they leave in descending order.
+  uint32_t n = 0;
+  for (;;) {
+    if (s->filter && s->filter->FilterAllRemaining()) return false;
+    ScanRequest sr;
+    sr.reversed = s->reversed;
+    if (s->started) {
+      sr.start_row = ByteView(s->next_row);
+      sr.include_start = false;
+    } else {
+      sr.start_row = ByteView(s->start_row);
+      sr.include_start = s->include_start;
     }
-    uint32_t n = 0;
-    while (n < max_rows && !s->pending_rows.empty()) {
-      const std::string row = std::move(s->pending_rows.back());
-      s->pending_rows.pop_back();
-      GetRequest g;
-      g.row = ByteView(row);
-      g.columns = std::span<const Column>(cols.data(), cols.size());
-      GetResponse gr;
-      WB_RETURN_IF_ERROR(service_->region()->Get(g, &scratch_, &gr));
-      if (gr.result.cells.empty()) continue;
-      pbw::Result r;
-      EmitResult(gr.result, g.row, &r);
-      add(&r);
+    sr.stop_row = ByteView(s->stop_row);
+    sr.include_stop = s->include_stop;
+    if (s->cut_by_region) {  // The region's bound is nearer than the scan's.
+      sr.stop_row = ByteView(s->reversed ? s->region_start : s->region_end);
+      sr.include_stop = s->reversed;  // A region holds its start key, not its end key.
+    }
+    sr.number_of_rows = max_rows - n;
+    sr.columns = std::span<const Column>(cols.data(), cols.size());
+    sr.time_range = s->time_range;
+    sr.max_versions = s->filter ? UINT32_MAX : s->max_versions;
+    ScanResponse r;
+    WB_RETURN_IF_ERROR(service_->region()->Scan(sr, &scratch_, &r));
+    for (const Result& res : r.results) {
+      if (res.cells.empty()) continue;
+      const ByteView row = res.cells[0].row;
+      s->started = true;
+      s->next_row = row.ToString();
+      std::span<const Cell> cells = res.cells;
+      if (s->filter) {
+        if (s->filter->FilterAllRemaining()) return false;
+        filtered_.clear();
+        filter_storage_.clear();
+        if (!FilterOneRow(s->filter.get(), row, res.cells, s->max_versions, &filtered_,
+                          &filter_storage_))
+          continue;
+        cells = std::span<const Cell>(filtered_.data(), filtered_.size());
+      }
+      // Scan.batch: a row's cells in Results of at most `batch` cells; all
+      // but the last flagged partial (mayHaveMoreCellsInRow).
+      const size_t step = s->batch > 0 ? s->batch : cells.size();
+      for (size_t at = 0; at < cells.size(); at += step) {
+        const size_t k = std::min(step, cells.size() - at);
+        Result part;
+        part.cells = cells.subspan(at, k);
+        pbw::Result pr;
+        EmitResult(part, ByteView(), &pr);
+        add(&pr, at + k < cells.size());
+      }
       ++n;
     }
-    return !s->pending_rows.empty();
+    if (!r.more_results) return false;
+    if (n >= max_rows) return true;
   }
-  ScanRequest sr;
-  std::string start = s->started ? s->next_row : s->start_row;
-  std::string stop = s->stop_row;
-  if (s->include_stop && !stop.empty()) stop.push_back('\0');
-  sr.start_row = ByteView(start);
-  sr.stop_row = ByteView(stop);
-  sr.number_of_rows = max_rows;
-  sr.columns = std::span<const Column>(cols.data(), cols.size());
-  ScanResponse r;
-  WB_RETURN_IF_ERROR(service_->region()->Scan(sr, &scratch_, &r));
-  s->started = true;
-  for (const Result& res : r.results) {
-    if (res.cells.empty()) continue;
-    pbw::Result pr;
-    EmitResult(res, ByteView(), &pr);
-    add(&pr);
-    s->next_row = res.cells[0].row.ToString() + '\0';
-  }
-  return r.more_results && r.results.size() >= max_rows;
 }
 
 Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
@@ -1030,6 +1107,7 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed ScanRequest");
   uint64_t id;
+  uint32_t caching = 0;
   if (!req.has_scanner_id()) {
     if (!req.has_scan() || !req.has_region())
       return Status::InvalidArgument("a ScanRequest without scanner_id must carry region and scan");
@@ -1040,11 +1118,19 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     if (!s.meta && region.empty())
       return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                               ": the request names no region");
-    if (scan.has_filter() && !s.meta)
-      return Status::Unimplemented("scans with a filter are not evaluated by wirebench");
+    if (scan.has_filter() && !s.meta) {
+      auto f = ParseFilter(scan.filter());
+      if (!f.ok()) return f.status();
+      s.filter = std::shared_ptr<Filter>(std::move(f).value());
+    }
+    auto tr = ReadTimeRange(scan.time_range());
+    if (!tr.ok()) return tr.status();
+    s.time_range = *tr;
+    s.max_versions = std::max<uint32_t>(1, scan.max_versions());
+    s.batch = scan.batch_size();
+    s.caching = scan.caching();
     s.start_row = scan.start_row();
-    if (!scan.include_start_row() && !s.start_row.empty() && !scan.reversed())
-      s.start_row.push_back('\0');
+    s.include_start = scan.include_start_row();
     s.stop_row = scan.stop_row();
     s.include_stop = scan.include_stop_row();
     s.reversed = scan.reversed();
@@ -1053,17 +1139,46 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       for (const auto& q : col.qualifier()) s.columns.emplace_back(col.family(), q);
     }
     s.rows_left = req.limit_of_rows();
+    if (!s.meta && service_->regions_per_table() > 1) {
+      const uint32_t regions = service_->regions_per_table();
+      const int index = RegionIndex(region.str(), regions);
+      if (index < 0)
+        return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                                region.ToString() + " is not online on this server");
+      s.region_start = SplitPoint(uint32_t(index), regions);
+      s.region_end = uint32_t(index) + 1 < regions ? SplitPoint(uint32_t(index) + 1, regions)
+                                                   : std::string();
+      // Start where the scan starts, within the region.
+      if (!s.reversed) {
+        if (s.start_row < s.region_start) {
+          s.start_row = s.region_start;
+          s.include_start = true;
+        }
+        s.cut_by_region = !s.region_end.empty() &&
+                          (s.stop_row.empty() || s.stop_row > s.region_end ||
+                           (s.stop_row == s.region_end && s.include_stop));
+      } else {
+        if (!s.region_end.empty() && (s.start_row.empty() || s.start_row >= s.region_end)) {
+          // Reversed from the region's last key: its end key is not in it.
+          s.start_row = s.region_end;
+          s.include_start = false;
+        }
+        s.cut_by_region = !s.region_start.empty() &&
+                          (s.stop_row.empty() || s.stop_row < s.region_start);
+      }
+    }
     if (s.meta) {
       s.table = std::string(TableOf(s.start_row));
       if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
     }
+    caching = s.caching;
     id = service_->OpenScanner(std::move(s));
     if (id == 0)
       return Status::ResourceExhausted(
           std::string(exceptions::kIOException) + ": " +
           std::to_string(HBaseService::kMaxOpenScanners) +
-          " scanners are open on this server (wirebench expires no leases): close scanners "
-          "(ScanRequest.close_scanner) when done");
+          " scanners are open on this server: close scanners (ScanRequest.close_scanner) when "
+          "done, or let their leases (60 s) run out");
   } else {
     id = req.scanner_id();
   }
@@ -1072,16 +1187,18 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     const bool known = service_->WithScanner(id, [](Scanner* s) { return s != nullptr; });
     if (!known)
       return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
-                              std::to_string(id) + "'; it was closed or never opened");
+                              std::to_string(id) + "'; it was closed, its lease expired, or it was never opened");
     resp->set_more_results(true);
     resp->set_ttl(kScannerLeaseMs);
     return Status::Ok();
   }
-  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : 0;
+  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : caching;
   if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
   Status st;
   bool known = true;
+  bool cut_by_region = false;
   bool more = service_->WithScanner(id, [&](Scanner* s) {
+    cut_by_region = s != nullptr && s->cut_by_region;
     if (s == nullptr) {
       known = false;
       return false;
@@ -1096,27 +1213,34 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     ++s->next_call_seq;
     uint32_t n = std::min(rows, kMaxBatchRows);
     if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
+    const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
     auto b = ScanBatch(s, n, resp);
     if (!b.ok()) {
       st = b.status();
       return false;
     }
-    const uint32_t got = uint32_t(cell_blocks_ ? resp->cells_per_result_size() : resp->results_size());
     if (s->rows_left > 0) {
+      // Rows, not batch parts: count the Results that end a row.
+      uint64_t got = 0;
+      for (int i = before; i < resp->partial_flag_per_result_size(); ++i)
+        if (!resp->partial_flag_per_result(i)) ++got;
       s->rows_left -= std::min<uint64_t>(s->rows_left, got);
       if (s->rows_left == 0) return false;
     }
     return *b;
   });
   if (!known) {
-    if (req.close_scanner()) {  // Closing what is already gone is not an error.
+    // Closing what is already gone is not an error; a call on a scanner that
+    // ran out of rows gets an empty last batch (see FinishScanner).
+    if (req.close_scanner() || service_->WasFinished(id)) {
       resp->set_more_results(false);
+      resp->set_more_results_in_region(false);
       return Status::Ok();
     }
     return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
                             std::to_string(id) +
                             "'. This can happen due to any of the following reasons: the "
-                            "scanner was closed, it expired, or it was never opened here");
+                            "scanner was closed, its lease expired, or it was never opened here");
   }
   if (!st.ok()) {
     if (st.message().substr(0, exceptions::kOutOfOrderScannerNext.size()) ==
@@ -1124,8 +1248,14 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       service_->CloseScanner(id);
     return st;
   }
-  if (!more || req.close_scanner()) service_->CloseScanner(id);
-  resp->set_more_results(more && !req.close_scanner());
+  if (req.close_scanner()) {
+    service_->CloseScanner(id);
+  } else if (!more) {
+    service_->FinishScanner(id);
+  }
+  // A scan that goes on past its region: HBase 2 says more results, none in
+  // this region, and the client moves to the next region.
+  resp->set_more_results((more || (cut_by_region && st.ok())) && !req.close_scanner());
   resp->set_more_results_in_region(more);
   resp->set_ttl(kScannerLeaseMs);
   return Status::Ok();

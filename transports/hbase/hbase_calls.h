@@ -4,6 +4,7 @@
 // Thread-safety: one instance per connection, used by its thread only.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,13 +41,17 @@ class CallHandler {
   Status DoScan(const Call& c, hbasewire::ScanResponse* resp);
 
   // Reads a MutationProto (and its cells, from the message or the call's
-  // cell block) into mutation_cells_ and returns the model's mutation.
-  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out);
+  // cell block) into `cells` and returns the model's mutation.
+  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out,
+                      std::vector<Cell>* cells);
   // Applies one mutation as HBase would; fills `result` for increments and
   // appends (the new values).
-  Status ApplyMutation(const hbasewire::MutationProto& p, WireReader* block,
-                       hbasewire::Result* result);
-  StatusOr<bool> CheckCondition(const hbasewire::Condition& c);
+  Status ApplyMutation(ByteView region_name, const hbasewire::MutationProto& p,
+                       WireReader* block, hbasewire::Result* result);
+  // NotServingRegionException (as a status) unless the region named holds `row`.
+  Status CheckRow(ByteView region_name, ByteView row);
+  // A Condition message as the model's (its value kept in condition_value_).
+  StatusOr<Condition> ReadCondition(const hbasewire::Condition& c);
   // A Get answered by the region or, on hbase:meta, by the catalog.
   Status GetRow(ByteView region_name, const hbasewire::Get& g, hbasewire::Result* out);
   // Writes the result's cells into the reply: into the cell block on a
@@ -54,7 +59,7 @@ class CallHandler {
   // cells' row when not empty.
   void EmitResult(const Result& r, ByteView row, hbasewire::Result* out);
   // The catalog's row for `table` ("T,,1"), cells as the catalog answers them.
-  void CatalogRow(std::string_view table, const std::vector<std::string>& families,
+  void CatalogRow(std::string_view table, uint32_t index, const std::vector<std::string>& families,
                   hbasewire::Result* out);
   void TableStateRow(ByteView row, hbasewire::Result* out);
   // One batch of an open scanner; false when the scanner is exhausted.
@@ -75,7 +80,9 @@ class CallHandler {
   RegionScratch scratch_;
   ByteBuffer block_;  // The reply's cell block, built while the response is.
   std::vector<Cell> mutation_cells_;
-  std::vector<std::string> owned_;  // Bytes the mutation cells point into (computed values).
+  std::string condition_value_;
+  std::vector<Cell> filtered_;              // A row's cells that passed a filter.
+  std::deque<std::string> filter_storage_;  // Values a filter rewrote.
 };
 
 }  // namespace wirebench::hbaserpc

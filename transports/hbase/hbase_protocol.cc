@@ -1,5 +1,8 @@
 #include "transports/hbase/hbase_protocol.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -28,7 +31,22 @@ std::string NewClusterId() {
   return buf;
 }
 
+uint64_t ScannerNowMs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+void HBaseService::ExpireScanners(uint64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = scanners_.begin(); it != scanners_.end();)
+    it = now_ms - it->second.last_used_ms > kScannerLeaseMs ? scanners_.erase(it) : std::next(it);
+}
+
 uint64_t HBaseService::OpenScanner(Scanner s) {
+  const uint64_t now = ScannerNowMs();
+  ExpireScanners(now);
+  s.last_used_ms = now;
   std::lock_guard<std::mutex> lock(mu_);
   if (scanners_.size() >= kMaxOpenScanners) return 0;
   const uint64_t id = next_scanner_++;
@@ -39,6 +57,18 @@ uint64_t HBaseService::OpenScanner(Scanner s) {
 void HBaseService::CloseScanner(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   scanners_.erase(id);
+}
+
+void HBaseService::FinishScanner(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scanners_.erase(id);
+  finished_.push_back(id);
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
+}
+
+bool HBaseService::WasFinished(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::find(finished_.begin(), finished_.end(), id) != finished_.end();
 }
 
 size_t HBaseService::open_scanners() const {

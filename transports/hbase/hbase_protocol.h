@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,7 @@
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
 #include "rpc/service.h"
+#include "transports/hbase/hbase_filters.h"
 
 namespace wirebench::hbaserpc {
 
@@ -145,16 +147,29 @@ struct HBaseIoStats {
 struct Scanner {
   bool meta = false;     // A scan of the catalog.
   std::string table;     // For meta scans: the table whose row is answered.
-  std::string next_row;  // Where the next batch starts (inclusive).
+  std::string next_row;  // The last row returned; the next batch starts after it.
   bool started = false;  // next_row is set (else: the scan's own start).
   std::string start_row, stop_row;
+  bool include_start = true;
   bool include_stop = false;
   bool reversed = false;
   std::vector<std::pair<std::string, std::string>> columns;
   uint64_t rows_left = 0;  // limit_of_rows; 0 = no limit.
   uint64_t next_call_seq = 0;
-  std::vector<std::string> pending_rows;  // Reversed scans: rows still to return.
+  uint32_t max_versions = 1;
+  TimeRange time_range;
+  uint32_t batch = 0;    // Scan.batch_size: the most cells per Result; 0 = a whole row.
+  uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
+  std::shared_ptr<Filter> filter;  // Scan.filter, or null.
+  uint64_t last_used_ms = 0;       // For the lease.
+  std::string region_end;  // The region's end key: where a forward scan stops ("" = none).
+  std::string region_start;  // Its start key: where a reversed scan stops.
+  bool cut_by_region = false;  // The scan's range goes past the region's.
 };
+
+// HBase's default scanner lease, and the clock it is kept by.
+inline constexpr uint64_t kScannerLeaseMs = 60000;
+uint64_t ScannerNowMs();
 
 // Server-wide state every connection shares.
 class HBaseService {
@@ -164,6 +179,9 @@ class HBaseService {
       : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
 
   Region* region() const { return region_; }
+  // Regions per table in the catalog (--regions-per-table); set before serving.
+  uint32_t regions_per_table() const { return regions_per_table_; }
+  void set_regions_per_table(uint32_t n) { regions_per_table_ = n < 1 ? 1 : n; }
   rpc::Service* codec_service() const { return codec_service_; }
   const ServerIdentity& identity() const { return identity_; }
   // Set once the server is bound (the port) and before it serves.
@@ -179,9 +197,24 @@ class HBaseService {
   auto WithScanner(uint64_t id, F&& f) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = scanners_.find(id);
+    if (it != scanners_.end() && ScannerNowMs() - it->second.last_used_ms > kScannerLeaseMs) {
+      scanners_.erase(it);  // Its lease ran out: gone, as in HBase.
+      it = scanners_.end();
+    }
+    if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
     return f(it == scanners_.end() ? nullptr : &it->second);
   }
   void CloseScanner(uint64_t id);
+  // Closes a scanner that ran out of rows and remembers its id (the last
+  // kRememberedScanners of them): HBase 2 clients stop there, but clients of
+  // the 0.96/0.98 protocol (the npm client) call once more and expect an
+  // empty batch, not UnknownScannerException.
+  void FinishScanner(uint64_t id);
+  bool WasFinished(uint64_t id) const;
+  static constexpr size_t kRememberedScanners = 4096;
+  // Closes scanners unused for longer than the lease (HBase's
+  // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
+  void ExpireScanners(uint64_t now_ms);
   size_t open_scanners() const;
 
  private:
@@ -190,7 +223,9 @@ class HBaseService {
   ServerIdentity identity_;
   mutable std::mutex mu_;
   uint64_t next_scanner_ = 1;
+  uint32_t regions_per_table_ = 1;
   std::map<uint64_t, Scanner> scanners_;
+  std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
 };
 
 // What a connection asks its server for: the Stats reply (the rpc layer's

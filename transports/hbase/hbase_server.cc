@@ -81,7 +81,9 @@ class HBaseServer::Impl final : public StatsSource {
         codec_service_(codec_service),
         service_(region, codec_service, ServerIdentity{}),
         advertised_host_(std::move(advertised_host)),
-        acceptor_(accept_ctx_) {}
+        acceptor_(accept_ctx_) {
+    service_.set_regions_per_table(options.regions_per_table);
+  }
 
   const rpc::ServerOptions& options() const { return options_; }
   HBaseService* service() { return &service_; }

@@ -1,0 +1,207 @@
+// HBase's filters (transports/hbase/hbase_filters.h) over the message
+// model's cells, built from the same protobuf messages a client sends.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "transports/hbase/hbase_filters.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+namespace {
+
+namespace pbw = hbasewire;
+
+// A row's cells in HBase's order: (family, qualifier, ts, value).
+struct RowCells {
+  std::string row;
+  std::vector<std::tuple<std::string, std::string, uint64_t, std::string>> cells;
+  std::vector<Cell> Model() const {
+    std::vector<Cell> out;
+    for (const auto& [f, q, ts, v] : cells) {
+      Cell c;
+      c.row = ByteView(row);
+      c.family = ByteView(f);
+      c.qualifier = ByteView(q);
+      c.timestamp = ts;
+      c.value = ByteView(v);
+      out.push_back(c);
+    }
+    return out;
+  }
+};
+
+pbw::Comparator Cmp(const std::string& kind, const std::string& value) {
+  pbw::Comparator c;
+  c.set_name("org.apache.hadoop.hbase.filter." + kind);
+  if (kind == "RegexStringComparator") {
+    pbw::RegexStringComparator r;
+    r.set_pattern(value);
+    r.set_pattern_flags(0);
+    r.set_charset("UTF-8");
+    c.set_serialized_comparator(r.SerializeAsString());
+  } else {
+    pbw::BinaryComparator b;
+    b.mutable_comparable()->set_value(value);
+    c.set_serialized_comparator(b.SerializeAsString());
+  }
+  return c;
+}
+
+pbw::Filter Named(const std::string& name, const std::string& bytes) {
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter." + name);
+  f.set_serialized_filter(bytes);
+  return f;
+}
+
+pbw::Filter CompareOf(const std::string& name, pbw::CompareType op, pbw::Comparator cmp) {
+  pbw::RowFilter f;  // Row/Family/Qualifier/ValueFilter share this layout.
+  f.mutable_compare_filter()->set_compare_op(op);
+  *f.mutable_compare_filter()->mutable_comparator() = std::move(cmp);
+  return Named(name, f.SerializeAsString());
+}
+
+std::unique_ptr<Filter> Make(const pbw::Filter& f) {
+  auto made = ParseFilter(f.SerializeAsString());
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return made.ok() ? std::move(made).value() : nullptr;
+}
+
+// "q@ts=value" per passing cell, or "-" when the row is left out.
+std::string Apply(Filter* f, const RowCells& r, uint32_t max_versions = 1) {
+  std::vector<Cell> cells = r.Model(), out;
+  std::deque<std::string> storage;
+  if (!FilterOneRow(f, ByteView(r.row), cells, max_versions, &out, &storage)) return "-";
+  std::string s;
+  for (const Cell& c : out)
+    s += (s.empty() ? "" : " ") + c.family.ToString() + ":" + c.qualifier.ToString() + "@" +
+         std::to_string(c.timestamp) + "=" + c.value.ToString();
+  return s;
+}
+
+const RowCells kRow{"user1",
+                    {{"f", "a", 3, "x3"},
+                     {"f", "a", 2, "x2"},
+                     {"f", "b", 1, "yes"},
+                     {"f", "c", 1, "zz"},
+                     {"g", "a", 1, "ga"}}};
+
+TEST(HBaseFilters, PrefixAndRowFilters) {
+  pbw::PrefixFilter p;
+  p.set_prefix("user");
+  auto f = Make(Named("PrefixFilter", p.SerializeAsString()));
+  EXPECT_EQ(Apply(f.get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
+  EXPECT_EQ(Apply(f.get(), RowCells{"other", {{"f", "a", 1, "v"}}}), "-");
+  auto less = Make(CompareOf("RowFilter", pbw::LESS, Cmp("BinaryComparator", "user2")));
+  EXPECT_EQ(Apply(less.get(), kRow).substr(0, 8), "f:a@3=x3") << "user1 < user2";
+  EXPECT_EQ(Apply(less.get(), RowCells{"user3", {{"f", "a", 1, "v"}}}), "-");
+  auto prefix = Make(CompareOf("RowFilter", pbw::EQUAL, Cmp("BinaryPrefixComparator", "us")));
+  EXPECT_NE(Apply(prefix.get(), kRow), "-");
+  auto regex = Make(CompareOf("RowFilter", pbw::EQUAL, Cmp("RegexStringComparator", "r[0-9]$")));
+  EXPECT_NE(Apply(regex.get(), kRow), "-");
+  EXPECT_EQ(Apply(regex.get(), RowCells{"userX", {{"f", "a", 1, "v"}}}), "-");
+}
+
+TEST(HBaseFilters, CellFilters) {
+  pbw::ColumnPrefixFilter cp;
+  cp.set_prefix("b");
+  EXPECT_EQ(Apply(Make(Named("ColumnPrefixFilter", cp.SerializeAsString())).get(), kRow),
+            "f:b@1=yes");
+  EXPECT_EQ(Apply(Make(CompareOf("QualifierFilter", pbw::GREATER_OR_EQUAL,
+                               Cmp("BinaryComparator", "b"))).get(),
+                kRow),
+            "f:b@1=yes f:c@1=zz");
+  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", pbw::EQUAL, Cmp("BinaryComparator", "x2"))).get(),
+                kRow),
+            "f:a@2=x2")
+      << "a filter sees older versions before versions are counted, as in HBase 2";
+  EXPECT_EQ(Apply(Make(CompareOf("FamilyFilter", pbw::EQUAL, Cmp("BinaryComparator", "g"))).get(),
+                kRow),
+            "g:a@1=ga");
+  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", pbw::EQUAL, Cmp("RegexStringComparator", "^z+$"))).get(),
+                kRow),
+            "f:c@1=zz");
+  EXPECT_EQ(Apply(Make(Named("FirstKeyOnlyFilter", "")).get(), kRow), "f:a@3=x3");
+  pbw::KeyOnlyFilter ko;
+  ko.set_len_as_val(false);
+  EXPECT_EQ(Apply(Make(Named("KeyOnlyFilter", ko.SerializeAsString())).get(), kRow),
+            "f:a@3= f:b@1= f:c@1= g:a@1=");
+  // Versions are counted over what passes.
+  EXPECT_EQ(Apply(Make(Named("FirstKeyOnlyFilter", "")).get(), kRow, 3), "f:a@3=x3");
+  pbw::PrefixFilter p;
+  p.set_prefix("user");
+  EXPECT_EQ(Apply(Make(Named("PrefixFilter", p.SerializeAsString())).get(), kRow, 2),
+            "f:a@3=x3 f:a@2=x2 f:b@1=yes f:c@1=zz g:a@1=ga");
+}
+
+pbw::Filter Scvf(const std::string& value, bool if_missing, pbw::CompareType op = pbw::EQUAL) {
+  pbw::SingleColumnValueFilter s;
+  s.set_column_family("f");
+  s.set_column_qualifier("b");
+  s.set_compare_op(op);
+  *s.mutable_comparator() = Cmp("BinaryComparator", value);
+  s.set_filter_if_missing(if_missing);
+  return Named("SingleColumnValueFilter", s.SerializeAsString());
+}
+
+TEST(HBaseFilters, SingleColumnValueFilter) {
+  EXPECT_EQ(Apply(Make(Scvf("yes", false)).get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
+  EXPECT_EQ(Apply(Make(Scvf("no", false)).get(), kRow), "-");
+  const RowCells missing{"r", {{"f", "a", 1, "v"}}};
+  EXPECT_EQ(Apply(Make(Scvf("yes", false)).get(), missing), "f:a@1=v") << "kept when missing";
+  EXPECT_EQ(Apply(Make(Scvf("yes", true)).get(), missing), "-") << "filterIfMissing";
+}
+
+TEST(HBaseFilters, FilterListsAndPages) {
+  pbw::FilterList all;
+  all.set_operator_(pbw::FilterList::MUST_PASS_ALL);
+  pbw::PrefixFilter p;
+  p.set_prefix("user");
+  *all.add_filters() = Named("PrefixFilter", p.SerializeAsString());
+  *all.add_filters() = CompareOf("QualifierFilter", pbw::EQUAL, Cmp("BinaryComparator", "c"));
+  EXPECT_EQ(Apply(Make(Named("FilterList", all.SerializeAsString())).get(), kRow), "f:c@1=zz");
+  pbw::FilterList one;
+  one.set_operator_(pbw::FilterList::MUST_PASS_ONE);
+  *one.add_filters() = CompareOf("QualifierFilter", pbw::EQUAL, Cmp("BinaryComparator", "c"));
+  *one.add_filters() = CompareOf("ValueFilter", pbw::EQUAL, Cmp("BinaryComparator", "ga"));
+  EXPECT_EQ(Apply(Make(Named("FilterList", one.SerializeAsString())).get(), kRow),
+            "f:c@1=zz g:a@1=ga");
+  // Nested: ALL(prefix "user", ONE(...)).
+  pbw::FilterList nested;
+  nested.set_operator_(pbw::FilterList::MUST_PASS_ALL);
+  *nested.add_filters() = Named("PrefixFilter", p.SerializeAsString());
+  *nested.add_filters() = Named("FilterList", one.SerializeAsString());
+  auto n = Make(Named("FilterList", nested.SerializeAsString()));
+  EXPECT_EQ(Apply(n.get(), kRow), "f:c@1=zz g:a@1=ga");
+  EXPECT_EQ(Apply(n.get(), RowCells{"other", {{"f", "c", 1, "zz"}}}), "-");
+  // PageFilter: two rows, then nothing more.
+  pbw::PageFilter pf;
+  pf.set_page_size(2);
+  auto page = Make(Named("PageFilter", pf.SerializeAsString()));
+  EXPECT_NE(Apply(page.get(), kRow), "-");
+  EXPECT_FALSE(page->FilterAllRemaining());
+  EXPECT_NE(Apply(page.get(), kRow), "-");
+  EXPECT_TRUE(page->FilterAllRemaining());
+  EXPECT_EQ(Apply(page.get(), kRow), "-");
+}
+
+TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
+  auto f = ParseFilter(Named("FuzzyRowFilter", "").SerializeAsString());
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find(
+                "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.FuzzyRowFilter"),
+            std::string::npos)
+      << f.status().ToString();
+  auto c = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("LongComparator"), std::string::npos);
+  auto bad = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("RegexStringComparator", "(")).SerializeAsString());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("does not compile"), std::string::npos);
+  EXPECT_FALSE(ParseFilter("\xff\xff").ok());
+}
+
+}  // namespace
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,323 @@
+// The memstore region's HBase data model over the message model: versions
+// and timestamps, Get's max_versions and time range, HBase's delete types and
+// their masking, checkAndMutate, Increment and Append (atomic under many
+// threads), and scans forward and reversed with inclusive/exclusive bounds.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "common/bytes.h"
+#include "regions/memstore/memstore_region.h"
+
+namespace wirebench {
+namespace {
+
+// (qualifier, timestamp, value) of family "f"'s cells, in result order.
+using Version3 = std::tuple<std::string, uint64_t, std::string>;
+
+std::unique_ptr<Region> Store(uint32_t versions) {
+  MemstoreOptions o;
+  o.max_versions = versions;
+  return NewMemstoreRegion(o);
+}
+
+Status PutAt(Region* r, const std::string& row, const std::string& q, uint64_t ts,
+             const std::string& v, const std::string& family = "f") {
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView(family);
+  c.qualifier = ByteView(q);
+  c.timestamp = ts;
+  c.value = ByteView(v);
+  Mutation m;
+  m.row = ByteView(row);
+  m.cells = std::span<const Cell>(&c, 1);
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+Status DeleteCell(Region* r, const std::string& row, CellType type, const std::string& q,
+                  uint64_t ts, const std::string& family = "f") {
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView(family);
+  c.qualifier = ByteView(q);
+  c.timestamp = ts;
+  c.type = type;
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kDelete;
+  m.cells = std::span<const Cell>(&c, 1);
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+Status DeleteRow(Region* r, const std::string& row, uint64_t ts) {
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kDelete;
+  m.timestamp = ts;
+  MutateResponse resp;
+  return r->Mutate(m, &resp);
+}
+
+std::vector<Version3> Versions(Region* r, const std::string& row, uint32_t max_versions = 1,
+                               TimeRange tr = {}) {
+  RegionScratch s;
+  GetRequest req;
+  req.row = ByteView(row);
+  req.max_versions = max_versions;
+  req.time_range = tr;
+  GetResponse resp;
+  EXPECT_TRUE(r->Get(req, &s, &resp).ok());
+  std::vector<Version3> out;
+  for (const Cell& c : resp.result.cells)
+    out.emplace_back(c.family.ToString() + ":" + c.qualifier.ToString(), c.timestamp,
+                     c.value.ToString());
+  return out;
+}
+
+TEST(MemstoreHBaseSemantics, KeepsMaxVersionsNewestFirstAndHonoursTimeRange) {
+  auto r = Store(3);
+  for (uint64_t ts = 1; ts <= 5; ++ts) ASSERT_TRUE(PutAt(r.get(), "row", "q", ts, "v" + std::to_string(ts)).ok());
+  // Written out of order: still newest first.
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 20, "a20").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 10, "a10").ok());
+  EXPECT_EQ(Versions(r.get(), "row"),
+            (std::vector<Version3>{{"f:a", 20, "a20"}, {"f:q", 5, "v5"}}));
+  EXPECT_EQ(Versions(r.get(), "row", 10),
+            (std::vector<Version3>{{"f:a", 20, "a20"},
+                                   {"f:a", 10, "a10"},
+                                   {"f:q", 5, "v5"},
+                                   {"f:q", 4, "v4"},
+                                   {"f:q", 3, "v3"}}))
+      << "three versions kept: ts 1 and 2 were dropped";
+  EXPECT_EQ(Versions(r.get(), "row", 10, TimeRange{4, 11}),
+            (std::vector<Version3>{{"f:a", 10, "a10"}, {"f:q", 5, "v5"}, {"f:q", 4, "v4"}}))
+      << "[min, max): 11 excludes a@20, includes a@10";
+  EXPECT_EQ(Versions(r.get(), "row", 1, TimeRange{0, 5}),
+            (std::vector<Version3>{{"f:q", 4, "v4"}}))
+      << "the newest version inside the range; f:a has none there";
+  // A put at an existing timestamp replaces that version.
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 4, "again").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 2, TimeRange{0, 5}),
+            (std::vector<Version3>{{"f:q", 4, "again"}, {"f:q", 3, "v3"}}));
+}
+
+TEST(MemstoreHBaseSemantics, OneVersionByDefaultAndOlderPutsAreNotSeen) {
+  auto r = Store(1);
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 100, "new").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 50, "old").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5), (std::vector<Version3>{{"f:q", 100, "new"}}));
+  // LATEST_TIMESTAMP and 0 mean the server's clock.
+  const uint64_t before = MemstoreNowMillis();
+  ASSERT_TRUE(PutAt(r.get(), "clock", "q", kLatestTimestamp, "x").ok());
+  auto got = Versions(r.get(), "clock");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_GE(std::get<1>(got[0]), before);
+  EXPECT_LT(std::get<1>(got[0]), kLatestTimestamp);
+}
+
+TEST(MemstoreHBaseSemantics, DeleteTypesAndTheirMasking) {
+  auto r = Store(5);
+  for (uint64_t ts = 1; ts <= 4; ++ts) ASSERT_TRUE(PutAt(r.get(), "row", "q", ts, "v" + std::to_string(ts)).ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "p", 3, "p3").ok());
+  // One version at a timestamp.
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDelete, "q", 3).ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5),
+            (std::vector<Version3>{{"f:p", 3, "p3"}, {"f:q", 4, "v4"}, {"f:q", 2, "v2"}, {"f:q", 1, "v1"}}));
+  // One version, the latest: the newest goes, the one below shows.
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDelete, "q", kLatestTimestamp).ok());
+  EXPECT_EQ(Versions(r.get(), "row"), (std::vector<Version3>{{"f:p", 3, "p3"}, {"f:q", 2, "v2"}}));
+  // A deleted version stays masked: writing it again does not bring it back.
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 3, "back").ok());
+  EXPECT_EQ(Versions(r.get(), "row"), (std::vector<Version3>{{"f:p", 3, "p3"}, {"f:q", 2, "v2"}}));
+  // All versions of a column up to a timestamp; older puts stay masked, newer show.
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDeleteColumn, "q", 100).ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5), (std::vector<Version3>{{"f:p", 3, "p3"}}));
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 50, "masked").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 150, "shows").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5),
+            (std::vector<Version3>{{"f:p", 3, "p3"}, {"f:q", 150, "shows"}}));
+  // A family up to a timestamp.
+  ASSERT_TRUE(PutAt(r.get(), "row", "z", 7, "other family", "g").ok());
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDeleteFamily, "", 100).ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5),
+            (std::vector<Version3>{{"f:q", 150, "shows"}, {"g:z", 7, "other family"}}));
+  ASSERT_TRUE(PutAt(r.get(), "row", "p", 99, "masked by the family delete").ok());
+  EXPECT_EQ(Versions(r.get(), "row").size(), 2u);
+  // The whole row up to a timestamp.
+  ASSERT_TRUE(DeleteRow(r.get(), "row", 200).ok());
+  EXPECT_TRUE(Versions(r.get(), "row", 5).empty());
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 199, "masked by the row delete").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "q", 201, "after").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 5), (std::vector<Version3>{{"f:q", 201, "after"}}));
+}
+
+Condition Cond(const std::string& row, const std::string& q, CompareOp op, const std::string* v) {
+  Condition c;
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView(q);
+  c.op = op;
+  if (v) {
+    c.value = ByteView(*v);
+  } else {
+    c.value_is_null = true;
+  }
+  return c;
+}
+
+TEST(MemstoreHBaseSemantics, CheckAndMutateBothWays) {
+  auto r = Store(1);
+  RegionScratch s;
+  const std::string row = "row";
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView("q");
+  c.value = ByteView("one");
+  Mutation put;
+  put.row = ByteView(row);
+  put.cells = std::span<const Cell>(&c, 1);
+  bool processed = false;
+  // Absent cell: a null expected value matches.
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, nullptr), {&put, 1}, &s, &processed).ok());
+  EXPECT_TRUE(processed);
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, nullptr), {&put, 1}, &s, &processed).ok());
+  EXPECT_FALSE(processed) << "the cell is there now";
+  const std::string one = "one", two = "two", zero = "aaa";
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, &two), {&put, 1}, &s, &processed).ok());
+  EXPECT_FALSE(processed);
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, &one), {&put, 1}, &s, &processed).ok());
+  EXPECT_TRUE(processed);
+  // HBase compares the given value with the stored one: "aaa" < "one".
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kLess, &zero), {&put, 1}, &s, &processed).ok());
+  EXPECT_TRUE(processed);
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kGreater, &zero), {&put, 1}, &s, &processed).ok());
+  EXPECT_FALSE(processed);
+  // checkAndDelete.
+  Mutation del;
+  del.row = ByteView(row);
+  del.type = MutationType::kDelete;
+  ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, &one), {&del, 1}, &s, &processed).ok());
+  EXPECT_TRUE(processed);
+  EXPECT_TRUE(Versions(r.get(), row).empty());
+  // A mutation of another row is refused.
+  Mutation other = put;
+  other.row = ByteView("other");
+  EXPECT_FALSE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, nullptr), {&other, 1}, &s, &processed).ok());
+}
+
+uint64_t Counter(const Result& res) {
+  EXPECT_EQ(res.cells.size(), 1u);
+  if (res.cells.size() != 1 || res.cells[0].value.size() != 8) return ~0ull;
+  return LoadBE64(res.cells[0].value.data());
+}
+
+Status Increment(Region* r, RegionScratch* s, const std::string& row, int64_t by, Result* out) {
+  std::string amount(8, '\0');
+  StoreBE64(reinterpret_cast<uint8_t*>(amount.data()), uint64_t(by));
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView("n");
+  c.value = ByteView(amount);
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kIncrement;
+  m.cells = std::span<const Cell>(&c, 1);
+  return r->ReadModifyWrite(m, s, out);
+}
+
+TEST(MemstoreHBaseSemantics, IncrementAndAppendReturnNewValues) {
+  auto r = Store(1);
+  RegionScratch s;
+  Result res;
+  ASSERT_TRUE(Increment(r.get(), &s, "row", 5, &res).ok());
+  EXPECT_EQ(Counter(res), 5u) << "a missing counter counts from 0";
+  ASSERT_TRUE(Increment(r.get(), &s, "row", -2, &res).ok());
+  EXPECT_EQ(Counter(res), 3u);
+  EXPECT_EQ(Versions(r.get(), "row").size(), 1u);
+  // Not a long: refused, nothing changed.
+  ASSERT_TRUE(PutAt(r.get(), "text", "n", 0, "abc").ok());
+  EXPECT_FALSE(Increment(r.get(), &s, "text", 1, &res).ok());
+  EXPECT_EQ(std::get<2>(Versions(r.get(), "text")[0]), "abc");
+  // Append.
+  Cell c;
+  const std::string row = "text";
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView("n");
+  c.value = ByteView("def");
+  Mutation m;
+  m.row = ByteView(row);
+  m.type = MutationType::kAppend;
+  m.cells = std::span<const Cell>(&c, 1);
+  ASSERT_TRUE(r->ReadModifyWrite(m, &s, &res).ok());
+  ASSERT_EQ(res.cells.size(), 1u);
+  EXPECT_EQ(res.cells[0].value.ToString(), "abcdef");
+  EXPECT_EQ(std::get<2>(Versions(r.get(), "text")[0]), "abcdef");
+}
+
+TEST(MemstoreHBaseSemantics, IncrementsAreAtomicUnderManyThreads) {
+  auto r = Store(1);
+  constexpr int kThreads = 8, kEach = 500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      RegionScratch s;
+      Result res;
+      for (int i = 0; i < kEach; ++i) EXPECT_TRUE(Increment(r.get(), &s, "hot", 1, &res).ok());
+    });
+  for (auto& t : threads) t.join();
+  RegionScratch s;
+  Result res;
+  ASSERT_TRUE(Increment(r.get(), &s, "hot", 0, &res).ok());
+  EXPECT_EQ(Counter(res), uint64_t(kThreads * kEach));
+}
+
+std::vector<std::string> Rows(Region* r, ScanRequest req) {
+  RegionScratch s;
+  ScanResponse resp;
+  EXPECT_TRUE(r->Scan(req, &s, &resp).ok());
+  std::vector<std::string> rows;
+  for (const Result& res : resp.results) rows.push_back(res.cells[0].row.ToString());
+  return rows;
+}
+
+TEST(MemstoreHBaseSemantics, ScansForwardAndReversedWithInclusiveBounds) {
+  MemstoreOptions o;
+  o.shards = 4;
+  auto r = NewMemstoreRegion(o);
+  for (const char* row : {"a", "b", "c", "d", "e"}) ASSERT_TRUE(PutAt(r.get(), row, "q", 0, row).ok());
+  ScanRequest req;
+  req.start_row = ByteView("b");
+  req.stop_row = ByteView("d");
+  EXPECT_EQ(Rows(r.get(), req), (std::vector<std::string>{"b", "c"}));
+  req.include_stop = true;
+  EXPECT_EQ(Rows(r.get(), req), (std::vector<std::string>{"b", "c", "d"}));
+  req.include_start = false;
+  EXPECT_EQ(Rows(r.get(), req), (std::vector<std::string>{"c", "d"}));
+  ScanRequest rev;
+  rev.reversed = true;
+  EXPECT_EQ(Rows(r.get(), rev), (std::vector<std::string>{"e", "d", "c", "b", "a"}));
+  rev.start_row = ByteView("d");
+  rev.stop_row = ByteView("a");
+  EXPECT_EQ(Rows(r.get(), rev), (std::vector<std::string>{"d", "c", "b"}));
+  rev.include_stop = true;
+  rev.include_start = false;
+  EXPECT_EQ(Rows(r.get(), rev), (std::vector<std::string>{"c", "b", "a"}));
+  rev.number_of_rows = 2;
+  RegionScratch s;
+  ScanResponse resp;
+  ASSERT_TRUE(r->Scan(rev, &s, &resp).ok());
+  EXPECT_EQ(resp.results.size(), 2u);
+  EXPECT_TRUE(resp.more_results);
+}
+
+}  // namespace
+}  // namespace wirebench

@@ -1,0 +1,488 @@
+#include "transports/hbase/hbase_filters.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "common/bytes.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+
+namespace pbw = hbasewire;
+
+namespace {
+
+constexpr std::string_view kPackage = "org.apache.hadoop.hbase.filter.";
+
+constexpr std::string_view kSupported =
+    "wirebench evaluates PrefixFilter, ColumnPrefixFilter, SingleColumnValueFilter, FilterList, "
+    "FirstKeyOnlyFilter, KeyOnlyFilter, PageFilter, RowFilter, QualifierFilter, ValueFilter and "
+    "FamilyFilter";
+
+// The class name without HBase's filter package.
+std::string_view Short(std::string_view name) {
+  return name.substr(0, kPackage.size()) == kPackage ? name.substr(kPackage.size()) : name;
+}
+
+Status Malformed(std::string_view name) {
+  return Status::InvalidArgument("cannot read the serialized " + std::string(name) +
+                                 " (a malformed filter or comparator)");
+}
+
+template <typename M>
+bool Parse(M* m, std::string_view bytes) {
+  return m->ParsePartialFromArray(bytes.data(), int(bytes.size()));
+}
+
+// ---- Comparators: compareTo(value) as HBase's ByteArrayComparable ----
+
+class Comparator {
+ public:
+  virtual ~Comparator() = default;
+  virtual int CompareTo(ByteView value) const = 0;
+};
+
+class BinaryComparator final : public Comparator {
+ public:
+  explicit BinaryComparator(std::string v) : v_(std::move(v)) {}
+  int CompareTo(ByteView value) const override { return Compare(ByteView(v_), value); }
+
+ private:
+  std::string v_;
+};
+
+class BinaryPrefixComparator final : public Comparator {
+ public:
+  explicit BinaryPrefixComparator(std::string v) : v_(std::move(v)) {}
+  int CompareTo(ByteView value) const override {
+    return Compare(ByteView(v_), value.Sub(0, std::min(v_.size(), value.size())));
+  }
+
+ private:
+  std::string v_;
+};
+
+class RegexComparator final : public Comparator {
+ public:
+  explicit RegexComparator(std::regex re) : re_(std::move(re)) {}
+  int CompareTo(ByteView value) const override {
+    const std::string_view s = value.str();
+    return std::regex_search(s.begin(), s.end(), re_) ? 0 : 1;
+  }
+
+ private:
+  std::regex re_;
+};
+
+class SubstringComparator final : public Comparator {
+ public:
+  explicit SubstringComparator(std::string sub) : sub_(Lower(sub)) {}
+  int CompareTo(ByteView value) const override {
+    return Lower(value.str()).find(sub_) != std::string::npos ? 0 : 1;
+  }
+
+ private:
+  static std::string Lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  }
+  std::string sub_;
+};
+
+StatusOr<std::unique_ptr<Comparator>> MakeComparator(const pbw::Comparator& c) {
+  const std::string_view name = c.name();
+  const std::string& bytes = c.serialized_comparator();
+  const std::string_view base = Short(name);
+  if (base == "BinaryComparator" || base == "BinaryPrefixComparator") {
+    pbw::BinaryComparator bc;
+    if (!Parse(&bc, bytes)) return Malformed(name);
+    const std::string& v = bc.comparable().value();
+    if (base == "BinaryComparator") return std::unique_ptr<Comparator>(new BinaryComparator(v));
+    return std::unique_ptr<Comparator>(new BinaryPrefixComparator(v));
+  }
+  if (base == "RegexStringComparator") {
+    pbw::RegexStringComparator rc;
+    if (!Parse(&rc, bytes)) return Malformed(name);
+    auto flags = std::regex::ECMAScript;
+    if (rc.pattern_flags() & 2) flags |= std::regex::icase;  // java.util.regex.Pattern.CASE_INSENSITIVE
+    try {
+      return std::unique_ptr<Comparator>(new RegexComparator(std::regex(rc.pattern(), flags)));
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("RegexStringComparator: the pattern '" + rc.pattern() +
+                                     "' does not compile: " + e.what());
+    }
+  }
+  if (base == "SubstringComparator") {
+    pbw::SubstringComparator sc;
+    if (!Parse(&sc, bytes)) return Malformed(name);
+    return std::unique_ptr<Comparator>(new SubstringComparator(sc.substr()));
+  }
+  return Status::Unimplemented(
+      "java.lang.ClassNotFoundException: " + std::string(name) +
+      " (wirebench compares with BinaryComparator, BinaryPrefixComparator, "
+      "RegexStringComparator and SubstringComparator)");
+}
+
+// CompareFilter's rule: true when the cell or row passes, for
+// r = comparator.compareTo(bytes).
+bool Passes(pbw::CompareType op, int r) {
+  switch (op) {
+    case pbw::LESS: return r > 0;
+    case pbw::LESS_OR_EQUAL: return r >= 0;
+    case pbw::EQUAL: return r == 0;
+    case pbw::NOT_EQUAL: return r != 0;
+    case pbw::GREATER_OR_EQUAL: return r <= 0;
+    case pbw::GREATER: return r < 0;
+    default: return false;  // NO_OP filters everything out.
+  }
+}
+
+// ---- The filters ----
+
+class PrefixFilter final : public Filter {
+ public:
+  explicit PrefixFilter(std::string p) : prefix_(std::move(p)) {}
+  bool FilterRowKey(ByteView row) override {
+    return row.size() < prefix_.size() || row.Sub(0, prefix_.size()) != ByteView(prefix_);
+  }
+
+ private:
+  std::string prefix_;
+};
+
+class ColumnPrefixFilter final : public Filter {
+ public:
+  explicit ColumnPrefixFilter(std::string p) : prefix_(std::move(p)) {}
+  FilterCode FilterCell(const Cell& c) override {
+    const ByteView q = c.qualifier;
+    const int cmp = Compare(q.Sub(0, std::min(q.size(), prefix_.size())), ByteView(prefix_));
+    if (q.size() < prefix_.size()) return cmp <= 0 ? FilterCode::kSkip : FilterCode::kNextRow;
+    if (cmp < 0) return FilterCode::kSkip;  // HBase seeks to the prefix.
+    return cmp > 0 ? FilterCode::kNextRow : FilterCode::kInclude;
+  }
+
+ private:
+  std::string prefix_;
+};
+
+enum class Part { kRow, kFamily, kQualifier, kValue };
+
+class CompareFilter final : public Filter {
+ public:
+  CompareFilter(Part part, pbw::CompareType op, std::unique_ptr<Comparator> cmp)
+      : part_(part), op_(op), cmp_(std::move(cmp)) {}
+  bool FilterRowKey(ByteView row) override {
+    return part_ == Part::kRow && !Passes(op_, cmp_->CompareTo(row));
+  }
+  FilterCode FilterCell(const Cell& c) override {
+    switch (part_) {
+      case Part::kRow: return FilterCode::kInclude;
+      case Part::kFamily:
+        return Passes(op_, cmp_->CompareTo(c.family)) ? FilterCode::kInclude : FilterCode::kNextRow;
+      case Part::kQualifier:
+        return Passes(op_, cmp_->CompareTo(c.qualifier)) ? FilterCode::kInclude : FilterCode::kSkip;
+      case Part::kValue:
+        return Passes(op_, cmp_->CompareTo(c.value)) ? FilterCode::kInclude : FilterCode::kSkip;
+    }
+    return FilterCode::kInclude;
+  }
+
+ private:
+  Part part_;
+  pbw::CompareType op_;
+  std::unique_ptr<Comparator> cmp_;
+};
+
+class SingleColumnValueFilter final : public Filter {
+ public:
+  SingleColumnValueFilter(const pbw::SingleColumnValueFilter& p, std::unique_ptr<Comparator> cmp)
+      : family_(p.column_family()),
+        qualifier_(p.column_qualifier()),
+        op_(p.compare_op()),
+        cmp_(std::move(cmp)),
+        filter_if_missing_(p.filter_if_missing()),
+        latest_only_(!p.has_latest_version_only() || p.latest_version_only()) {}
+  void Reset() override { found_ = matched_ = false; }
+  FilterCode FilterCell(const Cell& c) override {
+    if (matched_) return FilterCode::kInclude;
+    if (latest_only_ && found_) return FilterCode::kNextRow;
+    if (c.family != ByteView(family_) || c.qualifier != ByteView(qualifier_))
+      return FilterCode::kInclude;
+    found_ = true;
+    if (!Passes(op_, cmp_->CompareTo(c.value)))
+      return latest_only_ ? FilterCode::kNextRow : FilterCode::kInclude;
+    matched_ = true;
+    return FilterCode::kInclude;
+  }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override { return found_ ? !matched_ : filter_if_missing_; }
+
+ private:
+  std::string family_, qualifier_;
+  pbw::CompareType op_;
+  std::unique_ptr<Comparator> cmp_;
+  bool filter_if_missing_;
+  bool latest_only_;
+  bool found_ = false, matched_ = false;
+};
+
+class FirstKeyOnlyFilter final : public Filter {
+ public:
+  void Reset() override { found_ = false; }
+  FilterCode FilterCell(const Cell&) override {
+    if (found_) return FilterCode::kNextRow;
+    found_ = true;
+    return FilterCode::kInclude;
+  }
+
+ private:
+  bool found_ = false;
+};
+
+class KeyOnlyFilter final : public Filter {
+ public:
+  explicit KeyOnlyFilter(bool len_as_val) : len_as_val_(len_as_val) {}
+  void TransformCell(Cell* c, std::deque<std::string>* storage) override {
+    if (!len_as_val_) {
+      c->value = ByteView();
+      return;
+    }
+    std::string& s = storage->emplace_back(4, '\0');
+    StoreBE32(reinterpret_cast<uint8_t*>(s.data()), uint32_t(c->value.size()));
+    c->value = ByteView(s);
+  }
+
+ private:
+  bool len_as_val_;
+};
+
+class PageFilter final : public Filter {
+ public:
+  explicit PageFilter(int64_t size) : size_(size) {}
+  bool FilterAllRemaining() const override { return accepted_ >= size_; }
+  bool FilterRowKey(ByteView) override { return FilterAllRemaining(); }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override { return ++accepted_ > size_; }
+
+ private:
+  int64_t size_;
+  int64_t accepted_ = 0;
+};
+
+// Most restrictive first, for MUST_PASS_ALL.
+int Rank(FilterCode c) {
+  switch (c) {
+    case FilterCode::kInclude: return 0;
+    case FilterCode::kIncludeAndNextCol: return 1;
+    case FilterCode::kSkip: return 2;
+    case FilterCode::kNextCol: return 3;
+    case FilterCode::kNextRow: return 4;
+  }
+  return 0;
+}
+bool Includes(FilterCode c) {
+  return c == FilterCode::kInclude || c == FilterCode::kIncludeAndNextCol;
+}
+
+class FilterList final : public Filter {
+ public:
+  FilterList(bool all, std::vector<std::unique_ptr<Filter>> filters)
+      : all_(all), filters_(std::move(filters)), out_(filters_.size(), false),
+        included_(filters_.size(), false) {}
+  void Reset() override {
+    for (auto& f : filters_) f->Reset();
+    std::fill(out_.begin(), out_.end(), false);
+  }
+  bool FilterAllRemaining() const override {
+    if (filters_.empty()) return false;
+    for (const auto& f : filters_) {
+      if (all_ && f->FilterAllRemaining()) return true;
+      if (!all_ && !f->FilterAllRemaining()) return false;
+    }
+    return !all_;
+  }
+  bool FilterRowKey(ByteView row) override {
+    if (filters_.empty()) return false;
+    bool any = false, every = true;
+    for (size_t i = 0; i < filters_.size(); ++i) {
+      // A MUST_PASS_ONE member that left the row out has no say about its cells.
+      out_[i] = filters_[i]->FilterAllRemaining() || filters_[i]->FilterRowKey(row);
+      any = any || out_[i];
+      every = every && out_[i];
+    }
+    return all_ ? any : every;
+  }
+  FilterCode FilterCell(const Cell& c) override {
+    if (filters_.empty()) return FilterCode::kInclude;
+    if (all_) {
+      FilterCode worst = FilterCode::kInclude;
+      for (auto& f : filters_) {
+        const FilterCode code = f->FilterCell(c);
+        if (Rank(code) > Rank(worst)) worst = code;
+        if (!Includes(worst)) break;  // HBase stops at the first member that excludes.
+      }
+      return worst;
+    }
+    FilterCode best = FilterCode::kNextRow;
+    bool any = false;
+    for (size_t i = 0; i < filters_.size(); ++i) {
+      included_[i] = false;
+      if (out_[i]) continue;
+      const FilterCode code = filters_[i]->FilterCell(c);
+      included_[i] = Includes(code);
+      if (!any || Rank(code) < Rank(best)) best = code;
+      any = true;
+    }
+    return any ? best : FilterCode::kNextRow;
+  }
+  void TransformCell(Cell* c, std::deque<std::string>* storage) override {
+    for (size_t i = 0; i < filters_.size(); ++i)
+      if (all_ || included_[i]) filters_[i]->TransformCell(c, storage);
+  }
+  bool HasFilterRow() const override {
+    return std::any_of(filters_.begin(), filters_.end(),
+                       [](const auto& f) { return f->HasFilterRow(); });
+  }
+  bool FilterRow() override {
+    if (filters_.empty()) return false;
+    bool any = false, every = true;
+    for (size_t i = 0; i < filters_.size(); ++i) {
+      const bool out = out_[i] || filters_[i]->FilterRow();
+      any = any || out;
+      every = every && out;
+    }
+    return all_ ? any : every;
+  }
+
+ private:
+  bool all_;
+  std::vector<std::unique_ptr<Filter>> filters_;
+  std::vector<bool> out_;       // Members that left the current row out by its key.
+  std::vector<bool> included_;  // Members that included the current cell.
+};
+
+StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
+                                       int depth);
+
+StatusOr<std::unique_ptr<Filter>> MakeCompare(Part part, std::string_view name,
+                                              std::string_view bytes) {
+  // Row/Family/Qualifier/ValueFilter all hold one CompareFilter at field 1.
+  pbw::RowFilter f;
+  if (!Parse(&f, bytes)) return Malformed(name);
+  auto cmp = MakeComparator(f.compare_filter().comparator());
+  if (!cmp.ok()) return cmp.status();
+  return std::unique_ptr<Filter>(
+      new CompareFilter(part, f.compare_filter().compare_op(), std::move(cmp).value()));
+}
+
+StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
+                                       int depth) {
+  if (depth > 32) return Status::InvalidArgument("FilterList nested more than 32 deep");
+  const std::string_view base = Short(name);
+  if (base == "PrefixFilter") {
+    pbw::PrefixFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new PrefixFilter(f.prefix()));
+  }
+  if (base == "ColumnPrefixFilter") {
+    pbw::ColumnPrefixFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new ColumnPrefixFilter(f.prefix()));
+  }
+  if (base == "RowFilter") return MakeCompare(Part::kRow, name, bytes);
+  if (base == "FamilyFilter") return MakeCompare(Part::kFamily, name, bytes);
+  if (base == "QualifierFilter") return MakeCompare(Part::kQualifier, name, bytes);
+  if (base == "ValueFilter") return MakeCompare(Part::kValue, name, bytes);
+  if (base == "SingleColumnValueFilter") {
+    pbw::SingleColumnValueFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    auto cmp = MakeComparator(f.comparator());
+    if (!cmp.ok()) return cmp.status();
+    return std::unique_ptr<Filter>(new SingleColumnValueFilter(f, std::move(cmp).value()));
+  }
+  if (base == "FirstKeyOnlyFilter") return std::unique_ptr<Filter>(new FirstKeyOnlyFilter());
+  if (base == "KeyOnlyFilter") {
+    pbw::KeyOnlyFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new KeyOnlyFilter(f.len_as_val()));
+  }
+  if (base == "PageFilter") {
+    pbw::PageFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new PageFilter(f.page_size()));
+  }
+  if (base == "FilterList") {
+    pbw::FilterList f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    std::vector<std::unique_ptr<Filter>> members;
+    for (const pbw::Filter& m : f.filters()) {
+      auto made = Make(m.name(), m.serialized_filter(), depth + 1);
+      if (!made.ok()) return made.status();
+      members.push_back(std::move(made).value());
+    }
+    return std::unique_ptr<Filter>(
+        new FilterList(f.operator_() != pbw::FilterList::MUST_PASS_ONE, std::move(members)));
+  }
+  return Status::Unimplemented("java.lang.ClassNotFoundException: " + std::string(name) + " (" +
+                               std::string(kSupported) + ")");
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Filter>> MakeFilter(std::string_view name, std::string_view serialized) {
+  return Make(name, serialized, 0);
+}
+
+StatusOr<std::unique_ptr<Filter>> ParseFilter(std::string_view filter_message) {
+  pbw::Filter f;
+  if (!Parse(&f, filter_message) || !f.has_name())
+    return Status::InvalidArgument("cannot read the request's Filter (name and serialized_filter)");
+  return Make(f.name(), f.serialized_filter(), 0);
+}
+
+bool FilterOneRow(Filter* f, ByteView row, std::span<const Cell> cells, uint32_t max_versions,
+                  std::vector<Cell>* out, std::deque<std::string>* storage) {
+  f->Reset();
+  const size_t first = out->size();
+  if (f->FilterRowKey(row)) return false;
+  const Cell* prev = nullptr;
+  uint32_t versions = 0;
+  bool skip_column = false;
+  bool skip_family = false;
+  for (const Cell& c : cells) {
+    const bool same_family = prev && prev->family == c.family;
+    const bool same_column = same_family && prev->qualifier == c.qualifier;
+    prev = &c;
+    if (!same_family) skip_family = false;
+    if (!same_column) {
+      skip_column = false;
+      versions = 0;
+    }
+    if (skip_family || skip_column) continue;
+    const FilterCode code = f->FilterCell(c);
+    switch (code) {
+      case FilterCode::kSkip: continue;
+      case FilterCode::kNextCol: skip_column = true; continue;
+      case FilterCode::kNextRow: skip_family = true; continue;
+      case FilterCode::kIncludeAndNextCol: skip_column = true; break;
+      case FilterCode::kInclude: break;
+    }
+    if (versions >= max_versions) {
+      skip_column = true;
+      continue;
+    }
+    ++versions;
+    Cell kept = c;
+    f->TransformCell(&kept, storage);
+    out->push_back(kept);
+  }
+  if (f->HasFilterRow() && f->FilterRow()) {
+    out->resize(first);
+    return false;
+  }
+  return out->size() > first;
+}
+
+}  // namespace wirebench::hbaserpc
