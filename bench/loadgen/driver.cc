@@ -208,6 +208,8 @@ class LoadRun {
   void PlaceClients();
   void SpawnClients();
   void Warmup();
+  // Every client connection's counts, read on its own thread.
+  rpc::ClientConnectionStats ConnectionTotals();
   void BeginMeasure();
   void Measure();
   void TakeSnapshot(Clock::time_point now, bool final);
@@ -233,6 +235,9 @@ class LoadRun {
   bool all_done_ = false;
   ThreadUsage usage_before_;
   CounterTotals counters_before_;
+  // The client connections' byte and frame counts at the start of the
+  // measured phase (they count from the connection's start: warm-up too).
+  rpc::ClientConnectionStats connections_before_;
   Clock::time_point measure_start_;
   Clock::time_point measure_end_;
   Clock::time_point client_start_;
@@ -405,6 +410,18 @@ void LoadRun::Warmup() {
   state_.WaitUntil(Clock::now() + Seconds(o_.warmup_seconds));
 }
 
+rpc::ClientConnectionStats LoadRun::ConnectionTotals() {
+  rpc::ClientConnectionStats total;
+  for (auto& t : threads_) {
+    ClientThread* raw = t.get();
+    RunOn(raw, [&] {
+      for (auto& c : raw->conns) total += c->stats();
+    });
+  }
+  for (auto& c : shared_) total += c->stats();
+  return total;
+}
+
 void LoadRun::BeginMeasure() {
   // With a warm-up, operations run until the start (other processes' too,
   // under on_start): the server's Stats come right after it. Without one
@@ -425,7 +442,7 @@ void LoadRun::BeginMeasure() {
   callgrind::StartPhase();  // --instructions: the measured phase begins (no-op outside Valgrind).
   measure_start_ = Clock::now();
   state_.phase.store(kMeasure);
-  for (auto& t : threads_) RunOn(t.get(), [] {});  // Barrier: threads see the phase change.
+  connections_before_ = ConnectionTotals();  // Also a barrier: threads see the phase change.
   ArmAllocationTrap(true);
   if (o_.warmup_seconds <= 0) SpawnClients();
 }
@@ -568,6 +585,9 @@ void LoadRun::CollectCleanup(const LogicalClient& c) {
 void LoadRun::Collect() {
   result_.client_usage = ClientUsage(*o_.transport) - usage_before_;
   result_.client_counters = ClientCounters(*o_.transport) - counters_before_;
+  // Wire bytes of the measured phase (and its drain), before the closing
+  // Stats call adds its own.
+  const rpc::ClientConnectionStats connections = ConnectionTotals() - connections_before_;
   callgrind::EndPhase(callgrind::kClientPhaseLabel);  // --instructions: and ends.
   if (o_.status_interval_s > 0) TakeSnapshot(measure_end_, /*final=*/true);
   if (o_.on_end) {
@@ -600,11 +620,10 @@ void LoadRun::Collect() {
       for (auto& c : raw->clients) CollectCleanup(*c);
       result_.error_replies += raw->error_replies;
       if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
-      for (auto& c : raw->conns) result_.connections += c->stats();
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
   }
-  for (auto& c : shared_) result_.connections += c->stats();
+  result_.connections = connections;
   result_.runtime_s = std::chrono::duration<double>(measure_end_ - measure_start_).count();
   // YCSB's span ends when its last client thread is joined; a run cut short
   // ends where the measured phase did.
