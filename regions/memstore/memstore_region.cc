@@ -623,10 +623,10 @@ class MemstoreRegion final : public Region {
         continue;
       }
       uint32_t n = 0;
+      const ByteView family(k.family), qualifier(k.qualifier);  // Lambdas cannot capture bindings (C++20 in clang 14).
       auto add = [&](const Version& v) {
         if (n < want && tr.Includes(v.timestamp)) {
-          b->AddCell(ByteView(k.family), ByteView(k.qualifier), v.timestamp, CellType::kPut,
-                     ByteView(v.value));
+          b->AddCell(family, qualifier, v.timestamp, CellType::kPut, ByteView(v.value));
           ++n;
         }
       };
