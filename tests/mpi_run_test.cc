@@ -265,6 +265,19 @@ std::vector<std::pair<pid_t, int>> Ranks(pid_t mpirun) {
   return out;
 }
 
+// The ranks of `mpirun` (pid, rank) once `n` of them run, and then 3 s more
+// so they are measuring; fewer when they did not all start within 30 s.
+std::vector<std::pair<pid_t, int>> RunningRanks(pid_t mpirun, size_t n) {
+  std::vector<std::pair<pid_t, int>> ranks;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && ranks.size() < n) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ranks = Ranks(mpirun);
+  }
+  if (ranks.size() == n) std::this_thread::sleep_for(std::chrono::seconds(3));
+  return ranks;
+}
+
 TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   const std::string out = Path("kill.out"), result = Path("kill.json");
   auto run = Mpirun(3,
@@ -272,14 +285,8 @@ TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
                      "--threads", "2", "-p", "recordcount=1000", "--json", result},
                     out);
   // Wait until the ranks measure: rank 0's report would be empty before.
-  std::vector<std::pair<pid_t, int>> ranks;
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (Clock::now() < deadline && ranks.size() < 3) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks = Ranks(run->pid());
-  }
+  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 3);
   ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
   pid_t victim = 0;
   for (auto [pid, rank] : ranks)
     if (rank == 1) victim = pid;
@@ -322,14 +329,8 @@ TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
                     {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
                      "--threads", "2", "-p", "recordcount=1000", "--json", result},
                     out);
-  std::vector<std::pair<pid_t, int>> ranks;
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (Clock::now() < deadline && ranks.size() < 3) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks = Ranks(run->pid());
-  }
+  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 3);
   ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
   for (auto [pid, rank] : ranks) {
     if (rank == 2) {
       ASSERT_EQ(kill(pid, SIGINT), 0);
