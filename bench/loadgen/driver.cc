@@ -11,6 +11,7 @@
 #include "bench/hdr/ycsb_summary.h"
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
+#include "bench/loadgen/stats_client.h"
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 #include "transports/transport.h"
@@ -89,25 +90,6 @@ CounterTotals ClientCounters(const Transport& transport) {
   return c;
 }
 
-// The server's Stats, fetched over an existing load connection.
-class StatsCall final : public rpc::PendingCall {
- public:
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
-    if (h.status != uint8_t(CallStatus::kOk)) {
-      done.set_value(Status::Unavailable("server Stats call failed: " + payload.ToString()));
-      return;
-    }
-    auto j = nlohmann::json::parse(payload.str(), nullptr, false);
-    if (j.is_discarded()) {
-      done.set_value(Status::Corruption("server Stats reply is not JSON"));
-    } else {
-      done.set_value(std::move(j));
-    }
-  }
-  void OnFailure(const Status& s) override { done.set_value(s); }
-  std::promise<StatusOr<nlohmann::json>> done;
-};
-
 // The error of a Stats call that got no answer in time.
 Status StatsUnanswered(const std::string& peer) {
   return Status::Unavailable(peer + " did not answer the Stats call" +
@@ -119,7 +101,7 @@ Status StatsUnanswered(const std::string& peer) {
 // phase and the figures are the same whether the server is local or remote.
 // A call left unanswered is unregistered before returning.
 StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
-  StatsCall call;
+  StatsReplyCall call;
   auto reply = call.done.get_future();
   rpc::CallChannel* c = t->conns.front().get();
   uint32_t call_id = 0;
@@ -141,7 +123,7 @@ StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
 // The same over the driver's own channel on a shared connection (OS-thread
 // model), waited for on the driver's thread.
 StatusOr<nlohmann::json> FetchStats(rpc::SharedChannel* c) {
-  StatsCall call;
+  StatsReplyCall call;
   auto reply = call.done.get_future();
   uint32_t call_id = 0;
   if (c->BeginCall(uint8_t(Method::kStats), &call, &call_id) == nullptr)

@@ -12,27 +12,18 @@ namespace wirebench {
 
 namespace asio = boost::asio;
 
-namespace {
-
-class StatsCall final : public rpc::PendingCall {
- public:
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
-    if (h.status != uint8_t(CallStatus::kOk)) {
-      done.set_value(Status::Unavailable("server Stats call failed: " + payload.ToString()));
-      return;
-    }
-    auto j = nlohmann::json::parse(payload.str(), nullptr, false);
-    if (j.is_discarded()) {
-      done.set_value(Status::Corruption("server Stats reply is not JSON"));
-    } else {
-      done.set_value(std::move(j));
-    }
+void StatsReplyCall::OnReply(const rpc::FrameHeader& h, ByteView payload) {
+  if (h.status != uint8_t(CallStatus::kOk)) {
+    done.set_value(Status::Unavailable("server Stats call failed: " + payload.ToString()));
+    return;
   }
-  void OnFailure(const Status& s) override { done.set_value(s); }
-  std::promise<StatusOr<nlohmann::json>> done;
-};
-
-}  // namespace
+  auto j = nlohmann::json::parse(payload.str(), nullptr, false);
+  if (j.is_discarded()) {
+    done.set_value(Status::Corruption("server Stats reply is not JSON"));
+  } else {
+    done.set_value(std::move(j));
+  }
+}
 
 struct StatsClient::Impl {
   asio::io_context ctx;
@@ -104,7 +95,7 @@ StatusOr<std::unique_ptr<StatsClient>> StatsClient::Connect(const Transport& tra
 }
 
 StatusOr<nlohmann::json> StatsClient::Fetch(std::chrono::seconds timeout) {
-  auto call = std::make_shared<StatsCall>();
+  auto call = std::make_shared<StatsReplyCall>();
   auto reply = call->done.get_future();
   uint32_t call_id = 0;
   bool sent = false;

@@ -8,15 +8,27 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "rpc/client.h"
 #include "transports/transport.h"
 
 namespace wirebench {
+
+// One Stats call in flight: its reply parsed as JSON, or why there is none.
+// Used by StatsClient and by the load driver, which asks over a load
+// connection it already has.
+class StatsReplyCall final : public rpc::PendingCall {
+ public:
+  void OnReply(const rpc::FrameHeader& h, ByteView payload) override;
+  void OnFailure(const Status& s) override { done.set_value(s); }
+  std::promise<StatusOr<nlohmann::json>> done;
+};
 
 class StatsClient {
  public:
