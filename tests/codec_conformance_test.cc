@@ -16,6 +16,7 @@
 //    sane (views readable, inside the payload for zero-copy codecs, valid
 //    cell types).
 #include <gtest/gtest.h>
+#include <sanitizer/asan_interface.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -53,7 +54,19 @@ class FramedPayload {
     std::memset(block_.get(), 0xEE, offset);
     if (size_) std::memcpy(block_.get() + offset, payload.data(), size_);
   }
+  ~FramedPayload() { ASAN_UNPOISON_MEMORY_REGION(block_.get() + offset_, size_); }
   ByteView view() const { return ByteView(block_.get() + offset_, size_); }
+
+  // The payload's first `len` bytes, the rest made unreadable under
+  // AddressSanitizer (until the next call): a decoder reading past them is
+  // caught as if the block ended there. One block for every prefix of a
+  // payload: a block per prefix costs ASan a fresh mapping each time, which
+  // made the truncation test take minutes.
+  ByteView Prefix(size_t len) {
+    ASAN_UNPOISON_MEMORY_REGION(block_.get() + offset_, size_);
+    ASAN_POISON_MEMORY_REGION(block_.get() + offset_ + len, size_ - len);
+    return ByteView(block_.get() + offset_, len);
+  }
 
  private:
   std::unique_ptr<uint8_t[]> block_;
@@ -207,10 +220,10 @@ TEST_P(CodecConformance, EveryTruncationIsRejected) {
         [&](const auto& want) {
           using M = std::decay_t<decltype(want)>;
           size_t accepted = 0;
+          FramedPayload framed(payload);
           for (size_t len : PrefixLengths(payload.size())) {
-            FramedPayload framed(ByteView(payload.data(), len));
             M got;
-            Status s = Decode(*decoder, framed.view(), &got);
+            Status s = Decode(*decoder, framed.Prefix(len), &got);
             if (s.ok()) {
               ++accepted;
               ASSERT_FALSE(strict) << "a " << len << "-byte prefix of a " << payload.size()
