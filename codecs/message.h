@@ -62,6 +62,10 @@ struct Mutation {
   MutationType type = MutationType::kPut;
   uint64_t timestamp = 0;  // 0 = "latest" (let the server choose).
   std::span<const Cell> cells;
+  // The table the row is in (HBase: the table of the region the request
+  // names); empty = the default table, which codecs other than HBase's use.
+  // A region that keeps tables apart (memstore) reads it.
+  ByteView table = {};
 };
 
 // A column selector; an empty qualifier selects the whole family.
@@ -89,6 +93,7 @@ struct GetRequest {
   // HBase's Get options; codecs other than HBase's leave the defaults.
   uint32_t max_versions = 1;  // Versions per column, newest first (a region caps it).
   TimeRange time_range;       // Only cells whose timestamp is in it.
+  ByteView table = {};        // As Mutation::table.
 };
 struct GetResponse {
   Result result;
@@ -105,6 +110,7 @@ struct ScanRequest {
   bool reversed = false;  // Rows in descending order: start_row is the highest, stop_row the lowest.
   bool include_start = true;
   bool include_stop = false;
+  ByteView table = {};  // As Mutation::table.
 };
 struct ScanResponse {
   std::span<const Result> results;  // One per row, in row order.
@@ -122,6 +128,9 @@ struct Action {
 };
 struct MultiRequest {
   std::span<const Action> actions;
+  // The table of every action (HBase: a RegionAction names one region); the
+  // actions' own table fields are not read.
+  ByteView table = {};
 };
 
 struct ActionResult {
