@@ -22,10 +22,11 @@ namespace wirebench {
 enum class CellType : uint8_t {
   kPut = 4,
   kDelete = 8,          // Deletes one version of one column.
+  kDeleteFamilyVersion = 10,  // Deletes the versions at one timestamp of every column of a family.
   kDeleteColumn = 12,   // Deletes all versions of one column.
   kDeleteFamily = 14,   // Deletes a whole family.
 };
-// True for the four codes above.
+// True for the five codes above.
 bool IsValidCellType(uint8_t t);
 
 // HBase's HConstants.LATEST_TIMESTAMP (Long.MAX_VALUE): "the server's clock".
@@ -55,8 +56,8 @@ enum class MutationType : uint8_t { kAppend = 0, kIncrement = 1, kPut = 2, kDele
 
 // A put or delete of one row. For a put, cells hold the columns written (each
 // cell's row equals `row`). For a delete, cells name the columns deleted
-// (type kDelete/kDeleteColumn/kDeleteFamily, empty values); no cells deletes
-// the whole row.
+// (type kDelete/kDeleteColumn/kDeleteFamily/kDeleteFamilyVersion, empty
+// values); no cells deletes the whole row.
 struct Mutation {
   ByteView row;
   MutationType type = MutationType::kPut;

@@ -1,8 +1,9 @@
 // The memstore region's HBase data model over the message model: versions
-// and timestamps, Get's max_versions and time range, HBase's delete types and
-// their masking, checkAndMutate, Increment and Append (atomic under many
-// threads), scans forward and reversed with inclusive/exclusive bounds, and
-// tables kept apart (each table its own store, as in HBase).
+// and timestamps, Get's max_versions and time range, HBase's delete types
+// (DeleteFamilyVersion included) and their masking, checkAndMutate,
+// Increment and Append (atomic under many threads), scans forward and
+// reversed with inclusive/exclusive bounds, and tables kept apart (each table
+// its own store, as in HBase).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -172,6 +173,30 @@ Condition Cond(const std::string& row, const std::string& q, CompareOp op, const
     c.value_is_null = true;
   }
   return c;
+}
+
+TEST(MemstoreHBaseSemantics, DeleteFamilyVersionDeletesOneTimestampOfAFamily) {
+  auto r = Store(3);
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 10, "a10").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 20, "a20").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "b", 10, "b10").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "c", 5, "c5").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "x", 10, "x10", "g").ok());
+  // Delete.addFamilyVersion(f, 10): every column of f at exactly 10.
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDeleteFamilyVersion, "", 10).ok());
+  EXPECT_EQ(Versions(r.get(), "row", 10),
+            (std::vector<Version3>{{"f:a", 20, "a20"}, {"f:c", 5, "c5"}, {"g:x", 10, "x10"}}))
+      << "f's cells at 10 gone, other timestamps and family g kept";
+  // Its marker masks a later put at 10 in f, not at 11 nor in g.
+  ASSERT_TRUE(PutAt(r.get(), "row", "b", 10, "again").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "d", 11, "d11").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "y", 10, "y10", "g").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 10),
+            (std::vector<Version3>{{"f:a", 20, "a20"},
+                                   {"f:c", 5, "c5"},
+                                   {"f:d", 11, "d11"},
+                                   {"g:x", 10, "x10"},
+                                   {"g:y", 10, "y10"}}));
 }
 
 TEST(MemstoreHBaseSemantics, CheckAndMutateBothWays) {

@@ -156,6 +156,15 @@ async function main() {
   check('a newer put shows', cells(await get('del', {columns: ['m']})), ['m@150=new']);
   await del('del', (d) => d.deleteFamily(CF));
   check('delete a family', await get('del'), null);
+  await put('dfv', 'a', 'a10', 10);
+  await put('dfv', 'a', 'a20', 20);
+  await put('dfv', 'b', 'b10', 10);
+  await del('dfv', (d) => d.deleteFamilyVersion(CF, 10));
+  check('delete a family version (every column at one timestamp)',
+        cells(await get('dfv', {maxVersions: 5})), ['a@20=a20']);
+  await put('dfv', 'b', 'again', 10);
+  check('a family version delete masks a later put at its timestamp',
+        cells(await get('dfv', {maxVersions: 5})), ['a@20=a20']);
   await put('delrow', 'a', '1');
   await del('delrow');
   check('delete a row', await get('delrow'), null);

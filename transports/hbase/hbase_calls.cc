@@ -793,10 +793,13 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
             cell.type = CellType::kDeleteFamily;
             cell.qualifier = ByteView();
             break;
+          case pbw::MutationProto::DELETE_FAMILY_VERSION:
+            cell.type = CellType::kDeleteFamilyVersion;
+            cell.qualifier = ByteView();
+            break;
           default:
-            return Status::InvalidArgument(
-                "DELETE_FAMILY_VERSION deletes (Delete.addFamilyVersion) are not supported by "
-                "wirebench's regions; delete the columns or the family");
+            return Status::InvalidArgument("unknown MutationProto.DeleteType " +
+                                           std::to_string(int(qv.delete_type())));
         }
       }
       cells->push_back(cell);
