@@ -22,10 +22,11 @@ namespace wirebench {
 enum class CellType : uint8_t {
   kPut = 4,
   kDelete = 8,          // Deletes one version of one column.
+  kDeleteFamilyVersion = 10,  // Deletes the versions at one timestamp of every column of a family.
   kDeleteColumn = 12,   // Deletes all versions of one column.
   kDeleteFamily = 14,   // Deletes a whole family.
 };
-// True for the four codes above.
+// True for the five codes above.
 bool IsValidCellType(uint8_t t);
 
 // HBase's HConstants.LATEST_TIMESTAMP (Long.MAX_VALUE): "the server's clock".
@@ -55,13 +56,17 @@ enum class MutationType : uint8_t { kAppend = 0, kIncrement = 1, kPut = 2, kDele
 
 // A put or delete of one row. For a put, cells hold the columns written (each
 // cell's row equals `row`). For a delete, cells name the columns deleted
-// (type kDelete/kDeleteColumn/kDeleteFamily, empty values); no cells deletes
-// the whole row.
+// (type kDelete/kDeleteColumn/kDeleteFamily/kDeleteFamilyVersion, empty
+// values); no cells deletes the whole row.
 struct Mutation {
   ByteView row;
   MutationType type = MutationType::kPut;
   uint64_t timestamp = 0;  // 0 = "latest" (let the server choose).
   std::span<const Cell> cells;
+  // The table the row is in (HBase: the table of the region the request
+  // names); empty = the default table, which codecs other than HBase's use.
+  // A region that keeps tables apart (memstore) reads it.
+  ByteView table = {};
 };
 
 // A column selector; an empty qualifier selects the whole family.
@@ -89,6 +94,7 @@ struct GetRequest {
   // HBase's Get options; codecs other than HBase's leave the defaults.
   uint32_t max_versions = 1;  // Versions per column, newest first (a region caps it).
   TimeRange time_range;       // Only cells whose timestamp is in it.
+  ByteView table = {};        // As Mutation::table.
 };
 struct GetResponse {
   Result result;
@@ -105,6 +111,7 @@ struct ScanRequest {
   bool reversed = false;  // Rows in descending order: start_row is the highest, stop_row the lowest.
   bool include_start = true;
   bool include_stop = false;
+  ByteView table = {};  // As Mutation::table.
 };
 struct ScanResponse {
   std::span<const Result> results;  // One per row, in row order.
@@ -122,6 +129,9 @@ struct Action {
 };
 struct MultiRequest {
   std::span<const Action> actions;
+  // The table of every action (HBase: a RegionAction names one region); the
+  // actions' own table fields are not read.
+  ByteView table = {};
 };
 
 struct ActionResult {

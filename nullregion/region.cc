@@ -16,10 +16,14 @@ Status Region::Multi(const MultiRequest& req, RegionScratch* scratch, MultiRespo
     Status s;
     if (a.kind == ActionKind::kMutation) {
       MutateResponse mr;
-      s = Mutate(a.mutation, &mr);
+      Mutation m = a.mutation;
+      m.table = req.table;
+      s = Mutate(m, &mr);
     } else {
       GetResponse gr;
-      s = Get(a.get, scratch, &gr);
+      GetRequest g = a.get;
+      g.table = req.table;
+      s = Get(g, scratch, &gr);
       ar.result = gr.result;
     }
     if (!s.ok()) {
@@ -69,6 +73,7 @@ Status Region::CheckAndMutate(const Condition& c, std::span<const Mutation> muta
                               RegionScratch* scratch, bool* processed) {
   const Column col{c.family, c.qualifier};
   GetRequest g;
+  g.table = c.table;
   g.row = c.row;
   g.columns = std::span<const Column>(&col, 1);
   g.time_range = c.time_range;
@@ -82,8 +87,9 @@ Status Region::CheckAndMutate(const Condition& c, std::span<const Mutation> muta
     }
   *processed = ConditionHolds(c, newest);
   if (!*processed) return Status::Ok();
-  for (const Mutation& m : mutations) {
+  for (Mutation m : mutations) {
     MutateResponse mr;
+    m.table = c.table;
     WB_RETURN_IF_ERROR(Mutate(m, &mr));
   }
   return Status::Ok();
@@ -99,6 +105,7 @@ Status Region::ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result
   for (const Cell& cell : m.cells) {
     const Column col{cell.family, cell.qualifier};
     GetRequest g;
+    g.table = m.table;
     g.row = m.row;
     g.columns = std::span<const Column>(&col, 1);
     GetResponse gr;

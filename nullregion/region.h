@@ -58,6 +58,7 @@ struct Condition {
   ByteView value;
   bool value_is_null = false;
   TimeRange time_range;
+  ByteView table = {};  // As Mutation::table; the mutations it guards are applied in this table.
 };
 // Whether `c` holds when `newest` is the column's newest cell in its time
 // range (nullptr when there is none).

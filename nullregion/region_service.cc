@@ -9,10 +9,17 @@ namespace wirebench {
 
 namespace {
 
-class CodecCallHandler final : public rpc::CallHandler {
+void SetTable(MutateRequest* r, ByteView t) { r->mutation.table = t; }
+void SetTable(GetRequest* r, ByteView t) { r->table = t; }
+void SetTable(ScanRequest* r, ByteView t) { r->table = t; }
+void SetTable(MultiRequest* r, ByteView t) { r->table = t; }
+
+class CodecCallHandler final : public TableCallHandler {
  public:
   CodecCallHandler(std::unique_ptr<Codec> codec, Region* region)
       : codec_(std::move(codec)), region_(region) {}
+
+  void set_table(ByteView table) override { table_ = table; }
 
   void Handle(const rpc::FrameHeader& h, ByteView payload, ByteBuffer* reply,
               rpc::CallOutcome* outcome) override {
@@ -61,6 +68,7 @@ class CodecCallHandler final : public rpc::CallHandler {
                        "': " + s.ToString();
       return s;
     }
+    SetTable(&req, table_);
     Resp resp;
     s = apply(req, &resp);
     if (!s.ok()) {
@@ -81,6 +89,7 @@ class CodecCallHandler final : public rpc::CallHandler {
   std::unique_ptr<Codec> codec_;
   Region* region_;
   RegionScratch scratch_;
+  ByteView table_;
 };
 
 }  // namespace

@@ -13,10 +13,22 @@
 
 namespace wirebench {
 
+// What RegionService::NewCallHandler returns: a codec's handler whose
+// requests can be placed in a table (codecs carry none; the HBase transport
+// knows it from the region a call names and answers plain calls through it).
+class TableCallHandler : public rpc::CallHandler {
+ public:
+  // The table of the requests the next calls decode (see Mutation::table);
+  // empty (the default) = the default table. The bytes must stay valid
+  // until the calls have been handled.
+  virtual void set_table(ByteView table) = 0;
+};
+
 class RegionService final : public rpc::Service {
  public:
   // `region` must outlive the service.
   explicit RegionService(Region* region) : region_(region) {}
+  // A TableCallHandler for the codec.
   StatusOr<std::unique_ptr<rpc::CallHandler>> NewCallHandler(uint8_t codec_id) override;
   void AppendStats(nlohmann::json* out) override;
 

@@ -1,13 +1,17 @@
 // The memstore region's HBase data model over the message model: versions
-// and timestamps, Get's max_versions and time range, HBase's delete types and
-// their masking, checkAndMutate, Increment and Append (atomic under many
-// threads), and scans forward and reversed with inclusive/exclusive bounds.
+// and timestamps, Get's max_versions and time range, HBase's delete types
+// (DeleteFamilyVersion included) and their masking, checkAndMutate,
+// Increment and Append (atomic under many threads), scans forward and
+// reversed with inclusive/exclusive bounds, and tables kept apart (each table
+// its own store, as in HBase).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
 #include "regions/memstore/memstore_region.h"
@@ -171,6 +175,30 @@ Condition Cond(const std::string& row, const std::string& q, CompareOp op, const
   return c;
 }
 
+TEST(MemstoreHBaseSemantics, DeleteFamilyVersionDeletesOneTimestampOfAFamily) {
+  auto r = Store(3);
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 10, "a10").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "a", 20, "a20").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "b", 10, "b10").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "c", 5, "c5").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "x", 10, "x10", "g").ok());
+  // Delete.addFamilyVersion(f, 10): every column of f at exactly 10.
+  ASSERT_TRUE(DeleteCell(r.get(), "row", CellType::kDeleteFamilyVersion, "", 10).ok());
+  EXPECT_EQ(Versions(r.get(), "row", 10),
+            (std::vector<Version3>{{"f:a", 20, "a20"}, {"f:c", 5, "c5"}, {"g:x", 10, "x10"}}))
+      << "f's cells at 10 gone, other timestamps and family g kept";
+  // Its marker masks a later put at 10 in f, not at 11 nor in g.
+  ASSERT_TRUE(PutAt(r.get(), "row", "b", 10, "again").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "d", 11, "d11").ok());
+  ASSERT_TRUE(PutAt(r.get(), "row", "y", 10, "y10", "g").ok());
+  EXPECT_EQ(Versions(r.get(), "row", 10),
+            (std::vector<Version3>{{"f:a", 20, "a20"},
+                                   {"f:c", 5, "c5"},
+                                   {"f:d", 11, "d11"},
+                                   {"g:x", 10, "x10"},
+                                   {"g:y", 10, "y10"}}));
+}
+
 TEST(MemstoreHBaseSemantics, CheckAndMutateBothWays) {
   auto r = Store(1);
   RegionScratch s;
@@ -317,6 +345,130 @@ TEST(MemstoreHBaseSemantics, ScansForwardAndReversedWithInclusiveBounds) {
   ASSERT_TRUE(r->Scan(rev, &s, &resp).ok());
   EXPECT_EQ(resp.results.size(), 2u);
   EXPECT_TRUE(resp.more_results);
+}
+
+
+// One cell of family "f" in `table`.
+struct TableCell {
+  std::string table, row, q, value;
+  Cell cell;
+  Mutation m;
+  TableCell(std::string t, std::string r, std::string qual, std::string v, MutationType type)
+      : table(std::move(t)), row(std::move(r)), q(std::move(qual)), value(std::move(v)) {
+    cell.row = ByteView(row);
+    cell.family = ByteView("f");
+    cell.qualifier = ByteView(q);
+    cell.value = ByteView(value);
+    m.table = ByteView(table);
+    m.row = ByteView(row);
+    m.type = type;
+    m.cells = std::span<const Cell>(&cell, 1);
+  }
+  TableCell(const TableCell&) = delete;
+};
+
+// The values of row's cells in `table` (family:qualifier=value).
+std::vector<std::string> GetIn(Region* r, const std::string& table, const std::string& row) {
+  RegionScratch s;
+  GetRequest req;
+  req.table = ByteView(table);
+  req.row = ByteView(row);
+  GetResponse resp;
+  EXPECT_TRUE(r->Get(req, &s, &resp).ok());
+  std::vector<std::string> out;
+  for (const Cell& c : resp.result.cells) out.push_back(c.qualifier.ToString() + "=" + c.value.ToString());
+  return out;
+}
+
+std::vector<std::string> ScanIn(Region* r, const std::string& table, bool reversed = false) {
+  ScanRequest req;
+  req.table = ByteView(table);
+  req.reversed = reversed;
+  return Rows(r, req);
+}
+
+TEST(MemstoreHBaseSemantics, TablesAreKeptApart) {
+  MemstoreOptions o;
+  o.shards = 4;
+  auto r = NewMemstoreRegion(o);
+  MutateResponse mr;
+  // Puts to A are not seen from B (nor from the default table), and the
+  // same row in both tables holds each table's own value.
+  for (const char* row : {"r1", "r2", "r3"}) {
+    TableCell put("A", row, "q", std::string("a-") + row, MutationType::kPut);
+    ASSERT_TRUE(r->Mutate(put.m, &mr).ok());
+  }
+  TableCell put_b("B", "r2", "q", "b-r2", MutationType::kPut);
+  ASSERT_TRUE(r->Mutate(put_b.m, &mr).ok());
+  EXPECT_EQ(GetIn(r.get(), "A", "r1"), (std::vector<std::string>{"q=a-r1"}));
+  EXPECT_TRUE(GetIn(r.get(), "B", "r1").empty()) << "a put to table A is visible from B";
+  EXPECT_TRUE(GetIn(r.get(), "", "r1").empty()) << "a put to table A is visible from the default table";
+  EXPECT_EQ(GetIn(r.get(), "A", "r2"), (std::vector<std::string>{"q=a-r2"}));
+  EXPECT_EQ(GetIn(r.get(), "B", "r2"), (std::vector<std::string>{"q=b-r2"}));
+  // Scans of one table see only its rows, both ways.
+  EXPECT_EQ(ScanIn(r.get(), "A"), (std::vector<std::string>{"r1", "r2", "r3"}));
+  EXPECT_EQ(ScanIn(r.get(), "B"), (std::vector<std::string>{"r2"}));
+  EXPECT_EQ(ScanIn(r.get(), "B", true), (std::vector<std::string>{"r2"}));
+  EXPECT_TRUE(ScanIn(r.get(), "C").empty());
+  // Deletes in A leave B: a row delete, then a column delete.
+  Mutation del_row;
+  del_row.table = ByteView("A");
+  del_row.row = ByteView("r2");
+  del_row.type = MutationType::kDelete;
+  ASSERT_TRUE(r->Mutate(del_row, &mr).ok());
+  EXPECT_TRUE(GetIn(r.get(), "A", "r2").empty());
+  EXPECT_EQ(GetIn(r.get(), "B", "r2"), (std::vector<std::string>{"q=b-r2"}));
+  // The row delete's marker in A does not mask a later put of r2 in B.
+  TableCell put_b2("B", "r2", "p", "b-p", MutationType::kPut);
+  ASSERT_TRUE(r->Mutate(put_b2.m, &mr).ok());
+  EXPECT_EQ(GetIn(r.get(), "B", "r2"), (std::vector<std::string>{"p=b-p", "q=b-r2"}));
+  // checkAndMutate reads and writes the condition's table.
+  RegionScratch s;
+  const std::string r2 = "r2", q = "q";  // Cond keeps views of them.
+  Condition c = Cond(r2, q, CompareOp::kEqual, nullptr);
+  c.table = ByteView("A");
+  TableCell guarded("B", "r2", "q", "written-in-A", MutationType::kPut);  // Its table is not read.
+  // After A's row delete (a marker at the clock's now): a later timestamp.
+  guarded.cell.timestamp = MemstoreNowMillis() + 60000;
+  bool processed = false;
+  Status cs = r->CheckAndMutate(c, {&guarded.m, 1}, &s, &processed);
+  ASSERT_TRUE(cs.ok()) << cs.ToString();
+  EXPECT_TRUE(processed) << "A's r2 has no q (B's has)";
+  EXPECT_EQ(GetIn(r.get(), "A", "r2"), (std::vector<std::string>{"q=written-in-A"}));
+  EXPECT_EQ(GetIn(r.get(), "B", "r2"), (std::vector<std::string>{"p=b-p", "q=b-r2"}));
+  // Counters of the same row and column in two tables count apart.
+  std::string one(8, '\0');
+  StoreBE64(reinterpret_cast<uint8_t*>(one.data()), 1);
+  TableCell inc_a("A", "n", "c", one, MutationType::kIncrement);
+  TableCell inc_b("B", "n", "c", one, MutationType::kIncrement);
+  Result res;
+  ASSERT_TRUE(r->ReadModifyWrite(inc_a.m, &s, &res).ok());
+  ASSERT_TRUE(r->ReadModifyWrite(inc_a.m, &s, &res).ok());
+  EXPECT_EQ(Counter(res), 2u);
+  ASSERT_TRUE(r->ReadModifyWrite(inc_b.m, &s, &res).ok());
+  EXPECT_EQ(Counter(res), 1u);
+  // A Multi's actions are in the request's table.
+  TableCell multi_put("ignored", "r9", "q", "multi", MutationType::kPut);
+  Action actions[2];
+  actions[0].index = 0;
+  actions[0].mutation = multi_put.m;
+  actions[1].index = 1;
+  actions[1].kind = ActionKind::kGet;
+  actions[1].get.row = ByteView("r1");
+  MultiRequest mreq{std::span<const Action>(actions, 2)};
+  mreq.table = ByteView("B");
+  MultiResponse mresp;
+  ASSERT_TRUE(r->Multi(mreq, &s, &mresp).ok());
+  ASSERT_EQ(mresp.results.size(), 2u);
+  EXPECT_TRUE(mresp.results[1].result.cells.empty()) << "r1 is in A, not B";
+  EXPECT_EQ(GetIn(r.get(), "B", "r9"), (std::vector<std::string>{"q=multi"}));
+  EXPECT_TRUE(GetIn(r.get(), "A", "r9").empty());
+  // Stats count each table's rows.
+  nlohmann::json stats;
+  r->AppendStats(&stats);
+  EXPECT_EQ(stats["memstore"]["tables"]["A"], 4u) << stats.dump();  // r1, r2, r3, n.
+  EXPECT_EQ(stats["memstore"]["tables"]["B"], 3u) << stats.dump();  // r2, n, r9.
+  EXPECT_EQ(stats["memstore"]["rows"], 7u);
 }
 
 }  // namespace

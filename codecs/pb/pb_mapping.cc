@@ -55,6 +55,8 @@ int DeleteTypeOf(CellType t) {
       return MutationProto::DELETE_MULTIPLE_VERSIONS;
     case CellType::kDeleteFamily:
       return MutationProto::DELETE_FAMILY;
+    case CellType::kDeleteFamilyVersion:
+      return MutationProto::DELETE_FAMILY_VERSION;
     case CellType::kPut:
       break;
   }
@@ -71,6 +73,9 @@ bool CellTypeOfDeleteType(uint64_t delete_type, CellType* out) {
       return true;
     case MutationProto::DELETE_FAMILY:
       *out = CellType::kDeleteFamily;
+      return true;
+    case MutationProto::DELETE_FAMILY_VERSION:
+      *out = CellType::kDeleteFamilyVersion;
       return true;
     default:
       return false;

@@ -57,7 +57,8 @@ struct ColumnCells {
 
 // A delete marker HBase keeps so that later puts of older cells stay masked:
 // the whole row (kDeleteFamily with all_families), a family, every version
-// of a column up to `timestamp` (kDeleteColumn), or one version (kDelete).
+// of a column up to `timestamp` (kDeleteColumn), one version (kDelete), or a
+// family's cells at exactly `timestamp` (kDeleteFamilyVersion).
 struct Marker {
   CellType type = CellType::kDeleteFamily;
   bool all_families = false;
@@ -72,6 +73,8 @@ struct RowData {
   std::vector<Marker> markers;  // Empty unless the row saw a delete.
 };
 using RowsMap = std::map<std::string, RowData, std::less<>>;
+// Each table's rows apart, as HBase keeps each table in its own regions.
+using TablesMap = std::map<std::string, RowsMap, std::less<>>;
 
 std::string_view Sv(ByteView v) { return v.str(); }
 
@@ -79,10 +82,26 @@ bool IsLatest(uint64_t ts) { return ts == 0 || ts == kLatestTimestamp; }
 
 struct alignas(64) Shard {
   mutable std::shared_mutex mu;
-  RowsMap rows;
+  TablesMap tables;  // A table's map is made by its first write to this shard.
   // Guarded by mu (written under the exclusive lock).
   uint64_t cells = 0;  // Versions stored.
   uint64_t bytes = 0;  // Row, family, qualifier and value bytes stored.
+
+  // REQUIRES: mu held. The table's rows, or nullptr when it has none here.
+  // One table (a benchmark's) is the common case: one equality test.
+  const RowsMap* Find(ByteView table) const {
+    if (tables.size() == 1)
+      return tables.begin()->first == table.str() ? &tables.begin()->second : nullptr;
+    auto it = tables.find(table.str());
+    return it == tables.end() ? nullptr : &it->second;
+  }
+  // REQUIRES: mu held exclusively. The table's rows, made on first use.
+  RowsMap& Rows(ByteView table) {
+    if (tables.size() == 1 && tables.begin()->first == table.str()) return tables.begin()->second;
+    auto it = tables.find(table.str());
+    if (it == tables.end()) it = tables.emplace(table.ToString(), RowsMap()).first;
+    return it->second;
+  }
 };
 
 // Operation counters, bumped with relaxed atomics by any thread.
@@ -131,6 +150,9 @@ bool Masked(const std::vector<Marker>& markers, std::string_view family,
       case CellType::kDelete:
         if (m.qualifier == qualifier && ts == m.timestamp) return true;
         break;
+      case CellType::kDeleteFamilyVersion:
+        if (ts == m.timestamp) return true;
+        break;
       default:
         break;
     }
@@ -148,14 +170,14 @@ class MemstoreRegion final : public Region {
   std::string_view name() const override { return "memstore"; }
 
   Status Mutate(const Mutation& m, MutateResponse* resp) override {
-    WB_RETURN_IF_ERROR(Apply(m));
+    WB_RETURN_IF_ERROR(Apply(m, m.table));
     if (resp) resp->processed = true;
     return Status::Ok();
   }
 
   Status Get(const GetRequest& req, RegionScratch* scratch, GetResponse* resp) override {
     ResultBuilder b(scratch);
-    size_t idx = AddGet(req, &b);
+    size_t idx = AddGet(req, req.table, &b);
     b.Finish();
     resp->result = scratch->results[idx];
     return Status::Ok();
@@ -201,9 +223,12 @@ class MemstoreRegion final : public Region {
       using It = RowsMap::const_iterator;
       std::vector<std::pair<It, It>> cursors;
       cursors.reserve(shards_.size());
-      for (const Shard& s : shards_)
-        cursors.emplace_back(req.include_start ? s.rows.lower_bound(start) : s.rows.upper_bound(start),
-                             s.rows.end());
+      for (const Shard& s : shards_) {
+        const RowsMap* rows = s.Find(req.table);
+        if (rows == nullptr) continue;
+        cursors.emplace_back(req.include_start ? rows->lower_bound(start) : rows->upper_bound(start),
+                             rows->end());
+      }
       for (;;) {
         std::pair<It, It>* best = nullptr;
         for (auto& c : cursors) {
@@ -223,10 +248,12 @@ class MemstoreRegion final : public Region {
       std::vector<std::pair<It, It>> cursors;
       cursors.reserve(shards_.size());
       for (const Shard& s : shards_) {
-        auto upper = start.empty()         ? s.rows.end()
-                     : req.include_start ? s.rows.upper_bound(start)
-                                         : s.rows.lower_bound(start);
-        cursors.emplace_back(It(upper), s.rows.rend());
+        const RowsMap* rows = s.Find(req.table);
+        if (rows == nullptr) continue;
+        auto upper = start.empty()         ? rows->end()
+                     : req.include_start ? rows->upper_bound(start)
+                                         : rows->lower_bound(start);
+        cursors.emplace_back(It(upper), rows->rend());
       }
       for (;;) {
         std::pair<It, It>* best = nullptr;
@@ -260,13 +287,13 @@ class MemstoreRegion final : public Region {
       ar = ActionResult{};
       ar.index = a.index;
       if (a.kind == ActionKind::kMutation) {
-        Status s = Apply(a.mutation);
+        Status s = Apply(a.mutation, req.table);
         if (!s.ok()) {
           ar.ok = false;
           ar.error = ErrorText(s);
         }
       } else {
-        AddGet(a.get, &b);
+        AddGet(a.get, req.table, &b);
       }
     }
     b.Finish();
@@ -295,8 +322,9 @@ class MemstoreRegion final : public Region {
     std::unique_lock lock(s.mu);
     const Cell* newest = nullptr;
     Cell found;
-    auto row_it = s.rows.find(Sv(c.row));
-    if (row_it != s.rows.end()) {
+    const RowsMap* rows = s.Find(c.table);
+    auto row_it = rows ? rows->find(Sv(c.row)) : RowsMap::const_iterator();
+    if (rows && row_it != rows->end()) {
       auto it = row_it->second.cols.find(ColumnRef{Sv(c.family), Sv(c.qualifier)});
       if (it != row_it->second.cols.end()) {
         const ColumnCells& cc = it->second;
@@ -313,7 +341,8 @@ class MemstoreRegion final : public Region {
     }
     *processed = ConditionHolds(c, newest);
     if (!*processed) return Status::Ok();
-    for (const Mutation& m : mutations) WB_RETURN_IF_ERROR(ApplyLocked(s, m));
+    RowsMap& table = s.Rows(c.table);
+    for (const Mutation& m : mutations) WB_RETURN_IF_ERROR(ApplyLocked(s, table, m));
     return Status::Ok();
   }
 
@@ -334,9 +363,10 @@ class MemstoreRegion final : public Region {
     Shard& s = ShardFor(m.row);
     {
       std::unique_lock lock(s.mu);
-      auto row_it = s.rows.find(Sv(m.row));
+      RowsMap& rows = s.Rows(m.table);
+      auto row_it = rows.find(Sv(m.row));
       // Check every counter first: a bad one changes nothing.
-      if (inc && row_it != s.rows.end()) {
+      if (inc && row_it != rows.end()) {
         for (const Cell& cell : m.cells) {
           auto it = row_it->second.cols.find(ColumnRef{Sv(cell.family), Sv(cell.qualifier)});
           if (it != row_it->second.cols.end() && it->second.newest.value.size() != 8)
@@ -345,7 +375,7 @@ class MemstoreRegion final : public Region {
                                            " bytes wide");
         }
       }
-      if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+      if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
       const std::string& row = row_it->first;
       RowData& data = row_it->second;
       std::string value;
@@ -384,14 +414,22 @@ class MemstoreRegion final : public Region {
 
   void AppendStats(nlohmann::json* out) const override {
     uint64_t rows = 0, cells = 0, bytes = 0;
+    std::map<std::string, uint64_t, std::less<>> table_rows;
     for (const Shard& s : shards_) {
       std::shared_lock lock(s.mu);
-      rows += s.rows.size();
+      for (const auto& [table, table_map] : s.tables) {
+        rows += table_map.size();
+        table_rows[table] += table_map.size();
+      }
       cells += s.cells;
       bytes += s.bytes;
     }
     nlohmann::json& j = (*out)["memstore"];
     j["rows"] = rows;
+    // Rows per table ("" is the table of codecs that name none).
+    nlohmann::json& t = j["tables"];
+    t = nlohmann::json::object();
+    for (const auto& [table, n] : table_rows) t[table] = n;
     j["cells"] = cells;
     j["bytes"] = bytes;
     j["max_versions"] = max_versions_;
@@ -498,7 +536,7 @@ class MemstoreRegion final : public Region {
   }
 
   static void AddMarker(RowData* data, Marker m) {
-    if (m.type != CellType::kDelete) {
+    if (m.type != CellType::kDelete && m.type != CellType::kDeleteFamilyVersion) {
       for (Marker& have : data->markers) {
         if (have.type == m.type && have.all_families == m.all_families &&
             have.family == m.family && have.qualifier == m.qualifier) {
@@ -515,7 +553,8 @@ class MemstoreRegion final : public Region {
     data->markers.push_back(std::move(m));
   }
 
-  Status Apply(const Mutation& m) {
+  // Applies a put or delete of `table`.
+  Status Apply(const Mutation& m, ByteView table) {
     if (m.row.empty()) return Status::InvalidArgument("memstore: mutation has an empty row key");
     if (m.type != MutationType::kPut && m.type != MutationType::kDelete)
       return Status::Unimplemented(
@@ -527,11 +566,12 @@ class MemstoreRegion final : public Region {
     }
     Shard& s = ShardFor(m.row);
     std::unique_lock lock(s.mu);
-    return ApplyLocked(s, m);
+    return ApplyLocked(s, s.Rows(table), m);
   }
 
-  // REQUIRES: s.mu held exclusively; m is a put or a delete of a non-empty row.
-  Status ApplyLocked(Shard& s, const Mutation& m) {
+  // REQUIRES: s.mu held exclusively; `rows` is a table's map in s; m is a
+  // put or a delete of a non-empty row.
+  Status ApplyLocked(Shard& s, RowsMap& rows, const Mutation& m) {
     const uint64_t mts = IsLatest(m.timestamp) ? 0 : m.timestamp;
     uint64_t now = 0;
     auto resolve = [&](uint64_t ts) {
@@ -543,8 +583,8 @@ class MemstoreRegion final : public Region {
     if (m.type == MutationType::kPut) {
       ops_.puts.fetch_add(1, std::memory_order_relaxed);
       if (m.cells.empty()) return Status::Ok();
-      auto row_it = s.rows.find(Sv(m.row));
-      if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+      auto row_it = rows.find(Sv(m.row));
+      if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
       const std::string& row = row_it->first;
       RowData& data = row_it->second;
       for (const Cell& c : m.cells) {
@@ -553,12 +593,12 @@ class MemstoreRegion final : public Region {
         if (!data.markers.empty() && Masked(data.markers, ref.first, ref.second, ts)) continue;
         PutVersion(s, row, &data.cols, ref, ts, Sv(c.value));
       }
-      if (data.cols.empty() && data.markers.empty()) s.rows.erase(row_it);
+      if (data.cols.empty() && data.markers.empty()) rows.erase(row_it);
       return Status::Ok();
     }
     ops_.deletes.fetch_add(1, std::memory_order_relaxed);
-    auto row_it = s.rows.find(Sv(m.row));
-    if (row_it == s.rows.end()) row_it = s.rows.emplace(m.row.ToString(), RowData()).first;
+    auto row_it = rows.find(Sv(m.row));
+    if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
     const std::string& row = row_it->first;
     RowData& data = row_it->second;
     ColumnMap& cols = data.cols;
@@ -579,6 +619,15 @@ class MemstoreRegion final : public Region {
         while (it != cols.end() && it->first.family == family)
           it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
         AddMarker(&data, Marker{CellType::kDeleteFamily, false, std::string(family), "", t});
+      } else if (c.type == CellType::kDeleteFamilyVersion) {
+        // Every column of the family at exactly one timestamp (HBase's
+        // Delete.addFamilyVersion; LATEST_TIMESTAMP: the server's clock).
+        const uint64_t t = resolve(c.timestamp);
+        auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
+        while (it != cols.end() && it->first.family == family)
+          it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
+        AddMarker(&data,
+                  Marker{CellType::kDeleteFamilyVersion, false, std::string(family), "", t});
       } else if (c.type == CellType::kDelete) {
         // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
         // the cell's timestamp.
@@ -605,7 +654,7 @@ class MemstoreRegion final : public Region {
                                 std::string(qualifier), t});
       }
     }
-    if (cols.empty() && data.markers.empty()) s.rows.erase(row_it);
+    if (cols.empty() && data.markers.empty()) rows.erase(row_it);
     return Status::Ok();
   }
 
@@ -636,12 +685,14 @@ class MemstoreRegion final : public Region {
   }
 
   // Adds the result of one get to the builder and returns its index.
-  size_t AddGet(const GetRequest& req, ResultBuilder* b) {
+  size_t AddGet(const GetRequest& req, ByteView table, ResultBuilder* b) {
     ops_.gets.fetch_add(1, std::memory_order_relaxed);
     Shard& s = ShardFor(req.row);
     std::shared_lock lock(s.mu);
-    auto row_it = s.rows.find(Sv(req.row));
-    if (row_it == s.rows.end() || row_it->second.cols.empty())
+    const RowsMap* rows = s.Find(table);
+    if (rows == nullptr) return b->BeginResult(req.row, false);
+    auto row_it = rows->find(Sv(req.row));
+    if (row_it == rows->end() || row_it->second.cols.empty())
       return b->BeginResult(req.row, false);
     size_t idx = b->BeginResult(req.row, true);
     AddCells(row_it->second, req.columns, req.max_versions, req.time_range, b);

@@ -6,13 +6,15 @@
 // LATEST_TIMESTAMP); a column keeps its newest `max_versions` versions.
 // Deletes are HBase's delete types (a row, a family, every version of a
 // column up to a timestamp, one version: the newest or the one at a
-// timestamp) and leave markers that keep later puts of older cells masked,
-// as HBase's do until a major compaction. Reads return cells in HBase's
-// order (family, qualifier, timestamp descending), honouring max_versions
-// and the time range. CheckAndMutate, Increment and Append run under the
-// row's lock, atomically. Rows are spread over shards
-// by a hash of the row key, each shard a std::map behind a reader-writer
-// lock; a mutation of one row is atomic with respect to reads of that row.
+// timestamp, a family's cells at one timestamp) and leave markers that keep
+// later puts of older cells masked, as HBase's do until a major compaction.
+// Reads return cells in HBase's order (family, qualifier, timestamp
+// descending), honouring max_versions and the time range. CheckAndMutate,
+// Increment and Append run under the row's lock, atomically. Each table (the
+// requests' `table`) is a store of its own, as in HBase. Rows are spread
+// over shards by a hash of the row key, each shard a std::map per table
+// behind one reader-writer lock; a mutation of one row is atomic with
+// respect to reads of that row.
 // Scans lock every shard for reading and merge them in row order.
 // Results are copied into the caller's RegionScratch.
 // Thread-safety: every method may be called from any number of threads.

@@ -53,12 +53,18 @@ class WalRegion final : public Region {
     return memstore_->Mutate(stamped, resp);
   }
 
+  // The log records no table, so the wal region keeps every table in the
+  // memstore's default one: what recovery rebuilds is what was served.
   Status Get(const GetRequest& req, RegionScratch* scratch, GetResponse* resp) override {
-    return memstore_->Get(req, scratch, resp);
+    GetRequest g = req;
+    g.table = ByteView();
+    return memstore_->Get(g, scratch, resp);
   }
 
   Status Scan(const ScanRequest& req, RegionScratch* scratch, ScanResponse* resp) override {
-    return memstore_->Scan(req, scratch, resp);
+    ScanRequest sr = req;
+    sr.table = ByteView();
+    return memstore_->Scan(sr, scratch, resp);
   }
 
   // Logs every mutation of the Multi as one batch with one sync wait, then
@@ -133,6 +139,7 @@ class WalRegion final : public Region {
   // the server's clock.
   static Mutation Stamp(const Mutation& m) {
     Mutation s = m;
+    s.table = ByteView();  // One store for every table (see Get).
     const bool latest = s.timestamp == 0 || s.timestamp == kLatestTimestamp;
     if (latest && m.type == MutationType::kDelete &&
         std::any_of(m.cells.begin(), m.cells.end(), [](const Cell& c) {

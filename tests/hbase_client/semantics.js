@@ -2,7 +2,8 @@
 // hbase-rpc-client@0.1.15, against `wirebench server --rpc hbase --region
 // memstore --max-versions 3`: versions and timestamps, Get's options, each
 // delete type, checkAndPut/checkAndDelete both ways, increments, a mixed
-// Multi, forward and reversed scans with start/stop rows, and each filter.
+// Multi, forward and reversed scans with start/stop rows, each filter, and
+// two tables kept apart (T and T + '_other').
 // Every check prints one JSON line {"check":NAME,"ok":bool,"got":...,"want":...},
 // then {"summary":{"checks":N,"failed":[names]}}. Exit status 0 when every
 // check passed, 1 when one failed, 2 on a usage error or timeout.
@@ -155,6 +156,15 @@ async function main() {
   check('a newer put shows', cells(await get('del', {columns: ['m']})), ['m@150=new']);
   await del('del', (d) => d.deleteFamily(CF));
   check('delete a family', await get('del'), null);
+  await put('dfv', 'a', 'a10', 10);
+  await put('dfv', 'a', 'a20', 20);
+  await put('dfv', 'b', 'b10', 10);
+  await del('dfv', (d) => d.deleteFamilyVersion(CF, 10));
+  check('delete a family version (every column at one timestamp)',
+        cells(await get('dfv', {maxVersions: 5})), ['a@20=a20']);
+  await put('dfv', 'b', 'again', 10);
+  check('a family version delete masks a later put at its timestamp',
+        cells(await get('dfv', {maxVersions: 5})), ['a@20=a20']);
   await put('delrow', 'a', '1');
   await del('delrow');
   check('delete a row', await get('delrow'), null);
@@ -258,6 +268,21 @@ async function main() {
             unknown.includes('java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.FuzzyRowFilter'),
         true);
   if (unknown === null || !unknown.includes('FuzzyRowFilter')) print({unknown_filter_error: unknown});
+
+  // ---- Two tables: each its own store ----
+  const T2 = T + '_other';
+  const p2 = new hbase.Put('cols');
+  p2.add(CF, 'a', 'other');
+  await call((cb) => client.put(T2, p2, cb));
+  const get2 = (row) => call((cb) => client.get(T2, new hbase.Get(row), cb));
+  check('a put to the second table is read back from it', cells(await get2('cols'), true), ['a=other']);
+  check('the first table keeps its own row', cells(await get('cols'), true), ['a=1', 'b=2']);
+  check("the second table does not see the first table's rows", await get2('multi1'), null);
+  const all2 = await call((cb) => client.getScanner(T2, '', '').toArray(cb));
+  check('a scan of the second table sees only its rows', rowsOf(all2), ['cols']);
+  await call((cb) => client.delete(T2, new hbase.Delete('cols'), cb));
+  check('a row delete in the second table', await get2('cols'), null);
+  check('leaves the first table', cells(await get('cols'), true), ['a=1', 'b=2']);
 }
 
 client.on('ready', async () => {

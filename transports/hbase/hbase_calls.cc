@@ -112,7 +112,7 @@ void MetaRegionInfo(pbw::RegionInfo* ri) {
 // A region the codec may answer: any but the catalog. The RegionSpecifier
 // as every HBase client writes it, {type: REGION_NAME, value: name} (08 01
 // 12 <n> name), is checked in place; any other layout field by field.
-bool PlainRegion(ByteView spec) {
+bool PlainRegion(ByteView spec, ByteView* region_name) {
   ByteView name;
   if (spec.size() >= 4 && spec[0] == 0x08 && spec[1] == 0x01 && spec[2] == 0x12 &&
       spec[3] < 0x80 && size_t(spec[3]) + 4 == spec.size()) {
@@ -129,6 +129,7 @@ bool PlainRegion(ByteView spec) {
       }
     }
   }
+  *region_name = name;
   // Only a name starting with 'h' can be the catalog's.
   return !name.empty() && !(name[0] == 'h' && IsMetaRegion(name));
 }
@@ -191,7 +192,8 @@ bool PlainAction(ByteView a, bool cell_blocks) {
   return true;
 }
 
-bool PlainParam(Method m, ByteView param, bool cell_blocks) {
+// `region_name`: the region the call names (a view into `param`).
+bool PlainParam(Method m, ByteView param, bool cell_blocks, ByteView* region_name) {
   Fast r(param);
   int region_actions = 0;
   bool region_ok = m == Method::kMulti;
@@ -206,12 +208,12 @@ bool PlainParam(Method m, ByteView param, bool cell_blocks) {
     if (!r.Len(&sub)) return false;
     switch (m) {
       case Method::kMutate:
-        if (f == 1) region_ok = PlainRegion(sub);
+        if (f == 1) region_ok = PlainRegion(sub, region_name);
         if (f == 2 && !PlainMutation(sub, cell_blocks)) return false;
         if (f == 3) return false;  // A condition.
         break;
       case Method::kGet:
-        if (f == 1) region_ok = PlainRegion(sub);
+        if (f == 1) region_ok = PlainRegion(sub, region_name);
         if (f == 2 && !PlainGet(sub)) return false;
         break;
       case Method::kMulti: {
@@ -228,7 +230,7 @@ bool PlainParam(Method m, ByteView param, bool cell_blocks) {
             continue;
           }
           if (!ra.Len(&sub2)) return false;
-          if (f2 == 1 && !PlainRegion(sub2)) return false;
+          if (f2 == 1 && !PlainRegion(sub2, region_name)) return false;
           if (f2 == 3 && !PlainAction(sub2, cell_blocks)) return false;
           if (f2 == 4) return false;  // A condition.
         }
@@ -296,7 +298,15 @@ CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBase
   if (!meta_service_ && service_->codec_service() != nullptr) {
     auto h = service_->codec_service()->NewCallHandler(
         uint8_t(cell_blocks_ ? CodecId::kCellBlock : CodecId::kPb));
-    if (h.ok()) fast_ = std::move(h).value();
+    if (h.ok()) {
+      // A RegionService's handlers place requests in a table; any other
+      // service's calls take the full path.
+      std::unique_ptr<rpc::CallHandler> handler = std::move(h).value();
+      if (auto* t = dynamic_cast<TableCallHandler*>(handler.get())) {
+        handler.release();
+        fast_.reset(t);
+      }
+    }
   }
 }
 
@@ -410,9 +420,13 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
     // With several regions per table the full path checks each row's region.
-    if (fast_ && service_->regions_per_table() == 1 && PlainParam(m, c.param, cell_blocks_) &&
-        TryFast(m, c, body, out))
-      return;
+    ByteView region_name;
+    if (fast_ && service_->regions_per_table() == 1 &&
+        PlainParam(m, c.param, cell_blocks_, &region_name)) {
+      // The codec's requests are in the region's table (c.param holds the name).
+      fast_->set_table(ByteView(TableOf(region_name.str())));
+      if (TryFast(m, c, body, out)) return;
+    }
   }
   HandleClient(c, out);
 }
@@ -708,6 +722,7 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   }
   const uint32_t max_versions = std::max<uint32_t>(1, g.max_versions());
   GetRequest req;
+  req.table = ByteView(TableOf(region_name.str()));
   req.row = ByteView(g.row());
   req.columns = std::span<const Column>(cols.data(), cols.size());
   req.time_range = *tr;
@@ -778,10 +793,13 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
             cell.type = CellType::kDeleteFamily;
             cell.qualifier = ByteView();
             break;
+          case pbw::MutationProto::DELETE_FAMILY_VERSION:
+            cell.type = CellType::kDeleteFamilyVersion;
+            cell.qualifier = ByteView();
+            break;
           default:
-            return Status::InvalidArgument(
-                "DELETE_FAMILY_VERSION deletes (Delete.addFamilyVersion) are not supported by "
-                "wirebench's regions; delete the columns or the family");
+            return Status::InvalidArgument("unknown MutationProto.DeleteType " +
+                                           std::to_string(int(qv.delete_type())));
         }
       }
       cells->push_back(cell);
@@ -826,6 +844,7 @@ Status CallHandler::ApplyMutation(ByteView region_name, const pbw::MutationProto
   Mutation m;
   WB_RETURN_IF_ERROR(ReadMutation(p, block, &m, &mutation_cells_));
   WB_RETURN_IF_ERROR(CheckRow(region_name, m.row));
+  m.table = ByteView(TableOf(region_name.str()));
   MutateResponse mr;
   if (m.type == MutationType::kPut || m.type == MutationType::kDelete)
     return service_->region()->Mutate(m, &mr);
@@ -883,6 +902,8 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
     Mutation m;
     WB_RETURN_IF_ERROR(ReadMutation(req.mutation(), &block, &m, &mutation_cells_));
     WB_RETURN_IF_ERROR(CheckRow(ByteView(req.region().value()), m.row));
+    cond->table = ByteView(TableOf(req.region().value()));
+    m.table = cond->table;
     bool processed = false;
     WB_RETURN_IF_ERROR(service_->region()->CheckAndMutate(*cond, std::span<const Mutation>(&m, 1),
                                                           &scratch_, &processed));
@@ -933,6 +954,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
     if (cond != nullptr) {
       auto condition = ReadCondition(*cond);
       if (!condition.ok()) return condition.status();
+      condition->table = ByteView(TableOf(region.str()));
       std::vector<std::vector<Cell>> cells(size_t(ra.action_size()));
       std::vector<Mutation> mutations;
       for (int i = 0; i < ra.action_size(); ++i) {
@@ -942,6 +964,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
         Mutation m;
         WB_RETURN_IF_ERROR(ReadMutation(a.mutation(), &block, &m, &cells[size_t(i)]));
         WB_RETURN_IF_ERROR(CheckRow(region, m.row));
+        m.table = condition->table;
         mutations.push_back(m);
       }
       bool processed = false;
@@ -1049,6 +1072,7 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
   for (;;) {
     if (s->filter && s->filter->FilterAllRemaining()) return false;
     ScanRequest sr;
+    sr.table = ByteView(s->table);
     sr.reversed = s->reversed;
     if (s->started) {
       sr.start_row = ByteView(s->next_row);
@@ -1170,6 +1194,8 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     if (s.meta) {
       s.table = std::string(TableOf(s.start_row));
       if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
+    } else {
+      s.table = std::string(TableOf(region.str()));
     }
     caching = s.caching;
     id = service_->OpenScanner(std::move(s));

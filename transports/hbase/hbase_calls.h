@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codecs/wire_reader.h"
+#include "nullregion/region_service.h"
 #include "transports/hbase/hbase_protocol.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -75,7 +76,7 @@ class CallHandler {
   bool cell_blocks_;
   bool meta_service_;
   // The connection's codec (cellblock or pb), for the calls it can answer.
-  std::unique_ptr<rpc::CallHandler> fast_;
+  std::unique_ptr<TableCallHandler> fast_;
   bool fast_failed_ = false;  // The codec could not be made: full path only.
   RegionScratch scratch_;
   ByteBuffer block_;  // The reply's cell block, built while the response is.

@@ -146,7 +146,7 @@ struct HBaseIoStats {
 // An open scanner (ScanRequest without scanner_id opens one).
 struct Scanner {
   bool meta = false;     // A scan of the catalog.
-  std::string table;     // For meta scans: the table whose row is answered.
+  std::string table;     // The table scanned (meta scans: the table whose rows are answered).
   std::string next_row;  // The last row returned; the next batch starts after it.
   bool started = false;  // next_row is set (else: the scan's own start).
   std::string start_row, stop_row;
