@@ -368,6 +368,11 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
       copied_ += 2 * v.size();
       return builder_.CreateVector(v.data(), v.size());
     }
+    return ReserveLong(v);
+  }
+  // Kept out of line so that Bytes(), which runs for every short string,
+  // stays small enough to be inlined as it was before long strings existed.
+  [[gnu::noinline]] BytesOffset ReserveLong(ByteView v) {
     copied_ += v.size();
     const fbs::uoffset_t offset = builder_.ReserveBytes(v.size());
     // The vector's offset counts from the buffer's end to its 4-byte length,
