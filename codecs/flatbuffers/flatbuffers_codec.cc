@@ -1,11 +1,22 @@
 // The `flatbuffers` codec. Layout: codecs/schemas/wirebench.fbs; the C++
 // accessors are generated from it by flatc at build time.
 //
-// Encode: the reused FlatBufferBuilder is cleared, the message is built into
-// it back to front (byte strings copied in with CreateVector; a row or family
-// equal to the previous one is referenced again instead of copied), the
-// buffer is finished size-prefixed with the "WBF1" identifier and appended to
-// `out`. Payload bytes are counted twice: into the builder and into `out`.
+// Encode: the reused FlatBufferBuilder is cleared and the message is built
+// into it back to front, finished size-prefixed with the "WBF1" identifier.
+// Byte strings of 512 bytes or more are not copied into the builder: each is
+// reserved there (Builder::ReserveBytes: length prefix and alignment written,
+// the bytes left unwritten) and remembered with its source. The finished
+// buffer is then gathered into `out` in one pass: the builder's own bytes
+// (tables, vtables, offsets, length prefixes, padding, short strings) between
+// the long strings, and each long string straight from the caller's memory,
+// so it is copied once and counted once. Shorter strings are copied into the
+// builder and then with it into `out`, and counted twice: for them the two
+// extra small memcpy calls per string of the gather cost more than the copy
+// saves (measured: kDirectCopyMin below). What FlatBuffers forces is the
+// second copy of its structure (403 of a 1 KB put's 1,492-byte buffer): it
+// builds back to front, so it cannot build in place after a frame header
+// without knowing the buffer's final size first. A row or family equal to the
+// previous one is referenced again instead of copied.
 //
 // Decode: flatbuffers::Verifier checks the whole buffer first (size prefix
 // equal to the payload length, identifier, every offset, vector length and
@@ -21,6 +32,7 @@
 #include "codecs/flatbuffers/flatbuffers_codec.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -86,6 +98,20 @@ T* Slots(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
   return v.data();
 }
+
+// A FlatBufferBuilder that can reserve a byte vector without writing its
+// bytes: what CreateUninitializedVector does, but inline (that one is out of
+// line and costs ~80 instructions a call, 22 calls for a 1 KB put).
+class Builder : public fbs::FlatBufferBuilder {
+ public:
+  using FlatBufferBuilder::FlatBufferBuilder;
+  // Returns the vector's offset; its n bytes are left for the caller.
+  fbs::uoffset_t ReserveBytes(size_t n) {
+    StartVector(n, 1);
+    buf_.make_space(n);
+    return EndVector(n);
+  }
+};
 
 class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
  public:
@@ -287,6 +313,14 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
 
  private:
   static constexpr size_t kInitialBuilderSize = 4096;
+  // Byte strings at least this long go straight from the message into the
+  // frame; shorter ones through the builder. Measured with the codec
+  // microbenchmark (README, "Codec microbenchmarks"): for 100-byte values the
+  // direct copy made a 1 KB put's encode ~25% slower (two small memcpy calls
+  // per string, the string's and the structure's before it, instead of one
+  // large one), for 1,000-byte values it was even to ~10% faster, and it
+  // saves a whole copy of every long value.
+  static constexpr size_t kDirectCopyMin = 512;
 
   // A byte string already in the builder, so an equal one can point at it.
   struct Shared {
@@ -299,23 +333,60 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
   void Begin() {
     builder_.Clear();
     copied_ = 0;
+    reserved_.clear();
     last_row_ = Shared{};
     last_family_ = Shared{};
   }
 
   Status Finish(fb::Body type, fbs::Offset<void> body, ByteBuffer* out) {
     fb::FinishSizePrefixedCallBuffer(builder_, fb::CreateCall(builder_, type, body));
-    out->Append(builder_.GetBufferPointer(), builder_.GetSize());
-    // Every payload byte went into the builder once and into `out` once.
-    CountEncodeCopy(2 * copied_);
+    const size_t size = builder_.GetSize();
+    const uint8_t* built = builder_.GetBufferPointer();
+    uint8_t* dst = out->Extend(size);
+    // Byte strings reserved later lie nearer the front: walk them backwards,
+    // copying the builder's bytes up to each and the string from its source.
+    size_t at = 0;
+    for (auto it = reserved_.rbegin(); it != reserved_.rend(); ++it) {
+      const size_t start = size - it->from_end;
+      std::memcpy(dst + at, built + at, start - at);
+      std::memcpy(dst + start, it->data, it->size);
+      at = start + it->size;
+    }
+    std::memcpy(dst + at, built + at, size - at);
+    // Long strings were copied once (message to `out`), short ones twice.
+    CountEncodeCopy(copied_);
     return Status::Ok();
   }
 
-  // Empty byte strings are left out (an absent vector reads as empty).
+  // Empty byte strings are left out (an absent vector reads as empty). A
+  // short string is copied into the builder (and so copied twice: here and
+  // with the builder's bytes in Finish()); a long one is only reserved, and
+  // Finish() copies it straight from the message into `out`.
   BytesOffset Bytes(ByteView v) {
     if (v.empty()) return 0;
+    if (v.size() < kDirectCopyMin) {
+      copied_ += 2 * v.size();
+      return builder_.CreateVector(v.data(), v.size());
+    }
+    return ReserveLong(v);
+  }
+  // Kept out of line so that Bytes(), which runs for every short string,
+  // stays small enough to be inlined as it was before long strings existed.
+  [[gnu::noinline]] BytesOffset ReserveLong(ByteView v) {
     copied_ += v.size();
-    return builder_.CreateVector(v.data(), v.size());
+    const fbs::uoffset_t offset = builder_.ReserveBytes(v.size());
+    // The vector's offset counts from the buffer's end to its 4-byte length,
+    // which directly precedes the bytes (the builder aligned the end of the
+    // bytes to 4, so no padding comes between): a distance that stays valid
+    // as the builder grows at the front, unlike the pointer.
+    // Member by member: a braced temporary was built on the stack with two
+    // 8-byte stores and reloaded with one 16-byte load, a store-forwarding
+    // stall that cost more than the copy this saves.
+    Reserved& r = reserved_.emplace_back();
+    r.data = v.data();
+    r.size = v.size();
+    r.from_end = offset - sizeof(fbs::uoffset_t);
+    return offset;
   }
   BytesOffset SharedBytes(ByteView v, Shared* last) {
     if (v.empty()) return 0;
@@ -484,8 +555,17 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     return true;
   }
 
-  fbs::FlatBufferBuilder builder_;
+  // A byte string reserved in the builder, to be copied from `data` into
+  // the finished buffer `from_end` bytes before its end.
+  struct Reserved {
+    const uint8_t* data;
+    size_t size;
+    size_t from_end;
+  };
+
+  Builder builder_;
   uint64_t copied_ = 0;
+  std::vector<Reserved> reserved_;  // In the order reserved (back to front).
   Shared last_row_;
   Shared last_family_;
   std::vector<fbs::Offset<fb::Cell>> cell_offsets_;

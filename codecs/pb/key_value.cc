@@ -45,26 +45,41 @@ uint8_t* WriteKeyValue(uint8_t* p, ByteView row, const Cell& c) {
   return p + c.value.size();
 }
 
+// One bounds check: the total length must fit what remains, and once the
+// key and value lengths add up to it every field lies inside those bytes, so
+// the fields are read by pointer with only the lengths checked against each
+// other (not a remaining-size check per field, as a WireReader read does).
 bool ReadKeyValue(WireReader& r, Cell* c) {
-  uint32_t total, key, value;
-  if (!r.U32BE(&total) || total > r.remaining() || total < 8) return false;
-  if (!r.U32BE(&key) || !r.U32BE(&value) || key > kMaxJavaInt || value > kMaxJavaInt) return false;
+  uint32_t total;
+  ByteView kv;
+  if (!r.U32BE(&total) || total < 8 || !r.Bytes(total, &kv)) return false;
+  const uint8_t* p = kv.data();
+  const uint32_t key = LoadBE32(p);
+  const uint32_t value = LoadBE32(p + 4);
+  if (key > kMaxJavaInt || value > kMaxJavaInt) return false;
   if (uint64_t(key) + value + 8 != total || key < kKeyFixedBytes) return false;
-  uint16_t row_len;
-  if (!r.U16BE(&row_len) || row_len > kMaxRowBytes) return false;
+  p += 8;
+  const uint32_t row_len = LoadBE16(p);
+  if (row_len > kMaxRowBytes) return false;
   uint32_t rest = key - 2;  // Bytes of the key after rowlength.
-  if (uint32_t(row_len) + 1 + 8 + 1 > rest || !r.Bytes(row_len, &c->row)) return false;
+  if (row_len + 1 + 8 + 1 > rest) return false;
+  c->row = ByteView(p + 2, row_len);
+  p += 2 + row_len;
   rest -= row_len;
-  uint8_t family_len;
-  if (!r.U8(&family_len) || family_len > kMaxFamilyBytes) return false;
+  const uint32_t family_len = *p++;
   rest -= 1;
-  if (uint32_t(family_len) + 8 + 1 > rest || !r.Bytes(family_len, &c->family)) return false;
+  if (family_len > kMaxFamilyBytes || family_len + 8 + 1 > rest) return false;
+  c->family = ByteView(p, family_len);
+  p += family_len;
   rest -= family_len;
-  if (!r.Bytes(rest - 9, &c->qualifier)) return false;
-  uint8_t type;
-  if (!r.U64BE(&c->timestamp) || !r.U8(&type) || !IsValidCellType(type)) return false;
+  c->qualifier = ByteView(p, rest - 9);
+  p += rest - 9;
+  c->timestamp = LoadBE64(p);
+  const uint8_t type = p[8];
+  if (!IsValidCellType(type)) return false;
   c->type = CellType(type);
-  return r.Bytes(value, &c->value);
+  c->value = ByteView(p + 9, value);
+  return true;
 }
 
 }  // namespace wirebench::pb
