@@ -7,7 +7,8 @@
 // touching this file. Counters per operation: allocs/op, alloc_bytes/op,
 // copied/op (payload bytes the codec copied, encode + decode), wire_bytes
 // (payload size), and x_memcpy (the loop's CPU time per op over the CPU time of one
-// 1 KiB memcpy, measured once in main()). Bytes processed are the logical
+// 1 KiB memcpy: BM_Memcpy_1KB's fastest run when it ran first, as it does unless
+// filtered out; else a measurement made in main()). Bytes processed are the logical
 // content bytes (row + family + qualifier + value over all cells), the same
 // for every codec.
 #include <benchmark/benchmark.h>
@@ -32,6 +33,10 @@ constexpr size_t kFrameHeaderSize = 12;  // Where the RPC layer puts a payload.
 constexpr size_t kMemcpySize = 1024;
 
 double g_memcpy_seconds = 0;  // CPU seconds of one 1 KiB memcpy; set in main().
+// The same from BM_Memcpy_1KB, its fastest repetition; 0 until it has run.
+// Preferred: it is the figure a reader of the report divides by (the one in
+// main() runs before the CPU has settled and read up to 25% slower).
+double g_memcpy_bench_seconds = 0;
 
 // ---- Messages ----
 
@@ -158,8 +163,9 @@ double ThreadCpuSeconds() {
 
 // The loop's CPU time per iteration over one 1 KiB memcpy's.
 double TimesMemcpy(const benchmark::State& state, double cpu_seconds) {
-  if (state.iterations() == 0 || g_memcpy_seconds <= 0) return 0;
-  return cpu_seconds / double(state.iterations()) / g_memcpy_seconds;
+  const double base = g_memcpy_bench_seconds > 0 ? g_memcpy_bench_seconds : g_memcpy_seconds;
+  if (state.iterations() == 0 || base <= 0) return 0;
+  return cpu_seconds / double(state.iterations()) / base;
 }
 
 void SetCounters(benchmark::State& state, const CounterTotals& before, double cpu_seconds,
@@ -221,7 +227,13 @@ void BM_Memcpy_1KB(benchmark::State& state) {
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
-  state.counters["x_memcpy"] = TimesMemcpy(state, ThreadCpuSeconds() - cpu_start);
+  const double seconds = ThreadCpuSeconds() - cpu_start;
+  if (state.iterations() > 0) {
+    const double per_copy = seconds / double(state.iterations());
+    if (g_memcpy_bench_seconds <= 0 || per_copy < g_memcpy_bench_seconds)
+      g_memcpy_bench_seconds = per_copy;
+  }
+  state.counters["x_memcpy"] = TimesMemcpy(state, seconds);
   state.SetBytesProcessed(int64_t(state.iterations() * kMemcpySize));
 }
 
