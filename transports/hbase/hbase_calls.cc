@@ -30,11 +30,10 @@ bool IsMetaRegion(ByteView name) {
 }
 
 // The table a region name names: the part before the first ','.
+// (An empty name may have no data pointer at all: no memchr on it.)
 std::string_view TableOf(std::string_view region_name) {
-  const void* comma = std::memchr(region_name.data(), ',', region_name.size());
-  return comma == nullptr ? std::string_view()
-                          : region_name.substr(0, size_t(static_cast<const char*>(comma) -
-                                                         region_name.data()));
+  const size_t comma = region_name.find(',');
+  return comma == std::string_view::npos ? std::string_view() : region_name.substr(0, comma);
 }
 
 // The start key of region `i` of `n` of a table: "" for the first, else
