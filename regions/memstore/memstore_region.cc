@@ -97,10 +97,8 @@ struct alignas(64) Shard {
   }
   // REQUIRES: mu held exclusively. The table's rows, made on first use.
   RowsMap& Rows(ByteView table) {
-    if (tables.size() == 1 && tables.begin()->first == table.str()) return tables.begin()->second;
-    auto it = tables.find(table.str());
-    if (it == tables.end()) it = tables.emplace(table.ToString(), RowsMap()).first;
-    return it->second;
+    if (const RowsMap* rows = Find(table)) return const_cast<RowsMap&>(*rows);
+    return tables.emplace(table.ToString(), RowsMap()).first->second;
   }
 };
 
