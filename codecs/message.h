@@ -26,8 +26,11 @@ enum class CellType : uint8_t {
   kDeleteColumn = 12,   // Deletes all versions of one column.
   kDeleteFamily = 14,   // Deletes a whole family.
 };
-// True for the five codes above.
-bool IsValidCellType(uint8_t t);
+// True for the five codes above (one shift and mask: every decoder calls it per cell).
+inline bool IsValidCellType(uint8_t t) {
+  constexpr uint32_t kValid = (1u << 4) | (1u << 8) | (1u << 10) | (1u << 12) | (1u << 14);
+  return t < 32 && ((kValid >> t) & 1u) != 0;
+}
 
 // HBase's HConstants.LATEST_TIMESTAMP (Long.MAX_VALUE): "the server's clock".
 // A region treats it like 0.

@@ -59,7 +59,20 @@ class ByteView {
   }
 
   friend bool operator==(ByteView a, ByteView b) {
-    return a.size_ == b.size_ && (a.size_ == 0 || std::memcmp(a.data_, b.data_, a.size_) == 0);
+    if (a.size_ != b.size_) return false;
+    if (a.data_ == b.data_) return true;  // One string seen twice (a shared family, a row).
+    const size_t n = a.size_;
+    if (n >= 8 && n <= 32) {
+      // Overlapping 8-byte words, no library call: rows, families and
+      // qualifiers are mostly this long, and decoders compare them per cell.
+      // [0,8) and [n-8,n) cover n <= 16; [8,16) and [n-16,n-8) the rest.
+      const uint8_t* x = a.data_;
+      const uint8_t* y = b.data_;
+      uint64_t d = (Word(x) ^ Word(y)) | (Word(x + n - 8) ^ Word(y + n - 8));
+      if (n > 16) d |= (Word(x + 8) ^ Word(y + 8)) | (Word(x + n - 16) ^ Word(y + n - 16));
+      return d == 0;
+    }
+    return n == 0 || std::memcmp(a.data_, b.data_, n) == 0;
   }
   friend int Compare(ByteView a, ByteView b) {
     size_t n = a.size_ < b.size_ ? a.size_ : b.size_;
@@ -69,6 +82,11 @@ class ByteView {
   }
 
  private:
+  static uint64_t Word(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
@@ -187,5 +205,33 @@ inline void StoreBE64(uint8_t* p, uint64_t v) { StoreLE64(p, __builtin_bswap64(v
 inline uint16_t LoadBE16(const uint8_t* p) { return __builtin_bswap16(LoadLE16(p)); }
 inline uint32_t LoadBE32(const uint8_t* p) { return __builtin_bswap32(LoadLE32(p)); }
 inline uint64_t LoadBE64(const uint8_t* p) { return __builtin_bswap64(LoadLE64(p)); }
+
+// A fixed-size copy of W bytes between unaligned addresses: one load and one store.
+template <size_t W>
+inline void CopyWord(uint8_t* dst, const uint8_t* src) {
+  uint8_t w[W];
+  std::memcpy(w, src, W);
+  std::memcpy(dst, w, W);
+}
+
+// memcpy of n bytes; up to 32 without a library call (rows, families,
+// qualifiers and the like are usually that short, and a call per field costs
+// more than the copy). Two overlapping fixed-size moves cover 4..32 bytes.
+inline void CopySmall(uint8_t* dst, const uint8_t* src, size_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 16) {
+    CopyWord<16>(dst, src);
+    CopyWord<16>(dst + n - 16, src + n - 16);
+  } else if (n >= 8) {
+    CopyWord<8>(dst, src);
+    CopyWord<8>(dst + n - 8, src + n - 8);
+  } else if (n >= 4) {
+    CopyWord<4>(dst, src);
+    CopyWord<4>(dst + n - 4, src + n - 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  }
+}
 
 }  // namespace wirebench

@@ -1,22 +1,26 @@
 // The `flatbuffers` codec. Layout: codecs/schemas/wirebench.fbs; the C++
 // accessors are generated from it by flatc at build time.
 //
-// Encode: the reused FlatBufferBuilder is cleared and the message is built
-// into it back to front, finished size-prefixed with the "WBF1" identifier.
-// Byte strings of 512 bytes or more are not copied into the builder: each is
-// reserved there (Builder::ReserveBytes: length prefix and alignment written,
-// the bytes left unwritten) and remembered with its source. The finished
-// buffer is then gathered into `out` in one pass: the builder's own bytes
-// (tables, vtables, offsets, length prefixes, padding, short strings) between
-// the long strings, and each long string straight from the caller's memory,
-// so it is copied once and counted once. Shorter strings are copied into the
-// builder and then with it into `out`, and counted twice: for them the two
-// extra small memcpy calls per string of the gather cost more than the copy
-// saves (measured: kDirectCopyMin below). What FlatBuffers forces is the
-// second copy of its structure (403 of a 1 KB put's 1,492-byte buffer): it
-// builds back to front, so it cannot build in place after a frame header
-// without knowing the buffer's final size first. A row or family equal to the
-// previous one is referenced again instead of copied.
+// Encode, puts and get answers (the calls of every YCSB workload): written
+// front to back straight into the frame by FrontWriter (front_writer.h), with
+// the sizes computed first: Call, body, Mutation or Result tables with their
+// vtables, the vector of cell tables, all cell tables (sharing one vtable),
+// then their byte strings, each copied once from the message. A row or
+// family equal to the previous cell's is written once and pointed at again;
+// it comes after every table, because FlatBuffers offsets point forward.
+// Measured (callgrind, 1 KB put): ~6,300 instructions with the builder, ~2,000
+// front to back.
+//
+// Encode, the other calls: the reused FlatBufferBuilder is cleared and the
+// message is built into it back to front, finished size-prefixed with the
+// "WBF1" identifier. Byte strings of 512 bytes or more are not copied into
+// the builder: each is reserved there (Builder::ReserveBytes: length prefix
+// and alignment written, the bytes left unwritten) and remembered with its
+// source. The finished buffer is then gathered into `out` in one pass: the
+// builder's own bytes between the long strings, and each long string
+// straight from the caller's memory, so it is copied once and counted once.
+// Shorter strings are copied into the builder and then with it into `out`,
+// and counted twice (kDirectCopyMin below says why).
 //
 // Decode: flatbuffers::Verifier checks the whole buffer first (size prefix
 // equal to the payload length, identifier, every offset, vector length and
@@ -31,12 +35,14 @@
 // other address is copied once into an aligned scratch buffer first.
 #include "codecs/flatbuffers/flatbuffers_codec.h"
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "codecs/codec_adapter.h"
+#include "codecs/flatbuffers/front_writer.h"
 #include "common/thread_stats.h"
 #include "wirebench_generated.h"
 
@@ -121,10 +127,25 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
 
   // ---- Requests ----
 
+  // Front to back, straight into the frame (front_writer.h): a put is the
+  // call every write workload sends.
   Status Encode(uint32_t, const MutateRequest& req, ByteBuffer* out) {
-    Begin();
-    auto body = fb::CreateMutateRequest(builder_, PutMutation(req.mutation));
-    return Finish(fb::Body::MutateRequest, body.Union(), out);
+    const Mutation& m = req.mutation;
+    const size_t size = fbfront::kHeaderBytes + kCallBytes + kBodyBytes + kMutationBytes +
+                        fbfront::BytesSize(m.row.size()) + CellsSize<kMutationCell>(m.cells);
+    fbfront::FrontWriter w(out->Extend(size), size);
+    const size_t body = FrontCall(w, fb::Body::MutateRequest);
+    const size_t mutation = w.Table({4, 20, 12, 8}, 24);  // row, type, timestamp, cells.
+    w.Offset(body + 4, mutation);
+    w.Byte(mutation + 20, uint8_t(m.type));
+    w.U32(mutation + 12, uint32_t(m.timestamp));
+    w.U32(mutation + 16, uint32_t(m.timestamp >> 32));
+    w.Offset(mutation + 4, w.Bytes(m.row));
+    uint64_t copied = m.row.size();
+    w.Offset(mutation + 8, FrontCells<kMutationCell>(w, m.cells, &copied));
+    assert(w.complete());
+    CountEncodeCopy(copied);
+    return Status::Ok();
   }
   Status Encode(uint32_t, const GetRequest& req, ByteBuffer* out) {
     Begin();
@@ -234,10 +255,23 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     auto body = fb::CreateMutateResponse(builder_, resp.processed);
     return Finish(fb::Body::MutateResponse, body.Union(), out);
   }
+  // Front to back, straight into the frame, as a put: a get's answer is the
+  // call every read workload receives.
   Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
-    Begin();
-    auto body = fb::CreateGetResponse(builder_, PutResult(resp.result));
-    return Finish(fb::Body::GetResponse, body.Union(), out);
+    const Result& r = resp.result;
+    const size_t size = fbfront::kHeaderBytes + kCallBytes + kBodyBytes + kResultBytes +
+                        CellsSize<kResultCell>(r.cells);
+    fbfront::FrontWriter w(out->Extend(size), size);
+    const size_t body = FrontCall(w, fb::Body::GetResponse);
+    const size_t result = w.Table({8, 4}, 12);  // exists, cells.
+    w.Offset(body + 4, result);
+    w.Byte(result + 8, r.exists ? 1 : 0);
+    uint64_t copied = 0;
+    w.Offset(result + 4, FrontCells<kResultCell>(w, r.cells, &copied));
+    assert(w.complete());
+    if (!w.complete()) fprintf(stderr, "DEBUG pos %zu size %zu\n", w.position(), size);
+    CountEncodeCopy(copied);
+    return Status::Ok();
   }
   Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
     Begin();
@@ -328,7 +362,100 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     BytesOffset offset;
   };
 
-  // ---- Encoding ----
+  // ---- Encoding front to back (Mutate requests, Get responses) ----
+
+  // Where a Cell table written front to back keeps its fields (byte offsets
+  // in the table; row 0 = absent, as in a mutation's cells). Every field is
+  // written, an empty byte string as an empty vector; `type` is the last
+  // word, its padding included. A template argument, so that the offsets
+  // are constants in the code.
+  struct CellLayout {
+    uint16_t row, family, qualifier, value, timestamp, type, bytes;
+  };
+  static constexpr CellLayout kMutationCell{0, 4, 8, 12, 16, 24, 28};
+  static constexpr CellLayout kResultCell{4, 8, 12, 16, 20, 28, 32};
+  // Call (body_type, body), the body table with one offset field, Mutation
+  // (row, type, timestamp, cells) and Result (exists, cells), with vtables.
+  static constexpr size_t kCallBytes = fbfront::TableSize(2, 12);
+  static constexpr size_t kBodyBytes = fbfront::TableSize(1, 8);
+  static constexpr size_t kMutationBytes = fbfront::TableSize(4, 24);
+  static constexpr size_t kResultBytes = fbfront::TableSize(2, 12);
+
+  // The header and Call table, and the body's table (one offset field, at 4,
+  // left for the caller). Returns the body's position.
+  static size_t FrontCall(fbfront::FrontWriter& w, fb::Body type) {
+    w.Header(fb::CallIdentifier());
+    const size_t call = w.Table({8, 4}, 12);  // body_type, body.
+    w.Root(call);
+    w.Byte(call + 8, uint8_t(type));
+    const size_t body = w.Table({4}, 8);
+    w.Offset(call + 4, body);
+    return body;
+  }
+
+  // Bytes FrontCells() writes. A row or family equal to the previous cell's
+  // is written once and pointed at again, in both.
+  template <CellLayout l>
+  static size_t CellsSize(std::span<const Cell> cells) {
+    size_t n = 4 + 4 * cells.size();
+    if (cells.empty()) return n;
+    n += fbfront::TableSize(6, l.bytes) - l.bytes;  // One vtable for all.
+    const Cell* prev = nullptr;
+    for (const Cell& c : cells) {
+      n += l.bytes + fbfront::BytesSize(c.qualifier.size()) + fbfront::BytesSize(c.value.size());
+      if (l.row != 0 && !(prev && prev->row == c.row)) n += fbfront::BytesSize(c.row.size());
+      if (!(prev && prev->family == c.family)) n += fbfront::BytesSize(c.family.size());
+      prev = &c;
+    }
+    return n;
+  }
+
+  // The vector of cell tables, then the tables, then their byte strings:
+  // offsets only point forward, so a row or family that later cells share
+  // must come after every table that points at it. Adds the bytes copied to
+  // *copied. Returns the vector's position.
+  template <CellLayout l>
+  static size_t FrontCells(fbfront::FrontWriter& w, std::span<const Cell> cells,
+                           uint64_t* copied) {
+    const size_t vector = w.OffsetVector(cells.size());
+    if (cells.empty()) return vector;
+    const size_t first =
+        w.Table({l.row, l.family, l.qualifier, l.timestamp, l.type, l.value}, l.bytes);
+    const size_t vtable = w.VtableOf(first);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const Cell& c = cells[i];
+      const size_t t = i == 0 ? first : w.SharedTable(vtable, l.bytes);
+      w.Offset(fbfront::FrontWriter::Element(vector, i), t);
+      w.U32(t + l.timestamp, uint32_t(c.timestamp));
+      w.U32(t + l.timestamp + 4, uint32_t(c.timestamp >> 32));
+      w.Byte(t + l.type, uint8_t(c.type));
+    }
+    size_t row = 0, family = 0;
+    const Cell* prev = nullptr;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const Cell& c = cells[i];
+      const size_t t = first + i * l.bytes;
+      if (l.row != 0) {
+        if (!(prev && prev->row == c.row)) {
+          row = w.Bytes(c.row);
+          *copied += c.row.size();
+        }
+        w.Offset(t + l.row, row);
+      }
+      if (!(prev && prev->family == c.family)) {
+        family = w.Bytes(c.family);
+        *copied += c.family.size();
+      }
+      w.Offset(t + l.family, family);
+      w.Offset(t + l.qualifier, w.Bytes(c.qualifier));
+      w.Offset(t + l.value, w.Bytes(c.value));
+      *copied += c.qualifier.size() + c.value.size();
+      prev = &c;
+    }
+    return vector;
+  }
+
+  // ---- Encoding with the builder (the other calls) ----
 
   void Begin() {
     builder_.Clear();

@@ -11,7 +11,6 @@ namespace wirebench::pb {
 
 namespace {
 
-constexpr uint64_t kMaxJavaInt = 0x7FFFFFFF;
 
 // CellBlockMeta: the cell block's length.
 Status ParseCellBlockMeta(ByteView in, uint64_t* length) {
@@ -269,10 +268,9 @@ Status CellBlockReader::ReadCells(ByteView block, uint64_t total) {
   if (total > block.size() / kMinKeyValueBytes)
     return Bad("cell counts exceed what the cell block can hold");
   cells_.resize(size_t(total));
-  WireReader r(block);
-  for (Cell& c : cells_)
-    if (!ReadKeyValue(r, &c)) return Bad("malformed KeyValue in the cell block");
-  if (!r.done()) return Bad("cell block holds more than its cells");
+  std::optional<size_t> used = ReadKeyValues(block, cells_.data(), cells_.size());
+  if (!used) return Bad("malformed KeyValue in the cell block");
+  if (*used != block.size()) return Bad("cell block holds more than its cells");
   return Status::Ok();
 }
 

@@ -102,12 +102,16 @@ void EmitResult(S& s, const Result& r) {
 template <typename Header, typename Param, typename Cells>
 Status Append(ByteBuffer* out, Header&& header, Param&& param, Cells&& cells) {
   size_t block = 0;
-  Status bad;
+  const Cell* bad = nullptr;
+  ByteView bad_row;
   cells([&](ByteView row, const Cell& c) {
-    if (bad.ok()) bad = CheckKeyValue(row, c);
+    if (!FitsKeyValue(row, c) && bad == nullptr) {
+      bad = &c;
+      bad_row = row;
+    }
     block += KeyValueBytes(row, c);
   });
-  WB_RETURN_IF_ERROR(bad);
+  if (bad != nullptr) return CheckKeyValue(bad_row, *bad);
   if (block > 0xFFFFFFFFu)
     return Status::InvalidArgument("cellblock: cell block over 4 GiB; split the call");
   SizeSink hs, ps;

@@ -109,6 +109,11 @@ class ProtoReader {
   }
 
   bool Varint(uint64_t* v) {
+    // Most tags, lengths and counts are one byte.
+    if (p_ != end_ && *p_ < 0x80) {
+      *v = *p_++;
+      return true;
+    }
     uint64_t result = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ == end_) return false;
