@@ -2,8 +2,6 @@
 
 namespace wirebench {
 
-bool IsValidCellType(uint8_t t) { return t == 4 || t == 8 || t == 10 || t == 12 || t == 14; }
-
 namespace {
 void AddCells(std::span<const Cell> cells, MessageSize* s) {
   for (const Cell& c : cells) {

@@ -27,7 +27,9 @@ enum class CellType : uint8_t {
   kDeleteFamily = 14,   // Deletes a whole family.
 };
 // True for the five codes above.
-bool IsValidCellType(uint8_t t);
+inline bool IsValidCellType(uint8_t t) {
+  return t == 4 || t == 8 || t == 10 || t == 12 || t == 14;
+}
 
 // HBase's HConstants.LATEST_TIMESTAMP (Long.MAX_VALUE): "the server's clock".
 // A region treats it like 0.

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs/capnp/capnp_wire.h"
 #include "codecs/codec_adapter.h"
 #include "common/thread_stats.h"
 #include "wirebench.capnp.h"
@@ -67,11 +68,57 @@ size_t BlobWords(ByteView v) { return (v.size() + kWordBytes - 1) / kWordBytes; 
 
 capnp::Data::Reader AsData(ByteView v) { return capnp::Data::Reader(v.data(), v.size()); }
 
-ByteView View(capnp::Data::Reader d) { return ByteView(d.begin(), d.size()); }
-
 Status Malformed(const char* what) {
   return Status::Corruption(std::string("capnp: malformed ") + what);
 }
+
+// ---- Where the schema puts each field (`capnp compile -ocapnp` prints
+// the layout). The decoders read the encoding through capnp_wire.h; the
+// encoders still write through the generated builders, so every round trip
+// in the conformance tests checks these offsets against Cap'n Proto's own.
+namespace W = capnp_wire;
+
+constexpr uint16_t kMutateRequest = capn::Call::Body::MUTATE_REQUEST;
+constexpr uint16_t kGetRequest = capn::Call::Body::GET_REQUEST;
+constexpr uint16_t kScanRequest = capn::Call::Body::SCAN_REQUEST;
+constexpr uint16_t kMultiRequest = capn::Call::Body::MULTI_REQUEST;
+constexpr uint16_t kMutateResponse = capn::Call::Body::MUTATE_RESPONSE;
+constexpr uint16_t kGetResponse = capn::Call::Body::GET_RESPONSE;
+constexpr uint16_t kScanResponse = capn::Call::Body::SCAN_RESPONSE;
+constexpr uint16_t kMultiResponse = capn::Call::Body::MULTI_RESPONSE;
+// Cell: timestamp u64 at byte 0, type u8 at byte 8 (default 4), pointers
+// row, family, qualifier, value.
+constexpr unsigned kCellRow = 0, kCellFamily = 1, kCellQualifier = 2, kCellValue = 3;
+constexpr size_t kCellTypeByte = 8;
+constexpr uint8_t kCellTypeDefault = 4;
+// Mutation: timestamp u64 at 0, type u8 at 8 (default 2); pointers row, cells.
+constexpr unsigned kMutationCells = 1;
+constexpr size_t kMutationTypeByte = 8;
+constexpr uint8_t kMutationTypeDefault = 2;
+// GetRequest: row, columns. ScanRequest: numberOfRows u32 at 0; pointers
+// startRow, stopRow, columns. Result: exists bit 0; pointers row, cells.
+constexpr unsigned kGetColumns = 1;
+constexpr unsigned kScanStartRow = 0, kScanStopRow = 1, kScanColumns = 2;
+constexpr unsigned kResultCells = 1;
+// Action: index u32 at 0, union tag u16 at byte 4; pointer 0 is the member.
+constexpr size_t kActionTagByte = 4;
+constexpr uint16_t kActionMutation = capn::Action::MUTATION;
+constexpr uint16_t kActionGet = capn::Action::GET;
+
+template <typename T>
+constexpr bool Shaped(unsigned data_words, unsigned pointers) {
+  return T::_capnpPrivate::dataWordSize == data_words &&
+         T::_capnpPrivate::pointerCount == pointers;
+}
+static_assert(Shaped<capn::Call>(1, 1) && Shaped<capn::Cell>(2, 4) &&
+                  Shaped<capn::Mutation>(2, 2) && Shaped<capn::Column>(0, 2) &&
+                  Shaped<capn::MutateRequest>(0, 1) && Shaped<capn::GetRequest>(0, 2) &&
+                  Shaped<capn::ScanRequest>(1, 3) && Shaped<capn::Action>(1, 1) &&
+                  Shaped<capn::MultiRequest>(0, 1) && Shaped<capn::Result>(1, 2) &&
+                  Shaped<capn::MutateResponse>(1, 0) && Shaped<capn::GetResponse>(0, 1) &&
+                  Shaped<capn::ScanResponse>(1, 1) && Shaped<capn::ActionResult>(1, 2) &&
+                  Shaped<capn::MultiResponse>(0, 1),
+              "codecs/schemas/wirebench.capnp changed: update the field layout above");
 
 // Grows a scratch vector to at least n elements; never shrinks it.
 template <typename T>
@@ -206,70 +253,72 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   }
 
   Status Decode(ByteView payload, MutateRequest* req) {
-    return Read(payload, capn::Call::Body::MUTATE_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::MutateRequest::Reader in = body.getMutateRequest();
-      if (!in.hasMutation()) return Malformed("Mutate request: no mutation");
-      capn::Mutation::Reader m = in.getMutation();
-      Cell* cells = Slots(cells_, m.getCells().size());
-      if (!ReadMutation(m, &cells, &req->mutation)) return Malformed("Mutate request mutation");
+    return Read(payload, kMutateRequest, [&](W::Reader& r, const W::Struct& body) {
+      if (r.IsNull(body, 0)) return Malformed("Mutate request: no mutation");
+      const W::Struct m = r.GetStruct(body, 0);
+      const W::StructList cells = r.GetList(m, kMutationCells);
+      Cell* slots = Slots(cells_, cells.size);
+      if (!ReadMutation(r, m, cells, &slots, &req->mutation))
+        return Malformed("Mutate request mutation: unknown mutation or cell type");
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, GetRequest* req) {
-    return Read(payload, capn::Call::Body::GET_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::GetRequest::Reader in = body.getGetRequest();
-      Column* columns = Slots(columns_, in.getColumns().size());
-      ReadGet(in, &columns, req);
+    return Read(payload, kGetRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList columns = r.GetList(body, kGetColumns);
+      Column* slots = Slots(columns_, columns.size);
+      ReadGet(r, body, columns, &slots, req);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, ScanRequest* req) {
-    return Read(payload, capn::Call::Body::SCAN_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::ScanRequest::Reader in = body.getScanRequest();
-      auto in_columns = in.getColumns();
-      Column* columns = Slots(columns_, in_columns.size());
-      req->start_row = View(in.getStartRow());
-      req->stop_row = View(in.getStopRow());
-      req->number_of_rows = in.getNumberOfRows();
-      req->columns = ReadColumns(in_columns, &columns);
+    return Read(payload, kScanRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList columns = r.GetList(body, kScanColumns);
+      Column* slots = Slots(columns_, columns.size);
+      req->start_row = r.GetData(body, kScanStartRow);
+      req->stop_row = r.GetData(body, kScanStopRow);
+      req->number_of_rows = body.Field<uint32_t>(0);
+      req->columns = ReadColumns(r, columns, &slots);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, MultiRequest* req) {
-    return Read(payload, capn::Call::Body::MULTI_REQUEST, [&](capn::Call::Body::Reader body) {
-      auto actions = body.getMultiRequest().getActions();
-      const unsigned n = actions.size();
-      // First pass: size the scratch arrays.
+    return Read(payload, kMultiRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList actions = r.GetList(body, 0);
+      const uint32_t n = actions.size;
+      // First pass: check the kinds and size the scratch arrays.
       size_t ncells = 0, ncolumns = 0;
-      for (capn::Action::Reader a : actions) {
-        switch (a.which()) {
-          case capn::Action::MUTATION:
-            ncells += a.getMutation().getCells().size();
-            break;
-          case capn::Action::GET:
-            ncolumns += a.getGet().getColumns().size();
-            break;
-          default:
-            return Status::Corruption("capnp: Multi action " + std::to_string(a.getIndex()) +
-                                      " carries neither a Mutation nor a GetRequest");
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct a = r.Element(actions, i);
+        const uint16_t kind = a.Field<uint16_t>(kActionTagByte);
+        if (kind == kActionMutation) {
+          ncells += r.GetList(r.GetStruct(a, 0), kMutationCells).size;
+        } else if (kind == kActionGet) {
+          ncolumns += r.GetList(r.GetStruct(a, 0), kGetColumns).size;
+        } else {
+          return Status::Corruption("capnp: Multi action " +
+                                    std::to_string(a.Field<uint32_t>(0)) +
+                                    " carries neither a Mutation nor a GetRequest");
         }
       }
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       Action* out = Slots(actions_, n);
       Cell* cells = Slots(cells_, ncells);
       Column* columns = Slots(columns_, ncolumns);
-      for (unsigned i = 0; i < n; ++i) {
-        capn::Action::Reader a = actions[i];
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct a = r.Element(actions, i);
         Action& o = out[i];
-        o.index = a.getIndex();
+        o.index = a.Field<uint32_t>(0);
         o.mutation = Mutation{};
         o.get = GetRequest{};
-        if (a.isMutation()) {
+        const W::Struct inner = r.GetStruct(a, 0);
+        if (a.Field<uint16_t>(kActionTagByte) == kActionMutation) {
           o.kind = ActionKind::kMutation;
-          if (!ReadMutation(a.getMutation(), &cells, &o.mutation))
-            return Malformed("Multi request mutation");
+          if (!ReadMutation(r, inner, r.GetList(inner, kMutationCells), &cells, &o.mutation))
+            return Malformed("Multi request mutation: unknown mutation or cell type");
         } else {
           o.kind = ActionKind::kGet;
-          ReadGet(a.getGet(), &columns, &o.get);
+          ReadGet(r, inner, r.GetList(inner, kGetColumns), &columns, &o.get);
         }
       }
       req->actions = std::span<const Action>(out, n);
@@ -326,64 +375,72 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   }
 
   Status Decode(ByteView payload, MutateResponse* resp) {
-    return Read(payload, capn::Call::Body::MUTATE_RESPONSE, [&](capn::Call::Body::Reader body) {
-      resp->processed = body.getMutateResponse().getProcessed();
+    return Read(payload, kMutateResponse, [&](W::Reader&, const W::Struct& body) {
+      resp->processed = !body.Bit(0);  // Default true: stored inverted.
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, GetResponse* resp) {
-    return Read(payload, capn::Call::Body::GET_RESPONSE, [&](capn::Call::Body::Reader body) {
-      capn::GetResponse::Reader in = body.getGetResponse();
-      if (!in.hasResult()) {
+    return Read(payload, kGetResponse, [&](W::Reader& r, const W::Struct& body) {
+      if (r.IsNull(body, 0)) {
         resp->result = Result{};
         return Status::Ok();
       }
-      capn::Result::Reader r = in.getResult();
-      Cell* cells = Slots(cells_, r.getCells().size());
-      if (!ReadResult(r, &cells, &resp->result)) return Malformed("Get response result");
+      const W::Struct in = r.GetStruct(body, 0);
+      const W::StructList cells = r.GetList(in, kResultCells);
+      Cell* slots = Slots(cells_, cells.size);
+      if (!ReadResult(r, in, cells, &slots, &resp->result))
+        return Malformed("Get response result: unknown cell type");
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, ScanResponse* resp) {
-    return Read(payload, capn::Call::Body::SCAN_RESPONSE, [&](capn::Call::Body::Reader body) {
-      capn::ScanResponse::Reader in = body.getScanResponse();
-      auto results = in.getResults();
-      const unsigned n = results.size();
+    return Read(payload, kScanResponse, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList results = r.GetList(body, 0);
+      const uint32_t n = results.size;
       size_t ncells = 0;
-      for (capn::Result::Reader r : results) ncells += r.getCells().size();
+      for (uint32_t i = 0; i < n; ++i)
+        ncells += r.GetList(r.Element(results, i), kResultCells).size;
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       Result* out = Slots(results_, n);
       Cell* cells = Slots(cells_, ncells);
-      for (unsigned i = 0; i < n; ++i)
-        if (!ReadResult(results[i], &cells, &out[i])) return Malformed("Scan response result");
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct in = r.Element(results, i);
+        if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &out[i]))
+          return Malformed("Scan response result: unknown cell type");
+      }
       resp->results = std::span<const Result>(out, n);
-      resp->more_results = in.getMoreResults();
+      resp->more_results = body.Bit(0);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, MultiResponse* resp) {
-    return Read(payload, capn::Call::Body::MULTI_RESPONSE, [&](capn::Call::Body::Reader body) {
-      auto results = body.getMultiResponse().getResults();
-      const unsigned n = results.size();
+    return Read(payload, kMultiResponse, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList results = r.GetList(body, 0);
+      const uint32_t n = results.size;
       size_t ncells = 0;
-      for (capn::ActionResult::Reader ar : results)
-        if (ar.hasResult()) ncells += ar.getResult().getCells().size();
+      for (uint32_t i = 0; i < n; ++i)
+        ncells += r.GetList(r.GetStruct(r.Element(results, i), 0), kResultCells).size;
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       ActionResult* out = Slots(action_results_, n);
       Cell* cells = Slots(cells_, ncells);
-      for (unsigned i = 0; i < n; ++i) {
-        capn::ActionResult::Reader ar = results[i];
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct ar = r.Element(results, i);
         ActionResult& o = out[i];
-        o.index = ar.getIndex();
-        o.ok = ar.getOk();
-        o.error = View(ar.getError());
+        o.index = ar.Field<uint32_t>(0);
+        o.ok = !ar.Bit(32);  // Default true: stored inverted.
+        o.error = r.GetData(ar, 1);
         o.result = Result{};
-        if (ar.hasResult() && !ReadResult(ar.getResult(), &cells, &o.result))
-          return Malformed("Multi response result");
+        if (!r.IsNull(ar, 0)) {
+          const W::Struct in = r.GetStruct(ar, 0);
+          if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &o.result))
+            return Malformed("Multi response result: unknown cell type");
+        }
       }
       resp->results = std::span<const ActionResult>(out, n);
       return Status::Ok();
     });
   }
-
  private:
   // ---- Encoding ----
 
@@ -513,9 +570,11 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   // ---- Decoding ----
 
   // Checks the word count, aligns the segment if it must, and runs `read`
-  // on the body, which must be of type `want`.
+  // on the Call's body struct, whose union tag must be `want`. A pointer
+  // the reader found bad (out of bounds, wrong kind, over the traversal
+  // budget) fails the whole decode, whatever `read` returned.
   template <typename ReadBody>
-  Status Read(ByteView payload, capn::Call::Body::Which want, ReadBody read) {
+  Status Read(ByteView payload, uint16_t want, ReadBody read) {
     const size_t n = payload.size();
     if (n < kCountBytes + kWordBytes)
       return Status::Corruption("capnp: payload of " + std::to_string(n) +
@@ -534,90 +593,98 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       CountDecodeCopy(n - kCountBytes);
       seg_bytes = reinterpret_cast<const uint8_t*>(copy);
     }
-    const kj::ArrayPtr<const word> segment(reinterpret_cast<const word*>(seg_bytes), words);
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = kTraversalFactor * words + kTraversalSlack;
-    options.nestingLimit = kNestingLimit;
-    try {
-      capnp::SegmentArrayMessageReader reader(kj::arrayPtr(&segment, 1), options);
-      capn::Call::Body::Reader body = reader.getRoot<capn::Call>().getBody();
-      if (body.which() != want)
-        return Status::Corruption("capnp: expected body " + std::to_string(int(want)) +
-                                  ", got " + std::to_string(int(body.which())));
-      return read(body);
-    } catch (const kj::Exception& e) {
-      return Status::Corruption(std::string("capnp: ") + e.getDescription().cStr());
-    }
+    W::Reader r(reinterpret_cast<const uint64_t*>(seg_bytes), words,
+                kTraversalFactor * words + kTraversalSlack);
+    const W::Struct call = r.Root();
+    const uint16_t which = call.Field<uint16_t>(0);
+    if (!r.ok()) return Status::Corruption(std::string("capnp: ") + r.what());
+    if (which != want)
+      return Status::Corruption("capnp: expected body " + std::to_string(want) + ", got " +
+                                std::to_string(which));
+    const W::Struct body = r.GetStruct(call, 0);
+    Status s = read(r, body);
+    if (!r.ok()) return Status::Corruption(std::string("capnp: ") + r.what());
+    return s;
   }
 
   // Fills one cell; false on an unknown cell type. `row` is the row to use
   // when the cell has none (mutation cells never carry one), `family` the
   // previous cell's family. A null Data reads as (nullptr, 0) and an empty
-  // one as a pointer into the segment, which tells them apart without the
-  // extra pointer check of hasRow()/hasFamily().
+  // one as a pointer into the segment, which tells them apart.
   template <bool kCellsHaveRows>
-  static bool ReadCell(capn::Cell::Reader in, ByteView row, ByteView* family, Cell* out) {
-    const uint8_t type = in.getType();
+  static bool ReadCell(W::Reader& r, const W::Struct& in, ByteView row, ByteView* family,
+                       Cell* out) {
+    const uint8_t type = in.Field<uint8_t>(kCellTypeByte) ^ kCellTypeDefault;
     if (!IsValidCellType(type)) return false;
     if constexpr (kCellsHaveRows) {
-      const capnp::Data::Reader r = in.getRow();
-      out->row = r.begin() != nullptr ? View(r) : row;
+      const ByteView rv = r.GetData(in, kCellRow);
+      out->row = rv.data() != nullptr ? rv : row;
     } else {
       out->row = row;
     }
-    const capnp::Data::Reader f = in.getFamily();
-    if (f.begin() != nullptr) *family = View(f);
+    const ByteView f = r.GetData(in, kCellFamily);
+    if (f.data() != nullptr) *family = f;
     out->family = *family;
-    out->qualifier = View(in.getQualifier());
-    out->timestamp = in.getTimestamp();
+    out->qualifier = r.GetData(in, kCellQualifier);
+    out->timestamp = in.Field<uint64_t>(0);
     out->type = CellType(type);
-    out->value = View(in.getValue());
+    out->value = r.GetData(in, kCellValue);
     return true;
   }
 
   template <bool kCellsHaveRows>
-  static bool ReadCells(capnp::List<capn::Cell>::Reader in, ByteView row, Cell** cells,
+  static bool ReadCells(W::Reader& r, const W::StructList& in, ByteView row, Cell** cells,
                         std::span<const Cell>* out) {
     Cell* first = *cells;
     ByteView family;
-    const unsigned n = in.size();
-    for (unsigned i = 0; i < n; ++i)
-      if (!ReadCell<kCellsHaveRows>(in[i], row, &family, &first[i])) return false;
+    const uint32_t n = in.size;
+    // A local copy keeps the reader's state in registers: stores into the
+    // cells could otherwise alias it, and would reload it for every field.
+    W::Reader local = r;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; ++i)
+      ok = ReadCell<kCellsHaveRows>(local, local.Element(in, i), row, &family, &first[i]);
+    r = local;
+    if (!ok) return false;
     *out = std::span<const Cell>(first, n);
     *cells += n;
     return true;
   }
 
-  // Reads a mutation, taking its cells from *cells onward and advancing it.
-  static bool ReadMutation(capn::Mutation::Reader in, Cell** cells, Mutation* out) {
-    const uint8_t type = in.getType();
+  // Reads a mutation whose cell list is `cells`, taking its cells from
+  // *slots onward and advancing it.
+  static bool ReadMutation(W::Reader& r, const W::Struct& in, const W::StructList& cells,
+                           Cell** slots, Mutation* out) {
+    const uint8_t type = in.Field<uint8_t>(kMutationTypeByte) ^ kMutationTypeDefault;
     if (type > uint8_t(MutationType::kDelete)) return false;
-    out->row = View(in.getRow());
+    out->row = r.GetData(in, 0);
     out->type = MutationType(type);
-    out->timestamp = in.getTimestamp();
-    return ReadCells<false>(in.getCells(), out->row, cells, &out->cells);
+    out->timestamp = in.Field<uint64_t>(0);
+    return ReadCells<false>(r, cells, out->row, slots, &out->cells);
   }
 
-  static std::span<const Column> ReadColumns(capnp::List<capn::Column>::Reader in,
+  static std::span<const Column> ReadColumns(W::Reader& r, const W::StructList& in,
                                              Column** columns) {
-    const unsigned n = in.size();
+    const uint32_t n = in.size;
     Column* first = *columns;
-    for (unsigned i = 0; i < n; ++i) {
-      capn::Column::Reader c = in[i];
-      first[i] = Column{View(c.getFamily()), View(c.getQualifier())};
+    for (uint32_t i = 0; i < n; ++i) {
+      const W::Struct c = r.Element(in, i);
+      first[i] = Column{r.GetData(c, 0), r.GetData(c, 1)};
     }
     *columns += n;
     return std::span<const Column>(first, n);
   }
 
-  static void ReadGet(capn::GetRequest::Reader in, Column** columns, GetRequest* out) {
-    out->row = View(in.getRow());
-    out->columns = ReadColumns(in.getColumns(), columns);
+  static void ReadGet(W::Reader& r, const W::Struct& in, const W::StructList& columns,
+                      Column** slots, GetRequest* out) {
+    out->row = r.GetData(in, 0);
+    out->columns = ReadColumns(r, columns, slots);
   }
 
-  static bool ReadResult(capn::Result::Reader in, Cell** cells, Result* out) {
-    out->exists = in.getExists();
-    return ReadCells<true>(in.getCells(), View(in.getRow()), cells, &out->cells);
+  static bool ReadResult(W::Reader& r, const W::Struct& in, const W::StructList& cells,
+                         Cell** slots, Result* out) {
+    out->exists = in.Bit(0);
+    return ReadCells<true>(r, cells, r.GetData(in, 0), slots, &out->cells);
   }
 
   uint64_t copied_ = 0;
