@@ -44,9 +44,8 @@ namespace wirebench {
 
 namespace {
 
-using capnp::word;
 
-constexpr size_t kWordBytes = sizeof(word);
+constexpr size_t kWordBytes = 8;  // Cap'n Proto's word.
 constexpr size_t kCountBytes = 4;
 // Nesting: Call > body > MultiResponse > ActionResult > Result > Cell > Data.
 constexpr int kNestingLimit = 16;
@@ -66,7 +65,6 @@ constexpr size_t StructWords() {
 
 size_t BlobWords(ByteView v) { return (v.size() + kWordBytes - 1) / kWordBytes; }
 
-capnp::Data::Reader AsData(ByteView v) { return capnp::Data::Reader(v.data(), v.size()); }
 
 Status Malformed(const char* what) {
   return Status::Corruption(std::string("capnp: malformed ") + what);
@@ -164,39 +162,6 @@ constexpr size_t FrameWords() {
   return 1 + StructWords<capn::Call>() + StructWords<Body>();
 }
 
-// A MessageBuilder whose first segment is given memory (zeroed by the
-// caller). A request for any further segment means the bound was too low:
-// it is served from a spill area, and the caller rebuilds.
-class OneSegmentBuilder final : public capnp::MessageBuilder {
- public:
-  OneSegmentBuilder(word* first, size_t words) : first_(first), words_(words) {}
-  ~OneSegmentBuilder() noexcept(false) override = default;
-
-  kj::ArrayPtr<word> allocateSegment(unsigned minimum) override {
-    if (!given_ && minimum <= words_) {
-      given_ = true;
-      return kj::ArrayPtr<word>(first_, words_);
-    }
-    given_ = true;
-    overflowed_ = true;
-    const size_t n = std::max<size_t>(minimum, 1024);
-    spill_.push_back(std::make_unique<uint64_t[]>(n));  // Zeroed.
-    spilled_words_ += n;
-    return kj::ArrayPtr<word>(reinterpret_cast<word*>(spill_.back().get()), n);
-  }
-
-  bool overflowed() const { return overflowed_; }
-  size_t spilled_words() const { return spilled_words_; }
-
- private:
-  word* first_;
-  size_t words_;
-  bool given_ = false;
-  bool overflowed_ = false;
-  size_t spilled_words_ = 0;
-  std::vector<std::unique_ptr<uint64_t[]>> spill_;
-};
-
 class CapnpCodec final : public CodecAdapter<CapnpCodec> {
  public:
   CapnpCodec() : CodecAdapter(CodecId(6), "capnp", /*zero_copy_decode=*/true) {}
@@ -205,23 +170,24 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
 
   Status Encode(uint32_t, const MutateRequest& req, ByteBuffer* out) {
     return Build(FrameWords<capn::MutateRequest>() + MutationWords(req.mutation), out,
-                 [&](capn::Call::Body::Builder body) {
-                   PutMutation(req.mutation, body.initMutateRequest().initMutation());
+                 kMutateRequest, [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<0, 1>(body);
+                   PutMutation(w, s, req.mutation);
                  });
   }
   Status Encode(uint32_t, const GetRequest& req, ByteBuffer* out) {
-    return Build(FrameWords<capn::GetRequest>() + GetWords(req), out,
-                 [&](capn::Call::Body::Builder body) { PutGet(req, body.initGetRequest()); });
+    return Build(FrameWords<capn::GetRequest>() + GetWords(req), out, kGetRequest,
+                 [&](W::Writer& w, size_t body) { PutGet(w, body, req); });
   }
   Status Encode(uint32_t, const ScanRequest& req, ByteBuffer* out) {
     const size_t words = FrameWords<capn::ScanRequest>() + BlobWords(req.start_row) +
                          BlobWords(req.stop_row) + ColumnsWords(req.columns);
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      capn::ScanRequest::Builder s = body.initScanRequest();
-      SetData(req.start_row, [&](auto d) { s.setStartRow(d); });
-      SetData(req.stop_row, [&](auto d) { s.setStopRow(d); });
-      s.setNumberOfRows(req.number_of_rows);
-      PutColumns(req.columns, [&](unsigned n) { return s.initColumns(n); });
+    return Build(words, out, kScanRequest, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<1, 3>(body);
+      w.Put(s, req.number_of_rows);
+      SetData(w, s + 1 + kScanStartRow, req.start_row);
+      SetData(w, s + 1 + kScanStopRow, req.stop_row);
+      PutColumns(w, s + 1 + kScanColumns, req.columns);
     });
   }
   Status Encode(uint32_t, const MultiRequest& req, ByteBuffer* out) {
@@ -237,16 +203,19 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
                                        " has unknown kind " + std::to_string(int(a.kind)));
       }
     }
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      auto actions = body.initMultiRequest().initActions(unsigned(req.actions.size()));
+    return Build(words, out, kMultiRequest, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<0, 1>(body);
+      const size_t first = w.InitList(s, req.actions.size(), 1, 1);
       for (size_t i = 0; i < req.actions.size(); ++i) {
         const Action& a = req.actions[i];
-        capn::Action::Builder o = actions[unsigned(i)];
-        o.setIndex(a.index);
-        if (a.kind == ActionKind::kMutation) {
-          PutMutation(a.mutation, o.initMutation());
+        const size_t o = first + 2 * i;
+        const bool mutation = a.kind == ActionKind::kMutation;
+        w.Put(o, a.index | uint64_t(mutation ? kActionMutation : kActionGet)
+                               << (8 * kActionTagByte));
+        if (mutation) {
+          PutMutation(w, o + 1, a.mutation);
         } else {
-          PutGet(a.get, o.initGet());
+          PutGet(w, o + 1, a.get);
         }
       }
     });
@@ -329,27 +298,30 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   // ---- Responses ----
 
   Status Encode(uint32_t, const MutateResponse& resp, ByteBuffer* out) {
-    return Build(FrameWords<capn::MutateResponse>(), out, [&](capn::Call::Body::Builder body) {
-      body.initMutateResponse().setProcessed(resp.processed);
-    });
+    return Build(FrameWords<capn::MutateResponse>(), out, kMutateResponse,
+                 [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<1, 0>(body);
+                   w.Put(s, resp.processed ? 0 : 1);  // Default true: stored inverted.
+                 });
   }
   Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
-    return Build(FrameWords<capn::GetResponse>() + ResultWords(resp.result), out,
-                 [&](capn::Call::Body::Builder body) {
-                   PutResult(resp.result, body.initGetResponse().initResult());
+    return Build(FrameWords<capn::GetResponse>() + ResultWords(resp.result), out, kGetResponse,
+                 [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<0, 1>(body);
+                   PutResult(w, w.InitStruct<1, 2>(s), resp.result);
                  });
   }
   Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
     size_t words = FrameWords<capn::ScanResponse>() + 1;
     for (const Result& r : resp.results) words += ResultWords(r);
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      capn::ScanResponse::Builder s = body.initScanResponse();
+    return Build(words, out, kScanResponse, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<1, 1>(body);
+      w.Put(s, resp.more_results ? 1 : 0);
       if (!resp.results.empty()) {
-        auto results = s.initResults(unsigned(resp.results.size()));
+        const size_t first = w.InitList(s + 1, resp.results.size(), 1, 2);
         for (size_t i = 0; i < resp.results.size(); ++i)
-          PutResult(resp.results[i], results[unsigned(i)]);
+          PutResult(w, first + 3 * i, resp.results[i]);
       }
-      s.setMoreResults(resp.more_results);
     });
   }
   Status Encode(uint32_t, const MultiResponse& resp, ByteBuffer* out) {
@@ -357,18 +329,19 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     for (const ActionResult& ar : resp.results)
       words += StructWords<capn::ActionResult>() +
                (ar.ok ? ResultWords(ar.result) : BlobWords(ar.error));
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      auto results = body.initMultiResponse().initResults(unsigned(resp.results.size()));
+    return Build(words, out, kMultiResponse, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<0, 1>(body);
+      const size_t first = w.InitList(s, resp.results.size(), 1, 2);
       for (size_t i = 0; i < resp.results.size(); ++i) {
         const ActionResult& ar = resp.results[i];
-        capn::ActionResult::Builder o = results[unsigned(i)];
-        o.setIndex(ar.index);
-        o.setOk(ar.ok);
+        const size_t o = first + 3 * i;
+        // ok's default is true: stored inverted, at bit 32.
+        w.Put(o, ar.index | (ar.ok ? 0 : uint64_t(1) << 32));
         // A failed action carries its reason and no result.
         if (ar.ok) {
-          PutResult(ar.result, o.initResult());
+          PutResult(w, w.InitStruct<1, 2>(o + 1), ar.result);
         } else {
-          SetData(ar.error, [&](auto d) { o.setError(d); });
+          SetData(w, o + 2, ar.error);
         }
       }
     });
@@ -444,129 +417,103 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
  private:
   // ---- Encoding ----
 
-  // Builds the message `fill` writes into the Call's body, straight into
-  // `out` when its end is 8-byte aligned for the segment.
+  // Writes the Call whose body has union tag `tag`, `fill` writing the body
+  // through the pointer at the word it is given, straight into `out` after
+  // the word count. `words` is an upper bound of the message's words.
   template <typename Fill>
-  Status Build(size_t words, ByteBuffer* out, Fill fill) {
+  Status Build(size_t words, ByteBuffer* out, uint16_t tag, Fill fill) {
+    if (words > kMaxSegmentWords)
+      return Status::InvalidArgument("capnp: message of " + std::to_string(words) +
+                                     " words exceeds Cap'n Proto's one-segment limit");
     const size_t start = out->size();
-    uint64_t copies = 0;
-    for (;;) {
-      if (words > kMaxSegmentWords)
-        return Status::InvalidArgument("capnp: message of " + std::to_string(words) +
-                                       " words exceeds Cap'n Proto's one-segment limit");
-      out->Reserve(start + kCountBytes + words * kWordBytes);
-      uint8_t* seg_bytes = out->data() + start + kCountBytes;
-      const bool in_place = reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes == 0;
-      // The scratch grows with the largest message even when unused, so the
-      // rare unaligned `out` (after a partial write left an odd remainder in
-      // the send buffer) finds it ready instead of allocating mid-run.
-      uint64_t* scratch = Slots(encode_scratch_, words);
-      word* seg;
-      if (in_place) {
-        out->Extend(kCountBytes + words * kWordBytes);
-        seg = reinterpret_cast<word*>(seg_bytes);
-      } else {
-        seg = reinterpret_cast<word*>(scratch);
-      }
-      std::memset(seg, 0, words * kWordBytes);
-      copied_ = 0;
-      OneSegmentBuilder builder(seg, words);
-      try {
-        fill(builder.initRoot<capn::Call>().initBody());
-      } catch (const kj::Exception& e) {
-        out->Resize(start);
-        CountEncodeCopy(copies);
-        return Status::InvalidArgument(std::string("capnp: cannot encode: ") +
-                                       e.getDescription().cStr());
-      }
-      copies += copied_;
-      if (builder.overflowed()) {
-        // The bound was low: make room for all it used and start over.
-        words += builder.spilled_words();
-        out->Resize(start);
-        continue;
-      }
-      const size_t used = builder.getSegmentsForOutput()[0].size();
-      if (in_place) {
-        out->Resize(start + kCountBytes + used * kWordBytes);
-      } else {
-        out->Resize(start);
-        out->Extend(kCountBytes);
-        out->Append(seg, used * kWordBytes);
-        copies += copied_;  // Every payload byte once more, scratch to `out`.
-      }
-      StoreLE32(out->data() + start, uint32_t(used));
-      CountEncodeCopy(copies);
-      return Status::Ok();
+    uint8_t* seg = out->Extend(kCountBytes + words * kWordBytes) + kCountBytes;
+    W::Writer w(seg, words);
+    const size_t call = w.Root<1, 1>();
+    w.Put(call, tag);
+    fill(w, call + 1);
+    CountEncodeCopy(w.copied());
+    if (!w.ok()) {
+      out->Resize(start);
+      return Status::InvalidArgument(std::string("capnp: cannot encode: ") + w.what());
     }
+    out->Resize(start + kCountBytes + w.used() * kWordBytes);
+    StoreLE32(out->data() + start, uint32_t(w.used()));
+    return Status::Ok();
+  }
+
+  // Equal bytes; the same view (as a caller's cells often share one row or
+  // family buffer) without comparing them.
+  static bool Same(ByteView a, ByteView b) {
+    return a.size() == b.size() && (a.data() == b.data() || a == b);
   }
 
   // Empty byte strings are left null (a null Data reads as empty).
-  template <typename Setter>
-  void SetData(ByteView v, Setter set) {
-    if (v.empty()) return;
-    copied_ += v.size();
-    set(AsData(v));
-  }
-  // Sets even an empty byte string, where null means "same as before".
-  template <typename Setter>
-  void SetDataAlways(ByteView v, Setter set) {
-    copied_ += v.size();
-    set(AsData(v));
+  static void SetData(W::Writer& w, size_t p, ByteView v) {
+    if (!v.empty()) w.SetData(p, v);
   }
 
   // Cells of a mutation leave out the row (it is the mutation's); cells of a
   // result leave out a row equal to `shared_row`. A family equal to the
-  // previous cell's is left out.
-  void PutCells(std::span<const Cell> cells, bool with_row, ByteView shared_row,
-                capnp::List<capn::Cell>::Builder out) {
+  // previous cell's is left out. `first` is element 0 of the cell list.
+  static void PutCells(W::Writer& out, size_t first, std::span<const Cell> cells, bool with_row,
+                       ByteView shared_row) {
+    // A local copy keeps the writer's state in registers: each byte copy
+    // into the segment could otherwise alias it and force a reload.
+    W::Writer w = out;
     ByteView family;
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
-      capn::Cell::Builder o = out[unsigned(i)];
-      if (with_row && !(c.row == shared_row)) SetDataAlways(c.row, [&](auto d) { o.setRow(d); });
-      if (i == 0 ? !c.family.empty() : !(c.family == family))
-        SetDataAlways(c.family, [&](auto d) { o.setFamily(d); });
+      const size_t o = first + 6 * i;
+      w.Put(o, c.timestamp);
+      w.Put(o + 1, uint8_t(c.type) ^ kCellTypeDefault);
+      const size_t ptr = o + 2;
+      if (with_row && !Same(c.row, shared_row)) w.SetData(ptr + kCellRow, c.row);
+      if (i == 0 ? !c.family.empty() : !Same(c.family, family))
+        w.SetData(ptr + kCellFamily, c.family);
       family = c.family;
-      SetData(c.qualifier, [&](auto d) { o.setQualifier(d); });
-      SetData(c.value, [&](auto d) { o.setValue(d); });
-      o.setTimestamp(c.timestamp);
-      o.setType(uint8_t(c.type));
+      SetData(w, ptr + kCellQualifier, c.qualifier);
+      SetData(w, ptr + kCellValue, c.value);
     }
+    out = w;
   }
 
-  void PutMutation(const Mutation& m, capn::Mutation::Builder o) {
-    SetData(m.row, [&](auto d) { o.setRow(d); });
-    o.setType(uint8_t(m.type));
-    o.setTimestamp(m.timestamp);
+  // A Mutation through the pointer at word p.
+  static void PutMutation(W::Writer& w, size_t p, const Mutation& m) {
+    const size_t s = w.InitStruct<2, 2>(p);
+    w.Put(s, m.timestamp);
+    w.Put(s + 1, uint8_t(m.type) ^ kMutationTypeDefault);
+    SetData(w, s + 2, m.row);
     if (!m.cells.empty())
-      PutCells(m.cells, /*with_row=*/false, {}, o.initCells(unsigned(m.cells.size())));
+      PutCells(w, w.InitList(s + 2 + kMutationCells, m.cells.size(), 2, 4), m.cells,
+               /*with_row=*/false, {});
   }
 
-  template <typename Init>
-  void PutColumns(std::span<const Column> columns, Init init) {
+  // A List(Column) through the pointer at word p (left null when empty).
+  static void PutColumns(W::Writer& w, size_t p, std::span<const Column> columns) {
     if (columns.empty()) return;
-    auto out = init(unsigned(columns.size()));
+    const size_t first = w.InitList(p, columns.size(), 0, 2);
     for (size_t i = 0; i < columns.size(); ++i) {
-      capn::Column::Builder o = out[unsigned(i)];
-      SetData(columns[i].family, [&](auto d) { o.setFamily(d); });
-      SetData(columns[i].qualifier, [&](auto d) { o.setQualifier(d); });
+      SetData(w, first + 2 * i, columns[i].family);
+      SetData(w, first + 2 * i + 1, columns[i].qualifier);
     }
   }
 
-  void PutGet(const GetRequest& g, capn::GetRequest::Builder o) {
-    SetData(g.row, [&](auto d) { o.setRow(d); });
-    PutColumns(g.columns, [&](unsigned n) { return o.initColumns(n); });
+  // A GetRequest through the pointer at word p.
+  static void PutGet(W::Writer& w, size_t p, const GetRequest& g) {
+    const size_t s = w.InitStruct<0, 2>(p);
+    SetData(w, s, g.row);
+    PutColumns(w, s + kGetColumns, g.columns);
   }
 
-  void PutResult(const Result& r, capn::Result::Builder o) {
-    o.setExists(r.exists);
+  // A Result into the (zeroed) struct at word s.
+  static void PutResult(W::Writer& w, size_t s, const Result& r) {
+    w.Put(s, r.exists ? 1 : 0);
     if (r.cells.empty()) return;
     const ByteView row = r.cells[0].row;
-    SetData(row, [&](auto d) { o.setRow(d); });
-    PutCells(r.cells, /*with_row=*/true, row, o.initCells(unsigned(r.cells.size())));
+    SetData(w, s + 1, row);
+    PutCells(w, w.InitList(s + 1 + kResultCells, r.cells.size(), 2, 4), r.cells,
+             /*with_row=*/true, row);
   }
-
   // ---- Decoding ----
 
   // Checks the word count, aligns the segment if it must, and runs `read`
@@ -585,16 +532,8 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
                                 " bytes does not hold the " + std::to_string(words) +
                                 " words its header announces (truncated or not a wirebench "
                                 "Cap'n Proto call)");
-    const uint8_t* seg_bytes = payload.data() + kCountBytes;
-    // Sized for the largest message even when aligned (see Build).
-    uint64_t* copy = Slots(aligned_, words);
-    if (reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes != 0) {
-      std::memcpy(copy, seg_bytes, size_t(words) * kWordBytes);
-      CountDecodeCopy(n - kCountBytes);
-      seg_bytes = reinterpret_cast<const uint8_t*>(copy);
-    }
-    W::Reader r(reinterpret_cast<const uint64_t*>(seg_bytes), words,
-                kTraversalFactor * words + kTraversalSlack);
+    // Read in place at any alignment (capnp_wire loads words with memcpy).
+    W::Reader r(payload.data() + kCountBytes, words, kTraversalFactor * words + kTraversalSlack);
     const W::Struct call = r.Root();
     const uint16_t which = call.Field<uint16_t>(0);
     if (!r.ok()) return Status::Corruption(std::string("capnp: ") + r.what());
@@ -687,11 +626,6 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     return ReadCells<true>(r, cells, r.GetData(in, 0), slots, &out->cells);
   }
 
-  uint64_t copied_ = 0;
-  // Aligned segments for an `out` or a payload whose segment is not: kept
-  // apart so an encode never overwrites what the last decode's views show.
-  std::vector<uint64_t> encode_scratch_;
-  std::vector<uint64_t> aligned_;
   std::vector<Cell> cells_;
   std::vector<Column> columns_;
   std::vector<Result> results_;

@@ -35,7 +35,7 @@ static_assert(std::endian::native == std::endian::little,
 
 // A struct: its data section (data_words words) followed by its pointers.
 struct Struct {
-  const uint64_t* data = nullptr;
+  const uint8_t* data = nullptr;
   uint32_t data_words = 0;
   uint32_t pointers = 0;
   // Index (in words, from the segment's start) of the first pointer.
@@ -47,12 +47,12 @@ struct Struct {
   T Field(size_t offset) const {
     if (offset + sizeof(T) > size_t(data_words) * 8) return T(0);
     T v;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(data) + offset, sizeof(T));
+    std::memcpy(&v, data + offset, sizeof(T));
     return v;
   }
   bool Bit(size_t bit) const {
     if (bit >= size_t(data_words) * 64) return false;
-    return (reinterpret_cast<const uint8_t*>(data)[bit / 8] >> (bit % 8)) & 1;
+    return (data[bit / 8] >> (bit % 8)) & 1;
   }
 };
 
@@ -66,7 +66,8 @@ struct StructList {
 
 class Reader {
  public:
-  Reader(const uint64_t* segment, size_t words, uint64_t traversal_budget)
+  // `segment` may have any alignment: words are loaded with memcpy.
+  Reader(const uint8_t* segment, size_t words, uint64_t traversal_budget)
       : seg_(segment), words_(words), budget_(traversal_budget) {}
 
   bool ok() const { return what_ == nullptr; }
@@ -79,7 +80,7 @@ class Reader {
   }
 
   bool IsNull(const Struct& s, unsigned i) const {
-    return i >= s.pointers || seg_[s.pointer_index + i] == 0;
+    return i >= s.pointers || Word(s.pointer_index + i) == 0;
   }
 
   // Pointer i of `s` as a struct; a null pointer is an empty struct (all
@@ -94,7 +95,7 @@ class Reader {
   ByteView GetData(const Struct& s, unsigned i) {
     if (i >= s.pointers) return {};
     const size_t p = s.pointer_index + i;
-    const uint64_t w = seg_[p];
+    const uint64_t w = Word(p);
     if (w == 0) return {};
     // The common case inline: a near pointer to a byte list inside the
     // segment, within the budget. Everything else (null, far, malformed)
@@ -106,7 +107,7 @@ class Reader {
       if (target >= 0 && uint64_t(target) <= words_ && words <= words_ - uint64_t(target) &&
           words <= budget_) {
         budget_ -= words;
-        return ByteView(reinterpret_cast<const uint8_t*>(seg_ + target), size_t(bytes));
+        return ByteView(seg_ + target * 8, size_t(bytes));
       }
     }
     return DataSlow(p);
@@ -116,7 +117,7 @@ class Reader {
   StructList GetList(const Struct& s, unsigned i) {
     if (i >= s.pointers) return {};
     const size_t p = s.pointer_index + i;
-    uint64_t w = seg_[p];
+    uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
     if ((w & 3) == 1) {
@@ -132,7 +133,7 @@ class Reader {
     }
     const uint64_t words = w >> 35;  // Elements' words, without the tag.
     if (!InBounds(target, words + 1)) return {};
-    const uint64_t tag = seg_[target];
+    const uint64_t tag = Word(size_t(target));
     if ((tag & 3) != 0 || Offset(tag) < 0) {
       Fail("struct list tag is not a struct header");
       return {};
@@ -150,13 +151,19 @@ class Reader {
     return StructList{size_t(target) + 1, uint32_t(n), dw, pc};
   }
 
-  static Struct Element(const StructList& l, uint32_t i, const uint64_t* seg) {
+  static Struct Element(const StructList& l, uint32_t i, const uint8_t* seg) {
     const size_t at = l.first + size_t(i) * (l.data_words + l.pointers);
-    return Struct{seg + at, l.data_words, l.pointers, at + l.data_words};
+    return Struct{seg + at * 8, l.data_words, l.pointers, at + l.data_words};
   }
   Struct Element(const StructList& l, uint32_t i) const { return Element(l, i, seg_); }
 
  private:
+  uint64_t Word(size_t i) const {
+    uint64_t w;
+    std::memcpy(&w, seg_ + i * 8, 8);
+    return w;
+  }
+
   // The signed 30-bit word offset of a struct or list pointer.
   static ptrdiff_t Offset(uint64_t w) { return ptrdiff_t(int32_t(uint32_t(w)) >> 2); }
 
@@ -202,7 +209,7 @@ class Reader {
     const ptrdiff_t pad = ptrdiff_t((far >> 3) & 0x1FFFFFFF);
     const bool twice = (far >> 2) & 1;
     if (!InBounds(pad, twice ? 2 : 1)) return false;
-    const uint64_t landing = seg_[pad];
+    const uint64_t landing = Word(size_t(pad));
     if (!twice) {
       if ((landing & 3) == 2) {
         Fail("far pointer lands on another far pointer");
@@ -217,13 +224,13 @@ class Reader {
       Fail("double-far landing pad is not a single far pointer into this segment");
       return false;
     }
-    *w = seg_[pad + 1];
+    *w = Word(size_t(pad) + 1);
     *target = ptrdiff_t((landing >> 3) & 0x1FFFFFFF);
     return true;
   }
 
   [[gnu::noinline]] ByteView DataSlow(size_t p) {
-    uint64_t w = seg_[p];
+    uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
     if ((w & 3) == 1) {
@@ -239,11 +246,11 @@ class Reader {
     const uint64_t bytes = w >> 35;
     const uint64_t words = (bytes + 7) / 8;
     if (!InBounds(target, words) || !Charge(words)) return {};
-    return ByteView(reinterpret_cast<const uint8_t*>(seg_ + target), size_t(bytes));
+    return ByteView(seg_ + target * 8, size_t(bytes));
   }
 
   Struct StructAt(size_t p) {
-    uint64_t w = seg_[p];
+    uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
     if ((w & 3) == 0) {
@@ -254,12 +261,107 @@ class Reader {
     const uint32_t dw = uint32_t((w >> 32) & 0xFFFF);
     const uint32_t pc = uint32_t(w >> 48);
     if (!InBounds(target, uint64_t(dw) + pc) || !Charge(uint64_t(dw) + pc)) return {};
-    return Struct{seg_ + target, dw, pc, size_t(target) + dw};
+    return Struct{seg_ + target * 8, dw, pc, size_t(target) + dw};
   }
 
-  const uint64_t* seg_;
+  const uint8_t* seg_;
   uint64_t words_;
   uint64_t budget_;
+  const char* what_ = nullptr;
+};
+
+// Writes Cap'n Proto's encoding into one segment of at most `words` words
+// at `seg` (any alignment: every store is a memcpy), allocating forward, so
+// every pointer's offset is non-negative. The caller sizes the segment from
+// an upper bound of the message; a message that would not fit fails the
+// writer (what()) and nothing is written past the segment. Every word the
+// message uses is written: struct and list words are zeroed when allocated,
+// a byte string's padding is zeroed before it is copied.
+class Writer {
+ public:
+  Writer(uint8_t* seg, size_t words) : seg_(seg), cap_(words) {}
+
+  bool ok() const { return what_ == nullptr; }
+  const char* what() const { return what_; }
+  size_t used() const { return used_; }
+  // Byte-string bytes copied into the segment.
+  uint64_t copied() const { return copied_; }
+
+  // The root pointer (word 0) and the struct it points at; returns the
+  // struct's first word.
+  template <uint32_t kData, uint32_t kPointers>
+  size_t Root() {
+    const size_t p = Alloc(1);
+    return InitStruct<kData, kPointers>(p);
+  }
+
+  // Allocates a struct, zeroed, and points the pointer at word p to it.
+  template <uint32_t kData, uint32_t kPointers>
+  size_t InitStruct(size_t p) {
+    constexpr size_t kWords = size_t(kData) + kPointers;
+    const size_t at = Alloc(kWords);
+    if (at + kWords <= cap_) std::memset(seg_ + at * 8, 0, kWords * 8);
+    Put(p, (uint64_t(uint32_t(at - p - 1)) << 2) | (uint64_t(kData) << 32) |
+               (uint64_t(kPointers) << 48));
+    return at;
+  }
+
+  // Allocates an INLINE_COMPOSITE list of n zeroed structs, points the
+  // pointer at word p to it and returns element 0's first word.
+  size_t InitList(size_t p, size_t n, uint32_t data, uint32_t pointers) {
+    const size_t words = n * (size_t(data) + pointers);
+    const size_t tag = Alloc(1 + words);
+    if (tag + 1 + words > cap_) return cap_;
+    std::memset(seg_ + (tag + 1) * 8, 0, words * 8);
+    Put(p, 1 | (uint64_t(uint32_t(tag - p - 1)) << 2) | (uint64_t(7) << 32) |
+               (uint64_t(words) << 35));
+    Put(tag, (uint64_t(n) << 2) | (uint64_t(data) << 32) | (uint64_t(pointers) << 48));
+    return tag + 1;
+  }
+
+  // Copies v as Data and points the pointer at word p to it (an empty v
+  // still makes a non-null pointer).
+  void SetData(size_t p, ByteView v) {
+    const size_t n = v.size();
+    if (n >= (size_t(1) << 29)) {
+      Fail("byte string of 2^29 bytes or more (Cap'n Proto's limit for one list)");
+      return;
+    }
+    const size_t words = (n + 7) / 8;
+    const size_t at = Alloc(words);
+    if (at + words > cap_) return;
+    if (words > 0) {
+      std::memset(seg_ + (at + words - 1) * 8, 0, 8);  // The padding.
+      std::memcpy(seg_ + at * 8, v.data(), n);
+      copied_ += n;
+    }
+    Put(p, 1 | (uint64_t(uint32_t(at - p - 1)) << 2) | (uint64_t(2) << 32) |
+               (uint64_t(n) << 35));
+  }
+
+  // Stores a whole word (a struct's data word, or a pointer).
+  void Put(size_t word, uint64_t v) {
+    if (word < cap_) std::memcpy(seg_ + word * 8, &v, 8);
+  }
+
+ private:
+  size_t Alloc(size_t words) {
+    if (words > cap_ - used_) {
+      if (what_ == nullptr) what_ = "message larger than the words reserved for it";
+      return cap_;  // Every store at or beyond cap_ is dropped.
+    }
+    const size_t at = used_;
+    used_ += words;
+    return at;
+  }
+  void Fail(const char* what) {
+    if (what_ == nullptr) what_ = what;
+  }
+
+  uint8_t* seg_;
+  size_t cap_;
+  size_t used_ = 0;
+  uint64_t copied_ = 0;
   const char* what_ = nullptr;
 };
 
