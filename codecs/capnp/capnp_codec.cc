@@ -3,14 +3,12 @@
 //
 // Payload: u32 little-endian N, then the message's one segment of N words.
 //
-// Encode: an upper bound of the message's words is computed from its
-// shape (struct sizes from the generated code, blobs rounded up to words);
-// that many zeroed words are reserved in `out` right after the count, and a
-// MessageBuilder whose only segment is that stretch builds the message in
-// place. `out` is then cut to the words actually used. If Cap'n Proto ever
-// asks for a second segment (the bound was wrong), the attempt is dropped and
-// redone with room for everything it used, so the payload is always one
-// segment and the steady state allocates nothing.
+// Encode: an upper bound of the message's words is computed from its shape
+// (struct sizes from the generated code, blobs rounded up to words); that
+// many words are reserved in `out` right after the count, and
+// capnp_wire::Writer writes the message there, forward; `out` is then cut to
+// the words used. (libcapnp's MessageBuilder did the same job with an
+// out-of-line call per field and a memset of the whole reserved segment.)
 //
 // Why not Orphanage::referenceExternalData for values: Cap'n Proto 0.9
 // makes each referenced blob its own segment, heap-allocating a
@@ -22,14 +20,11 @@
 // Building in the frame already gets the one copy with none of that.
 //
 // Decode: the count must match the payload length exactly; the segment is
-// read through a SegmentArrayMessageReader with the limits of
-// capnp_codec.h. Cap'n Proto reports malformed input by throwing
-// kj::Exception, which is caught here and returned as Corruption.
+// read in place through capnp_wire::Reader with the traversal budget of
+// capnp_codec.h. Malformed input becomes Corruption saying what was wrong.
 #include "codecs/capnp/capnp_codec.h"
 
-#include <capnp/message.h>
-#include <kj/exception.h>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -44,11 +39,12 @@ namespace wirebench {
 
 namespace {
 
-
 constexpr size_t kWordBytes = 8;  // Cap'n Proto's word.
 constexpr size_t kCountBytes = 4;
-// Nesting: Call > body > MultiResponse > ActionResult > Result > Cell > Data.
-constexpr int kNestingLimit = 16;
+// No nesting limit is needed: the decoders follow the schema's fixed depth
+// (Call > body > MultiResponse > ActionResult > Result > Cell > Data) and
+// never recurse on what a payload says.
+//
 // Traversal: the decoders read each part of a message at most twice (a
 // sizing pass, then the reading pass), so 8x the segment is far above any
 // honest payload and still bounds what a payload with shared pointers can
