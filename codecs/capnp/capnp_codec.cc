@@ -456,19 +456,21 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     // A local copy keeps the writer's state in registers: each byte copy
     // into the segment could otherwise alias it and force a reload.
     W::Writer w = out;
+    if (!w.ok()) return;  // The list did not fit: no word of it is ours.
+    // Every word below lies inside the list just allocated: unchecked stores.
     ByteView family;
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
       const size_t o = first + 6 * i;
-      w.Put(o, c.timestamp);
-      w.Put(o + 1, uint8_t(c.type) ^ kCellTypeDefault);
+      w.PutAt(o, c.timestamp);
+      w.PutAt(o + 1, uint8_t(c.type) ^ kCellTypeDefault);
       const size_t ptr = o + 2;
-      if (with_row && !Same(c.row, shared_row)) w.SetData(ptr + kCellRow, c.row);
+      if (with_row && !Same(c.row, shared_row)) w.SetDataAt(ptr + kCellRow, c.row);
       if (i == 0 ? !c.family.empty() : !Same(c.family, family))
-        w.SetData(ptr + kCellFamily, c.family);
+        w.SetDataAt(ptr + kCellFamily, c.family);
       family = c.family;
-      SetData(w, ptr + kCellQualifier, c.qualifier);
-      SetData(w, ptr + kCellValue, c.value);
+      if (!c.qualifier.empty()) w.SetDataAt(ptr + kCellQualifier, c.qualifier);
+      if (!c.value.empty()) w.SetDataAt(ptr + kCellValue, c.value);
     }
     out = w;
   }

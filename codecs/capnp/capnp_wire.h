@@ -322,6 +322,13 @@ class Writer {
   // Copies v as Data and points the pointer at word p to it (an empty v
   // still makes a non-null pointer).
   void SetData(size_t p, ByteView v) {
+    if (p >= cap_) return;  // Its struct did not fit (the writer failed).
+    SetDataAt(p, v);
+  }
+
+  // As SetData, for a pointer word p known to lie inside an allocation
+  // that succeeded (p < used()).
+  void SetDataAt(size_t p, ByteView v) {
     const size_t n = v.size();
     if (n >= (size_t(1) << 29)) {
       Fail("byte string of 2^29 bytes or more (Cap'n Proto's limit for one list)");
@@ -330,19 +337,21 @@ class Writer {
     const size_t words = (n + 7) / 8;
     const size_t at = Alloc(words);
     if (at + words > cap_) return;
-    if (words > 0) {
-      std::memset(seg_ + (at + words - 1) * 8, 0, 8);  // The padding.
+    if (n != 0) {  // (An empty view's data() may be null: no memcpy.)
+      if (n % 8 != 0) std::memset(seg_ + (at + words - 1) * 8, 0, 8);  // The padding.
       std::memcpy(seg_ + at * 8, v.data(), n);
       copied_ += n;
     }
-    Put(p, 1 | (uint64_t(uint32_t(at - p - 1)) << 2) | (uint64_t(2) << 32) |
-               (uint64_t(n) << 35));
+    PutAt(p, 1 | (uint64_t(uint32_t(at - p - 1)) << 2) | (uint64_t(2) << 32) |
+                 (uint64_t(n) << 35));
   }
 
   // Stores a whole word (a struct's data word, or a pointer).
   void Put(size_t word, uint64_t v) {
-    if (word < cap_) std::memcpy(seg_ + word * 8, &v, 8);
+    if (word < cap_) PutAt(word, v);
   }
+  // As Put, for a word known to lie inside an allocation that succeeded.
+  void PutAt(size_t word, uint64_t v) { std::memcpy(seg_ + word * 8, &v, 8); }
 
  private:
   size_t Alloc(size_t words) {
