@@ -3,14 +3,12 @@
 //
 // Payload: u32 little-endian N, then the message's one segment of N words.
 //
-// Encode: an upper bound of the message's words is computed from its
-// shape (struct sizes from the generated code, blobs rounded up to words);
-// that many zeroed words are reserved in `out` right after the count, and a
-// MessageBuilder whose only segment is that stretch builds the message in
-// place. `out` is then cut to the words actually used. If Cap'n Proto ever
-// asks for a second segment (the bound was wrong), the attempt is dropped and
-// redone with room for everything it used, so the payload is always one
-// segment and the steady state allocates nothing.
+// Encode: an upper bound of the message's words is computed from its shape
+// (struct sizes from the generated code, blobs rounded up to words); that
+// many words are reserved in `out` right after the count, and
+// capnp_wire::Writer writes the message there, forward; `out` is then cut to
+// the words used. (libcapnp's MessageBuilder did the same job with an
+// out-of-line call per field and a memset of the whole reserved segment.)
 //
 // Why not Orphanage::referenceExternalData for values: Cap'n Proto 0.9
 // makes each referenced blob its own segment, heap-allocating a
@@ -22,19 +20,17 @@
 // Building in the frame already gets the one copy with none of that.
 //
 // Decode: the count must match the payload length exactly; the segment is
-// read through a SegmentArrayMessageReader with the limits of
-// capnp_codec.h. Cap'n Proto reports malformed input by throwing
-// kj::Exception, which is caught here and returned as Corruption.
+// read in place through capnp_wire::Reader with the traversal budget of
+// capnp_codec.h. Malformed input becomes Corruption saying what was wrong.
 #include "codecs/capnp/capnp_codec.h"
 
-#include <capnp/message.h>
-#include <kj/exception.h>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "codecs/capnp/capnp_wire.h"
 #include "codecs/codec_adapter.h"
 #include "common/thread_stats.h"
 #include "wirebench.capnp.h"
@@ -43,12 +39,12 @@ namespace wirebench {
 
 namespace {
 
-using capnp::word;
-
-constexpr size_t kWordBytes = sizeof(word);
+constexpr size_t kWordBytes = 8;  // Cap'n Proto's word.
 constexpr size_t kCountBytes = 4;
-// Nesting: Call > body > MultiResponse > ActionResult > Result > Cell > Data.
-constexpr int kNestingLimit = 16;
+// No nesting limit is needed: the decoders follow the schema's fixed depth
+// (Call > body > MultiResponse > ActionResult > Result > Cell > Data) and
+// never recurse on what a payload says.
+//
 // Traversal: the decoders read each part of a message at most twice (a
 // sizing pass, then the reading pass), so 8x the segment is far above any
 // honest payload and still bounds what a payload with shared pointers can
@@ -65,13 +61,58 @@ constexpr size_t StructWords() {
 
 size_t BlobWords(ByteView v) { return (v.size() + kWordBytes - 1) / kWordBytes; }
 
-capnp::Data::Reader AsData(ByteView v) { return capnp::Data::Reader(v.data(), v.size()); }
-
-ByteView View(capnp::Data::Reader d) { return ByteView(d.begin(), d.size()); }
 
 Status Malformed(const char* what) {
   return Status::Corruption(std::string("capnp: malformed ") + what);
 }
+
+// ---- Where the schema puts each field (`capnp compile -ocapnp` prints
+// the layout). The decoders read the encoding through capnp_wire.h; the
+// encoders still write through the generated builders, so every round trip
+// in the conformance tests checks these offsets against Cap'n Proto's own.
+namespace W = capnp_wire;
+
+constexpr uint16_t kMutateRequest = capn::Call::Body::MUTATE_REQUEST;
+constexpr uint16_t kGetRequest = capn::Call::Body::GET_REQUEST;
+constexpr uint16_t kScanRequest = capn::Call::Body::SCAN_REQUEST;
+constexpr uint16_t kMultiRequest = capn::Call::Body::MULTI_REQUEST;
+constexpr uint16_t kMutateResponse = capn::Call::Body::MUTATE_RESPONSE;
+constexpr uint16_t kGetResponse = capn::Call::Body::GET_RESPONSE;
+constexpr uint16_t kScanResponse = capn::Call::Body::SCAN_RESPONSE;
+constexpr uint16_t kMultiResponse = capn::Call::Body::MULTI_RESPONSE;
+// Cell: timestamp u64 at byte 0, type u8 at byte 8 (default 4), pointers
+// row, family, qualifier, value.
+constexpr unsigned kCellRow = 0, kCellFamily = 1, kCellQualifier = 2, kCellValue = 3;
+constexpr size_t kCellTypeByte = 8;
+constexpr uint8_t kCellTypeDefault = 4;
+// Mutation: timestamp u64 at 0, type u8 at 8 (default 2); pointers row, cells.
+constexpr unsigned kMutationCells = 1;
+constexpr size_t kMutationTypeByte = 8;
+constexpr uint8_t kMutationTypeDefault = 2;
+// GetRequest: row, columns. ScanRequest: numberOfRows u32 at 0; pointers
+// startRow, stopRow, columns. Result: exists bit 0; pointers row, cells.
+constexpr unsigned kGetColumns = 1;
+constexpr unsigned kScanStartRow = 0, kScanStopRow = 1, kScanColumns = 2;
+constexpr unsigned kResultCells = 1;
+// Action: index u32 at 0, union tag u16 at byte 4; pointer 0 is the member.
+constexpr size_t kActionTagByte = 4;
+constexpr uint16_t kActionMutation = capn::Action::MUTATION;
+constexpr uint16_t kActionGet = capn::Action::GET;
+
+template <typename T>
+constexpr bool Shaped(unsigned data_words, unsigned pointers) {
+  return T::_capnpPrivate::dataWordSize == data_words &&
+         T::_capnpPrivate::pointerCount == pointers;
+}
+static_assert(Shaped<capn::Call>(1, 1) && Shaped<capn::Cell>(2, 4) &&
+                  Shaped<capn::Mutation>(2, 2) && Shaped<capn::Column>(0, 2) &&
+                  Shaped<capn::MutateRequest>(0, 1) && Shaped<capn::GetRequest>(0, 2) &&
+                  Shaped<capn::ScanRequest>(1, 3) && Shaped<capn::Action>(1, 1) &&
+                  Shaped<capn::MultiRequest>(0, 1) && Shaped<capn::Result>(1, 2) &&
+                  Shaped<capn::MutateResponse>(1, 0) && Shaped<capn::GetResponse>(0, 1) &&
+                  Shaped<capn::ScanResponse>(1, 1) && Shaped<capn::ActionResult>(1, 2) &&
+                  Shaped<capn::MultiResponse>(0, 1),
+              "codecs/schemas/wirebench.capnp changed: update the field layout above");
 
 // Grows a scratch vector to at least n elements; never shrinks it.
 template <typename T>
@@ -117,39 +158,6 @@ constexpr size_t FrameWords() {
   return 1 + StructWords<capn::Call>() + StructWords<Body>();
 }
 
-// A MessageBuilder whose first segment is given memory (zeroed by the
-// caller). A request for any further segment means the bound was too low:
-// it is served from a spill area, and the caller rebuilds.
-class OneSegmentBuilder final : public capnp::MessageBuilder {
- public:
-  OneSegmentBuilder(word* first, size_t words) : first_(first), words_(words) {}
-  ~OneSegmentBuilder() noexcept(false) override = default;
-
-  kj::ArrayPtr<word> allocateSegment(unsigned minimum) override {
-    if (!given_ && minimum <= words_) {
-      given_ = true;
-      return kj::ArrayPtr<word>(first_, words_);
-    }
-    given_ = true;
-    overflowed_ = true;
-    const size_t n = std::max<size_t>(minimum, 1024);
-    spill_.push_back(std::make_unique<uint64_t[]>(n));  // Zeroed.
-    spilled_words_ += n;
-    return kj::ArrayPtr<word>(reinterpret_cast<word*>(spill_.back().get()), n);
-  }
-
-  bool overflowed() const { return overflowed_; }
-  size_t spilled_words() const { return spilled_words_; }
-
- private:
-  word* first_;
-  size_t words_;
-  bool given_ = false;
-  bool overflowed_ = false;
-  size_t spilled_words_ = 0;
-  std::vector<std::unique_ptr<uint64_t[]>> spill_;
-};
-
 class CapnpCodec final : public CodecAdapter<CapnpCodec> {
  public:
   CapnpCodec() : CodecAdapter(CodecId(6), "capnp", /*zero_copy_decode=*/true) {}
@@ -158,23 +166,24 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
 
   Status Encode(uint32_t, const MutateRequest& req, ByteBuffer* out) {
     return Build(FrameWords<capn::MutateRequest>() + MutationWords(req.mutation), out,
-                 [&](capn::Call::Body::Builder body) {
-                   PutMutation(req.mutation, body.initMutateRequest().initMutation());
+                 kMutateRequest, [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<0, 1>(body);
+                   PutMutation(w, s, req.mutation);
                  });
   }
   Status Encode(uint32_t, const GetRequest& req, ByteBuffer* out) {
-    return Build(FrameWords<capn::GetRequest>() + GetWords(req), out,
-                 [&](capn::Call::Body::Builder body) { PutGet(req, body.initGetRequest()); });
+    return Build(FrameWords<capn::GetRequest>() + GetWords(req), out, kGetRequest,
+                 [&](W::Writer& w, size_t body) { PutGet(w, body, req); });
   }
   Status Encode(uint32_t, const ScanRequest& req, ByteBuffer* out) {
     const size_t words = FrameWords<capn::ScanRequest>() + BlobWords(req.start_row) +
                          BlobWords(req.stop_row) + ColumnsWords(req.columns);
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      capn::ScanRequest::Builder s = body.initScanRequest();
-      SetData(req.start_row, [&](auto d) { s.setStartRow(d); });
-      SetData(req.stop_row, [&](auto d) { s.setStopRow(d); });
-      s.setNumberOfRows(req.number_of_rows);
-      PutColumns(req.columns, [&](unsigned n) { return s.initColumns(n); });
+    return Build(words, out, kScanRequest, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<1, 3>(body);
+      w.Put(s, req.number_of_rows);
+      SetData(w, s + 1 + kScanStartRow, req.start_row);
+      SetData(w, s + 1 + kScanStopRow, req.stop_row);
+      PutColumns(w, s + 1 + kScanColumns, req.columns);
     });
   }
   Status Encode(uint32_t, const MultiRequest& req, ByteBuffer* out) {
@@ -190,86 +199,91 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
                                        " has unknown kind " + std::to_string(int(a.kind)));
       }
     }
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      auto actions = body.initMultiRequest().initActions(unsigned(req.actions.size()));
+    return Build(words, out, kMultiRequest, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<0, 1>(body);
+      const size_t first = w.InitList(s, req.actions.size(), 1, 1);
       for (size_t i = 0; i < req.actions.size(); ++i) {
         const Action& a = req.actions[i];
-        capn::Action::Builder o = actions[unsigned(i)];
-        o.setIndex(a.index);
-        if (a.kind == ActionKind::kMutation) {
-          PutMutation(a.mutation, o.initMutation());
+        const size_t o = first + 2 * i;
+        const bool mutation = a.kind == ActionKind::kMutation;
+        w.Put(o, a.index | uint64_t(mutation ? kActionMutation : kActionGet)
+                               << (8 * kActionTagByte));
+        if (mutation) {
+          PutMutation(w, o + 1, a.mutation);
         } else {
-          PutGet(a.get, o.initGet());
+          PutGet(w, o + 1, a.get);
         }
       }
     });
   }
 
   Status Decode(ByteView payload, MutateRequest* req) {
-    return Read(payload, capn::Call::Body::MUTATE_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::MutateRequest::Reader in = body.getMutateRequest();
-      if (!in.hasMutation()) return Malformed("Mutate request: no mutation");
-      capn::Mutation::Reader m = in.getMutation();
-      Cell* cells = Slots(cells_, m.getCells().size());
-      if (!ReadMutation(m, &cells, &req->mutation)) return Malformed("Mutate request mutation");
+    return Read(payload, kMutateRequest, [&](W::Reader& r, const W::Struct& body) {
+      if (r.IsNull(body, 0)) return Malformed("Mutate request: no mutation");
+      const W::Struct m = r.GetStruct(body, 0);
+      const W::StructList cells = r.GetList(m, kMutationCells);
+      Cell* slots = Slots(cells_, cells.size);
+      if (!ReadMutation(r, m, cells, &slots, &req->mutation))
+        return Malformed("Mutate request mutation: unknown mutation or cell type");
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, GetRequest* req) {
-    return Read(payload, capn::Call::Body::GET_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::GetRequest::Reader in = body.getGetRequest();
-      Column* columns = Slots(columns_, in.getColumns().size());
-      ReadGet(in, &columns, req);
+    return Read(payload, kGetRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList columns = r.GetList(body, kGetColumns);
+      Column* slots = Slots(columns_, columns.size);
+      ReadGet(r, body, columns, &slots, req);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, ScanRequest* req) {
-    return Read(payload, capn::Call::Body::SCAN_REQUEST, [&](capn::Call::Body::Reader body) {
-      capn::ScanRequest::Reader in = body.getScanRequest();
-      auto in_columns = in.getColumns();
-      Column* columns = Slots(columns_, in_columns.size());
-      req->start_row = View(in.getStartRow());
-      req->stop_row = View(in.getStopRow());
-      req->number_of_rows = in.getNumberOfRows();
-      req->columns = ReadColumns(in_columns, &columns);
+    return Read(payload, kScanRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList columns = r.GetList(body, kScanColumns);
+      Column* slots = Slots(columns_, columns.size);
+      req->start_row = r.GetData(body, kScanStartRow);
+      req->stop_row = r.GetData(body, kScanStopRow);
+      req->number_of_rows = body.Field<uint32_t>(0);
+      req->columns = ReadColumns(r, columns, &slots);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, MultiRequest* req) {
-    return Read(payload, capn::Call::Body::MULTI_REQUEST, [&](capn::Call::Body::Reader body) {
-      auto actions = body.getMultiRequest().getActions();
-      const unsigned n = actions.size();
-      // First pass: size the scratch arrays.
+    return Read(payload, kMultiRequest, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList actions = r.GetList(body, 0);
+      const uint32_t n = actions.size;
+      // First pass: check the kinds and size the scratch arrays.
       size_t ncells = 0, ncolumns = 0;
-      for (capn::Action::Reader a : actions) {
-        switch (a.which()) {
-          case capn::Action::MUTATION:
-            ncells += a.getMutation().getCells().size();
-            break;
-          case capn::Action::GET:
-            ncolumns += a.getGet().getColumns().size();
-            break;
-          default:
-            return Status::Corruption("capnp: Multi action " + std::to_string(a.getIndex()) +
-                                      " carries neither a Mutation nor a GetRequest");
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct a = r.Element(actions, i);
+        const uint16_t kind = a.Field<uint16_t>(kActionTagByte);
+        if (kind == kActionMutation) {
+          ncells += r.GetList(r.GetStruct(a, 0), kMutationCells).size;
+        } else if (kind == kActionGet) {
+          ncolumns += r.GetList(r.GetStruct(a, 0), kGetColumns).size;
+        } else {
+          return Status::Corruption("capnp: Multi action " +
+                                    std::to_string(a.Field<uint32_t>(0)) +
+                                    " carries neither a Mutation nor a GetRequest");
         }
       }
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       Action* out = Slots(actions_, n);
       Cell* cells = Slots(cells_, ncells);
       Column* columns = Slots(columns_, ncolumns);
-      for (unsigned i = 0; i < n; ++i) {
-        capn::Action::Reader a = actions[i];
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct a = r.Element(actions, i);
         Action& o = out[i];
-        o.index = a.getIndex();
+        o.index = a.Field<uint32_t>(0);
         o.mutation = Mutation{};
         o.get = GetRequest{};
-        if (a.isMutation()) {
+        const W::Struct inner = r.GetStruct(a, 0);
+        if (a.Field<uint16_t>(kActionTagByte) == kActionMutation) {
           o.kind = ActionKind::kMutation;
-          if (!ReadMutation(a.getMutation(), &cells, &o.mutation))
-            return Malformed("Multi request mutation");
+          if (!ReadMutation(r, inner, r.GetList(inner, kMutationCells), &cells, &o.mutation))
+            return Malformed("Multi request mutation: unknown mutation or cell type");
         } else {
           o.kind = ActionKind::kGet;
-          ReadGet(a.getGet(), &columns, &o.get);
+          ReadGet(r, inner, r.GetList(inner, kGetColumns), &columns, &o.get);
         }
       }
       req->actions = std::span<const Action>(out, n);
@@ -280,27 +294,30 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   // ---- Responses ----
 
   Status Encode(uint32_t, const MutateResponse& resp, ByteBuffer* out) {
-    return Build(FrameWords<capn::MutateResponse>(), out, [&](capn::Call::Body::Builder body) {
-      body.initMutateResponse().setProcessed(resp.processed);
-    });
+    return Build(FrameWords<capn::MutateResponse>(), out, kMutateResponse,
+                 [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<1, 0>(body);
+                   w.Put(s, resp.processed ? 0 : 1);  // Default true: stored inverted.
+                 });
   }
   Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
-    return Build(FrameWords<capn::GetResponse>() + ResultWords(resp.result), out,
-                 [&](capn::Call::Body::Builder body) {
-                   PutResult(resp.result, body.initGetResponse().initResult());
+    return Build(FrameWords<capn::GetResponse>() + ResultWords(resp.result), out, kGetResponse,
+                 [&](W::Writer& w, size_t body) {
+                   const size_t s = w.InitStruct<0, 1>(body);
+                   PutResult(w, w.InitStruct<1, 2>(s), resp.result);
                  });
   }
   Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
     size_t words = FrameWords<capn::ScanResponse>() + 1;
     for (const Result& r : resp.results) words += ResultWords(r);
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      capn::ScanResponse::Builder s = body.initScanResponse();
+    return Build(words, out, kScanResponse, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<1, 1>(body);
+      w.Put(s, resp.more_results ? 1 : 0);
       if (!resp.results.empty()) {
-        auto results = s.initResults(unsigned(resp.results.size()));
+        const size_t first = w.InitList(s + 1, resp.results.size(), 1, 2);
         for (size_t i = 0; i < resp.results.size(); ++i)
-          PutResult(resp.results[i], results[unsigned(i)]);
+          PutResult(w, first + 3 * i, resp.results[i]);
       }
-      s.setMoreResults(resp.more_results);
     });
   }
   Status Encode(uint32_t, const MultiResponse& resp, ByteBuffer* out) {
@@ -308,214 +325,201 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     for (const ActionResult& ar : resp.results)
       words += StructWords<capn::ActionResult>() +
                (ar.ok ? ResultWords(ar.result) : BlobWords(ar.error));
-    return Build(words, out, [&](capn::Call::Body::Builder body) {
-      auto results = body.initMultiResponse().initResults(unsigned(resp.results.size()));
+    return Build(words, out, kMultiResponse, [&](W::Writer& w, size_t body) {
+      const size_t s = w.InitStruct<0, 1>(body);
+      const size_t first = w.InitList(s, resp.results.size(), 1, 2);
       for (size_t i = 0; i < resp.results.size(); ++i) {
         const ActionResult& ar = resp.results[i];
-        capn::ActionResult::Builder o = results[unsigned(i)];
-        o.setIndex(ar.index);
-        o.setOk(ar.ok);
+        const size_t o = first + 3 * i;
+        // ok's default is true: stored inverted, at bit 32.
+        w.Put(o, ar.index | (ar.ok ? 0 : uint64_t(1) << 32));
         // A failed action carries its reason and no result.
         if (ar.ok) {
-          PutResult(ar.result, o.initResult());
+          PutResult(w, w.InitStruct<1, 2>(o + 1), ar.result);
         } else {
-          SetData(ar.error, [&](auto d) { o.setError(d); });
+          SetData(w, o + 2, ar.error);
         }
       }
     });
   }
 
   Status Decode(ByteView payload, MutateResponse* resp) {
-    return Read(payload, capn::Call::Body::MUTATE_RESPONSE, [&](capn::Call::Body::Reader body) {
-      resp->processed = body.getMutateResponse().getProcessed();
+    return Read(payload, kMutateResponse, [&](W::Reader&, const W::Struct& body) {
+      resp->processed = !body.Bit(0);  // Default true: stored inverted.
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, GetResponse* resp) {
-    return Read(payload, capn::Call::Body::GET_RESPONSE, [&](capn::Call::Body::Reader body) {
-      capn::GetResponse::Reader in = body.getGetResponse();
-      if (!in.hasResult()) {
+    return Read(payload, kGetResponse, [&](W::Reader& r, const W::Struct& body) {
+      if (r.IsNull(body, 0)) {
         resp->result = Result{};
         return Status::Ok();
       }
-      capn::Result::Reader r = in.getResult();
-      Cell* cells = Slots(cells_, r.getCells().size());
-      if (!ReadResult(r, &cells, &resp->result)) return Malformed("Get response result");
+      const W::Struct in = r.GetStruct(body, 0);
+      const W::StructList cells = r.GetList(in, kResultCells);
+      Cell* slots = Slots(cells_, cells.size);
+      if (!ReadResult(r, in, cells, &slots, &resp->result))
+        return Malformed("Get response result: unknown cell type");
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, ScanResponse* resp) {
-    return Read(payload, capn::Call::Body::SCAN_RESPONSE, [&](capn::Call::Body::Reader body) {
-      capn::ScanResponse::Reader in = body.getScanResponse();
-      auto results = in.getResults();
-      const unsigned n = results.size();
+    return Read(payload, kScanResponse, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList results = r.GetList(body, 0);
+      const uint32_t n = results.size;
       size_t ncells = 0;
-      for (capn::Result::Reader r : results) ncells += r.getCells().size();
+      for (uint32_t i = 0; i < n; ++i)
+        ncells += r.GetList(r.Element(results, i), kResultCells).size;
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       Result* out = Slots(results_, n);
       Cell* cells = Slots(cells_, ncells);
-      for (unsigned i = 0; i < n; ++i)
-        if (!ReadResult(results[i], &cells, &out[i])) return Malformed("Scan response result");
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct in = r.Element(results, i);
+        if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &out[i]))
+          return Malformed("Scan response result: unknown cell type");
+      }
       resp->results = std::span<const Result>(out, n);
-      resp->more_results = in.getMoreResults();
+      resp->more_results = body.Bit(0);
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, MultiResponse* resp) {
-    return Read(payload, capn::Call::Body::MULTI_RESPONSE, [&](capn::Call::Body::Reader body) {
-      auto results = body.getMultiResponse().getResults();
-      const unsigned n = results.size();
+    return Read(payload, kMultiResponse, [&](W::Reader& r, const W::Struct& body) {
+      const W::StructList results = r.GetList(body, 0);
+      const uint32_t n = results.size;
       size_t ncells = 0;
-      for (capn::ActionResult::Reader ar : results)
-        if (ar.hasResult()) ncells += ar.getResult().getCells().size();
+      for (uint32_t i = 0; i < n; ++i)
+        ncells += r.GetList(r.GetStruct(r.Element(results, i), 0), kResultCells).size;
+      if (!r.ok()) return Status::Ok();  // Read reports it.
       ActionResult* out = Slots(action_results_, n);
       Cell* cells = Slots(cells_, ncells);
-      for (unsigned i = 0; i < n; ++i) {
-        capn::ActionResult::Reader ar = results[i];
+      for (uint32_t i = 0; i < n; ++i) {
+        const W::Struct ar = r.Element(results, i);
         ActionResult& o = out[i];
-        o.index = ar.getIndex();
-        o.ok = ar.getOk();
-        o.error = View(ar.getError());
+        o.index = ar.Field<uint32_t>(0);
+        o.ok = !ar.Bit(32);  // Default true: stored inverted.
+        o.error = r.GetData(ar, 1);
         o.result = Result{};
-        if (ar.hasResult() && !ReadResult(ar.getResult(), &cells, &o.result))
-          return Malformed("Multi response result");
+        if (!r.IsNull(ar, 0)) {
+          const W::Struct in = r.GetStruct(ar, 0);
+          if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &o.result))
+            return Malformed("Multi response result: unknown cell type");
+        }
       }
       resp->results = std::span<const ActionResult>(out, n);
       return Status::Ok();
     });
   }
-
  private:
   // ---- Encoding ----
 
-  // Builds the message `fill` writes into the Call's body, straight into
-  // `out` when its end is 8-byte aligned for the segment.
+  // Writes the Call whose body has union tag `tag`, `fill` writing the body
+  // through the pointer at the word it is given, straight into `out` after
+  // the word count. `words` is an upper bound of the message's words.
   template <typename Fill>
-  Status Build(size_t words, ByteBuffer* out, Fill fill) {
+  Status Build(size_t words, ByteBuffer* out, uint16_t tag, Fill fill) {
+    if (words > kMaxSegmentWords)
+      return Status::InvalidArgument("capnp: message of " + std::to_string(words) +
+                                     " words exceeds Cap'n Proto's one-segment limit");
     const size_t start = out->size();
-    uint64_t copies = 0;
-    for (;;) {
-      if (words > kMaxSegmentWords)
-        return Status::InvalidArgument("capnp: message of " + std::to_string(words) +
-                                       " words exceeds Cap'n Proto's one-segment limit");
-      out->Reserve(start + kCountBytes + words * kWordBytes);
-      uint8_t* seg_bytes = out->data() + start + kCountBytes;
-      const bool in_place = reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes == 0;
-      // The scratch grows with the largest message even when unused, so the
-      // rare unaligned `out` (after a partial write left an odd remainder in
-      // the send buffer) finds it ready instead of allocating mid-run.
-      uint64_t* scratch = Slots(encode_scratch_, words);
-      word* seg;
-      if (in_place) {
-        out->Extend(kCountBytes + words * kWordBytes);
-        seg = reinterpret_cast<word*>(seg_bytes);
-      } else {
-        seg = reinterpret_cast<word*>(scratch);
-      }
-      std::memset(seg, 0, words * kWordBytes);
-      copied_ = 0;
-      OneSegmentBuilder builder(seg, words);
-      try {
-        fill(builder.initRoot<capn::Call>().initBody());
-      } catch (const kj::Exception& e) {
-        out->Resize(start);
-        CountEncodeCopy(copies);
-        return Status::InvalidArgument(std::string("capnp: cannot encode: ") +
-                                       e.getDescription().cStr());
-      }
-      copies += copied_;
-      if (builder.overflowed()) {
-        // The bound was low: make room for all it used and start over.
-        words += builder.spilled_words();
-        out->Resize(start);
-        continue;
-      }
-      const size_t used = builder.getSegmentsForOutput()[0].size();
-      if (in_place) {
-        out->Resize(start + kCountBytes + used * kWordBytes);
-      } else {
-        out->Resize(start);
-        out->Extend(kCountBytes);
-        out->Append(seg, used * kWordBytes);
-        copies += copied_;  // Every payload byte once more, scratch to `out`.
-      }
-      StoreLE32(out->data() + start, uint32_t(used));
-      CountEncodeCopy(copies);
-      return Status::Ok();
+    uint8_t* seg = out->Extend(kCountBytes + words * kWordBytes) + kCountBytes;
+    W::Writer w(seg, words);
+    const size_t call = w.Root<1, 1>();
+    w.Put(call, tag);
+    fill(w, call + 1);
+    CountEncodeCopy(w.copied());
+    if (!w.ok()) {
+      out->Resize(start);
+      return Status::InvalidArgument(std::string("capnp: cannot encode: ") + w.what());
     }
+    out->Resize(start + kCountBytes + w.used() * kWordBytes);
+    StoreLE32(out->data() + start, uint32_t(w.used()));
+    return Status::Ok();
+  }
+
+  // Equal bytes; the same view (as a caller's cells often share one row or
+  // family buffer) without comparing them.
+  static bool Same(ByteView a, ByteView b) {
+    return a.size() == b.size() && (a.data() == b.data() || a == b);
   }
 
   // Empty byte strings are left null (a null Data reads as empty).
-  template <typename Setter>
-  void SetData(ByteView v, Setter set) {
-    if (v.empty()) return;
-    copied_ += v.size();
-    set(AsData(v));
-  }
-  // Sets even an empty byte string, where null means "same as before".
-  template <typename Setter>
-  void SetDataAlways(ByteView v, Setter set) {
-    copied_ += v.size();
-    set(AsData(v));
+  static void SetData(W::Writer& w, size_t p, ByteView v) {
+    if (!v.empty()) w.SetData(p, v);
   }
 
   // Cells of a mutation leave out the row (it is the mutation's); cells of a
   // result leave out a row equal to `shared_row`. A family equal to the
-  // previous cell's is left out.
-  void PutCells(std::span<const Cell> cells, bool with_row, ByteView shared_row,
-                capnp::List<capn::Cell>::Builder out) {
+  // previous cell's is left out. `first` is element 0 of the cell list.
+  static void PutCells(W::Writer& out, size_t first, std::span<const Cell> cells, bool with_row,
+                       ByteView shared_row) {
+    // A local copy keeps the writer's state in registers: each byte copy
+    // into the segment could otherwise alias it and force a reload.
+    W::Writer w = out;
+    if (!w.ok()) return;  // The list did not fit: no word of it is ours.
+    // Every word below lies inside the list just allocated: unchecked stores.
     ByteView family;
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
-      capn::Cell::Builder o = out[unsigned(i)];
-      if (with_row && !(c.row == shared_row)) SetDataAlways(c.row, [&](auto d) { o.setRow(d); });
-      if (i == 0 ? !c.family.empty() : !(c.family == family))
-        SetDataAlways(c.family, [&](auto d) { o.setFamily(d); });
+      const size_t o = first + 6 * i;
+      w.PutAt(o, c.timestamp);
+      w.PutAt(o + 1, uint8_t(c.type) ^ kCellTypeDefault);
+      const size_t ptr = o + 2;
+      if (with_row && !Same(c.row, shared_row)) w.SetDataAt(ptr + kCellRow, c.row);
+      if (i == 0 ? !c.family.empty() : !Same(c.family, family))
+        w.SetDataAt(ptr + kCellFamily, c.family);
       family = c.family;
-      SetData(c.qualifier, [&](auto d) { o.setQualifier(d); });
-      SetData(c.value, [&](auto d) { o.setValue(d); });
-      o.setTimestamp(c.timestamp);
-      o.setType(uint8_t(c.type));
+      if (!c.qualifier.empty()) w.SetDataAt(ptr + kCellQualifier, c.qualifier);
+      if (!c.value.empty()) w.SetDataAt(ptr + kCellValue, c.value);
     }
+    out = w;
   }
 
-  void PutMutation(const Mutation& m, capn::Mutation::Builder o) {
-    SetData(m.row, [&](auto d) { o.setRow(d); });
-    o.setType(uint8_t(m.type));
-    o.setTimestamp(m.timestamp);
+  // A Mutation through the pointer at word p.
+  static void PutMutation(W::Writer& w, size_t p, const Mutation& m) {
+    const size_t s = w.InitStruct<2, 2>(p);
+    w.Put(s, m.timestamp);
+    w.Put(s + 1, uint8_t(m.type) ^ kMutationTypeDefault);
+    SetData(w, s + 2, m.row);
     if (!m.cells.empty())
-      PutCells(m.cells, /*with_row=*/false, {}, o.initCells(unsigned(m.cells.size())));
+      PutCells(w, w.InitList(s + 2 + kMutationCells, m.cells.size(), 2, 4), m.cells,
+               /*with_row=*/false, {});
   }
 
-  template <typename Init>
-  void PutColumns(std::span<const Column> columns, Init init) {
+  // A List(Column) through the pointer at word p (left null when empty).
+  static void PutColumns(W::Writer& w, size_t p, std::span<const Column> columns) {
     if (columns.empty()) return;
-    auto out = init(unsigned(columns.size()));
+    const size_t first = w.InitList(p, columns.size(), 0, 2);
     for (size_t i = 0; i < columns.size(); ++i) {
-      capn::Column::Builder o = out[unsigned(i)];
-      SetData(columns[i].family, [&](auto d) { o.setFamily(d); });
-      SetData(columns[i].qualifier, [&](auto d) { o.setQualifier(d); });
+      SetData(w, first + 2 * i, columns[i].family);
+      SetData(w, first + 2 * i + 1, columns[i].qualifier);
     }
   }
 
-  void PutGet(const GetRequest& g, capn::GetRequest::Builder o) {
-    SetData(g.row, [&](auto d) { o.setRow(d); });
-    PutColumns(g.columns, [&](unsigned n) { return o.initColumns(n); });
+  // A GetRequest through the pointer at word p.
+  static void PutGet(W::Writer& w, size_t p, const GetRequest& g) {
+    const size_t s = w.InitStruct<0, 2>(p);
+    SetData(w, s, g.row);
+    PutColumns(w, s + kGetColumns, g.columns);
   }
 
-  void PutResult(const Result& r, capn::Result::Builder o) {
-    o.setExists(r.exists);
+  // A Result into the (zeroed) struct at word s.
+  static void PutResult(W::Writer& w, size_t s, const Result& r) {
+    w.Put(s, r.exists ? 1 : 0);
     if (r.cells.empty()) return;
     const ByteView row = r.cells[0].row;
-    SetData(row, [&](auto d) { o.setRow(d); });
-    PutCells(r.cells, /*with_row=*/true, row, o.initCells(unsigned(r.cells.size())));
+    SetData(w, s + 1, row);
+    PutCells(w, w.InitList(s + 1 + kResultCells, r.cells.size(), 2, 4), r.cells,
+             /*with_row=*/true, row);
   }
-
   // ---- Decoding ----
 
   // Checks the word count, aligns the segment if it must, and runs `read`
-  // on the body, which must be of type `want`.
+  // on the Call's body struct, whose union tag must be `want`. A pointer
+  // the reader found bad (out of bounds, wrong kind, over the traversal
+  // budget) fails the whole decode, whatever `read` returned.
   template <typename ReadBody>
-  Status Read(ByteView payload, capn::Call::Body::Which want, ReadBody read) {
+  Status Read(ByteView payload, uint16_t want, ReadBody read) {
     const size_t n = payload.size();
     if (n < kCountBytes + kWordBytes)
       return Status::Corruption("capnp: payload of " + std::to_string(n) +
@@ -526,105 +530,100 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
                                 " bytes does not hold the " + std::to_string(words) +
                                 " words its header announces (truncated or not a wirebench "
                                 "Cap'n Proto call)");
-    const uint8_t* seg_bytes = payload.data() + kCountBytes;
-    // Sized for the largest message even when aligned (see Build).
-    uint64_t* copy = Slots(aligned_, words);
-    if (reinterpret_cast<uintptr_t>(seg_bytes) % kWordBytes != 0) {
-      std::memcpy(copy, seg_bytes, size_t(words) * kWordBytes);
-      CountDecodeCopy(n - kCountBytes);
-      seg_bytes = reinterpret_cast<const uint8_t*>(copy);
-    }
-    const kj::ArrayPtr<const word> segment(reinterpret_cast<const word*>(seg_bytes), words);
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = kTraversalFactor * words + kTraversalSlack;
-    options.nestingLimit = kNestingLimit;
-    try {
-      capnp::SegmentArrayMessageReader reader(kj::arrayPtr(&segment, 1), options);
-      capn::Call::Body::Reader body = reader.getRoot<capn::Call>().getBody();
-      if (body.which() != want)
-        return Status::Corruption("capnp: expected body " + std::to_string(int(want)) +
-                                  ", got " + std::to_string(int(body.which())));
-      return read(body);
-    } catch (const kj::Exception& e) {
-      return Status::Corruption(std::string("capnp: ") + e.getDescription().cStr());
-    }
+    // Read in place at any alignment (capnp_wire loads words with memcpy).
+    W::Reader r(payload.data() + kCountBytes, words, kTraversalFactor * words + kTraversalSlack);
+    const W::Struct call = r.Root();
+    const uint16_t which = call.Field<uint16_t>(0);
+    if (!r.ok()) return Status::Corruption(std::string("capnp: ") + r.what());
+    if (which != want)
+      return Status::Corruption("capnp: expected body " + std::to_string(want) + ", got " +
+                                std::to_string(which));
+    const W::Struct body = r.GetStruct(call, 0);
+    Status s = read(r, body);
+    if (!r.ok()) return Status::Corruption(std::string("capnp: ") + r.what());
+    return s;
   }
 
   // Fills one cell; false on an unknown cell type. `row` is the row to use
   // when the cell has none (mutation cells never carry one), `family` the
   // previous cell's family. A null Data reads as (nullptr, 0) and an empty
-  // one as a pointer into the segment, which tells them apart without the
-  // extra pointer check of hasRow()/hasFamily().
+  // one as a pointer into the segment, which tells them apart.
   template <bool kCellsHaveRows>
-  static bool ReadCell(capn::Cell::Reader in, ByteView row, ByteView* family, Cell* out) {
-    const uint8_t type = in.getType();
+  static bool ReadCell(W::Reader& r, const W::Struct& in, ByteView row, ByteView* family,
+                       Cell* out) {
+    const uint8_t type = in.Field<uint8_t>(kCellTypeByte) ^ kCellTypeDefault;
     if (!IsValidCellType(type)) return false;
     if constexpr (kCellsHaveRows) {
-      const capnp::Data::Reader r = in.getRow();
-      out->row = r.begin() != nullptr ? View(r) : row;
+      const ByteView rv = r.GetData(in, kCellRow);
+      out->row = rv.data() != nullptr ? rv : row;
     } else {
       out->row = row;
     }
-    const capnp::Data::Reader f = in.getFamily();
-    if (f.begin() != nullptr) *family = View(f);
+    const ByteView f = r.GetData(in, kCellFamily);
+    if (f.data() != nullptr) *family = f;
     out->family = *family;
-    out->qualifier = View(in.getQualifier());
-    out->timestamp = in.getTimestamp();
+    out->qualifier = r.GetData(in, kCellQualifier);
+    out->timestamp = in.Field<uint64_t>(0);
     out->type = CellType(type);
-    out->value = View(in.getValue());
+    out->value = r.GetData(in, kCellValue);
     return true;
   }
 
   template <bool kCellsHaveRows>
-  static bool ReadCells(capnp::List<capn::Cell>::Reader in, ByteView row, Cell** cells,
+  static bool ReadCells(W::Reader& r, const W::StructList& in, ByteView row, Cell** cells,
                         std::span<const Cell>* out) {
     Cell* first = *cells;
     ByteView family;
-    const unsigned n = in.size();
-    for (unsigned i = 0; i < n; ++i)
-      if (!ReadCell<kCellsHaveRows>(in[i], row, &family, &first[i])) return false;
+    const uint32_t n = in.size;
+    // A local copy keeps the reader's state in registers: stores into the
+    // cells could otherwise alias it, and would reload it for every field.
+    W::Reader local = r;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; ++i)
+      ok = ReadCell<kCellsHaveRows>(local, local.Element(in, i), row, &family, &first[i]);
+    r = local;
+    if (!ok) return false;
     *out = std::span<const Cell>(first, n);
     *cells += n;
     return true;
   }
 
-  // Reads a mutation, taking its cells from *cells onward and advancing it.
-  static bool ReadMutation(capn::Mutation::Reader in, Cell** cells, Mutation* out) {
-    const uint8_t type = in.getType();
+  // Reads a mutation whose cell list is `cells`, taking its cells from
+  // *slots onward and advancing it.
+  static bool ReadMutation(W::Reader& r, const W::Struct& in, const W::StructList& cells,
+                           Cell** slots, Mutation* out) {
+    const uint8_t type = in.Field<uint8_t>(kMutationTypeByte) ^ kMutationTypeDefault;
     if (type > uint8_t(MutationType::kDelete)) return false;
-    out->row = View(in.getRow());
+    out->row = r.GetData(in, 0);
     out->type = MutationType(type);
-    out->timestamp = in.getTimestamp();
-    return ReadCells<false>(in.getCells(), out->row, cells, &out->cells);
+    out->timestamp = in.Field<uint64_t>(0);
+    return ReadCells<false>(r, cells, out->row, slots, &out->cells);
   }
 
-  static std::span<const Column> ReadColumns(capnp::List<capn::Column>::Reader in,
+  static std::span<const Column> ReadColumns(W::Reader& r, const W::StructList& in,
                                              Column** columns) {
-    const unsigned n = in.size();
+    const uint32_t n = in.size;
     Column* first = *columns;
-    for (unsigned i = 0; i < n; ++i) {
-      capn::Column::Reader c = in[i];
-      first[i] = Column{View(c.getFamily()), View(c.getQualifier())};
+    for (uint32_t i = 0; i < n; ++i) {
+      const W::Struct c = r.Element(in, i);
+      first[i] = Column{r.GetData(c, 0), r.GetData(c, 1)};
     }
     *columns += n;
     return std::span<const Column>(first, n);
   }
 
-  static void ReadGet(capn::GetRequest::Reader in, Column** columns, GetRequest* out) {
-    out->row = View(in.getRow());
-    out->columns = ReadColumns(in.getColumns(), columns);
+  static void ReadGet(W::Reader& r, const W::Struct& in, const W::StructList& columns,
+                      Column** slots, GetRequest* out) {
+    out->row = r.GetData(in, 0);
+    out->columns = ReadColumns(r, columns, slots);
   }
 
-  static bool ReadResult(capn::Result::Reader in, Cell** cells, Result* out) {
-    out->exists = in.getExists();
-    return ReadCells<true>(in.getCells(), View(in.getRow()), cells, &out->cells);
+  static bool ReadResult(W::Reader& r, const W::Struct& in, const W::StructList& cells,
+                         Cell** slots, Result* out) {
+    out->exists = in.Bit(0);
+    return ReadCells<true>(r, cells, r.GetData(in, 0), slots, &out->cells);
   }
 
-  uint64_t copied_ = 0;
-  // Aligned segments for an `out` or a payload whose segment is not: kept
-  // apart so an encode never overwrites what the last decode's views show.
-  std::vector<uint64_t> encode_scratch_;
-  std::vector<uint64_t> aligned_;
   std::vector<Cell> cells_;
   std::vector<Column> columns_;
   std::vector<Result> results_;
