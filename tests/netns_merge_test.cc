@@ -5,6 +5,10 @@
 // same time, merges their results with `wirebench merge`, and checks the
 // merged report: operations are the sum, and the server's Mutate/Get calls
 // between the earliest and latest Stats snapshot cover them.
+// A second test runs `wirebench run --mpi` across the namespaces: mpirun
+// (in the server's namespace) starts one rank in each client namespace
+// through an rsh agent that runs `ip netns exec` instead of ssh, and rank 0
+// reports both ranks once.
 // Where namespaces cannot be made (not root, no CAP_NET_ADMIN, no `ip`), the
 // test says why and skips. Namespaces are removed even when it fails.
 #include <fcntl.h>
@@ -16,8 +20,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/results/merge.h"
@@ -54,6 +63,7 @@ class Child {
     if (stdout_file.empty() && pipe2(fds, O_CLOEXEC) != 0) return;
     pid_ = fork();
     if (pid_ == 0) {
+      setpgid(0, 0);  // Its own group: mpirun's daemons and ranks are ended with it.
       if (stdout_file.empty()) {
         dup2(fds[1], STDOUT_FILENO);
       } else {
@@ -71,7 +81,7 @@ class Child {
   }
   ~Child() {
     if (pid_ > 0) {
-      kill(pid_, SIGKILL);
+      kill(-pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
     if (out_fd_ >= 0) close(out_fd_);
@@ -102,6 +112,22 @@ class Child {
     if (pid_ <= 0 || waitpid(pid_, &st, 0) != pid_) return -1;
     pid_ = -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  // The same, giving up after `seconds` (-1, and `*timed_out` set).
+  int Wait(double seconds, bool* timed_out) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    int st = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const pid_t r = waitpid(pid_, &st, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      }
+      if (r < 0) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    *timed_out = true;
+    return -1;
   }
   int Terminate() {
     if (pid_ > 0) kill(pid_, SIGTERM);
@@ -245,6 +271,160 @@ TEST_F(NetnsMerge, TwoClientHostsOneServerHostMerged) {
   EXPECT_TRUE(rm["costs"]["server"]["available"].get<bool>());
   EXPECT_GT(rm["costs"]["server"]["cpu_us_per_op"].get<double>(), 0.0);
 }
+
+#ifdef WIREBENCH_TEST_MPIEXEC
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+int64_t Calls(const nlohmann::json& stats) {
+  int64_t n = 0;
+  for (const char* m : {"Mutate", "Get", "Scan", "Multi"})
+    n += stats["calls"].value(m, int64_t(0));
+  return n;
+}
+
+// `wirebench run --mpi` with its two ranks on the two client hosts: mpirun
+// runs in the server's namespace (the launch host, as a login node would be)
+// and starts Open MPI's daemon (orted) on "hosts" 10.77.0.2 and 10.77.0.3
+// through an rsh agent script that, in place of ssh, runs the command with
+// `ip netns exec <that host's namespace>` in a UTS namespace of its own whose
+// host name is the namespace's (so the ranks' host names differ, as on two
+// machines). Each rank then reaches the server, and rank 0's control
+// channel, over the bridge only.
+//
+// Open MPI's out-of-band TCP: each orted connects back to mpirun at the
+// address in orte_hnp_uri, which lists mpirun's own interfaces. That is why
+// mpirun runs in the server's namespace: its bridge address 10.77.0.1 is
+// reachable from both client namespaces. Started in the root namespace
+// (which has no address on the bridge), the daemons cannot connect back and
+// mpirun fails ("ORTE does not know how to route a message to the specified
+// daemon located on the indicated node: 10.77.0.2"). oob_tcp_if_include and
+// btl_tcp_if_include pin the daemons' and the ranks' TCP to the bridge's
+// subnet: every namespace has its own 127.0.0.1, which must never be taken
+// for another host's (Open MPI leaves loopback out of a multi-node job by
+// default; the include lists make that explicit). Tree spawn (the default) is
+// kept: with two daemons both are mpirun's direct children in the routing
+// tree, so mpirun itself calls the agent for both, and the agent works from
+// any namespace anyway (as root, `ip netns exec` reaches every namespace).
+TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
+  const std::string why = MakeHosts();
+  if (!why.empty()) {
+    std::fprintf(stderr, "netns_merge_test: SKIPPED: cannot make network namespaces: %s\n",
+                 why.c_str());
+    GTEST_SKIP() << "cannot make network namespaces: " << why;
+  }
+  std::string out;
+  if (Sh("command -v unshare", &out) != 0)
+    GTEST_SKIP() << "the `unshare` command (util-linux) is not installed";
+  // CI runs as root; Open MPI refuses that unless told (the flag below, and
+  // these for the daemons' side).
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  // Under AddressSanitizer: Open MPI's own allocations live until exit.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+
+  Child server({"ip", "netns", "exec", server_ns_, kBinary, "server", "--bind", "10.77.0.1",
+                "--port", "0", "--io-threads", "2"},
+               "");
+  ASSERT_TRUE(server.started());
+  std::string seen;
+  const std::string line = server.WaitForLine("listening on ", 15, &seen);
+  ASSERT_FALSE(line.empty()) << "the server did not start in its namespace; output: " << seen;
+  const std::string address = line.substr(std::string("listening on ").size());
+
+  // The rsh agent: Open MPI calls it as `agent [options] HOST COMMAND...`,
+  // COMMAND being a shell command line (what ssh would hand the remote shell).
+  const std::string agent = (dir_ / "netns-rsh").string();
+  const std::string agent_log = (dir_ / "agent.log").string();
+  {
+    std::ofstream f(agent);
+    f << "#!/bin/sh\n"
+         "# Open MPI's rsh agent for network namespaces as hosts: ip netns exec, not ssh.\n"
+         "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
+         "host=$1; shift\n"
+         "case \"$host\" in\n"
+      << "  10.77.0.2) ns=" << client_ns_[0] << " ;;\n"
+      << "  10.77.0.3) ns=" << client_ns_[1] << " ;;\n"
+      << "  *) echo \"netns-rsh: no namespace for host $host\" >&2; exit 255 ;;\n"
+         "esac\n"
+      << "echo \"$host $ns\" >> " << agent_log << "\n"
+      << "exec ip netns exec \"$ns\" unshare --uts /bin/sh -c \"hostname $ns && $*\"\n";
+  }
+  std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+
+  constexpr int kOps = 4000;
+  const std::string result = (dir_ / "mpi.json").string();
+  const std::string log = (dir_ / "mpirun.log").string();
+  // No warm-up: rank 0 takes the "before" Stats ahead of the common start,
+  // so the server's calls in the window are the ranks' operations.
+  Child mpirun({"ip", "netns", "exec", server_ns_, WIREBENCH_TEST_MPIEXEC, "-np", "2",
+                "--oversubscribe", "--allow-run-as-root", "--mca", "plm_rsh_agent", agent, "--mca",
+                "oob_tcp_if_include", "10.77.0.0/24", "--mca", "btl_tcp_if_include",
+                "10.77.0.0/24", "-H", "10.77.0.2,10.77.0.3", kBinary, "run", "--mpi", "-P",
+                kWorkloadA, "--server", address, "--ops", std::to_string(kOps), "--threads", "4",
+                "--warmup", "0", "--json", result},
+               log);
+  ASSERT_TRUE(mpirun.started());
+  bool timed_out = false;
+  const int rc = mpirun.Wait(120, &timed_out);
+  const std::string text = ReadFile(log);
+  ASSERT_FALSE(timed_out) << "mpirun did not end within 120 s:\n" << text;
+  ASSERT_EQ(rc, 0) << text << "\nagent log:\n" << ReadFile(agent_log);
+  std::printf("%s", text.c_str());
+
+  // One report, from rank 0, with both ranks.
+  size_t reports = 0;
+  for (size_t at = text.find("[OVERALL], RunTime(ms)"); at != std::string::npos;
+       at = text.find("[OVERALL], RunTime(ms)", at + 1))
+    ++reports;
+  EXPECT_EQ(reports, 1u) << text;
+  EXPECT_NE(text.find("[MPI], Ranks, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("host " + client_ns_[0]), std::string::npos) << text;
+  EXPECT_NE(text.find("host " + client_ns_[1]), std::string::npos) << text;
+
+  // The agent started one daemon per client host, each in its namespace.
+  const std::string launched = ReadFile(agent_log);
+  EXPECT_NE(launched.find("10.77.0.2 " + client_ns_[0]), std::string::npos) << launched;
+  EXPECT_NE(launched.find("10.77.0.3 " + client_ns_[1]), std::string::npos) << launched;
+
+  auto r = ReadResultFile(result);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& doc = r->doc;
+  EXPECT_EQ(doc["mpi"]["ranks"], 2);
+  // Both ranks' hosts recorded: one rank per client namespace.
+  std::set<std::string> hosts;
+  for (const auto& h : doc["mpi"]["hosts"]) hosts.insert(h.get<std::string>());
+  EXPECT_EQ(hosts, (std::set<std::string>{client_ns_[0], client_ns_[1]})) << doc["mpi"];
+  ASSERT_EQ(doc["mpi"]["per_rank"].size(), 2u);
+  for (const auto& pr : doc["mpi"]["per_rank"])
+    EXPECT_EQ(pr["operations"].get<int64_t>(), kOps) << pr;
+  const auto& res = doc["results"];
+  EXPECT_EQ(res["operations"].get<int64_t>(), 2 * kOps);
+  // The server (in its own namespace) saw both ranks' operations once.
+  const auto& before = res["server"]["before"];
+  const auto& after = res["server"]["after"];
+  ASSERT_TRUE(before.is_object() && after.is_object()) << res["server"];
+  EXPECT_EQ(after["server"]["bind"], "10.77.0.1");
+  const int64_t calls = Calls(after) - Calls(before);
+  std::printf("server calls in the window: %lld for %d operations\n",
+              static_cast<long long>(calls), 2 * kOps);
+  EXPECT_NEAR(double(calls), 2.0 * kOps, 2.0 * kOps * 0.02) << "server calls in the window";
+  EXPECT_EQ(server.Terminate(), 0);
+}
+
+#else  // Built without Open MPI.
+
+TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
+  GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
+}
+
+#endif
 
 }  // namespace
 }  // namespace wirebench

@@ -1,0 +1,402 @@
+// `wirebench run --mpi` launched by Slurm: `srun --mpi=pmix -n 3` on a
+// single-node Slurm cluster the test starts itself, once for the binary:
+// munged with a key of its own (generated with dd) on a private socket,
+// slurmctld and slurmd with a generated slurm.conf (this host as the only
+// node, on 127.0.0.1, ports picked free, state, spool, pid and log files in a
+// temporary directory, no cgroups: proctrack/linuxproc, task/none), and a
+// real `wirebench server`. Checks: one report with three ranks, and the
+// server's calls between rank 0's Stats snapshots equal to the ranks'
+// operations within 2% (the aligned windows, as under mpirun). Every daemon
+// is stopped by its PID at the end.
+// Skips, saying why, when not root, when a Slurm or MUNGE program is missing,
+// when Slurm has no PMIx plugin, or when built without Open MPI. A daemon that
+// is there but does not start is a failure (its log is printed).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+#ifdef WIREBENCH_TEST_MPIEXEC
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
+int Sh(const std::string& cmd, std::string* out = nullptr) {
+  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
+  if (!p) return -1;
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
+  const int st = pclose(p);
+  if (out) *out = text;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// A child process in its own process group; stdout and stderr to a file.
+class Child {
+ public:
+  Child(std::vector<std::string> args, const std::string& out_file) : out_file_(out_file) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      const int fd = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      execvp(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~Child() { Stop(); }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  pid_t pid() const { return pid_; }
+  const std::string& out_file() const { return out_file_; }
+  bool Running() {
+    if (pid_ <= 0) return false;
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      pid_ = -1;
+      return false;
+    }
+    return true;
+  }
+  // The exit status, or -1 (killed by a signal, or not done within `seconds`).
+  int Wait(double seconds, bool* timed_out = nullptr) {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < deadline) {
+      if (!Running()) return status_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (timed_out) *timed_out = true;
+    return -1;
+  }
+  // SIGTERM by PID, then (after 10 s) SIGKILL to its group.
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    bool timed_out = false;
+    Wait(10, &timed_out);
+    if (timed_out) {
+      kill(-pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string out_file_;
+};
+
+int64_t Calls(const json& stats) {
+  int64_t n = 0;
+  for (const char* m : {"Mutate", "Get", "Scan", "Multi"})
+    n += stats["calls"].value(m, int64_t(0));
+  return n;
+}
+
+// Two distinct free TCP ports on 127.0.0.1 (bound together, then released).
+std::vector<int> FreePorts(int n) {
+  std::vector<int> fds, ports;
+  for (int i = 0; i < n; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return {};
+    fds.push_back(fd);
+    ports.push_back(ntohs(a.sin_port));
+  }
+  for (int fd : fds) close(fd);
+  return ports;
+}
+
+std::string ShortHostname() {
+  char b[256] = {};
+  gethostname(b, sizeof(b) - 1);
+  std::string h = b;
+  return h.substr(0, h.find('.'));
+}
+
+class SlurmMpi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    skip_ = new std::string;
+    failure_ = new std::string;
+    *skip_ = WhyNot();
+    if (!skip_->empty()) {
+      std::fprintf(stderr, "slurm_mpi_test: SKIPPED: %s\n", skip_->c_str());
+      return;
+    }
+    *failure_ = StartCluster();
+  }
+  static void TearDownTestSuite() {
+    // Every job gone before slurmd stops (its slurmstepd would outlive it).
+    if (slurmctld_ && slurmctld_->Running()) {
+      Sh("scancel --user=root");  // This private controller has no other jobs.
+      for (int i = 0; i < 100; ++i) {
+        std::string q;
+        if (Sh("squeue -h -o %i", &q) != 0 || q.empty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    // By PID, in reverse order of start.
+    delete server_;
+    delete slurmd_;
+    delete slurmctld_;
+    delete munged_;
+    server_ = slurmd_ = slurmctld_ = munged_ = nullptr;
+    if (dir_) std::filesystem::remove_all(*dir_);
+    delete dir_;
+    delete address_;
+    delete skip_;
+    delete failure_;
+  }
+  void SetUp() override {
+    if (!skip_->empty()) GTEST_SKIP() << *skip_;
+    ASSERT_TRUE(failure_->empty()) << *failure_;
+  }
+
+  // Why the test cannot run here, or "".
+  static std::string WhyNot() {
+    if (geteuid() != 0)
+      return "not root (slurmd must run as root to start the job's processes as its user)";
+    for (const char* program :
+         {"munged", "munge", "slurmctld", "slurmd", "srun", "sinfo", "squeue", "scancel"}) {
+      std::string out;
+      if (Sh(std::string("command -v ") + program, &out) != 0)
+        return std::string("`") + program +
+               "` is not installed (Debian: apt-get install slurm-wlm munge)";
+    }
+    return "";
+  }
+
+  static std::string Log(const Child* c) {
+    return c ? "\n--- " + c->out_file() + ":\n" + ReadFile(c->out_file()) : "";
+  }
+
+  // Starts munged, slurmctld, slurmd and the wirebench server; "" or what failed.
+  static std::string StartCluster() {
+    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                     ("wb_slurm_" + std::to_string(getpid())));
+    namespace fs = std::filesystem;
+    const fs::path& d = *dir_;
+    fs::remove_all(d);
+    for (const char* sub : {"key", "run", "log", "state", "spool"}) fs::create_directories(d / sub);
+    // munged refuses a key readable by others, a socket directory others
+    // cannot search, and a log directory others can write.
+    fs::permissions(d, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(d / "run", fs::perms::owner_all | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read |
+                                   fs::perms::others_exec);
+    fs::permissions(d / "key", fs::perms::owner_all);
+    fs::permissions(d / "log", fs::perms::owner_all);
+    const std::string key = (d / "key" / "munge.key").string();
+    const std::string socket = (d / "run" / "munge.socket").string();
+    std::string out;
+    if (Sh("dd if=/dev/urandom of=" + key + " bs=1024 count=1 && chmod 600 " + key, &out) != 0)
+      return "cannot make a MUNGE key with dd: " + out;
+
+    munged_ = new Child({"munged", "--foreground", "--key-file=" + key, "--socket=" + socket,
+                         "--pid-file=" + (d / "run" / "munged.pid").string(),
+                         "--log-file=" + (d / "log" / "munged.log").string(),
+                         "--seed-file=" + (d / "key" / "munged.seed").string()},
+                        (d / "log" / "munged.out").string());
+    // Ready when a credential it encodes decodes.
+    bool munge_ok = false;
+    for (int i = 0; i < 100 && !munge_ok && munged_->Running(); ++i) {
+      munge_ok = Sh("munge -S " + socket + " -n | unmunge -S " + socket, &out) == 0;
+      if (!munge_ok) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!munge_ok)
+      return "munged did not start: " + out + Log(munged_) + ReadFile((d / "log" / "munged.log"));
+
+    const std::vector<int> ports = FreePorts(2);
+    if (ports.size() != 2) return "cannot pick two free ports on 127.0.0.1";
+    const std::string host = ShortHostname();
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const std::string conf = (d / "slurm.conf").string();
+    {
+      std::ofstream f(conf);
+      f << "# Generated by slurm_mpi_test: a one-node cluster on loopback.\n"
+        << "ClusterName=wirebench\n"
+        << "SlurmctldHost=" << host << "(127.0.0.1)\n"
+        << "SlurmctldPort=" << ports[0] << "\n"
+        << "SlurmdPort=" << ports[1] << "\n"
+        << "SlurmUser=root\nSlurmdUser=root\n"
+        << "AuthType=auth/munge\nCredType=cred/munge\n"
+        << "AuthInfo=socket=" << socket << "\n"
+        << "StateSaveLocation=" << (d / "state").string() << "\n"
+        << "SlurmdSpoolDir=" << (d / "spool").string() << "\n"
+        << "SlurmctldPidFile=" << (d / "run" / "slurmctld.pid").string() << "\n"
+        << "SlurmdPidFile=" << (d / "run" / "slurmd.pid").string() << "\n"
+        << "SlurmctldLogFile=" << (d / "log" / "slurmctld.log").string() << "\n"
+        << "SlurmdLogFile=" << (d / "log" / "slurmd.log").string() << "\n"
+        << "PlugStackConfig=" << (d / "plugstack.conf").string() << "\n"
+        << "MailProg=/bin/true\n"
+        // No cgroups: processes tracked by their parentage, no task binding.
+        << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+        << "JobAcctGatherType=jobacct_gather/none\n"
+        << "AccountingStorageType=accounting_storage/none\n"
+        << "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
+        << "SchedulerType=sched/builtin\nMpiDefault=none\nReturnToService=2\n"
+        << "NodeName=" << host << " NodeAddr=127.0.0.1 CPUs=" << cpus << " State=UNKNOWN\n"
+        << "PartitionName=wirebench Nodes=" << host << " Default=YES MaxTime=10 State=UP\n";
+      std::ofstream(d / "plugstack.conf") << "";
+    }
+    // The clients (srun, sinfo, squeue, scancel) and the daemons read it.
+    setenv("SLURM_CONF", conf.c_str(), 1);
+
+    slurmctld_ = new Child({"slurmctld", "-D", "-i"}, (d / "log" / "slurmctld.out").string());
+    slurmd_ = new Child({"slurmd", "-D", "-N", host}, (d / "log" / "slurmd.out").string());
+    // Wait for the node to be idle.
+    std::string state;
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < deadline && slurmctld_->Running() && slurmd_->Running()) {
+      Sh("sinfo -h -N -n " + host + " -o %T", &state);
+      if (state.rfind("idle", 0) == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (state.rfind("idle", 0) != 0)
+      return "the node did not become idle within 60 s (sinfo: " + state + ")" + Log(slurmctld_) +
+             Log(slurmd_) + "\n--- slurm.conf:\n" + ReadFile(conf);
+    std::string plugins;
+    Sh("srun --mpi=list", &plugins);
+    if (plugins.find("pmix") == std::string::npos) {
+      // Debian's Open MPI 4.1 has no PMI-2 client (its pmix components are
+      // ext3x, isolated and flux), so --mpi=pmi2 is no way out.
+      *skip_ = "Slurm has no PMIx plugin (`srun --mpi=list`: " + plugins + ")";
+      return "";
+    }
+
+    server_ = new Child({kBinary, "server", "--port", "0", "--io-threads", "2"},
+                        (d / "log" / "server.log").string());
+    for (int i = 0; i < 200; ++i) {
+      const std::string log = ReadFile((d / "log" / "server.log").string());
+      const size_t at = log.find("listening on ");
+      const size_t eol = at == std::string::npos ? at : log.find('\n', at);
+      if (eol != std::string::npos) {
+        address_ = new std::string(log.substr(at + 13, eol - at - 13));
+        return "";
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return "the wirebench server did not start" + Log(server_);
+  }
+
+  static std::filesystem::path* dir_;
+  static std::string* skip_;
+  static std::string* failure_;
+  static std::string* address_;
+  static Child* munged_;
+  static Child* slurmctld_;
+  static Child* slurmd_;
+  static Child* server_;
+};
+
+std::filesystem::path* SlurmMpi::dir_ = nullptr;
+std::string* SlurmMpi::skip_ = nullptr;
+std::string* SlurmMpi::failure_ = nullptr;
+std::string* SlurmMpi::address_ = nullptr;
+Child* SlurmMpi::munged_ = nullptr;
+Child* SlurmMpi::slurmctld_ = nullptr;
+Child* SlurmMpi::slurmd_ = nullptr;
+Child* SlurmMpi::server_ = nullptr;
+
+// srun starts the three ranks itself (PMIx; no mpirun). --overcommit: three
+// tasks on a node with fewer CPUs (srun's --oversubscribe is about sharing
+// CPUs with other jobs and, with the partition's OverSubscribe=NO, leaves
+// the job pending).
+TEST_F(SlurmMpi, SrunPmixThreeRanksOneReport) {
+  // Under AddressSanitizer: Open MPI's own allocations live until exit. srun
+  // passes its environment on to the ranks.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+  constexpr int kRanks = 3, kOps = 3000;
+  const std::string out = (*dir_ / "srun.out").string();
+  const std::string result = (*dir_ / "srun.json").string();
+  // No warm-up: rank 0 takes the "before" Stats ahead of the common start.
+  Child srun({"srun", "--mpi=pmix", "-n", std::to_string(kRanks), "--overcommit", "--time=5",
+              "--job-name=wirebench-test", kBinary, "run", "--mpi", "-P", kWorkloadA, "--server",
+              *address_, "--ops", std::to_string(kOps), "--threads", "2", "--warmup", "0",
+              "--json", result},
+             out);
+  bool timed_out = false;
+  const int rc = srun.Wait(120, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << "srun did not end within 120 s:\n" << text;
+  ASSERT_EQ(rc, 0) << text << Log(slurmd_);
+  std::printf("%s", text.c_str());
+
+  size_t reports = 0;
+  for (size_t at = text.find("[OVERALL], RunTime(ms)"); at != std::string::npos;
+       at = text.find("[OVERALL], RunTime(ms)", at + 1))
+    ++reports;
+  EXPECT_EQ(reports, 1u) << text;  // Rank 0's only.
+  EXPECT_NE(text.find("[MPI], Ranks, 3"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  EXPECT_EQ(j["mpi"]["ranks"], kRanks);
+  ASSERT_EQ(j["mpi"]["per_rank"].size(), size_t(kRanks));
+  for (const json& pr : j["mpi"]["per_rank"]) EXPECT_EQ(pr["operations"], kOps) << pr;
+  const json& r = j["results"];
+  EXPECT_EQ(r["operations"], kRanks * kOps);
+  const json& before = r["server"]["before"];
+  const json& after = r["server"]["after"];
+  ASSERT_TRUE(before.is_object() && after.is_object()) << r["server"];
+  const int64_t calls = Calls(after) - Calls(before);
+  std::printf("server calls in the window: %lld for %d operations\n",
+              static_cast<long long>(calls), kRanks * kOps);
+  EXPECT_NEAR(double(calls), double(kRanks * kOps), kRanks * kOps * 0.02)
+      << "server calls in the window: " << calls;
+}
+
+#else  // Built without Open MPI: there is no --mpi to launch.
+
+TEST(SlurmMpi, SrunPmixThreeRanksOneReport) {
+  GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
+}
+
+#endif
+
+}  // namespace
