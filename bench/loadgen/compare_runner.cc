@@ -180,8 +180,13 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
     return;
   }
   if (r->result.partial)
-    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s\n", base.c_str(),
-                 r->result.error.ToString().c_str());
+    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s%s\n", base.c_str(),
+                 r->result.error.ToString().c_str(),
+                 o.cell.server.empty() || r->result.error.ok()
+                     ? ""
+                     : (" (every cell runs against --server " + o.cell.server +
+                        ": it must serve codec " + codec + " over " + rpc + ")")
+                           .c_str());
   out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
                                    r->result.partial, column, shape.first, shape.second});
 }
@@ -227,10 +232,12 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   else
     setup << "Co-located on ";
   setup << env.value("cpu", std::string("?")) << " ("
-        << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"))
-        << "; server: region " << DescribeRegion(c.colocated.region) << ", "
-        << c.colocated.io_threads << " I/O thread(s), " << c.colocated.handlers
-        << " handlers, separate process; client: " << c.client_io_threads
+        << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"));
+  if (c.server.empty())
+    setup << "; server: region " << DescribeRegion(c.colocated.region) << ", "
+          << c.colocated.io_threads << " I/O thread(s), " << c.colocated.handlers
+          << " handlers, separate process";
+  setup << "; client: " << c.client_io_threads
         << " event-loop thread(s), " << c.connections << " connection(s); " << o.seconds
         << " s measured after " << o.warmup << " s warm-up per cell, ";
   if (out.interrupted) {
