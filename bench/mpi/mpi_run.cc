@@ -541,8 +541,10 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
     inputs.push_back({Name(r), std::move(doc)});
   }
   std::string partial = hub_.FirstFailure();
-  // Rank 0's own error (its server connection's), which its stop message may not carry.
-  if (!outcome.result.error.ok() && partial.find(outcome.result.error.ToString()) == std::string::npos)
+  // Rank 0's own error (its server connection's), which its stop message may
+  // not carry, when it was the first to fail.
+  if (!outcome.result.error.ok() && (partial.empty() || partial.rfind(Name(0), 0) == 0) &&
+      partial.find(outcome.result.error.ToString()) == std::string::npos)
     partial = StrCat(Name(0), ": ", outcome.result.error.ToString(), partial.empty() ? "" : "; ",
                      partial);
   if (!missing.empty()) {
