@@ -478,6 +478,12 @@ TEST(MpiRun, NotBuiltInSaysHowToGetIt) {
   std::filesystem::remove(out);
   EXPECT_NE(text.find("--mpi is not built into this wirebench"), std::string::npos) << text;
   EXPECT_NE(text.find("libopenmpi-dev"), std::string::npos) << text;
+  Child cmp({kBinary, "compare", "--mpi", "--codecs", "raw", "--repeat", "1", "--seconds", "1"},
+            out);
+  EXPECT_EQ(cmp.Wait(60), 2);
+  const std::string cmp_text = ReadFile(out);
+  std::filesystem::remove(out);
+  EXPECT_NE(cmp_text.find("--mpi is not built into this wirebench"), std::string::npos) << cmp_text;
 }
 
 #endif
