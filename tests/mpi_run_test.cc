@@ -7,6 +7,10 @@
 // co-located server, a rank that cannot reach the server (nobody measures),
 // and a rank killed with SIGKILL mid-run (the run ends within seconds with a
 // partial report naming it; no rank is left running).
+// `compare --mpi` runs its matrix the same way, one such run per cell: one
+// report, every codec's cells, each cell's server calls the ranks' summed
+// operations, the rank count recorded; and a rank killed mid-matrix ends it
+// with a partial report of the cells measured so far.
 // Built without Open MPI, the binary's --mpi must say so and how to get it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -350,6 +354,118 @@ TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
   for (const json& pr : j["mpi"]["per_rank"]) EXPECT_GT(pr["operations"].get<int64_t>(), 0);
 }
 
+// compare --mpi, two ranks, co-located (rank 0 starts a server per cell and
+// broadcasts its address): one report; each codec's cell; in each cell the
+// server's calls between rank 0's Stats snapshots are the two ranks' summed
+// operations (no warm-up, as above); the rank count in every output. A few
+// thousand operations per cell: -p target caps each rank's rate.
+TEST_F(MpiRun, CompareRunsEveryCellFromEveryRank) {
+  const std::string out = Path("cmp.out"), dir = Path("cmp");
+  auto run = Mpirun(2,
+                    {"compare", "--mpi", "--codecs", "raw,pb", "--workloads", "a", "--threads", "2",
+                     "--repeat", "1", "--seconds", "1", "--warmup", "0", "--records", "1000", "-p",
+                     "target=1500", "--out", dir},
+                    out);
+  const int rc = run->Wait(180);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_EQ(Count(text, "# wirebench codec comparison"), 1u) << text;  // Rank 0 alone reports.
+  EXPECT_NE(text.find("2 MPI ranks per cell"), std::string::npos) << text;
+  const json cmp = json::parse(ReadFile(dir + "/comparison.json"));
+  EXPECT_EQ(cmp["mpi_ranks"], 2);
+  int cells = 0;
+  for (const char* codec : {"raw", "pb"}) {
+    const std::string file = dir + "/cells/workloada-t2-" + codec + "-r1.json";
+    ASSERT_TRUE(std::filesystem::exists(file)) << file << "\n" << text;
+    const json j = json::parse(ReadFile(file));
+    const json& r = j["results"];
+    EXPECT_EQ(j["mpi"]["ranks"], 2) << codec;
+    ASSERT_EQ(j["mpi"]["per_rank"].size(), 2u) << codec;
+    int64_t sum = 0;
+    for (const json& pr : j["mpi"]["per_rank"]) sum += pr["operations"].get<int64_t>();
+    EXPECT_EQ(sum, r["operations"].get<int64_t>()) << codec;
+    EXPECT_GT(sum, 1000) << codec;
+    ASSERT_TRUE(r["server"]["before"].is_object() && r["server"]["after"].is_object())
+        << codec << ": " << r["server"];
+    const int64_t calls = Calls(r["server"]["after"]) - Calls(r["server"]["before"]);
+    EXPECT_NEAR(double(calls), double(sum), double(sum) * 0.02)
+        << codec << ": server calls in the window " << calls << ", the ranks' operations " << sum;
+    EXPECT_FALSE(r["partial"].get<bool>()) << codec;
+    ++cells;
+  }
+  EXPECT_EQ(cells, 2);
+}
+
+// A rank killed mid-matrix: every rank ends within seconds, rank 0 writes
+// the report of the cells measured so far (the last one partial), naming
+// the rank; mpirun exits non-zero; nothing keeps running.
+TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
+  const std::string out = Path("cmpkill.out"), dir = Path("cmpkill");
+  auto run = Mpirun(2,
+                    {"compare", "--mpi", "--server", *address_, "--codecs", "raw,pb",
+                     "--threads", "2", "--repeat", "3", "--seconds", "4", "--warmup", "0",
+                     "--records", "1000", "-p", "target=1000", "--out", dir},
+                    out);
+  // Killed a few seconds into the matrix (in its first or second cell of 4 s).
+  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 2);
+  ASSERT_EQ(ranks.size(), 2u) << ReadFile(out);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  pid_t victim = 0;
+  for (auto [pid, rank] : ranks)
+    if (rank == 1) victim = pid;
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  bool timed_out = false;
+  const int rc = run->Wait(30, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_EQ(Count(text, "# wirebench codec comparison"), 1u) << text;
+  EXPECT_NE(text.find("INTERRUPTED"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  EXPECT_NE(text.find("died"), std::string::npos) << text;
+  // The cells measured: one cut short (partial), those before it whole, none after.
+  int whole = 0, partial = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/cells")) {
+    if (e.path().extension() != ".json") continue;
+    const json j = json::parse(ReadFile(e.path().string()));
+    if (j["results"]["partial"].get<bool>()) {
+      ++partial;
+    } else {
+      ++whole;
+      EXPECT_EQ(j["mpi"]["per_rank"].size(), 2u) << e.path();
+    }
+  }
+  EXPECT_EQ(partial, 1) << text;
+  EXPECT_LT(whole, 5) << text;
+  const json cmp = json::parse(ReadFile(dir + "/comparison.json"));
+  EXPECT_EQ(cmp["mpi_ranks"], 2);
+  for (auto [pid, rank] : ranks) {
+    bool running = true;
+    for (int i = 0; i < 100 && running; ++i) {
+      const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+      const size_t close = stat.rfind(')');
+      running = close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(running) << "rank " << rank << " (pid " << pid << ") still runs";
+  }
+}
+
+// --mpi with what cannot work under it says what to do (no mpirun needed:
+// the check comes before MPI starts).
+TEST_F(MpiRun, CompareMpiRefusesBuildsAndInstructions) {
+  const std::string out = Path("cmpbad.out");
+  Child builds({kBinary, "compare", "--mpi", "--builds", "a=" + kBinary + ",b=" + kBinary}, out);
+  EXPECT_EQ(builds.Wait(60), 2);
+  EXPECT_NE(ReadFile(out).find("--mpi and --builds cannot be combined"), std::string::npos)
+      << ReadFile(out);
+  Child instr({kBinary, "compare", "--mpi", "--instructions"}, out);
+  EXPECT_EQ(instr.Wait(60), 2);
+  EXPECT_NE(ReadFile(out).find("--mpi and --instructions cannot be combined"), std::string::npos)
+      << ReadFile(out);
+}
+
 #else  // Built without Open MPI.
 
 TEST(MpiRun, NotBuiltInSaysHowToGetIt) {
@@ -362,6 +478,12 @@ TEST(MpiRun, NotBuiltInSaysHowToGetIt) {
   std::filesystem::remove(out);
   EXPECT_NE(text.find("--mpi is not built into this wirebench"), std::string::npos) << text;
   EXPECT_NE(text.find("libopenmpi-dev"), std::string::npos) << text;
+  Child cmp({kBinary, "compare", "--mpi", "--codecs", "raw", "--repeat", "1", "--seconds", "1"},
+            out);
+  EXPECT_EQ(cmp.Wait(60), 2);
+  const std::string cmp_text = ReadFile(out);
+  std::filesystem::remove(out);
+  EXPECT_NE(cmp_text.find("--mpi is not built into this wirebench"), std::string::npos) << cmp_text;
 }
 
 #endif

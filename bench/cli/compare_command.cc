@@ -8,6 +8,7 @@
 #include "bench/cli/ycsb_command.h"
 #include "bench/loadgen/build_runner.h"
 #include "bench/loadgen/compare_runner.h"
+#include "bench/mpi/mpi_run.h"
 #include "codecs/codec.h"
 
 namespace wirebench {
@@ -34,9 +35,10 @@ void AddCellFlags(CLI::App* cmd, YcsbRunOptions* cell) {
 int RunCompareCommand(const CompareOptions& o) {
   auto r = RunCompare(o);
   if (!r.ok()) {
-    std::fprintf(stderr, "wirebench compare: %s\n", r.status().ToString().c_str());
+    if (o.report) std::fprintf(stderr, "wirebench compare: %s\n", r.status().ToString().c_str());
     return 2;
   }
+  if (!o.report) return 0;  // An MPI rank other than 0: rank 0 reports.
   std::fputs(r->markdown.c_str(), stdout);
   std::fflush(stdout);
   std::fprintf(stderr, "wirebench compare: wrote");
@@ -109,6 +111,33 @@ int RunBuildsCommand(const CompareOptions& o, const std::string& builds) {
   return r->interrupted ? 3 : 0;
 }
 
+// compare --mpi: this process is one rank of an MPI job; every rank runs
+// the matrix, each cell as one `run --mpi` run (bench/mpi/mpi_run.h); rank 0
+// alone prints and writes.
+int RunCompareMpi(CompareOptions o) {
+  int code = 0;
+  std::unique_ptr<MpiCellRunner> mpi = StartMpiCells(&code);
+  if (!mpi) return code;
+  MpiCellRunner* runner = mpi.get();
+  o.run_cell = [runner](YcsbRunOptions c) { return runner->RunCell(std::move(c)); };
+  o.report = runner->rank() == 0;
+  o.mpi_ranks = runner->ranks();
+  code = RunCompareCommand(o);
+  return runner->Finish(code);
+}
+
+// What --mpi cannot be combined with, and what to do instead ("" = fine).
+std::string MpiConflict(const CompareOptions& o, const std::string& builds) {
+  if (!builds.empty())
+    return "--mpi and --builds cannot be combined: a builds comparison runs each build's own "
+           "binary as a child process; compare builds without --mpi, or run compare --mpi once "
+           "per build (each build's binary under mpirun) and compare the comparison.json files";
+  if (o.cell.instructions)
+    return "--mpi and --instructions cannot be combined: instructions are counted in one client "
+           "process under callgrind; leave out --mpi";
+  return "";
+}
+
 }  // namespace
 
 void AddCompareCommand(CLI::App& app, int* exit_code) {
@@ -171,8 +200,35 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
                   "Compare builds, not only codecs: LABEL=PATH,LABEL=PATH (each PATH a wirebench "
                   "binary; every cell runs with that build's client and server, ratios against "
                   "the first; the same binary twice is an A/A check)");
-  cmd->callback([o, exit_code, cmd, baseline, builds] {
+  auto mpi = std::make_shared<bool>(false);
+  cmd->add_flag("--mpi", *mpi,
+                "Run the matrix as one MPI job (mpirun -np N wirebench compare --mpi ...): every "
+                "rank a client of every cell, each cell measured as `run --mpi` measures one "
+                "run; rank 0 writes the report (docs/multi-host.md)");
+  cmd->add_option("--server", o->cell.server,
+                  "With --mpi: every cell against this running server (HOST:PORT; it must serve "
+                  "every codec of --codecs) instead of a co-located one per cell");
+  cmd->callback([o, exit_code, cmd, baseline, builds, mpi] {
     o->baseline_given = baseline->count() > 0;
+    if (*mpi) {
+      if (const std::string why = MpiConflict(*o, *builds); !why.empty()) {
+        std::fprintf(stderr, "wirebench compare: %s\n", why.c_str());
+        *exit_code = 2;
+        return;
+      }
+      // Several ranks on one host: the default pinning would put every rank on CPU 0.
+      o->pin = false;
+      *exit_code = RunCompareMpi(*o);
+      return;
+    }
+    if (!o->cell.server.empty()) {
+      std::fprintf(stderr,
+                   "wirebench compare: --server is for compare --mpi (clients on many hosts "
+                   "against one server); without --mpi compare starts a co-located server per "
+                   "cell: leave out --server, or add --mpi and start it under mpirun\n");
+      *exit_code = 2;
+      return;
+    }
     if (!builds->empty()) {
       if (!o->fieldlengths.empty() || !o->fieldcounts.empty()) {
         std::fprintf(stderr,

@@ -116,7 +116,7 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   }
   if (o->out.empty()) o->out = DefaultOutDir();
   std::error_code ec;
-  std::filesystem::create_directories(o->out + "/cells", ec);
+  if (o->report) std::filesystem::create_directories(o->out + "/cells", ec);
   if (ec) return Status::IoError("cannot create --out " + o->out + ": " + ec.message());
   m.total =
       int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.threads.size()) * o->repeat;
@@ -159,8 +159,19 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
   const std::string base = o.out + "/cells/" + RecordVariant(wl_name, shape.first, shape.second) +
                            "-t" + std::to_string(threads) + "-" + file_label + "-r" +
                            std::to_string(rep + 1);
-  auto r = RunYcsb(CellOptions(o, wl_path, threads, shape, codec, rpc, base));
+  YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec, rpc, base);
+  auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
   if (StopRequested()) out->interrupted = true;
+  if (!o.report) {
+    if (r.ok()) out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
+                                                 column, shape.first, shape.second});
+    return;
+  }
+  if (!r.ok() && !o.cell.server.empty())
+    r = Status::Unavailable(
+               r.status().ToString() + " (every cell runs against --server " +
+                   o.cell.server + ": it must serve codec " + codec + " over " + rpc +
+                   "; leave that codec out of --codecs, or start the server with it)");
   if (!r.ok()) {
     std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
                  r.status().ToString().c_str());
@@ -169,8 +180,13 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
     return;
   }
   if (r->result.partial)
-    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s\n", base.c_str(),
-                 r->result.error.ToString().c_str());
+    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s%s\n", base.c_str(),
+                 r->result.error.ToString().c_str(),
+                 o.cell.server.empty() || r->result.error.ok()
+                     ? ""
+                     : (" (every cell runs against --server " + o.cell.server +
+                        ": it must serve codec " + codec + " over " + rpc + ")")
+                           .c_str());
   out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
                                    r->result.partial, column, shape.first, shape.second});
 }
@@ -189,6 +205,10 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
           for (size_t k = 0; k < m.codecs.size(); ++k) {
             const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
             if (out->interrupted) return;
+            if (!o.report) {
+              RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
+              continue;
+            }
             const double elapsed =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             const double eta =
@@ -207,11 +227,17 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   std::ostringstream setup;
   nlohmann::json env = EnvironmentJson();
   const YcsbRunOptions& c = o.cell;
-  setup << "Co-located on " << env.value("cpu", std::string("?")) << " ("
-        << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"))
-        << "; server: region " << DescribeRegion(c.colocated.region) << ", "
-        << c.colocated.io_threads << " I/O thread(s), " << c.colocated.handlers
-        << " handlers, separate process; client: " << c.client_io_threads
+  if (!c.server.empty())
+    setup << "Against the server at " << c.server << " (its region and threads are its own); clients on ";
+  else
+    setup << "Co-located on ";
+  setup << env.value("cpu", std::string("?")) << " ("
+        << env.value("cpus_online", 0) << " CPUs), " << env.value("kernel", std::string("?"));
+  if (c.server.empty())
+    setup << "; server: region " << DescribeRegion(c.colocated.region) << ", "
+          << c.colocated.io_threads << " I/O thread(s), " << c.colocated.handlers
+          << " handlers, separate process";
+  setup << "; client: " << c.client_io_threads
         << " event-loop thread(s), " << c.connections << " connection(s); " << o.seconds
         << " s measured after " << o.warmup << " s warm-up per cell, ";
   if (out.interrupted) {
@@ -220,6 +246,10 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   } else {
     setup << o.repeat << " repeats requested";
   }
+  if (o.mpi_ranks > 0)
+    setup << "; clients: " << o.mpi_ranks << " MPI ranks per cell (each with the threads and "
+          << "connections above; measured windows aligned, the ranks' results merged, the "
+          << "server's Stats taken around the window by rank 0)";
   if (o.rpcs.size() > 1 || o.rpcs.front() != DefaultTransport().name()) {
     setup << "; RPC layers: a column 'codec' is " << DefaultTransport().summary();
     for (const std::string& r : o.rpcs) {
@@ -266,7 +296,9 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
   out->markdown = CompareMarkdown(out->cells, ro);
   put("comparison.md", out->markdown);
   put("comparison.csv", CompareCsv(out->cells, ro));
-  put("comparison.json", CompareJson(out->cells, ro).dump(2));
+  nlohmann::json doc = CompareJson(out->cells, ro);
+  if (o.mpi_ranks > 0) doc["mpi_ranks"] = o.mpi_ranks;
+  put("comparison.json", doc.dump(2));
   auto charts = WriteCharts(out->cells, ro, o.out);
   if (charts.ok()) {
     out->written.insert(out->written.end(), charts->begin(), charts->end());
@@ -365,6 +397,13 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   }
   auto m = ResolveMatrix(&o);
   if (!m.ok()) return m.status();
+  if (!o.report) {  // An MPI rank other than 0: the same cells, nothing written.
+    CompareOutcome out;
+    out.out = o.out;
+    RunMatrix(o, *m, &out);
+    ResetStopRequest();
+    return out;
+  }
   std::fprintf(stderr,
                "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
                "thread counts x %d repeats = %d cells of %.1f s (+%.1f s warm-up); results in %s\n",

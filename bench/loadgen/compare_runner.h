@@ -6,6 +6,7 @@
 // SIGINT/SIGTERM while it runs and stops the matrix on either.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,16 @@ struct CompareOptions {
   // CPUs and the cell settings pin neither (less scheduler noise).
   bool pin = true;
   YcsbRunOptions cell;  // Shared settings of every cell.
+  // compare --mpi (bench/mpi/mpi_run.h): runs each cell in place of RunYcsb,
+  // as one run of every rank of an MPI job (each rank runs this matrix, the
+  // same cells in the same order).
+  std::function<StatusOr<YcsbOutcome>(YcsbRunOptions)> run_cell;
+  // False on the MPI ranks other than rank 0: no progress line, no notes on
+  // failed cells (rank 0 gives them), no outputs written.
+  bool report = true;
+  // Not 0: each cell's clients were this many MPI ranks (in the report's
+  // setup line and comparison.json).
+  int mpi_ranks = 0;
 };
 
 struct CompareOutcome {

@@ -233,6 +233,22 @@ void ControlHub::Watch() {
   }
 }
 
+void ControlHub::NextRound() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [rank, st] : ranks_) {
+    if (!st.dead && fds_.count(rank) && fds_[rank] < 0) {
+      st.dead = true;
+      any_died_ = true;
+      const std::string host = rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
+      StopOthersLocked(StrCat("rank ", std::to_string(rank), " (host ", host,
+                              ") died: its control connection to rank 0 closed between runs"),
+                       rank);
+    }
+    st.has_result = false;
+    st.result.clear();
+  }
+}
+
 void ControlHub::WaitForResults(double timeout_s) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] {

@@ -50,6 +50,10 @@ class ControlHub {
   // Accepts ranks 1..ranks-1 (each presents its rank and `token`), for at
   // most `timeout_s`; then starts the watcher. `hosts` name ranks in messages.
   Status AcceptAll(int ranks, uint64_t token, double timeout_s, std::vector<std::string> hosts);
+  // Before the next run of the same job (compare --mpi's next cell): the
+  // results are forgotten; a rank whose connection closed after its last
+  // result died in between.
+  void NextRound();
   // Waits until every rank has sent its result or is dead, or `timeout_s` passes.
   void WaitForResults(double timeout_s);
   // A rank died or failed: the first such event, described ("" when none).

@@ -25,6 +25,10 @@
 //      channel; rank 0 merges them (MergeResults, as `wirebench merge`),
 //      prints the one report and writes the one JSON result and .hlog, then
 //      closes the control channel, which lets the other ranks exit.
+// `compare --mpi` (StartMpiCells) opens the job once (step 1) and runs steps
+// 2-4 once per cell (MpiRun::RunOne), rank 0 writing each cell's result;
+// after each cell the ranks agree whether to go on (AgreeToGoOn); rank 0
+// closes the control channel after the last (End).
 // MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
 #include <ifaddrs.h>
 #include <mpi.h>
@@ -128,12 +132,23 @@ std::string Us(double ns) {
 
 class MpiRun {
  public:
-  explicit MpiRun(YcsbRunOptions o) : o_(std::move(o)) {
+  MpiRun() {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
   }
 
-  int Run();
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  // `run --mpi`: Open, RunOne, print, End.
+  int Run(YcsbRunOptions o);
+  // The job's connections: hosts gathered, the control channel opened.
+  Status Open();
+  // One run by every rank (see its definition).
+  StatusOr<YcsbOutcome> RunOne(YcsbRunOptions o);
+  // After a cell of compare --mpi: false when the matrix must stop (on every rank).
+  bool AgreeToGoOn();
+  // After the last run: the control channel closed, this rank ended.
+  int End(int code);
 
  private:
   std::string Name(int r) const {
@@ -148,7 +163,10 @@ class MpiRun {
   void OnStart();
   void OnEnd(const RunResult& r);
   json RankInfo(const RunResult& r) const;
-  int Report(YcsbOutcome outcome);
+  StatusOr<YcsbOutcome> Report(YcsbOutcome outcome);
+  // Every rank alive and in step (every collective can complete).
+  bool InStep();
+  bool Wait(MPI_Request* req);
   // Ends this rank: MPI_Finalize when every rank is alive and in step, else
   // (a rank died, a barrier was given up) without it: the launcher ends the job.
   int Finish(int code, bool in_step);
@@ -163,6 +181,7 @@ class MpiRun {
   bool voted_ = false;
   bool server_sent_ = false;
   bool barrier_given_up_ = false;
+  bool write_failed_ = false;  // Rank 0 could not write the JSON result or .hlog.
   std::vector<int64_t> offsets_ns_;  // Each rank's clock minus rank 0's.
   int64_t best_rtt_ns_ = 0;
   double max_half_rtt_ns_ = 0;  // Bound on an offset's error: half the shortest round trip.
@@ -319,23 +338,7 @@ void MpiRun::OnEnd(const RunResult& r) {
     return;
   }
   MPI_Request req;
-  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
-    barrier_given_up_ = true;
-    return;
-  }
-  Clock::time_point stopped_at = Clock::time_point::max();
-  for (;;) {
-    int done = 0;
-    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
-    if (done) return;
-    if (rank_ == 0 ? hub_.AnyDied() : link_.PeerDied()) break;
-    // A stop nobody explained (the launcher's SIGTERM after it lost a host):
-    // the barrier may never complete.
-    if (StopRequested() && stopped_at == Clock::time_point::max()) stopped_at = Clock::now();
-    if (Clock::now() - stopped_at > std::chrono::seconds(2)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  barrier_given_up_ = true;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS || !Wait(&req)) barrier_given_up_ = true;
 }
 
 json MpiRun::RankInfo(const RunResult& r) const {
@@ -363,12 +366,47 @@ int MpiRun::Finish(int code, bool in_step) {
   std::_Exit(code == 0 ? 3 : code);
 }
 
-int MpiRun::Run() {
+// Opens the job: hosts gathered, control channel opened.
+Status MpiRun::Open() {
   GatherHosts();
-  if (Status st = OpenControl(); !st.ok()) {
-    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", st.ToString().c_str());
-    return Finish(2, true);
+  return OpenControl();
+}
+
+bool MpiRun::InStep() {
+  if (barrier_given_up_) return false;
+  return rank_ == 0 ? !hub_.AnyDied() : !link_.PeerDied();
+}
+
+// Waits for a non-blocking collective without busy-polling, giving up when
+// a rank died (it can never complete then) or after an unexplained stop.
+bool MpiRun::Wait(MPI_Request* req) {
+  Clock::time_point stopped_at = Clock::time_point::max();
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (done) return true;
+    if (rank_ == 0 ? hub_.AnyDied() : link_.PeerDied()) return false;
+    // A stop nobody explained (the launcher's SIGTERM after it lost a host):
+    // the collective may never complete.
+    if (StopRequested() && stopped_at == Clock::time_point::max()) stopped_at = Clock::now();
+    if (Clock::now() - stopped_at > std::chrono::seconds(2)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+// One run (`run --mpi`'s, or one cell of `compare --mpi`'s) by every rank.
+// Errors are in step (every rank returns the same kind at the same point):
+// nobody measured. Rank 0 returns the merged outcome (its outputs written);
+// the other ranks their own, after sending it to rank 0.
+StatusOr<YcsbOutcome> MpiRun::RunOne(YcsbRunOptions o) {
+  o_ = std::move(o);
+  voted_ = false;
+  server_sent_ = false;
+  offsets_ns_.assign(size_t(ranks_), 0);
+  max_half_rtt_ns_ = 0;
+  start_ns_ = end_ns_ = cpu_start_ = cpu_end_ = 0;
+  client_cpu_ns_ = 0;
+  if (rank_ == 0) hub_.NextRound();
   json_out_ = o_.json_out;
   hlog_out_ = o_.hlog_out;
   o_.json_out.clear();
@@ -394,7 +432,8 @@ int MpiRun::Run() {
       std::vector<char> b(kMsg);
       MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
       const std::string m = FromBuf(b.data(), kMsg);
-      if (m.rfind("OK ", 0) != 0) return Finish(2, true);  // Rank 0 says why.
+      if (m.rfind("OK ", 0) != 0)
+        return Status::Unavailable("rank 0 could not start the co-located server");
       o_.server = m.substr(3);
     }
   }
@@ -407,39 +446,84 @@ int MpiRun::Run() {
     std::vector<char> b(kMsg);
     ToBuf("ERR", &b);
     MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
-    std::fprintf(stderr, "wirebench: %s\n", outcome.status().ToString().c_str());
-    return Finish(2, true);
+    return outcome.ok() ? Status::Unavailable("the co-located server did not start")
+                        : outcome.status();
   }
   if (!voted_) {  // Failed before it was ready (options, connect): nobody measures.
     const std::string why = outcome.ok() ? "ended before it was ready" : outcome.status().ToString();
     Status st = Agree(false, why);
-    if (rank_ == 0)
-      std::fprintf(stderr, "wirebench: --mpi: no rank started measuring: %s\n",
-                   std::string(st.message()).c_str());
-    return Finish(2, true);
+    return Status::Unavailable(StrCat("no rank started measuring: ", st.message()));
   }
-  if (!outcome.ok()) {  // The verdict was no-go.
-    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", std::string(outcome.status().message()).c_str());
-    return Finish(2, true);
-  }
+  if (!outcome.ok()) return outcome.status();  // The verdict was no-go.
   if (rank_ != 0) {
-    json doc = std::move(outcome->json);
+    json doc = outcome->json;
     doc["mpi"] = RankInfo(outcome->result);
     if (!link_.SendResult(doc.dump()).ok()) {  // Rank 0 is gone: nobody can report.
       std::fprintf(stderr, "wirebench: --mpi: %s: %s; no report\n", Name(rank_).c_str(),
                    link_.StopReason().c_str());
-      return Finish(3, false);
+      Finish(3, false);
     }
-    // Rank 0 closes the control connection once the report is written.
-    link_.WaitForClose(kResultsTimeoutS + 10);
-    const bool in_step = !barrier_given_up_ && !link_.RankDied();
-    link_.Close();
-    return Finish(in_step ? 0 : 3, in_step);
+    return outcome;
   }
   return Report(std::move(outcome).value());
 }
 
-int MpiRun::Report(YcsbOutcome outcome) {
+int MpiRun::Run(YcsbRunOptions o) {
+  if (Status st = Open(); !st.ok()) {
+    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", st.ToString().c_str());
+    return Finish(2, true);
+  }
+  auto r = RunOne(std::move(o));
+  if (!r.ok()) {
+    if (rank_ == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", std::string(r.status().message()).c_str());
+    return End(2);
+  }
+  if (rank_ != 0) return End(0);
+  std::fputs(r->text.c_str(), stdout);
+  std::fflush(stdout);
+  int code = write_failed_ ? 2 : 0;
+  if (r->result.error_replies > 0 && code == 0) code = 1;
+  if (r->result.partial) {
+    std::fprintf(stderr, "wirebench: --mpi run stopped early: %s (results above are partial)\n",
+                 r->result.error.ToString().c_str());
+    code = 3;
+  }
+  return End(code);
+}
+
+// After the last run: rank 0 closes the control channel (the others may
+// exit); the others wait for that (rank 0 has written the report).
+int MpiRun::End(int code) {
+  if (rank_ == 0) {
+    const bool in_step = InStep();
+    hub_.Close();
+    return Finish(code, in_step);
+  }
+  link_.WaitForClose(kResultsTimeoutS + 10);
+  const bool in_step = !barrier_given_up_ && !link_.RankDied();
+  link_.Close();
+  return Finish(in_step ? code : 3, in_step);
+}
+
+// compare --mpi: after each cell every rank learns whether any rank wants
+// the matrix stopped (a signal, a rank's failure); a rank that died stops it
+// for all.
+bool MpiRun::AgreeToGoOn() {
+  int stop = StopRequested() ? 1 : 0, any = 0;
+  if (InStep()) {
+    MPI_Request req;
+    if (MPI_Iallreduce(&stop, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req) == MPI_SUCCESS &&
+        Wait(&req)) {
+      if (any) RequestStop(StopReason::kRequested);
+      return !any;
+    }
+    barrier_given_up_ = true;
+  }
+  RequestStop(StopReason::kRequested);
+  return false;
+}
+
+StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
   hub_.WaitForResults(hub_.AnyDied() ? kResultsAfterDeathS : kResultsTimeoutS);
   json doc0 = std::move(outcome.json);
   doc0["mpi"] = RankInfo(outcome.result);
@@ -457,6 +541,12 @@ int MpiRun::Report(YcsbOutcome outcome) {
     inputs.push_back({Name(r), std::move(doc)});
   }
   std::string partial = hub_.FirstFailure();
+  // Rank 0's own error (its server connection's), which its stop message may
+  // not carry, when it was the first to fail.
+  if (!outcome.result.error.ok() && (partial.empty() || partial.rfind(Name(0), 0) == 0) &&
+      partial.find(outcome.result.error.ToString()) == std::string::npos)
+    partial = StrCat(Name(0), ": ", outcome.result.error.ToString(), partial.empty() ? "" : "; ",
+                     partial);
   if (!missing.empty()) {
     std::string m;
     for (const std::string& s : missing) m += StrCat(m.empty() ? "" : ", ", s);
@@ -530,10 +620,7 @@ int MpiRun::Report(YcsbOutcome outcome) {
 
   auto merged = MergeResults(inputs, MergeNotes{lines, partial});
   if (!merged.ok()) {
-    std::fprintf(stderr, "wirebench: --mpi: cannot merge the ranks' results: %s\n",
-                 merged.status().ToString().c_str());
-    hub_.Close();
-    return Finish(2, !hub_.AnyDied() && !barrier_given_up_);
+    return Status::Internal(StrCat("cannot merge the ranks' results: ", merged.status().ToString()));
   }
   merged->json["config"]["mpi_ranks"] = ranks_;
   merged->json["mpi"] = {{"ranks", ranks_},
@@ -544,13 +631,11 @@ int MpiRun::Report(YcsbOutcome outcome) {
                          {"uncounted_threads_cpu_ns", uncounted_ns},
                          {"failed", partial},
                          {"per_rank", per_rank}};
-  std::fputs(merged->text.c_str(), stdout);
-  std::fflush(stdout);
-  int code = 0;
+  write_failed_ = false;
   if (!json_out_.empty()) {
     if (Status st = WriteFileAtomically(json_out_, merged->json.dump(2)); !st.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
-      code = 2;
+      write_failed_ = true;
     }
   }
   if (!hlog_out_.empty()) {  // One interval over the window, one tag per operation type.
@@ -568,18 +653,15 @@ int MpiRun::Report(YcsbOutcome outcome) {
     if (st.ok()) st = WriteFileAtomically(hlog_out_, text.str());
     if (!st.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
-      code = 2;
+      write_failed_ = true;
     }
   }
-  if (merged->result.error_replies > 0 && code == 0) code = 1;
-  if (merged->result.partial) {
-    std::fprintf(stderr, "wirebench: --mpi run stopped early: %s (results above are partial)\n",
-                 merged->result.error.ToString().c_str());
-    code = 3;
-  }
-  const bool in_step = !hub_.AnyDied() && !barrier_given_up_;
-  hub_.Close();  // The other ranks may exit now.
-  return Finish(code, in_step);
+  YcsbOutcome out;
+  out.result = std::move(merged->result);
+  out.costs = std::move(merged->costs);
+  out.json = std::move(merged->json);
+  out.text = std::move(merged->text);
+  return out;
 }
 
 }  // namespace
@@ -597,8 +679,49 @@ int RunYcsbMpi(YcsbRunOptions o) {
   // An error (a peer's connection reset after it died) is returned, not
   // fatal: rank 0 still reports.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MpiRun run(std::move(o));
-  return run.Run();
+  MpiRun run;
+  return run.Run(std::move(o));
+}
+
+namespace {
+
+class MpiCells final : public MpiCellRunner {
+ public:
+  explicit MpiCells(std::unique_ptr<StopOnSignal> stop) : stop_(std::move(stop)) {}
+  int rank() const override { return run_.rank(); }
+  int ranks() const override { return run_.ranks(); }
+  Status Open() { return run_.Open(); }
+  StatusOr<YcsbOutcome> RunCell(YcsbRunOptions o) override {
+    auto r = run_.RunOne(std::move(o));
+    run_.AgreeToGoOn();
+    return r;
+  }
+  int Finish(int code) override { return run_.End(code); }
+
+ private:
+  std::unique_ptr<StopOnSignal> stop_;
+  MpiRun run_;
+};
+
+}  // namespace
+
+std::unique_ptr<MpiCellRunner> StartMpiCells(int* exit_code) {
+  auto stop = std::make_unique<StopOnSignal>();  // Before MPI_Init: see RunYcsbMpi.
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    std::fprintf(stderr, "wirebench: --mpi: MPI_Init failed (is this process started by mpirun or srun?)\n");
+    *exit_code = 2;
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  auto cells = std::make_unique<MpiCells>(std::move(stop));
+  if (Status st = cells->Open(); !st.ok()) {
+    if (cells->rank() == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", st.ToString().c_str());
+    MPI_Finalize();
+    *exit_code = 2;
+    return nullptr;
+  }
+  return cells;
 }
 
 }  // namespace wirebench

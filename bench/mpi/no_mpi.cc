@@ -19,4 +19,10 @@ int RunYcsbMpi(YcsbRunOptions) {
   return 2;
 }
 
+std::unique_ptr<MpiCellRunner> StartMpiCells(int* exit_code) {
+  std::fprintf(stderr, "wirebench: %s\n", MpiNotBuiltInMessage().c_str());
+  *exit_code = 2;
+  return nullptr;
+}
+
 }  // namespace wirebench
