@@ -120,12 +120,7 @@ class Reader {
     uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
-    if ((w & 3) == 1) {
-      target = ptrdiff_t(p) + 1 + Offset(w);
-    } else if (!Far(p, &w, &target) || (w & 3) != 1) {
-      Fail("struct list pointer is not a list pointer");
-      return {};
-    }
+    if (!Resolve(p, 1, "struct list pointer is not a list pointer", &w, &target)) return {};
     if (((w >> 32) & 7) != 7) {
       Fail("struct list is not INLINE_COMPOSITE (the only encoding of a struct list "
            "wirebench reads)");
@@ -229,16 +224,25 @@ class Reader {
     return true;
   }
 
+  // Resolves the non-null pointer at word p (value *w), near or far, to the
+  // pointer that describes the object (*w) and the object's first word
+  // (*target). The object's pointer must be of `kind` (0 struct, 1 list);
+  // otherwise fails with `what`.
+  bool Resolve(size_t p, uint64_t kind, const char* what, uint64_t* w, ptrdiff_t* target) {
+    if ((*w & 3) == kind) {
+      *target = ptrdiff_t(p) + 1 + Offset(*w);
+      return true;
+    }
+    if (Far(p, w, target) && (*w & 3) == kind) return true;
+    Fail(what);
+    return false;
+  }
+
   [[gnu::noinline]] ByteView DataSlow(size_t p) {
     uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
-    if ((w & 3) == 1) {
-      target = ptrdiff_t(p) + 1 + Offset(w);
-    } else if (!Far(p, &w, &target) || (w & 3) != 1) {
-      Fail("Data pointer is not a list pointer");
-      return {};
-    }
+    if (!Resolve(p, 1, "Data pointer is not a list pointer", &w, &target)) return {};
     if (((w >> 32) & 7) != 2) {
       Fail("Data pointer is not a list of bytes");
       return {};
@@ -253,11 +257,7 @@ class Reader {
     uint64_t w = Word(p);
     if (w == 0) return {};
     ptrdiff_t target;
-    if ((w & 3) == 0) {
-      target = ptrdiff_t(p) + 1 + Offset(w);
-    } else if (!Far(p, &w, &target) || (w & 3) != 0) {
-      return Fail("struct pointer is not a struct pointer");
-    }
+    if (!Resolve(p, 0, "struct pointer is not a struct pointer", &w, &target)) return {};
     const uint32_t dw = uint32_t((w >> 32) & 0xFFFF);
     const uint32_t pc = uint32_t(w >> 48);
     if (!InBounds(target, uint64_t(dw) + pc) || !Charge(uint64_t(dw) + pc)) return {};
