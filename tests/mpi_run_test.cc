@@ -282,6 +282,21 @@ std::vector<std::pair<pid_t, int>> RunningRanks(pid_t mpirun, size_t n) {
   return ranks;
 }
 
+// Nothing of `ranks` left running, waiting up to 2 s each (an exited rank
+// may be a zombie until init reaps it).
+void ExpectNoneRunning(const std::vector<std::pair<pid_t, int>>& ranks) {
+  for (auto [pid, rank] : ranks) {
+    bool running = true;
+    for (int i = 0; i < 100 && running; ++i) {
+      const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+      const size_t close = stat.rfind(')');
+      running = close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(running) << "rank " << rank << " (pid " << pid << ") still runs";
+  }
+}
+
 TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   const std::string out = Path("kill.out"), result = Path("kill.json");
   auto run = Mpirun(3,
@@ -311,17 +326,7 @@ TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   const json j = json::parse(ReadFile(result));
   EXPECT_TRUE(j["results"]["partial"].get<bool>());
   EXPECT_GT(j["results"]["operations"].get<int64_t>(), 0);
-  // Nothing left running (an exited rank may be a zombie until init reaps it).
-  for (auto [pid, rank] : ranks) {
-    bool running = true;
-    for (int i = 0; i < 100 && running; ++i) {
-      const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-      const size_t close = stat.rfind(')');
-      running = close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
-      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_FALSE(running) << "rank " << rank << " (pid " << pid << ") still runs";
-  }
+  ExpectNoneRunning(ranks);
 }
 
 // A rank whose own run ends early (here SIGINT to that rank alone: its
@@ -440,16 +445,7 @@ TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
   EXPECT_LT(whole, 5) << text;
   const json cmp = json::parse(ReadFile(dir + "/comparison.json"));
   EXPECT_EQ(cmp["mpi_ranks"], 2);
-  for (auto [pid, rank] : ranks) {
-    bool running = true;
-    for (int i = 0; i < 100 && running; ++i) {
-      const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-      const size_t close = stat.rfind(')');
-      running = close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
-      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_FALSE(running) << "rank " << rank << " (pid " << pid << ") still runs";
-  }
+  ExpectNoneRunning(ranks);
 }
 
 // --mpi with what cannot work under it says what to do (no mpirun needed:
