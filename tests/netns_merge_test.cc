@@ -184,6 +184,19 @@ class NetnsMerge : public ::testing::Test {
   }
 
   std::string server_ns_;
+  // `wirebench server` inside the server's namespace, on its bridge address.
+  std::vector<std::string> ServerCommand() const {
+    return {"ip", "netns", "exec", server_ns_, kBinary, "server", "--bind", "10.77.0.1",
+            "--port", "0", "--io-threads", "2"};
+  }
+  // The address `server` listens on; empty (and a failure said) when it did not start.
+  static std::string ServerAddress(Child& server) {
+    EXPECT_TRUE(server.started());
+    std::string seen;
+    const std::string line = server.WaitForLine("listening on ", 15, &seen);
+    EXPECT_FALSE(line.empty()) << "the server did not start in its namespace; output: " << seen;
+    return line.empty() ? line : line.substr(std::string("listening on ").size());
+  }
   std::vector<std::string> client_ns_;
   std::vector<std::string> made_;
   std::filesystem::path dir_;
@@ -197,14 +210,9 @@ TEST_F(NetnsMerge, TwoClientHostsOneServerHostMerged) {
     GTEST_SKIP() << "cannot make network namespaces: " << why;
   }
 
-  Child server({"ip", "netns", "exec", server_ns_, kBinary, "server", "--bind", "10.77.0.1",
-                "--port", "0", "--io-threads", "2"},
-               "");
-  ASSERT_TRUE(server.started());
-  std::string seen;
-  const std::string line = server.WaitForLine("listening on ", 15, &seen);
-  ASSERT_FALSE(line.empty()) << "the server did not start in its namespace; output: " << seen;
-  const std::string address = line.substr(std::string("listening on ").size());
+  Child server(ServerCommand(), "");
+  const std::string address = ServerAddress(server);
+  ASSERT_FALSE(address.empty());
   ASSERT_EQ(address.rfind("10.77.0.1:", 0), 0u) << address;
 
   // Both clients at once, each from its own host.
@@ -329,14 +337,9 @@ TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
   const char* asan = std::getenv("ASAN_OPTIONS");
   setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
 
-  Child server({"ip", "netns", "exec", server_ns_, kBinary, "server", "--bind", "10.77.0.1",
-                "--port", "0", "--io-threads", "2"},
-               "");
-  ASSERT_TRUE(server.started());
-  std::string seen;
-  const std::string line = server.WaitForLine("listening on ", 15, &seen);
-  ASSERT_FALSE(line.empty()) << "the server did not start in its namespace; output: " << seen;
-  const std::string address = line.substr(std::string("listening on ").size());
+  Child server(ServerCommand(), "");
+  const std::string address = ServerAddress(server);
+  ASSERT_FALSE(address.empty());
 
   // The rsh agent: Open MPI calls it as `agent [options] HOST COMMAND...`,
   // COMMAND being a shell command line (what ssh would hand the remote shell).
