@@ -188,6 +188,9 @@ TEST_F(MpiRun, LoadPartitionInsertsEveryRecordOnce) {
     sum += pr["operations"].get<int64_t>();
   }
   EXPECT_EQ(sum, 3001);
+  // --oversubscribe leaves ranks unbound: every rank may use every CPU.
+  for (const json& pr : j["mpi"]["per_rank"]) EXPECT_EQ(pr["cpus_left_out"], 0) << pr;
+  EXPECT_EQ(text.find("[MPI], Binding"), std::string::npos) << text;
   // The memstore: 3001 new rows from 3001 puts, so no key was inserted twice.
   const json& before = r["server"]["before"];
   const json& after = r["server"]["after"];
@@ -357,6 +360,28 @@ TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
   EXPECT_TRUE(j["results"]["partial"].get<bool>());
   ASSERT_EQ(j["mpi"]["per_rank"].size(), 3u);
   for (const json& pr : j["mpi"]["per_rank"]) EXPECT_GT(pr["operations"].get<int64_t>(), 0);
+}
+
+// A rank mpirun bound to one core (its default with 2 ranks or fewer) is named
+// in the report, with the CPUs it may use, since its CPU per op is then not
+// comparable with a run outside mpirun.
+TEST_F(MpiRun, ACoreBindingIsReportedWithEachRanksCpus) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: nothing to leave out";
+  const std::string out = Path("bound.out"), result = Path("bound.json");
+  Child run({WIREBENCH_TEST_MPIEXEC, "-np", "1", "--bind-to", "core", kBinary, "run", "--mpi",
+             "-P", kWorkloadA, "--server", *address_, "-p", "operationcount=200", "--json",
+             result},
+            out);
+  const int rc = run.Wait(60);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  const json j = json::parse(ReadFile(result));
+  ASSERT_EQ(j["mpi"]["per_rank"].size(), 1u);
+  const json& pr = j["mpi"]["per_rank"][0];
+  EXPECT_EQ(pr["cpus_left_out"].get<int>(), sysconf(_SC_NPROCESSORS_ONLN) - 1) << pr;
+  EXPECT_EQ(pr["cpus"].get<std::string>().find_first_of(",-"), std::string::npos) << pr;
+  EXPECT_NE(text.find("[MPI], Binding, rank 0 on "), std::string::npos) << text;
+  EXPECT_NE(text.find("pass --bind-to none"), std::string::npos) << text;
 }
 
 // compare --mpi, two ranks, co-located (rank 0 starts a server per cell and

@@ -31,6 +31,7 @@
 // closes the control channel after the last (End).
 // MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
 #include <ifaddrs.h>
+#include <sched.h>
 #include <mpi.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -92,6 +93,38 @@ int64_t ProcessCpuNs() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// The CPUs this process may run on, as a list ("0", "0-1,4"), and how many
+// of the host's online CPUs that leaves out. mpirun binds each rank to one core
+// by default when it starts two ranks or fewer, and a co-located server started
+// by rank 0 inherits the binding: client and server then share a core, which
+// changes CPU per operation against a run outside mpirun.
+struct Affinity {
+  std::string cpus;
+  int allowed = 0;
+  int online = 0;
+};
+
+Affinity ThisProcessAffinity() {
+  Affinity a;
+  a.online = int(sysconf(_SC_NPROCESSORS_ONLN));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    a.allowed = a.online;
+    return a;
+  }
+  a.allowed = CPU_COUNT(&set);
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    a.cpus += StrCat(a.cpus.empty() ? "" : ",", std::to_string(c));
+    if (last > c) a.cpus += StrCat("-", std::to_string(last));
+    c = last;
+  }
+  return a;
 }
 
 std::string Hostname() {
@@ -342,7 +375,10 @@ void MpiRun::OnEnd(const RunResult& r) {
 }
 
 json MpiRun::RankInfo(const RunResult& r) const {
+  const Affinity a = ThisProcessAffinity();
   return {{"rank", rank_},
+          {"cpus", a.cpus},
+          {"cpus_left_out", a.online - a.allowed},
           {"host", hosts_[size_t(rank_)]},
           {"window_start_ns", start_ns_},
           {"window_end_ns", end_ns_},
@@ -577,7 +613,7 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
     per_rank.push_back(pr);
   }
   // Window starts relative to the earliest, now that it is known.
-  std::string rank_lines;
+  std::string rank_lines, bound;
   for (json& pr : per_rank)
     pr["window_start_offset_ns"] =
         pr.value("window_start_ns", int64_t(0)) - pr.value("clock_offset_ns", int64_t(0)) - first_start;
@@ -589,15 +625,24 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
       char line[512];
       std::snprintf(line, sizeof(line),
                     "[MPI], Rank%d, host %s, %.0f operations, %.3f s, %.1f ops/sec, client CPU "
-                    "%.3f us/op, window start +%.1f us, clock offset %+.1f us\n",
+                    "%.3f us/op, window start +%.1f us, clock offset %+.1f us, cpus %s\n",
                     pr.value("rank", 0), pr.value("host", std::string("?")).c_str(), ops, rt,
                     rt > 0 ? ops / rt : 0.0,
                     ops > 0 ? pr.value("client_cpu_ns", 0.0) / 1000.0 / ops : 0.0,
                     pr.value("window_start_offset_ns", 0.0) / 1000.0,
-                    pr.value("clock_offset_ns", 0.0) / 1000.0);
+                    pr.value("clock_offset_ns", 0.0) / 1000.0,
+                    pr.value("cpus", std::string("?")).c_str());
       again << line;
+      if (pr.value("cpus_left_out", 0) > 0 && bound.empty()) bound = StrCat(
+          "rank ", std::to_string(pr.value("rank", 0)), " on ", pr.value("host", std::string("?")),
+          " may run only on CPU(s) ", pr.value("cpus", std::string("?")), ": mpirun binds each "
+          "rank to a core by default (with 2 ranks or fewer) and a co-located server shares "
+          "it, so CPU per op is not comparable with runs outside mpirun; pass --bind-to none "
+          "to mpirun for that");
     }
+    if (!bound.empty()) again << "[MPI], Binding, " << bound << "\n";
     rank_lines = again.str();
+    if (!bound.empty() && !o_.quiet) std::fprintf(stderr, "wirebench: note: %s\n", bound.c_str());
   }
   const double start_skew = double(last_start - first_start);
   const double end_skew = double(last_end - first_end);
