@@ -83,6 +83,8 @@ constexpr uint16_t kMultiResponse = capn::Call::Body::MULTI_RESPONSE;
 // Cell: timestamp u64 at byte 0, type u8 at byte 8 (default 4), pointers
 // row, family, qualifier, value.
 constexpr unsigned kCellRow = 0, kCellFamily = 1, kCellQualifier = 2, kCellValue = 3;
+// A Cell struct's words: timestamp and type, then its four pointers.
+constexpr unsigned kCellDataWords = 2, kCellPointers = 4;
 constexpr size_t kCellTypeByte = 8;
 constexpr uint8_t kCellTypeDefault = 4;
 // Mutation: timestamp u64 at 0, type u8 at 8 (default 2); pointers row, cells.
@@ -104,7 +106,7 @@ constexpr bool Shaped(unsigned data_words, unsigned pointers) {
   return T::_capnpPrivate::dataWordSize == data_words &&
          T::_capnpPrivate::pointerCount == pointers;
 }
-static_assert(Shaped<capn::Call>(1, 1) && Shaped<capn::Cell>(2, 4) &&
+static_assert(Shaped<capn::Call>(1, 1) && Shaped<capn::Cell>(kCellDataWords, kCellPointers) &&
                   Shaped<capn::Mutation>(2, 2) && Shaped<capn::Column>(0, 2) &&
                   Shaped<capn::MutateRequest>(0, 1) && Shaped<capn::GetRequest>(0, 2) &&
                   Shaped<capn::ScanRequest>(1, 3) && Shaped<capn::Action>(1, 1) &&
@@ -450,9 +452,13 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
 
   // Cells of a mutation leave out the row (it is the mutation's); cells of a
   // result leave out a row equal to `shared_row`. A family equal to the
-  // previous cell's is left out. `first` is element 0 of the cell list.
-  static void PutCells(W::Writer& out, size_t first, std::span<const Cell> cells, bool with_row,
-                       ByteView shared_row) {
+  // previous cell's is left out. The cell list is allocated here, unzeroed:
+  // every one of its words is written below (a null pointer as 0), which
+  // saves zeroing the whole list first (480 bytes for a 1 KB put's 10 cells).
+  static void PutCells(W::Writer& out, size_t list_pointer, std::span<const Cell> cells,
+                       bool with_row, ByteView shared_row) {
+    const size_t first = out.InitList</*kZeroed=*/false>(list_pointer, cells.size(),
+                                                          kCellDataWords, kCellPointers);
     // A local copy keeps the writer's state in registers: each byte copy
     // into the segment could otherwise alias it and force a reload.
     W::Writer w = out;
@@ -461,18 +467,25 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     ByteView family;
     for (size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
-      const size_t o = first + 6 * i;
+      const size_t o = first + (kCellDataWords + kCellPointers) * i;
       w.PutAt(o, c.timestamp);
       w.PutAt(o + 1, uint8_t(c.type) ^ kCellTypeDefault);
-      const size_t ptr = o + 2;
-      if (with_row && !Same(c.row, shared_row)) w.SetDataAt(ptr + kCellRow, c.row);
-      if (i == 0 ? !c.family.empty() : !Same(c.family, family))
-        w.SetDataAt(ptr + kCellFamily, c.family);
+      const size_t ptr = o + kCellDataWords;
+      PutDataOrNull(w, ptr + kCellRow, c.row, with_row && !Same(c.row, shared_row));
+      PutDataOrNull(w, ptr + kCellFamily, c.family,
+                    i == 0 ? !c.family.empty() : !Same(c.family, family));
       family = c.family;
-      if (!c.qualifier.empty()) w.SetDataAt(ptr + kCellQualifier, c.qualifier);
-      if (!c.value.empty()) w.SetDataAt(ptr + kCellValue, c.value);
+      PutDataOrNull(w, ptr + kCellQualifier, c.qualifier, !c.qualifier.empty());
+      PutDataOrNull(w, ptr + kCellValue, c.value, !c.value.empty());
     }
     out = w;
+  }
+  // Into an unzeroed pointer word: v's data when `set`, else a null pointer.
+  static void PutDataOrNull(W::Writer& w, size_t p, ByteView v, bool set) {
+    if (set)
+      w.SetDataAt(p, v);
+    else
+      w.PutAt(p, 0);
   }
 
   // A Mutation through the pointer at word p.
@@ -482,8 +495,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     w.Put(s + 1, uint8_t(m.type) ^ kMutationTypeDefault);
     SetData(w, s + 2, m.row);
     if (!m.cells.empty())
-      PutCells(w, w.InitList(s + 2 + kMutationCells, m.cells.size(), 2, 4), m.cells,
-               /*with_row=*/false, {});
+      PutCells(w, s + 2 + kMutationCells, m.cells, /*with_row=*/false, {});
   }
 
   // A List(Column) through the pointer at word p (left null when empty).
@@ -509,8 +521,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     if (r.cells.empty()) return;
     const ByteView row = r.cells[0].row;
     SetData(w, s + 1, row);
-    PutCells(w, w.InitList(s + 1 + kResultCells, r.cells.size(), 2, 4), r.cells,
-             /*with_row=*/true, row);
+    PutCells(w, s + 1 + kResultCells, r.cells, /*with_row=*/true, row);
   }
   // ---- Decoding ----
 

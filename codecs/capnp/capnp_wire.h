@@ -307,12 +307,16 @@ class Writer {
   }
 
   // Allocates an INLINE_COMPOSITE list of n zeroed structs, points the
-  // pointer at word p to it and returns element 0's first word.
+  // pointer at word p to it and returns element 0's first word. With
+  // kZeroed false the structs' words are left as they were: the caller
+  // writes every one of them (a list of cells, whose words are all written
+  // anyway, skips zeroing them first).
+  template <bool kZeroed = true>
   size_t InitList(size_t p, size_t n, uint32_t data, uint32_t pointers) {
     const size_t words = n * (size_t(data) + pointers);
     const size_t tag = Alloc(1 + words);
     if (tag + 1 + words > cap_) return cap_;
-    std::memset(seg_ + (tag + 1) * 8, 0, words * 8);
+    if constexpr (kZeroed) std::memset(seg_ + (tag + 1) * 8, 0, words * 8);
     Put(p, 1 | (uint64_t(uint32_t(tag - p - 1)) << 2) | (uint64_t(7) << 32) |
                (uint64_t(words) << 35));
     Put(tag, (uint64_t(n) << 2) | (uint64_t(data) << 32) | (uint64_t(pointers) << 48));
