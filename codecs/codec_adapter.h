@@ -18,10 +18,20 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "codecs/codec.h"
 
 namespace wirebench {
+
+// A decoder's scratch array of n elements (the cells, results or columns its
+// decoded views point into): grows the vector to at least n and never
+// shrinks it, so a codec that has seen its largest message stops allocating.
+template <typename T>
+T* ScratchSlots(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
 
 // Every message type: the requests in Method order, then the responses.
 using MessageTypes = std::tuple<MutateRequest, GetRequest, ScanRequest, MultiRequest,

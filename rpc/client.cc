@@ -4,14 +4,14 @@
 #include <chrono>
 #include <future>
 
+#include "rpc/asio_io.h"
+
 namespace wirebench::rpc {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-constexpr size_t kReadChunk = 64 * 1024;
 
 // "2 s" or "1500 ms".
 std::string DurationText(int ms) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/perf_counters.h"
+#include "rpc/asio_io.h"
 #include "rpc/log.h"
 #include "rpc/server_internal.h"
 #include "rpc/stats_json.h"
@@ -16,7 +17,6 @@
 namespace wirebench::rpc {
 
 namespace {
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kMaxPooledCalls = 4096;
 int CurrentTid() { return int(syscall(SYS_gettid)); }
 }  // namespace

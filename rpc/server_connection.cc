@@ -5,15 +5,11 @@
 #include <chrono>
 
 #include "common/callgrind_marks.h"
+#include "rpc/asio_io.h"
 #include "rpc/log.h"
 #include "rpc/server_internal.h"
 
 namespace wirebench::rpc {
-
-namespace {
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-constexpr size_t kReadChunk = 64 * 1024;
-}  // namespace
 
 ServerConnection::ServerConnection(ServerImplBase* server, IoThread* io, tcp::socket socket,
                                    std::string peer)

@@ -16,11 +16,12 @@
 #include <cstring>
 #include <system_error>
 
+#include "rpc/asio_io.h"
+
 namespace wirebench::rpc {
 
 namespace {
 
-constexpr size_t kReadChunk = 64 * 1024;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 constexpr uint32_t kGenerationMask = 0xFFFF0000u;
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/results/compare_tables.h"
 #include "bench/results/result_json.h"
 
 namespace wirebench {
@@ -15,14 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Fmt(double v) {
-  if (std::isnan(v)) return "n/a";
-  char buf[64];
-  const double a = std::fabs(v);
-  std::snprintf(buf, sizeof(buf), a >= 10000 ? "%.0f" : a >= 100 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f",
-                v);
-  return buf;
-}
 
 std::string Pct(double ratio, const char* format = "%+.1f") {
   char buf[32];
@@ -78,13 +71,6 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-bool SameRepeats(const std::vector<std::pair<int, double>>& a,
-                 const std::vector<std::pair<int, double>>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].first != b[i].first || (i > 0 && a[i].first == a[i - 1].first)) return false;
-  return true;
-}
 
 std::vector<MetricDef> AllMetrics(const std::vector<BuildSide>& sides) {
   std::vector<CompareCell> all;
@@ -382,8 +368,8 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
       for (const BuildRow& r : rows)
         if (r.group == g && r.metric == m.name) mine.push_back(&r);
       if (mine.empty()) continue;
-      os << "| " << m.name << " | " << Fmt(mine[0]->base) << " |";
-      for (const BuildRow* r : mine) os << " " << Fmt(r->value) << " | " << PercentDiffText(*r) << " |";
+      os << "| " << m.name << " | " << FormatFigure(mine[0]->base) << " |";
+      for (const BuildRow* r : mine) os << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " |";
       os << "\n";
     }
     os << "\n";
@@ -408,8 +394,8 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
         if (mine.empty()) continue;
         any = true;
         t << "| " << g.workload << " | " << g.threads << " | " << g.column << " | "
-          << Fmt(mine[0]->base) << " |";
-        for (const BuildRow* r : mine) t << " " << Fmt(r->value) << " | " << PercentDiffText(*r) << " |";
+          << FormatFigure(mine[0]->base) << " |";
+        for (const BuildRow* r : mine) t << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " |";
         t << "\n";
       }
       if (any) os << t.str() << "\n";

@@ -8,6 +8,15 @@
 
 namespace wirebench {
 
+// Declared in compare_metrics.h.
+bool SameRepeats(const std::vector<std::pair<int, double>>& a,
+                 const std::vector<std::pair<int, double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].first != b[i].first || (i > 0 && a[i].first == a[i - 1].first)) return false;
+  return true;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -157,14 +166,6 @@ std::vector<double> Values(const std::vector<std::pair<int, double>>& v) {
   return out;
 }
 
-// The same repeat indices on both sides, each once.
-bool SameRepeats(const std::vector<std::pair<int, double>>& a,
-                 const std::vector<std::pair<int, double>>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].first != b[i].first || (i > 0 && a[i].first == a[i - 1].first)) return false;
-  return true;
-}
 
 }  // namespace
 

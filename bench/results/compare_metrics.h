@@ -57,6 +57,11 @@ std::vector<std::string> ColumnLabels(const std::vector<std::string>& codecs);
 // Whether `c` was cut short (its flag, or its results' "partial").
 bool CellIsPartial(const CompareCell& c);
 
+// The same repeat indices on both sides, each once: per-repeat figures that
+// can be paired by repeat index (`{repeat, value}` pairs, in repeat order).
+bool SameRepeats(const std::vector<std::pair<int, double>>& a,
+                 const std::vector<std::pair<int, double>>& b);
+
 struct CompareReportOptions {
   std::vector<std::string> codecs;  // Column labels, in order (ColumnLabels).
   std::string baseline = "pb";      // The column ratios are against.

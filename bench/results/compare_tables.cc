@@ -8,11 +8,8 @@
 
 namespace wirebench {
 
-namespace {
-
-using nlohmann::json;
-
-std::string Fmt(double v) {
+// Declared in compare_tables.h.
+std::string FormatFigure(double v) {
   if (std::isnan(v)) return "n/a";
   char buf[64];
   double a = std::fabs(v);
@@ -28,11 +25,16 @@ std::string Fmt(double v) {
   return buf;
 }
 
+namespace {
+
+using nlohmann::json;
+
+
 std::string Spread(const Aggregate& a) {
   if (a.n < 2) return "";
   if (std::fabs(a.median) < 0.0005) {
     // A median that prints as 0: say how far the other repeats were from it.
-    return a.max > 0.0005 ? " (max " + Fmt(a.max) + ")" : "";
+    return a.max > 0.0005 ? " (max " + FormatFigure(a.max) + ")" : "";
   }
   char buf[32];
   std::snprintf(buf, sizeof(buf), " ±%.0f%%", 50.0 * (a.max - a.min) / std::fabs(a.median));
@@ -68,7 +70,7 @@ std::string PartialNotes(const std::vector<CompareCell>& cells, const CompareRep
     for (const CompareCell& c : cells)
       if (CellColumn(c) == codec && CellWorkload(c) == wl && c.threads == threads && CellIsPartial(c))
         measured += (measured.empty() ? "" : ", ") +
-                    Fmt(c.results.value("runtime_ms", std::nan(""))) + " ms";
+                    FormatFigure(c.results.value("runtime_ms", std::nan(""))) + " ms";
     notes += "(partial) " + codec + ": " + std::to_string(n.partial) + " of " +
              std::to_string(n.present) + " repeats stopped early (measured " + measured +
              "); its figures cover what ran.\n";
@@ -162,7 +164,7 @@ void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     }
     if (!any) continue;
     os << "| " << m.name << " |";
-    for (const auto& a : aggs) os << " " << Fmt(a.median) << Spread(a) << " |";
+    for (const auto& a : aggs) os << " " << FormatFigure(a.median) << Spread(a) << " |";
     os << "\n";
     // A metric zero in every column (no allocations on any side, say) has
     // no ratio to show: its row above says all there is.
@@ -211,7 +213,7 @@ void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
   for (int t : ts) {
     os << "| " << t << " |";
     for (const auto& c : o.codecs)
-      os << " " << Fmt(AggregateMetric(cells, m, c, wl, t).median)
+      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, t).median)
          << (CountCells(cells, c, wl, t).partial ? kPartialMark : "") << " |";
     if (have_baseline)
       for (const auto& c : o.codecs)
@@ -284,7 +286,7 @@ void SizeSweepTable(std::ostringstream& os, const std::vector<CompareCell>& cell
     os << "| " << (fc > 0 ? std::to_string(fc) + " fields" : "") << (fc > 0 && fl > 0 ? " x " : "")
        << (fl > 0 ? std::to_string(fl) + " B" : "") << " |";
     for (const auto& c : o.codecs)
-      os << " " << Fmt(AggregateMetric(cells, m, c, wl, threads).median)
+      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, threads).median)
          << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
     if (have_baseline)
       for (const auto& c : o.codecs)
@@ -379,8 +381,8 @@ std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareRepor
          << (fl > 0 ? std::to_string(fl) : "") << ",\"" << m.name << "\"," << m.unit;
       for (const auto& c : o.codecs) {
         Aggregate a = AggregateMetric(cells, m, c, wl, threads);
-        os << "," << (a.n ? Fmt(a.median) : "") << "," << (a.n ? Fmt(a.min) : "") << ","
-           << (a.n ? Fmt(a.max) : "") << "," << a.n << "," << a.partial << ","
+        os << "," << (a.n ? FormatFigure(a.median) : "") << "," << (a.n ? FormatFigure(a.min) : "") << ","
+           << (a.n ? FormatFigure(a.max) : "") << "," << a.n << "," << a.partial << ","
            << CsvRatio(cells, o, m, c, wl, threads);
       }
       os << "\n";

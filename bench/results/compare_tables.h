@@ -23,6 +23,10 @@
 
 namespace wirebench {
 
+// A figure as the tables print it: "n/a" for NaN, else 0-3 decimals by size
+// (12345, 123.4, 12.34, 0.123).
+std::string FormatFigure(double v);
+
 std::string CompareMarkdown(const std::vector<CompareCell>& cells, const CompareReportOptions& o);
 // Per column: median, min, max, cells with a value, cells cut short, and
 // ratio, lo, hi, distinguishable (empty where the row has no ratio).

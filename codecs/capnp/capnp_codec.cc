@@ -62,7 +62,7 @@ constexpr size_t StructWords() {
 size_t BlobWords(ByteView v) { return (v.size() + kWordBytes - 1) / kWordBytes; }
 
 
-Status Malformed(const char* what) {
+Status CapnpMalformed(const char* what) {
   return Status::Corruption(std::string("capnp: malformed ") + what);
 }
 
@@ -115,13 +115,6 @@ static_assert(Shaped<capn::Call>(1, 1) && Shaped<capn::Cell>(kCellDataWords, kCe
                   Shaped<capn::ScanResponse>(1, 1) && Shaped<capn::ActionResult>(1, 2) &&
                   Shaped<capn::MultiResponse>(0, 1),
               "codecs/schemas/wirebench.capnp changed: update the field layout above");
-
-// Grows a scratch vector to at least n elements; never shrinks it.
-template <typename T>
-T* Slots(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
 
 // ---- Upper bounds of a message's words ----
 
@@ -221,19 +214,19 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
 
   Status Decode(ByteView payload, MutateRequest* req) {
     return Read(payload, kMutateRequest, [&](W::Reader& r, const W::Struct& body) {
-      if (r.IsNull(body, 0)) return Malformed("Mutate request: no mutation");
+      if (r.IsNull(body, 0)) return CapnpMalformed("Mutate request: no mutation");
       const W::Struct m = r.GetStruct(body, 0);
       const W::StructList cells = r.GetList(m, kMutationCells);
-      Cell* slots = Slots(cells_, cells.size);
+      Cell* slots = ScratchSlots(cells_, cells.size);
       if (!ReadMutation(r, m, cells, &slots, &req->mutation))
-        return Malformed("Mutate request mutation: unknown mutation or cell type");
+        return CapnpMalformed("Mutate request mutation: unknown mutation or cell type");
       return Status::Ok();
     });
   }
   Status Decode(ByteView payload, GetRequest* req) {
     return Read(payload, kGetRequest, [&](W::Reader& r, const W::Struct& body) {
       const W::StructList columns = r.GetList(body, kGetColumns);
-      Column* slots = Slots(columns_, columns.size);
+      Column* slots = ScratchSlots(columns_, columns.size);
       ReadGet(r, body, columns, &slots, req);
       return Status::Ok();
     });
@@ -241,7 +234,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   Status Decode(ByteView payload, ScanRequest* req) {
     return Read(payload, kScanRequest, [&](W::Reader& r, const W::Struct& body) {
       const W::StructList columns = r.GetList(body, kScanColumns);
-      Column* slots = Slots(columns_, columns.size);
+      Column* slots = ScratchSlots(columns_, columns.size);
       req->start_row = r.GetData(body, kScanStartRow);
       req->stop_row = r.GetData(body, kScanStopRow);
       req->number_of_rows = body.Field<uint32_t>(0);
@@ -269,9 +262,9 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
         }
       }
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      Action* out = Slots(actions_, n);
-      Cell* cells = Slots(cells_, ncells);
-      Column* columns = Slots(columns_, ncolumns);
+      Action* out = ScratchSlots(actions_, n);
+      Cell* cells = ScratchSlots(cells_, ncells);
+      Column* columns = ScratchSlots(columns_, ncolumns);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct a = r.Element(actions, i);
         Action& o = out[i];
@@ -282,7 +275,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
         if (a.Field<uint16_t>(kActionTagByte) == kActionMutation) {
           o.kind = ActionKind::kMutation;
           if (!ReadMutation(r, inner, r.GetList(inner, kMutationCells), &cells, &o.mutation))
-            return Malformed("Multi request mutation: unknown mutation or cell type");
+            return CapnpMalformed("Multi request mutation: unknown mutation or cell type");
         } else {
           o.kind = ActionKind::kGet;
           ReadGet(r, inner, r.GetList(inner, kGetColumns), &columns, &o.get);
@@ -359,9 +352,9 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       }
       const W::Struct in = r.GetStruct(body, 0);
       const W::StructList cells = r.GetList(in, kResultCells);
-      Cell* slots = Slots(cells_, cells.size);
+      Cell* slots = ScratchSlots(cells_, cells.size);
       if (!ReadResult(r, in, cells, &slots, &resp->result))
-        return Malformed("Get response result: unknown cell type");
+        return CapnpMalformed("Get response result: unknown cell type");
       return Status::Ok();
     });
   }
@@ -373,12 +366,12 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       for (uint32_t i = 0; i < n; ++i)
         ncells += r.GetList(r.Element(results, i), kResultCells).size;
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      Result* out = Slots(results_, n);
-      Cell* cells = Slots(cells_, ncells);
+      Result* out = ScratchSlots(results_, n);
+      Cell* cells = ScratchSlots(cells_, ncells);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct in = r.Element(results, i);
         if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &out[i]))
-          return Malformed("Scan response result: unknown cell type");
+          return CapnpMalformed("Scan response result: unknown cell type");
       }
       resp->results = std::span<const Result>(out, n);
       resp->more_results = body.Bit(0);
@@ -393,8 +386,8 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       for (uint32_t i = 0; i < n; ++i)
         ncells += r.GetList(r.GetStruct(r.Element(results, i), 0), kResultCells).size;
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      ActionResult* out = Slots(action_results_, n);
-      Cell* cells = Slots(cells_, ncells);
+      ActionResult* out = ScratchSlots(action_results_, n);
+      Cell* cells = ScratchSlots(cells_, ncells);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct ar = r.Element(results, i);
         ActionResult& o = out[i];
@@ -405,7 +398,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
         if (!r.IsNull(ar, 0)) {
           const W::Struct in = r.GetStruct(ar, 0);
           if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &o.result))
-            return Malformed("Multi response result: unknown cell type");
+            return CapnpMalformed("Multi response result: unknown cell type");
         }
       }
       resp->results = std::span<const ActionResult>(out, n);

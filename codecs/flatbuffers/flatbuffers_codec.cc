@@ -77,7 +77,7 @@ Status WrongBody(fb::Body want, fb::Body got) {
                             " payload, got " + BodyName(got));
 }
 
-Status Malformed(const char* what) {
+Status FlatbuffersMalformed(const char* what) {
   return Status::Corruption(std::string("flatbuffers: malformed ") + what);
 }
 
@@ -96,14 +96,6 @@ fbs::uoffset_t Count(const Tables<T>* v) {
 
 fbs::uoffset_t CellCount(const fb::Mutation* m) { return Count(m->cells()); }
 fbs::uoffset_t CellCount(const fb::Result* r) { return r ? Count(r->cells()) : 0; }
-
-// Grows a scratch vector to at least n elements; never shrinks it, so a
-// codec that has seen its largest message stops allocating.
-template <typename T>
-T* Slots(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
 
 // A FlatBufferBuilder that can reserve a byte vector without writing its
 // bytes: what CreateUninitializedVector does, but inline (that one is out of
@@ -187,22 +179,22 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     const fb::MutateRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const fb::Mutation* m = in->mutation();
-    if (m == nullptr) return Malformed("Mutate request: no mutation");
-    Cell* cells = Slots(cells_, CellCount(m));
-    if (!ReadMutation(m, &cells, &req->mutation)) return Malformed("Mutate request mutation");
+    if (m == nullptr) return FlatbuffersMalformed("Mutate request: no mutation");
+    Cell* cells = ScratchSlots(cells_, CellCount(m));
+    if (!ReadMutation(m, &cells, &req->mutation)) return FlatbuffersMalformed("Mutate request mutation");
     return Status::Ok();
   }
   Status Decode(ByteView payload, GetRequest* req) {
     const fb::GetRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Column* columns = Slots(columns_, Count(in->columns()));
+    Column* columns = ScratchSlots(columns_, Count(in->columns()));
     ReadGet(in, &columns, req);
     return Status::Ok();
   }
   Status Decode(ByteView payload, ScanRequest* req) {
     const fb::ScanRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Column* columns = Slots(columns_, Count(in->columns()));
+    Column* columns = ScratchSlots(columns_, Count(in->columns()));
     req->start_row = View(in->start_row());
     req->stop_row = View(in->stop_row());
     req->number_of_rows = in->number_of_rows();
@@ -227,9 +219,9 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
                                   " carries neither a Mutation nor a GetRequest");
       }
     }
-    Action* out = Slots(actions_, n);
-    Cell* cells = Slots(cells_, ncells);
-    Column* columns = Slots(columns_, ncolumns);
+    Action* out = ScratchSlots(actions_, n);
+    Cell* cells = ScratchSlots(cells_, ncells);
+    Column* columns = ScratchSlots(columns_, ncolumns);
     for (fbs::uoffset_t i = 0; i < n; ++i) {
       const fb::Action* a = actions->Get(i);
       Action& o = out[i];
@@ -238,7 +230,7 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
       o.get = GetRequest{};
       if (const fb::Mutation* m = a->op_as_Mutation()) {
         o.kind = ActionKind::kMutation;
-        if (!ReadMutation(m, &cells, &o.mutation)) return Malformed("Multi request mutation");
+        if (!ReadMutation(m, &cells, &o.mutation)) return FlatbuffersMalformed("Multi request mutation");
       } else {
         o.kind = ActionKind::kGet;
         ReadGet(a->op_as_GetRequest(), &columns, &o.get);
@@ -305,8 +297,8 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
   Status Decode(ByteView payload, GetResponse* resp) {
     const fb::GetResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Cell* cells = Slots(cells_, CellCount(in->result()));
-    if (!ReadResult(in->result(), &cells, &resp->result)) return Malformed("Get response result");
+    Cell* cells = ScratchSlots(cells_, CellCount(in->result()));
+    if (!ReadResult(in->result(), &cells, &resp->result)) return FlatbuffersMalformed("Get response result");
     return Status::Ok();
   }
   Status Decode(ByteView payload, ScanResponse* resp) {
@@ -316,10 +308,10 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     const fbs::uoffset_t n = Count(results);
     size_t ncells = 0;
     for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i));
-    Result* out = Slots(results_, n);
-    Cell* cells = Slots(cells_, ncells);
+    Result* out = ScratchSlots(results_, n);
+    Cell* cells = ScratchSlots(cells_, ncells);
     for (fbs::uoffset_t i = 0; i < n; ++i)
-      if (!ReadResult(results->Get(i), &cells, &out[i])) return Malformed("Scan response result");
+      if (!ReadResult(results->Get(i), &cells, &out[i])) return FlatbuffersMalformed("Scan response result");
     resp->results = std::span<const Result>(out, n);
     resp->more_results = in->more_results();
     return Status::Ok();
@@ -331,15 +323,15 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     const fbs::uoffset_t n = Count(results);
     size_t ncells = 0;
     for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i)->result());
-    ActionResult* out = Slots(action_results_, n);
-    Cell* cells = Slots(cells_, ncells);
+    ActionResult* out = ScratchSlots(action_results_, n);
+    Cell* cells = ScratchSlots(cells_, ncells);
     for (fbs::uoffset_t i = 0; i < n; ++i) {
       const fb::ActionResult* ar = results->Get(i);
       ActionResult& o = out[i];
       o.index = ar->index();
       o.ok = ar->ok();
       o.error = View(ar->error());
-      if (!ReadResult(ar->result(), &cells, &o.result)) return Malformed("Multi response result");
+      if (!ReadResult(ar->result(), &cells, &o.result)) return FlatbuffersMalformed("Multi response result");
     }
     resp->results = std::span<const ActionResult>(out, n);
     return Status::Ok();

@@ -480,7 +480,7 @@ class JavaReader {
   WireReader r_;
 };
 
-Status Malformed(const char* what) {
+Status WritableMalformed(const char* what) {
   return Status::Corruption(std::string("writable: malformed ") + what +
                             " (truncated, corrupt, or not a wirebench Writable call)");
 }
@@ -578,11 +578,11 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
       return Status::Corruption("writable: expected a put, delete or append call, got '" +
                                 std::string(method.chars(), method.size()) + "'");
     }
-    if (!ReadRegionParam(r) || !r.Code(code) || !r.Code(code)) return Malformed("Mutate request");
+    if (!ReadRegionParam(r) || !r.Code(code) || !r.Code(code)) return WritableMalformed("Mutate request");
     cells_.clear();
     Slice cells;
     if (!ReadMutationBody(r, code, &req->mutation, &cells) || !r.done())
-      return Malformed("Mutate request");
+      return WritableMalformed("Mutate request");
     req->mutation.cells = SpanOf(cells_, cells);
     return Status::Ok();
   }
@@ -593,7 +593,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     Slice columns;
     if (!ReadRegionParam(r) || !r.Code(kGetCode) || !r.Code(kGetCode) ||
         !ReadGetBody(r, &req->row, &columns) || !r.done())
-      return Malformed("Get request");
+      return WritableMalformed("Get request");
     req->columns = SpanOf(columns_, columns);
     return Status::Ok();
   }
@@ -604,51 +604,51 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     Slice columns;
     if (!ReadRegionParam(r) || !r.Code(kScanCode) || !r.Code(kScanCode) ||
         !ReadScanBody(r, req, &columns) || !r.done())
-      return Malformed("Scan request");
+      return WritableMalformed("Scan request");
     req->columns = SpanOf(columns_, columns);
     return Status::Ok();
   }
   Status Decode(ByteView payload, MultiRequest* req) {
     JavaReader r(payload);
     WB_RETURN_IF_ERROR(ReadInvocation(r, 1, "multi"));
-    if (!r.Code(kMultiActionCode) || !r.Code(kMultiActionCode)) return Malformed("Multi request");
+    if (!r.Code(kMultiActionCode) || !r.Code(kMultiActionCode)) return WritableMalformed("Multi request");
     actions_.clear();
     action_cells_.clear();
     action_columns_.clear();
     cells_.clear();
     columns_.clear();
     uint32_t regions;
-    if (!r.Count(&regions)) return Malformed("Multi request");
+    if (!r.Count(&regions)) return WritableMalformed("Multi request");
     for (uint32_t i = 0; i < regions; ++i) {
       ByteView region;
       uint32_t n;
-      if (!r.ByteArray(&region) || !r.Count(&n)) return Malformed("Multi request");
+      if (!r.ByteArray(&region) || !r.Count(&n)) return WritableMalformed("Multi request");
       for (uint32_t j = 0; j < n; ++j) {
         Action a;
         Slice cells, columns;
         int32_t code;
         if (!r.Code(kActionCode) || !r.Code(kActionCode) || !r.Code(kRowCode) || !r.VInt(&code))
-          return Malformed("Multi request action");
+          return WritableMalformed("Multi request action");
         if (code == kGetCode) {
           a.kind = ActionKind::kGet;
-          if (!ReadGetBody(r, &a.get.row, &columns)) return Malformed("Multi request Get");
+          if (!ReadGetBody(r, &a.get.row, &columns)) return WritableMalformed("Multi request Get");
         } else if (code == kPutCode || code == kDeleteCode || code == kAppendCode) {
           a.kind = ActionKind::kMutation;
           if (!ReadMutationBody(r, ClassCode(code), &a.mutation, &cells))
-            return Malformed("Multi request mutation");
+            return WritableMalformed("Multi request mutation");
         } else {
           return Status::Corruption("writable: Multi action of class code " +
                                     std::to_string(code) + " is neither a Get nor a mutation");
         }
         if (!r.I32(&a.index) || !r.Code(kWritableCode) || !r.Code(kNullInstanceCode) ||
             !r.Code(kWritableCode))
-          return Malformed("Multi request action");
+          return WritableMalformed("Multi request action");
         actions_.push_back(a);
         action_cells_.push_back(cells);
         action_columns_.push_back(columns);
       }
     }
-    if (!r.done()) return Malformed("Multi request");
+    if (!r.done()) return WritableMalformed("Multi request");
     for (size_t i = 0; i < actions_.size(); ++i) {
       actions_[i].mutation.cells = SpanOf(cells_, action_cells_[i]);
       actions_[i].get.columns = SpanOf(columns_, action_columns_[i]);
@@ -717,15 +717,15 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
   Status Decode(ByteView payload, MutateResponse* resp) {
     JavaReader r(payload);
     int32_t code;
-    if (!r.VInt(&code)) return Malformed("Mutate response");
+    if (!r.VInt(&code)) return WritableMalformed("Mutate response");
     if (code == kWritableCode) {
       if (!r.Code(kNullInstanceCode) || !r.Code(kVoidCode) || !r.done())
-        return Malformed("Mutate response");
+        return WritableMalformed("Mutate response");
       resp->processed = true;
     } else if (code == kBooleanCode) {
-      if (!r.Bool(&resp->processed) || !r.done()) return Malformed("Mutate response");
+      if (!r.Bool(&resp->processed) || !r.done()) return WritableMalformed("Mutate response");
     } else {
-      return Malformed("Mutate response");
+      return WritableMalformed("Mutate response");
     }
     return Status::Ok();
   }
@@ -734,7 +734,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     cells_.clear();
     Slice cells;
     if (!ReadResultObject(r, &resp->result, &cells) || !r.done())
-      return Malformed("Get response");
+      return WritableMalformed("Get response");
     resp->result.cells = SpanOf(cells_, cells);
     return Status::Ok();
   }
@@ -744,30 +744,30 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     uint32_t n;
     if (!r.Code(kResultArrayCode) || !r.U8(&version) || version != kResultArrayVersion ||
         !r.Count(&n))
-      return Malformed("Scan response");
+      return WritableMalformed("Scan response");
     results_.clear();
     result_cells_.clear();
     cells_.clear();
     if (n > 0) {
       uint32_t total;
-      if (!r.Count(&total) || total > r.remaining()) return Malformed("Scan response");
+      if (!r.Count(&total) || total > r.remaining()) return WritableMalformed("Scan response");
       const size_t end = r.remaining() - total;
       for (uint32_t i = 0; i < n; ++i) {
         uint32_t ncells;
-        if (!r.Count(&ncells)) return Malformed("Scan response");
+        if (!r.Count(&ncells)) return WritableMalformed("Scan response");
         Slice cells{cells_.size(), 0};
         for (uint32_t j = 0; j < ncells; ++j) {
           Cell c;
-          if (!r.KeyValue(&c)) return Malformed("Scan response cell");
+          if (!r.KeyValue(&c)) return WritableMalformed("Scan response cell");
           cells_.push_back(c);
         }
         cells.count = ncells;
         results_.push_back(Result{{}, true});  // A scan returns rows that exist.
         result_cells_.push_back(cells);
       }
-      if (r.remaining() != end) return Malformed("Scan response (length disagrees)");
+      if (r.remaining() != end) return WritableMalformed("Scan response (length disagrees)");
     }
-    if (!r.Bool(&resp->more_results) || !r.done()) return Malformed("Scan response");
+    if (!r.Bool(&resp->more_results) || !r.done()) return WritableMalformed("Scan response");
     for (size_t i = 0; i < results_.size(); ++i)
       results_[i].cells = SpanOf(cells_, result_cells_[i]);
     resp->results = std::span<const Result>(results_.data(), results_.size());
@@ -776,34 +776,34 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
   Status Decode(ByteView payload, MultiResponse* resp) {
     JavaReader r(payload);
     if (!r.Code(kMultiResponseCode) || !r.Code(kMultiResponseCode))
-      return Malformed("Multi response");
+      return WritableMalformed("Multi response");
     action_results_.clear();
     result_cells_.clear();
     cells_.clear();
     uint32_t regions;
-    if (!r.Count(&regions)) return Malformed("Multi response");
+    if (!r.Count(&regions)) return WritableMalformed("Multi response");
     for (uint32_t i = 0; i < regions; ++i) {
       ByteView region;
       uint32_t n;
-      if (!r.ByteArray(&region) || !r.Count(&n)) return Malformed("Multi response");
+      if (!r.ByteArray(&region) || !r.Count(&n)) return WritableMalformed("Multi response");
       for (uint32_t j = 0; j < n; ++j) {
         ActionResult ar;
         Slice cells{cells_.size(), 0};
         bool failed;
-        if (!r.I32(&ar.index) || !r.Bool(&failed)) return Malformed("Multi response result");
+        if (!r.I32(&ar.index) || !r.Bool(&failed)) return WritableMalformed("Multi response result");
         ar.ok = !failed;
         if (failed) {
           ByteView exception_class;
           if (!r.JavaString(&exception_class) || !r.JavaString(&ar.error))
-            return Malformed("Multi response exception");
+            return WritableMalformed("Multi response exception");
         } else if (!ReadResultObject(r, &ar.result, &cells)) {
-          return Malformed("Multi response result");
+          return WritableMalformed("Multi response result");
         }
         action_results_.push_back(ar);
         result_cells_.push_back(cells);
       }
     }
-    if (!r.done()) return Malformed("Multi response");
+    if (!r.done()) return WritableMalformed("Multi response");
     for (size_t i = 0; i < action_results_.size(); ++i)
       action_results_[i].result.cells = SpanOf(cells_, result_cells_[i]);
     resp->results = std::span<const ActionResult>(action_results_.data(), action_results_.size());
@@ -828,7 +828,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     uint32_t hash, n;
     if (!r.U8(&version) || version != kInvocationVersion || !r.Utf(method) ||
         !r.I64(&client_version) || !r.I32(&hash) || !r.Count(&n))
-      return Malformed("Invocation");
+      return WritableMalformed("Invocation");
     if (n != params)
       return Status::Corruption("writable: call has " + std::to_string(n) +
                                 " parameters, expected " + std::to_string(params));

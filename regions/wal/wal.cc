@@ -31,10 +31,6 @@ void FutexWake(std::atomic<uint32_t>* word) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-Status Errno(const std::string& what, const std::string& path) {
-  return Status::IoError("wal: " + what + " " + path + ": " + std::strerror(errno));
-}
-
 uint64_t NowNs() {
   return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now().time_since_epoch())
@@ -81,7 +77,7 @@ StatusOr<std::unique_ptr<Wal>> Wal::Open(const WalOptions& options, uint64_t fir
   if (ec) return Status::IoError("wal: cannot create " + options.directory + ": " + ec.message());
   std::unique_ptr<Wal> wal(new Wal(options));
   wal->dir_fd_ = open(options.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (wal->dir_fd_ < 0) return Errno("cannot open directory", options.directory);
+  if (wal->dir_fd_ < 0) return wal::IoErrno("cannot open directory", options.directory);
   wal->last_sequence_ = last_sequence;
   wal->written_sequence_ = last_sequence;
   wal->dispatched_sequence_ = last_sequence;
@@ -110,7 +106,7 @@ Status Wal::OpenSegment(uint64_t number) {
   seg->number = number;
   seg->path = options_.directory + "/" + wal::SegmentFileName(number);
   seg->fd = open(seg->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (seg->fd < 0) return Errno("cannot create segment", seg->path);
+  if (seg->fd < 0) return wal::IoErrno("cannot create segment", seg->path);
   uint8_t header[wal::kSegmentHeaderSize];
   wal::EncodeSegmentHeader(number, header);
   WB_RETURN_IF_ERROR(wal::WriteAll(seg->fd, header, sizeof(header), seg->path));
@@ -118,8 +114,8 @@ Status Wal::OpenSegment(uint64_t number) {
   if (!options_.nosync) {
     // The header and the directory entry must be durable before any record
     // in the file is acknowledged.
-    if (fdatasync(seg->fd) != 0) return Errno("cannot sync", seg->path);
-    if (fsync(dir_fd_) != 0) return Errno("cannot sync directory", options_.directory);
+    if (fdatasync(seg->fd) != 0) return wal::IoErrno("cannot sync", seg->path);
+    if (fsync(dir_fd_) != 0) return wal::IoErrno("cannot sync directory", options_.directory);
   }
   std::lock_guard lock(segment_mu_);
   segment_ = std::move(seg);
@@ -217,7 +213,7 @@ void Wal::AppenderLoop() {
         // never covers records a later segment's sync did not.
         if (!options_.nosync) {
           const uint64_t t0 = NowNs();
-          if (fdatasync(seg->fd) != 0) s = Errno("cannot sync", seg->path);
+          if (fdatasync(seg->fd) != 0) s = wal::IoErrno("cannot sync", seg->path);
           fsyncs_.fetch_add(1, std::memory_order_relaxed);
           fsync_ns_.fetch_add(NowNs() - t0, std::memory_order_relaxed);
         }
@@ -286,7 +282,7 @@ void Wal::RunnerLoop(Runner* r) {
           seg = segment_;
         }
         const uint64_t t0 = NowNs();
-        if (fdatasync(seg->fd) != 0) s = Errno("cannot sync", seg->path);
+        if (fdatasync(seg->fd) != 0) s = wal::IoErrno("cannot sync", seg->path);
         fsyncs_.fetch_add(1, std::memory_order_relaxed);
         fsync_ns_.fetch_add(NowNs() - t0, std::memory_order_relaxed);
       }
@@ -350,7 +346,7 @@ Status Wal::Close() {
   // Everything appended is written; make the tail durable.
   if (failure().ok() && segment_ && highest_synced() < written_sequence_) {
     if (!options_.nosync && fdatasync(segment_->fd) != 0) {
-      Fail(Errno("cannot sync", segment_->path));
+      Fail(wal::IoErrno("cannot sync", segment_->path));
     } else {
       if (!options_.nosync) fsyncs_.fetch_add(1, std::memory_order_relaxed);
       RaiseSynced(written_sequence_);

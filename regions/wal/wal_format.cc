@@ -57,6 +57,10 @@ void EncodeRecord(uint64_t sequence, const Mutation& m, ByteBuffer* out) {
   StoreLE32(start + 4, Crc(ByteView(body, body_size)));
 }
 
+Status IoErrno(const std::string& what, const std::string& path) {
+  return Status::IoError("wal: " + what + " " + path + ": " + std::strerror(errno));
+}
+
 const char* RecordCheckName(RecordCheck c) {
   switch (c) {
     case RecordCheck::kOk:

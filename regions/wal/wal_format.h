@@ -80,4 +80,8 @@ struct SegmentFile {
 // an empty log.
 [[nodiscard]] StatusOr<std::vector<SegmentFile>> ListSegments(const std::string& directory);
 
+// "wal: <what> <path>: <strerror(errno)>", an IoError; call right after the
+// failing system call, before anything can change errno.
+Status IoErrno(const std::string& what, const std::string& path);
+
 }  // namespace wirebench::wal

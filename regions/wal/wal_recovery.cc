@@ -15,23 +15,19 @@ namespace wirebench {
 
 namespace {
 
-Status Errno(const std::string& what, const std::string& path) {
-  return Status::IoError("wal: " + what + " " + path + ": " + std::strerror(errno));
-}
-
 Status SyncDirectory(const std::string& directory) {
   int fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open directory", directory);
+  if (fd < 0) return wal::IoErrno("cannot open directory", directory);
   const bool ok = fsync(fd) == 0;
   close(fd);
-  return ok ? Status::Ok() : Errno("cannot sync directory", directory);
+  return ok ? Status::Ok() : wal::IoErrno("cannot sync directory", directory);
 }
 
 // Cuts a torn tail off its segment, or completes a torn segment header (the
 // segment then holds no records), and makes that durable.
 Status CutTornTail(const wal::TornTail& t, uint64_t segment_number) {
   int fd = open(t.path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open", t.path);
+  if (fd < 0) return wal::IoErrno("cannot open", t.path);
   Status s;
   if (t.offset == 0) {
     uint8_t header[wal::kSegmentHeaderSize];
@@ -40,7 +36,7 @@ Status CutTornTail(const wal::TornTail& t, uint64_t segment_number) {
   }
   const off_t size = off_t(std::max<uint64_t>(t.offset, wal::kSegmentHeaderSize));
   if (s.ok() && (ftruncate(fd, size) != 0 || fdatasync(fd) != 0))
-    s = Errno("cannot truncate the torn tail of", t.path);
+    s = wal::IoErrno("cannot truncate the torn tail of", t.path);
   close(fd);
   return s;
 }
@@ -71,7 +67,7 @@ Status RewriteSegment(std::span<const wal::DamagedRange> ranges, uint64_t keep_u
   if (keep_until > pos) out.append(data, pos, keep_until - pos);
   const std::string tmp = path + ".rewrite";
   WB_RETURN_IF_ERROR(wal::WriteFileSynced(tmp, out));
-  if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot replace", path);
+  if (rename(tmp.c_str(), path.c_str()) != 0) return wal::IoErrno("cannot replace", path);
   report->rewritten.push_back(path);
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include "codecs/pb/pb_wire.h"
 #include "codecs/wire_reader.h"
 #include "common/protocol.h"
+#include "rpc/asio_io.h"
 #include "rpc/client.h"
 #include "rpc/write_loop.h"
 #include "transports/hbase/fast_reader.h"
@@ -28,8 +29,8 @@ using pb::WireType;
 
 namespace {
 
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-constexpr size_t kReadChunk = 64 * 1024;
+using rpc::kNoThrow;
+using rpc::kReadChunk;
 constexpr uint32_t kMaxReply = 64u << 20;
 // The region name the codecs write (codecs/pb/pb_mapping.h's kRegionName is
 // "usertable,,1"): table, empty start key, region id kUserRegionId.

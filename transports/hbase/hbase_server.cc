@@ -11,6 +11,7 @@
 #include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
 
+#include "rpc/asio_io.h"
 #include "rpc/log.h"
 #include "rpc/stats_json.h"
 #include "rpc/write_loop.h"
@@ -21,9 +22,9 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
-constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-constexpr size_t kReadChunk = 64 * 1024;
 
+using rpc::kNoThrow;
+using rpc::kReadChunk;
 uint64_t NowMs() {
   return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
