@@ -118,7 +118,11 @@ TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
   o.port = port_;
   auto stats = rpc::GrpcCallOnce(o, Method::kStats, "", 5000);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  EXPECT_EQ(nlohmann::json::parse(*stats)["calls_waiting_for_request"], 200);
+  // The 200 idle streams, and the steady client's one call when Stats was
+  // taken between that call's accept and its message (seen once in CI: 201).
+  const int waiting = nlohmann::json::parse(*stats)["calls_waiting_for_request"].get<int>();
+  EXPECT_GE(waiting, 200);
+  EXPECT_LE(waiting, 201);
   EXPECT_EQ(idle.ended(), 0);
   EXPECT_EQ(Stat("calls_ended_without_request"), 0);
 }
