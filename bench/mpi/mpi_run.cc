@@ -112,6 +112,7 @@ Affinity ThisProcessAffinity() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    a.cpus = "unknown";
     a.allowed = a.online;
     return a;
   }
