@@ -32,6 +32,7 @@
 #include "bench/loadgen/build_runner.h"
 #include "bench/results/build_compare.h"
 #include "tests/sanitized_build.h"
+#include "tests/shell.h"
 
 namespace wirebench {
 namespace {
@@ -41,24 +42,10 @@ using nlohmann::json;
 
 const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr.
-};
+using Outcome = testing::ShellOutcome;
+using testing::RunShell;
 
-Outcome Shell(const std::string& command) {
-  Outcome o;
-  FILE* f = popen((command + " 2>&1").c_str(), "r");
-  if (f == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) o.out.append(buf, n);
-  const int status = pclose(f);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
-Outcome Wirebench(const std::string& args) { return Shell(kBinary + " " + args); }
+Outcome Wirebench(const std::string& args) { return RunShell(kBinary + " " + args); }
 
 json ReadJson(const std::string& path) {
   std::ifstream in(path);

@@ -21,6 +21,7 @@
 
 #include "bench/loadgen/instructions.h"
 #include "tests/sanitized_build.h"
+#include "tests/shell.h"
 
 namespace wirebench {
 namespace {
@@ -211,25 +212,10 @@ constexpr bool kSanitized = testing::kSanitizedBuild;
   GTEST_SKIP() << "valgrind is not installed (scripts/install-deps installs it); the "      \
                   "--instructions checks need it"
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr.
-};
+using Outcome = testing::ShellOutcome;
+using testing::RunShell;
 
-// Runs a shell command line, capturing stdout and stderr.
-Outcome Shell(const std::string& command) {
-  Outcome o;
-  FILE* f = popen((command + " 2>&1").c_str(), "r");
-  if (f == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) o.out.append(buf, n);
-  const int status = pclose(f);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
-Outcome RunWirebench(const std::string& args) { return Shell(kBinary + " " + args); }
+Outcome RunWirebench(const std::string& args) { return RunShell(kBinary + " " + args); }
 
 // The `[SECTION], name, value` lines of a report, as numbers.
 std::map<std::string, double> Figures(const std::string& text) {
@@ -325,7 +311,7 @@ TEST(InstructionsUnderValgrind, CompareShowsPbCostingMoreThanRawOnBothSides) {
 
 TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
   // An empty PATH, so valgrind cannot be found (this one runs without it).
-  Outcome o = Shell("env PATH=/nonexistent " + kBinary + " run --instructions -P " + kWorkload +
+  Outcome o = RunShell("env PATH=/nonexistent " + kBinary + " run --instructions -P " + kWorkload +
                     " --ops 10");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("install it"), std::string::npos) << o.out;
@@ -340,7 +326,7 @@ TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
 // Issue 18 item 10: --ops 0 (no limit) under --instructions (no time limit)
 // would never end; refused before Valgrind starts.
 TEST(Instructions, OpsZeroIsRefused) {
-  Outcome o = Shell(kBinary + " run --instructions -P " + kWorkload + " --ops 0");
+  Outcome o = RunShell(kBinary + " run --instructions -P " + kWorkload + " --ops 0");
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("--instructions needs a fixed number of operations: --ops must be 1 or more"),
             std::string::npos)

@@ -31,6 +31,7 @@
 
 #include "bench/results/merge.h"
 #include "common/str_cat.h"
+#include "tests/shell.h"
 
 namespace wirebench {
 namespace {
@@ -38,17 +39,11 @@ namespace {
 const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
-// Runs a shell command; returns its exit status and its output (stdout and stderr).
-int Sh(const std::string& cmd, std::string* output = nullptr) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  const int st = pclose(p);
-  if (output) *output = out;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+// Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
+int Sh(const std::string& cmd, std::string* out = nullptr) {
+  wirebench::testing::ShellOutcome o = wirebench::testing::RunShell(cmd);
+  if (out) *out = std::move(o.out);
+  return o.exit_code;
 }
 
 // A child process started with execvp, its stdout on a pipe (optional).
@@ -148,6 +143,13 @@ class NetnsMerge : public ::testing::Test {
     client_ns_ = {tag + "a", tag + "b"};
     dir_ = std::filesystem::temp_directory_path() / (tag + "_netns");
     std::filesystem::create_directories(dir_);
+    // Every test here runs across the three namespaces.
+    const std::string why = MakeHosts();
+    if (!why.empty()) {
+      std::fprintf(stderr, "netns_merge_test: SKIPPED: cannot make network namespaces: %s\n",
+                   why.c_str());
+      GTEST_SKIP() << "cannot make network namespaces: " << why;
+    }
   }
   void TearDown() override {
     // Deleting a namespace removes its veth ends and the bridge with it.
@@ -203,12 +205,6 @@ class NetnsMerge : public ::testing::Test {
 };
 
 TEST_F(NetnsMerge, TwoClientHostsOneServerHostMerged) {
-  const std::string why = MakeHosts();
-  if (!why.empty()) {
-    std::fprintf(stderr, "netns_merge_test: SKIPPED: cannot make network namespaces: %s\n",
-                 why.c_str());
-    GTEST_SKIP() << "cannot make network namespaces: " << why;
-  }
 
   Child server(ServerCommand(), "");
   const std::string address = ServerAddress(server);
@@ -320,12 +316,6 @@ int64_t Calls(const nlohmann::json& stats) {
 // tree, so mpirun itself calls the agent for both, and the agent works from
 // any namespace anyway (as root, `ip netns exec` reaches every namespace).
 TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
-  const std::string why = MakeHosts();
-  if (!why.empty()) {
-    std::fprintf(stderr, "netns_merge_test: SKIPPED: cannot make network namespaces: %s\n",
-                 why.c_str());
-    GTEST_SKIP() << "cannot make network namespaces: " << why;
-  }
   std::string out;
   if (Sh("command -v unshare", &out) != 0)
     GTEST_SKIP() << "the `unshare` command (util-linux) is not installed";

@@ -33,6 +33,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/shell.h"
+
 namespace {
 
 using nlohmann::json;
@@ -52,15 +54,9 @@ std::string ReadFile(const std::string& path) {
 
 // Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
 int Sh(const std::string& cmd, std::string* out = nullptr) {
-  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
-  if (!p) return -1;
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
-  const int st = pclose(p);
-  if (out) *out = text;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  wirebench::testing::ShellOutcome o = wirebench::testing::RunShell(cmd);
+  if (out) *out = std::move(o.out);
+  return o.exit_code;
 }
 
 // A child process in its own process group; stdout and stderr to a file.
