@@ -175,8 +175,13 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
   CLI::Option* baseline =
-      cmd->add_option("--baseline", o->baseline, "Codec (column) the ratios are against")
+      cmd->add_option("--baseline", o->baseline,
+                      "Column the ratios are against (any column; when the default pb is not "
+                      "among them, the first column)")
           ->capture_default_str();
+  cmd->add_flag("--pairwise", o->pairwise,
+                "Also a table of every column against every other for the headline cost row "
+                "(total instructions with --instructions, else total CPU)");
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()

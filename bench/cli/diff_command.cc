@@ -1,6 +1,8 @@
 #include "bench/cli/diff_command.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "bench/results/build_compare.h"
+#include "bench/results/compare_tables.h"
 #include "bench/results/report.h"
 #include "bench/results/result_json.h"
 #include "transports/transport.h"
@@ -18,9 +21,23 @@ namespace {
 
 struct DiffOptions {
   std::string base, next;
-  std::optional<double> fail_above;  // Percent.
+  std::string fail_above;  // Percent, as given; checked by ParseFailAbove.
   std::string json_out;
 };
+
+// --fail-above's value: a finite percentage >= 0. A NaN bound would pass
+// every regression (every comparison with NaN is false), a negative one
+// fail every row that did not move: both are refused.
+std::optional<double> ParseFailAbove(const std::string& text, std::string* error) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != 0 || !std::isfinite(v) || v < 0) {
+    *error = "--fail-above takes a percentage >= 0 like 2 (a row fails past +2%), got '" + text +
+             "'";
+    return std::nullopt;
+  }
+  return v;
+}
 
 // A side's label: its folder's or file's name ("before" for OUT/before),
 // else `fallback`.
@@ -33,6 +50,15 @@ std::string LabelOf(const std::string& path, const std::string& fallback) {
 }
 
 int RunDiff(const DiffOptions& o) {
+  std::optional<double> fail_above;
+  if (!o.fail_above.empty()) {
+    std::string error;
+    fail_above = ParseFailAbove(o.fail_above, &error);
+    if (!fail_above) {
+      std::fprintf(stderr, "wirebench diff: %s\n", error.c_str());
+      return 2;
+    }
+  }
   std::string base_label = LabelOf(o.base, "base"), new_label = LabelOf(o.next, "new");
   if (base_label == new_label) {
     base_label = "base";
@@ -52,6 +78,33 @@ int RunDiff(const DiffOptions& o) {
     std::fprintf(stderr, "wirebench diff: %s\n", s.ToString().c_str());
     return 2;
   }
+  const std::string both = o.base + " and " + o.next;
+  // No verdict over nothing, over a part, or over figures measured differently.
+  if (const auto incomplete = IncompleteSides(sides); !incomplete.empty()) {
+    std::fprintf(stderr, "wirebench diff: cannot compare %s:\n", both.c_str());
+    for (const std::string& line : incomplete) std::fprintf(stderr, "  %s\n", line.c_str());
+    std::fprintf(stderr,
+                 "wirebench diff: run the incomplete comparison again to the end (every cell, "
+                 "every repeat), then diff the two folders\n");
+    return 2;
+  }
+  if (CommonGroups(sides).empty()) {
+    std::fprintf(stderr,
+                 "wirebench diff: no cell of %s matches one of %s (cells are matched by workload, "
+                 "logical clients and codec@rpc): nothing compared\n",
+                 o.next.c_str(), o.base.c_str());
+    for (const std::string& line : OneSideOnly(sides))
+      std::fprintf(stderr, "  %s\n", line.c_str());
+    return 2;
+  }
+  if (const auto mismatches = MeasurementMismatches(sides); !mismatches.empty()) {
+    std::fprintf(stderr, "wirebench diff: %s were measured differently:\n", both.c_str());
+    for (const std::string& line : mismatches) std::fprintf(stderr, "  %s\n", line.c_str());
+    std::fprintf(stderr,
+                 "wirebench diff: a difference between them would be the setup's, not the "
+                 "code's; run both sides with the same compare options\n");
+    return 2;
+  }
   BuildTableOptions to;
   to.title = "wirebench diff: " + new_label + " against " + base_label;
   to.setup = "Saved results: " + base_label + " from " + o.base + ", " + new_label + " from " +
@@ -69,26 +122,39 @@ int RunDiff(const DiffOptions& o) {
       return 2;
     }
   }
-  if (CommonGroups(sides).empty()) {
+  if (!fail_above) return 0;
+  const std::vector<BuildRow> rows = BuildRows(sides, false);
+  const GateCoverage cov = CoverageOf(rows);
+  if (cov.instruction_totals == 0 && cov.tested == 0) {
     std::fprintf(stderr,
-                 "wirebench diff: no cell of %s matches one of %s (cells are matched by workload, "
-                 "logical clients and codec@rpc): nothing compared\n",
-                 o.next.c_str(), o.base.c_str());
+                 "wirebench diff: no row of %s could be gated (%d row(s) not tested: one repeat "
+                 "or zero values, listed under Verdict above): no verdict; run compare with "
+                 "--repeat 3 or more (or --instructions) on both sides\n",
+                 both.c_str(), cov.untestable);
     return 2;
   }
-  if (!o.fail_above) return 0;
-  const std::vector<BuildRow> bad = Regressions(BuildRows(sides, false), *o.fail_above);
+  const std::string considered =
+      std::to_string(cov.instruction_totals) + " instruction total(s) gated by count (past " +
+      FormatFigure(kInstructionGateFloor) + " instructions/op too), " +
+      std::to_string(cov.tested) + " wall-clock row(s) tested (Holm)" +
+      (cov.untestable ? ", " + std::to_string(cov.untestable) + " row(s) not tested (see Verdict)"
+                      : std::string());
+  const std::vector<BuildRow> bad = Regressions(rows, *fail_above);
   if (bad.empty()) {
-    std::fprintf(stderr, "wirebench diff: no cost row regressed by more than %g%%\n",
-                 *o.fail_above);
+    std::fprintf(stderr, "wirebench diff: gate passed at %g%%: %s; none regressed\n", *fail_above,
+                 considered.c_str());
     return 0;
   }
-  std::fprintf(stderr, "wirebench diff: %zu row(s) regressed by more than %g%%:\n", bad.size(),
-               *o.fail_above);
-  for (const BuildRow& r : bad)
-    std::fprintf(stderr, "  %s, %d logical clients, %s: %s %s\n", r.group.workload.c_str(),
+  std::fprintf(stderr, "wirebench diff: %zu row(s) regressed by more than %g%% (%s):\n",
+               bad.size(), *fail_above, considered.c_str());
+  for (const BuildRow& r : bad) {
+    std::fprintf(stderr, "  %s, %d logical clients, %s: %s %s%s\n", r.group.workload.c_str(),
                  r.group.threads, r.group.column.c_str(), r.metric.c_str(),
-                 PercentDiffText(r).c_str());
+                 PercentDiffText(r).c_str(),
+                 r.kind == RowKind::kTested ? (" " + TestText(r)).c_str() : "");
+    for (const std::string& layer : ExplainRegression(rows, r))
+      std::fprintf(stderr, "      of which %s\n", layer.c_str());
+  }
   return 1;
 }
 
@@ -104,10 +170,11 @@ void AddDiffCommand(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("NEW", o->next, "The one compared against it")->required();
   cmd->add_option("--fail-above", o->fail_above,
-                  "Exit 1 when a cost row regressed by more than PCT percent: instruction rows "
-                  "by their (deterministic) difference, wall-clock rows only where the whole 95% "
-                  "interval is past PCT; the rows are printed")
-      ->check(CLI::NonNegativeNumber);
+                  "Exit 1 when a row regressed by more than PCT percent (a number >= 0): "
+                  "instruction totals (total, client, server) by their difference, past a floor "
+                  "of a few instructions/op; wall-clock costs, throughput and p99 only when "
+                  "different after Holm and the whole 95% interval is past PCT; the rows are "
+                  "printed (docs/verdicts.md)");
   cmd->add_option("--json", o->json_out, "Also write the rows as JSON here");
   cmd->callback([o, exit_code] { *exit_code = RunDiff(*o); });
 }

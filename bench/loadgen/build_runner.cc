@@ -23,6 +23,7 @@
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/results/build_compare.h"
+#include "bench/results/host_figures.h"
 #include "bench/results/compare_report.h"
 #include "bench/results/report.h"
 #include "bench/results/result_json.h"
@@ -186,7 +187,10 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
     argv.push_back(a);
   const std::string log = run_dir + ".log";
   int spawn_errno = 0;
+  HostProbe host;  // The host around this repeat: load, steal, clock.
+  host.Start();
   const int rc = RunChild(argv, "/dev/null", log, &spawn_errno);
+  const json host_figures = host.Finish();
   if (StopRequested()) out->interrupted = true;
   auto fail = [&](const std::string& why) {
     std::fprintf(stderr, "\nwirebench compare: %s cell %s failed: %s\n", b.label.c_str(),
@@ -218,8 +222,11 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
                 std::to_string(side->result_version));
   }
   const json& results = doc["results"];
-  side->cells.push_back(CompareCell{cols.codecs[p.column], p.workload, p.threads, rep + 1, results,
-                                    results.value("partial", false), cols.labels[p.column]});
+  CompareCell cell{cols.codecs[p.column], p.workload, p.threads, rep + 1, results,
+                   results.value("partial", false), cols.labels[p.column]};
+  cell.host = host_figures;
+  cell.config = doc.value("config", json());
+  side->cells.push_back(std::move(cell));
   ++out->cells;
   fs::remove_all(run_dir, ec);
   fs::remove(log, ec);
@@ -372,6 +379,12 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
   for (const BuildSpec& b : o.builds) fs::remove(c.out + "/" + b.label + "/runs", ec);
   // A build whose cells report another schema than its probe did.
   WB_RETURN_IF_ERROR(CheckComparable(sides));
+  // Builds that measured the same cell differently (another default region,
+  // null-reads mode, record shape...): no verdict over them.
+  for (const std::string& m : MeasurementMismatches(sides))
+    out.failures.push_back("measured differently (" + c.out + "/" + sides[0].label + " and " +
+                           c.out + "/<other build>): " + m +
+                           "; the builds' defaults differ: give those settings explicitly");
 
   // Each build's folder is a compare folder of its own (diff reads it).
   for (const BuildSide& s : sides) {

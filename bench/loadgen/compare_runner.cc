@@ -12,6 +12,7 @@
 
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/stop_on_signal.h"
+#include "bench/results/host_figures.h"
 #include "bench/results/report.h"
 #include "bench/ycsb/standard_workloads.h"
 #include "codecs/codec.h"
@@ -160,7 +161,10 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                            "-t" + std::to_string(threads) + "-" + file_label + "-r" +
                            std::to_string(rep + 1);
   YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec, rpc, base);
+  HostProbe host;  // The host around this repeat: load, steal, clock.
+  host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
+  const nlohmann::json host_figures = host.Finish();
   if (StopRequested()) out->interrupted = true;
   if (!o.report) {
     if (r.ok()) out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
@@ -188,7 +192,8 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                         ": it must serve codec " + codec + " over " + rpc + ")")
                            .c_str());
   out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
-                                   r->result.partial, column, shape.first, shape.second});
+                                   r->result.partial, column, shape.first, shape.second,
+                                   host_figures, r->json.value("config", nlohmann::json())});
 }
 
 // Repeats are the outer loop, so drift on a shared machine spreads over
@@ -282,6 +287,7 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
   ro.codecs = codecs;
   ro.requested_repeats = o.repeat;
   ro.baseline = o.baseline;
+  ro.pairwise = o.pairwise;
   ro.title = "wirebench codec comparison";
   ro.setup = SetupText(o, *out);
   auto put = [&](const std::string& name, const std::string& body) {

@@ -36,6 +36,9 @@ struct CompareOptions {
   // --baseline was given: it must then name a column of the matrix (the
   // default may be absent from it, and the ratios are then left out).
   bool baseline_given = false;
+  // --pairwise: also every column against every other for the headline
+  // cost row (total instructions when measured, else total CPU).
+  bool pairwise = false;
   std::string out;  // Empty = results/compare-<time>.
   double seconds = 5;
   double warmup = 1;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bench/results/compare_tables.h"
+#include "bench/results/host_figures.h"
 #include "bench/results/result_json.h"
 
 namespace wirebench {
@@ -137,8 +138,10 @@ StatusOr<BuildSide> ReadFolder(const std::string& path, const std::string& label
     cell.repeat = c.value("repeat", 1);
     cell.partial = c.value("partial", false);
     cell.results = c["results"];
+    cell.host = c.value("host", json());
     side.cells.push_back(std::move(cell));
   }
+  side.requested_repeats = j.value("requested_repeats", 0);
   // The schema and build of its cells: every result file must agree.
   std::vector<std::string> files;
   std::error_code ec;
@@ -148,9 +151,11 @@ StatusOr<BuildSide> ReadFolder(const std::string& path, const std::string& label
   if (files.empty())
     return Status::InvalidArgument(path + "/cells holds no result files: the schema and build of "
                                    "its cells cannot be checked; give a complete compare folder");
+  std::vector<std::pair<std::string, json>> configs;  // File stem -> its config.
   for (const std::string& f : files) {
     json doc;
     WB_RETURN_IF_ERROR(ReadDocHeader(f, &doc));
+    configs.emplace_back(fs::path(f).stem().string(), doc.value("config", json()));
     const int v = doc["wirebench_result_version"].get<int>();
     if (side.result_version == 0) {
       side.result_version = v;
@@ -161,6 +166,16 @@ StatusOr<BuildSide> ReadFolder(const std::string& path, const std::string& label
                                      std::to_string(v) + " in " + f +
                                      "): its cells were written by different wirebench builds");
     }
+  }
+  // Each cell's settings, from its result file (named as compare names it).
+  for (CompareCell& c : side.cells) {
+    std::string label = CellColumn(c);
+    std::replace(label.begin(), label.end(), '#', '-');
+    std::replace(label.begin(), label.end(), '@', '-');
+    const std::string stem = CellWorkload(c) + "-t" + std::to_string(c.threads) + "-" + label +
+                             "-r" + std::to_string(c.repeat);
+    for (const auto& [name, config] : configs)
+      if (name == stem) c.config = config;
   }
   return side;
 }
@@ -184,6 +199,7 @@ StatusOr<BuildSide> ReadFile(const std::string& path, const std::string& label,
   cell.threads = config.value("threads", 0);
   cell.repeat = 1;
   cell.results = doc["results"];
+  cell.config = config;
   side.cells.push_back(std::move(cell));
   return side;
 }
@@ -257,11 +273,54 @@ std::vector<std::string> OneSideOnly(const std::vector<BuildSide>& sides) {
   return out;
 }
 
+const char* RowKindName(RowKind k) {
+  switch (k) {
+    case RowKind::kInstructionTotal: return "instruction total";
+    case RowKind::kInstructionLayer: return "instruction layer";
+    case RowKind::kTested: return "tested";
+    case RowKind::kExtreme: return "extreme";
+    case RowKind::kShown: return "shown";
+  }
+  return "shown";
+}
+
+namespace {
+
+// Callgrind's counts are in the results of a group's cells (--instructions).
+bool UnderCallgrind(const std::vector<BuildSide>& sides, const BuildGroup& g) {
+  static const json::json_pointer kTotal("/instructions/client/total");
+  for (const BuildSide& s : sides)
+    for (const CompareCell& c : s.cells)
+      if (InGroup(c, g) && c.results.contains(kTotal)) return true;
+  return false;
+}
+
+RowKind KindOf(const MetricDef& m, bool callgrind) {
+  if (m.unit == "instructions/op" && callgrind)
+    return m.name.find(": ") != std::string::npos ? RowKind::kInstructionLayer
+                                                  : RowKind::kInstructionTotal;
+  if (!m.op.empty() && m.name.find(" max latency") != std::string::npos) return RowKind::kExtreme;
+  return m.baseline_ratio ? RowKind::kTested : RowKind::kShown;
+}
+
+bool AllZero(const std::vector<std::pair<int, double>>& v) {
+  return std::all_of(v.begin(), v.end(), [](const auto& p) { return p.second == 0; });
+}
+
+// "1 repeat: no interval" -> "1 repeat".
+std::string Reason(const std::string& no_interval) {
+  const size_t colon = no_interval.find(": no ");
+  return colon == std::string::npos ? no_interval : no_interval.substr(0, colon);
+}
+
+}  // namespace
+
 std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired) {
   std::vector<BuildRow> rows;
   if (sides.size() < 2) return rows;
   const std::vector<MetricDef> metrics = AllMetrics(sides);
   for (const BuildGroup& g : CommonGroups(sides)) {
+    const bool callgrind = UnderCallgrind(sides, g);
     for (const MetricDef& m : metrics) {
       const auto base = Values(sides[0], m, g);
       for (size_t i = 1; i < sides.size(); ++i) {
@@ -274,19 +333,42 @@ std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired
         r.side = sides[i].label;
         r.base = Median(Only(base));
         r.value = Median(Only(x));
-        r.instructions = m.unit == "instructions/op";
+        r.median_ratio = r.base > 0 && !std::isnan(r.value) ? r.value / r.base : std::nan("");
+        r.kind = KindOf(m, callgrind);
+        r.instructions = r.kind == RowKind::kInstructionTotal || r.kind == RowKind::kInstructionLayer;
         r.higher_is_better = m.higher_is_better;
-        r.gated = r.instructions || m.baseline_ratio;
+        r.gated = r.kind == RowKind::kInstructionTotal || r.kind == RowKind::kTested;
         if (base.empty() || x.empty()) {
-          r.ratio.ratio = std::nan("");
+          r.ratio.ratio = r.ratio.lo = r.ratio.hi = r.ratio.p = std::nan("");
           r.ratio.no_interval = "no value on one side";
-        } else {
+        } else if (r.kind == RowKind::kTested) {
           r.ratio = paired && SameRepeats(x, base) ? PairedRatioInterval(Only(x), Only(base))
                                                    : WelchRatioInterval(Only(x), Only(base));
+        } else {  // Shown only: the ratio of the medians, no test.
+          r.ratio.ratio = r.median_ratio;
+          r.ratio.lo = r.ratio.hi = r.ratio.p = std::nan("");
+          r.ratio.no_interval = "not tested";
         }
+        if (r.kind == RowKind::kTested && !r.ratio.has_interval())
+          r.not_tested = !base.empty() && !x.empty() && AllZero(base) && AllZero(x)
+                             ? "zero on both sides"
+                             : Reason(r.ratio.no_interval);
         rows.push_back(std::move(r));
       }
     }
+  }
+  // Holm over each later side's tested rows.
+  for (size_t i = 1; i < sides.size(); ++i) {
+    std::vector<size_t> family;
+    std::vector<double> p;
+    for (size_t k = 0; k < rows.size(); ++k)
+      if (rows[k].side == sides[i].label && rows[k].kind == RowKind::kTested &&
+          rows[k].ratio.has_interval()) {
+        family.push_back(k);
+        p.push_back(rows[k].ratio.p);
+      }
+    const std::vector<bool> reject = HolmReject(p, kFamilyAlpha);
+    for (size_t k = 0; k < family.size(); ++k) rows[family[k]].different = reject[k];
   }
   return rows;
 }
@@ -295,12 +377,12 @@ std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct)
   std::vector<BuildRow> out;
   const double up = 1.0 + pct / 100.0, down = 1.0 - pct / 100.0;
   for (const BuildRow& r : rows) {
-    if (!r.gated || std::isnan(r.ratio.ratio)) continue;
-    bool regressed;
-    if (r.instructions) {
-      regressed = r.ratio.ratio > up && r.value - r.base > kInstructionNoiseFloor;
-    } else {
-      regressed = r.ratio.has_interval() &&
+    bool regressed = false;
+    if (r.kind == RowKind::kInstructionTotal) {
+      regressed = !std::isnan(r.median_ratio) && r.median_ratio > up &&
+                  r.value - r.base > kInstructionGateFloor;
+    } else if (r.kind == RowKind::kTested) {
+      regressed = r.different && r.ratio.has_interval() &&
                   (r.higher_is_better ? r.ratio.hi < down : r.ratio.lo > up);
     }
     if (regressed) out.push_back(r);
@@ -308,22 +390,138 @@ std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct)
   return out;
 }
 
+std::vector<std::string> ExplainRegression(const std::vector<BuildRow>& rows, const BuildRow& r) {
+  std::vector<const BuildRow*> layers;
+  if (r.kind != RowKind::kInstructionTotal) return {};
+  // "Server instructions/op" -> its "Server instructions/op: ..." layers;
+  // the Total's are every layer.
+  const std::string prefix = r.metric.rfind("Total", 0) == 0 ? "" : r.metric + ": ";
+  for (const BuildRow& l : rows)
+    if (l.kind == RowKind::kInstructionLayer && l.group == r.group && l.side == r.side &&
+        l.metric.rfind(prefix, 0) == 0 && std::fabs(l.value - l.base) > kInstructionGateFloor)
+      layers.push_back(&l);
+  std::sort(layers.begin(), layers.end(), [](const BuildRow* a, const BuildRow* b) {
+    return std::fabs(a->value - a->base) > std::fabs(b->value - b->base);
+  });
+  std::vector<std::string> out;
+  for (const BuildRow* l : layers) out.push_back(l->metric + " " + PercentDiffText(*l));
+  return out;
+}
+
+GateCoverage CoverageOf(const std::vector<BuildRow>& rows) {
+  GateCoverage c;
+  for (const BuildRow& r : rows) {
+    if (r.kind == RowKind::kInstructionTotal && !std::isnan(r.median_ratio)) ++c.instruction_totals;
+    if (r.kind == RowKind::kTested) ++(r.ratio.has_interval() ? c.tested : c.untestable);
+  }
+  return c;
+}
+
 std::string PercentDiffText(const BuildRow& r) {
-  if (std::isnan(r.ratio.ratio)) return "n/a";
+  if (std::isnan(r.median_ratio)) return r.base == 0 && r.value == 0 ? "0 = 0" : "n/a";
   if (r.instructions) {  // The count moved, too: a known cost reads as +N.
     char abs[48];
     std::snprintf(abs, sizeof(abs), "%+.1f", r.value - r.base);
-    return Pct(r.ratio.ratio, "%+.2f") + "% (" + abs + ")";
+    return Pct(r.median_ratio, "%+.2f") + "% (" + abs + ")";
   }
-  std::string text = r.ratio.has_interval() && !r.ratio.distinguishable() ? "~" : "";
+  return Pct(r.median_ratio) + "%";
+}
+
+std::string TestText(const BuildRow& r) {
+  switch (r.kind) {
+    case RowKind::kInstructionTotal: return "gated (count)";
+    case RowKind::kInstructionLayer: return "layer: shown, not gated";
+    case RowKind::kExtreme: return "extreme: shown, never tested";
+    case RowKind::kShown: return "shown, not tested";
+    case RowKind::kTested: break;
+  }
+  if (!r.ratio.has_interval()) return "not tested: " + r.not_tested;
+  std::string text = r.different ? "" : "~";
   text += Pct(r.ratio.ratio);
-  if (!r.ratio.has_interval()) return text + "% (" + r.ratio.no_interval + ")";
   text += "% [";
   text += Pct(r.ratio.lo);
   text += ", ";
   text += Pct(r.ratio.hi);
   text += "]";
+  if (r.different) text += " **different**";
   return text;
+}
+
+std::vector<std::pair<std::string, std::string>> MeasurementOf(const CompareCell& c) {
+  static const json::json_pointer kTotal("/instructions/client/total");
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back("measured", c.results.contains(kTotal)
+                                   ? "under Valgrind (--instructions)"
+                                   : "by wall clock");
+  if (!c.config.is_object()) return out;
+  const auto text = [](const json& v) {
+    return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("(none)") : v.dump();
+  };
+  for (const char* key : {"region", "null_reads", "fieldcount", "fieldlength", "connections",
+                          "client_io_threads", "server_io_threads", "handlers", "rpc"})
+    if (c.config.contains(key)) out.emplace_back(key, text(c.config[key]));
+  // The workload's own mix and key space, from its explicit properties.
+  if (c.config.contains("properties") && c.config["properties"].is_object())
+    for (const char* key :
+         {"recordcount", "readproportion", "updateproportion", "insertproportion",
+          "scanproportion", "readmodifywriteproportion", "requestdistribution", "maxscanlength"})
+      if (c.config["properties"].contains(key))
+        out.emplace_back(key, text(c.config["properties"][key]));
+  return out;
+}
+
+std::vector<std::string> MeasurementMismatches(const std::vector<BuildSide>& sides) {
+  std::vector<std::string> out;
+  if (sides.size() < 2) return out;
+  for (const BuildGroup& g : CommonGroups(sides)) {
+    const CompareCell* first = nullptr;
+    for (const CompareCell& c : sides[0].cells)
+      if (InGroup(c, g)) { first = &c; break; }
+    if (!first) continue;
+    const auto want = MeasurementOf(*first);
+    for (size_t i = 1; i < sides.size(); ++i)
+      for (const CompareCell& c : sides[i].cells) {
+        if (!InGroup(c, g)) continue;
+        const auto got = MeasurementOf(c);
+        std::string diff;
+        for (const auto& [k, v] : want)
+          for (const auto& [k2, v2] : got)
+            if (k == k2 && v != v2)
+              diff += (diff.empty() ? "" : "; ") + k + ": " + v + " in " + sides[0].label +
+                      ", " + v2 + " in " + sides[i].label;
+        if (!diff.empty()) out.push_back(GroupName(g) + ": " + diff);
+        break;  // One cell per side and group says how it was measured.
+      }
+  }
+  return out;
+}
+
+std::vector<std::string> IncompleteSides(const std::vector<BuildSide>& sides) {
+  std::vector<std::string> out;
+  for (const BuildSide& s : sides) {
+    const std::string who = s.label + " (" + s.source + ")";
+    if (s.cells.empty()) {
+      out.push_back(who + " has no cells");
+      continue;
+    }
+    int partial = 0;
+    for (const CompareCell& c : s.cells) partial += CellIsPartial(c) ? 1 : 0;
+    if (partial)
+      out.push_back(who + " has " + std::to_string(partial) +
+                    " cell(s) stopped early (partial): its compare was interrupted");
+    if (s.requested_repeats > 0)
+      for (const BuildGroup& g : GroupsOf(s)) {
+        int n = 0;
+        for (const CompareCell& c : s.cells) n += InGroup(c, g) ? 1 : 0;
+        if (n < s.requested_repeats) {
+          out.push_back(who + " has " + std::to_string(n) + " of " +
+                        std::to_string(s.requested_repeats) + " requested repeats of " +
+                        GroupName(g) + " (a partial compare)");
+          break;
+        }
+      }
+  }
+  return out;
 }
 
 std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTableOptions& o) {
@@ -339,14 +537,19 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
        << (s.result_version ? std::to_string(s.result_version) : "?") << " |\n";
   os << "\n";
   for (const std::string& w : EnvironmentWarnings(sides)) os << "**Warning:** " << w << ".\n\n";
-  os << "Each figure is the median over repeats. % diff is each build against `"
-     << (sides.empty() ? "" : sides[0].label)
-     << "` (the ratio of the geometric means, minus one; positive is more, so dearer for a cost "
-        "and faster for throughput) with a 95% interval, "
+  const std::string first = sides.empty() ? "" : sides[0].label;
+  os << "Each figure is the median over repeats, and % diff is of those medians (each build "
+        "against `"
+     << first
+     << "`; positive is more: dearer for a cost, faster for throughput). The test column "
+        "(wall-clock costs, throughput and p99 only) is the ratio of the geometric means with a "
+        "95% interval, "
      << (o.paired ? "paired by repeat index (the builds' repeats ran interleaved)"
                   : "Welch's (the two sides ran at different times)")
-     << "; `~` marks an interval that contains 0: not distinguishable. Instruction rows are "
-        "callgrind's deterministic counts: the point difference, no interval.\n\n";
+     << "; a row is **different** only after Holm's correction over all tested rows of that "
+        "build (family-wise 5%), `~` otherwise. Instruction totals are callgrind's counts, gated "
+        "by --fail-above; their layers are shown to explain them, not gated. Max latency is "
+        "one sample: shown, never tested. docs/verdicts.md says how a verdict is made.\n\n";
   const std::vector<BuildRow> rows = BuildRows(sides, o.paired);
   const std::vector<MetricDef> metrics = AllMetrics(sides);
   for (const BuildGroup& g : CommonGroups(sides)) {
@@ -357,11 +560,14 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
       os << (i ? ", " : " ") << sides[i].label << " " << n;
     }
     os << ".\n\n| metric |";
-    for (size_t i = 0; i < sides.size(); ++i)
-      os << " " << sides[i].label << " |"
-         << (i == 0 ? "" : sides.size() == 2 ? " % diff |" : " % diff vs " + sides[0].label + " |");
+    for (size_t i = 0; i < sides.size(); ++i) {
+      os << " " << sides[i].label << " |";
+      if (i == 0) continue;
+      const std::string vs = sides.size() == 2 ? "" : " vs " + first;
+      os << " % diff" << vs << " (medians) | test" << vs << " |";
+    }
     os << "\n|---|";
-    for (size_t i = 0; i < 2 * sides.size() - 1; ++i) os << "---:|";
+    for (size_t i = 0; i < 3 * sides.size() - 2; ++i) os << "---:|";
     os << "\n";
     for (const MetricDef& m : metrics) {
       std::vector<const BuildRow*> mine;
@@ -369,8 +575,35 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
         if (r.group == g && r.metric == m.name) mine.push_back(&r);
       if (mine.empty()) continue;
       os << "| " << m.name << " | " << FormatFigure(mine[0]->base) << " |";
-      for (const BuildRow* r : mine) os << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " |";
+      for (const BuildRow* r : mine)
+        os << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " | "
+           << TestText(*r) << " |";
       os << "\n";
+    }
+    // The host around each repeat, and the repeats far from their median.
+    bool any_host = false;
+    for (const BuildSide& s : sides)
+      for (const CompareCell& c : s.cells)
+        any_host = any_host || (InGroup(c, g) && c.host.is_object() && !c.host.empty());
+    if (any_host) {
+      os << "\n| build | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
+            "|---|---:|---:|---:|---|---|\n";
+      for (const BuildSide& s : sides) {
+        std::vector<const CompareCell*> mine;
+        std::vector<RepeatFigures> figs;
+        for (const CompareCell& c : s.cells) {
+          if (!InGroup(c, g)) continue;
+          mine.push_back(&c);
+          figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                          MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+        }
+        const std::vector<std::string> flags = RepeatOutliers(figs);
+        for (size_t k = 0; k < mine.size(); ++k)
+          os << "| " << s.label << " | " << figs[k].repeat << " | "
+             << FormatFigure(figs[k].throughput) << " | " << FormatFigure(figs[k].cpu_per_op)
+             << " | " << HostText(mine[k]->host) << " | "
+             << (flags[k].empty() ? "" : "**outlier:** " + flags[k]) << " |\n";
+      }
     }
     os << "\n";
   }
@@ -383,9 +616,9 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
       bool any = false;
       t << "## " << headline << " by cell\n\n| workload | threads | column |";
       for (size_t i = 0; i < sides.size(); ++i)
-        t << " " << sides[i].label << " |" << (i == 0 ? "" : " % diff |");
+        t << " " << sides[i].label << " |" << (i == 0 ? "" : " % diff (medians) | test |");
       t << "\n|---|---:|---|";
-      for (size_t i = 0; i < 2 * sides.size() - 1; ++i) t << "---:|";
+      for (size_t i = 0; i < 3 * sides.size() - 2; ++i) t << "---:|";
       t << "\n";
       for (const BuildGroup& g : groups) {
         std::vector<const BuildRow*> mine;
@@ -395,12 +628,51 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
         any = true;
         t << "| " << g.workload << " | " << g.threads << " | " << g.column << " | "
           << FormatFigure(mine[0]->base) << " |";
-        for (const BuildRow* r : mine) t << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " |";
+        for (const BuildRow* r : mine)
+          t << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " | "
+            << TestText(*r) << " |";
         t << "\n";
       }
       if (any) os << t.str() << "\n";
     }
   }
+  // What the verdict rests on, per later build.
+  os << "## Verdict\n\n";
+  for (size_t i = 1; i < sides.size(); ++i) {
+    std::vector<BuildRow> mine;
+    for (const BuildRow& r : rows)
+      if (r.side == sides[i].label) mine.push_back(r);
+    const GateCoverage cov = CoverageOf(mine);
+    os << "- " << sides[i].label << " against " << first << ": " << cov.instruction_totals
+       << " instruction total(s) (counts), " << cov.tested
+       << " wall-clock row(s) tested (Holm, family-wise 5%)";
+    int different = 0;
+    for (const BuildRow& r : mine) different += r.different ? 1 : 0;
+    os << "; " << different << " tested row(s) different";
+    if (different) {
+      os << ":";
+      for (const BuildRow& r : mine)
+        if (r.different)
+          os << " " << r.group.workload << " " << r.group.column << " " << r.metric << " "
+             << Pct(r.ratio.ratio) << "%;";
+    }
+    os << "\n";
+    std::vector<std::string> untested;
+    for (const BuildRow& r : mine)
+      if (r.kind == RowKind::kTested && !r.ratio.has_interval())
+        untested.push_back(r.group.workload + ", " + std::to_string(r.group.threads) + ", " +
+                           r.group.column + ": " + r.metric + " (" + r.not_tested + ")");
+    if (!untested.empty()) {
+      os << "  - not tested (" << untested.size() << " row(s), no verdict on them):";
+      const size_t shown = std::min<size_t>(untested.size(), 12);
+      for (size_t k = 0; k < shown; ++k) os << (k ? "; " : " ") << untested[k];
+      if (shown < untested.size()) os << "; and " << untested.size() - shown << " more";
+      os << "\n";
+    }
+    if (cov.instruction_totals == 0 && cov.tested == 0)
+      os << "  - **no row could be tested**: this table is no evidence that nothing changed\n";
+  }
+  os << "\n";
   const std::vector<std::string> only = OneSideOnly(sides);
   if (!only.empty()) {
     os << "## Cells on one side only (not compared)\n\n";
@@ -415,6 +687,9 @@ json BuildsJson(const std::vector<BuildSide>& sides, const BuildTableOptions& o)
   j["title"] = o.title;
   j["setup"] = o.setup;
   j["intervals"] = o.paired ? "paired" : "welch";
+  j["multiple_comparisons"] = {{"method", "holm"}, {"family_wise_alpha", kFamilyAlpha},
+                               {"family", "the tested rows of each later build"}};
+  j["instruction_gate_floor"] = kInstructionGateFloor;
   for (const BuildSide& s : sides)
     j["builds"].push_back({{"label", s.label},
                            {"source", s.source},
@@ -431,17 +706,48 @@ json BuildsJson(const std::vector<BuildSide>& sides, const BuildTableOptions& o)
                 {"metric", r.metric},
                 {"unit", r.unit},
                 {"build", r.side},
+                {"kind", RowKindName(r.kind)},
                 {"base", num(r.base)},
                 {"value", num(r.value)},
-                {"ratio", num(r.ratio.ratio)},
-                {"lo", num(r.ratio.lo)},
-                {"hi", num(r.ratio.hi)},
+                {"median_ratio", num(r.median_ratio)},
                 {"instructions", r.instructions},
-                {"percent_diff", PercentDiffText(r)}};
-    row["distinguishable"] =
-        r.ratio.has_interval() ? json(r.ratio.distinguishable()) : json(nullptr);
+                {"gated", r.gated},
+                {"percent_diff", PercentDiffText(r)},
+                {"test", TestText(r)}};
+    if (r.kind == RowKind::kTested) {
+      row["ratio"] = num(r.ratio.ratio);  // Of the geometric means.
+      row["lo"] = num(r.ratio.lo);
+      row["hi"] = num(r.ratio.hi);
+      row["p"] = num(r.ratio.p);
+      row["different"] = r.ratio.has_interval() ? json(r.different) : json(nullptr);
+      if (!r.not_tested.empty()) row["not_tested"] = r.not_tested;
+    } else {
+      row["ratio"] = num(r.median_ratio);
+    }
     j["rows"].push_back(std::move(row));
   }
+  // The host around every repeat, and the outliers.
+  j["repeats"] = json::array();
+  for (const BuildSide& s : sides)
+    for (const BuildGroup& g : CommonGroups(sides)) {
+      std::vector<const CompareCell*> mine;
+      std::vector<RepeatFigures> figs;
+      for (const CompareCell& c : s.cells) {
+        if (!InGroup(c, g)) continue;
+        mine.push_back(&c);
+        figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                        MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+      }
+      const std::vector<std::string> flags = RepeatOutliers(figs);
+      for (size_t k = 0; k < mine.size(); ++k) {
+        json rep = {{"build", s.label},   {"workload", g.workload},
+                    {"threads", g.threads}, {"column", g.column},
+                    {"repeat", figs[k].repeat}, {"throughput", num(figs[k].throughput)},
+                    {"cpu_us_per_op", num(figs[k].cpu_per_op)}, {"host", mine[k]->host}};
+        rep["outlier"] = flags[k].empty() ? json(nullptr) : json(flags[k]);
+        j["repeats"].push_back(std::move(rep));
+      }
+    }
   return j;
 }
 

@@ -12,11 +12,14 @@
 // part of the key, so a run with a known extra cost in the region
 // (--spin-instructions) still meets its baseline.
 //
-// Each % diff is the ratio of the geometric means over repeats, minus one,
-// with a 95% interval: paired by repeat index when the sides' repeats ran
-// interleaved (compare --builds), Welch's otherwise (saved results run at
-// different times). Instruction rows (callgrind) are deterministic counts:
-// their % diff is the point difference, no interval.
+// Each % diff is of the medians printed beside it. Tested rows (wall-clock
+// costs, throughput, p99) also get a test: the ratio of the geometric
+// means over repeats with a 95% interval, paired by repeat index when the
+// sides' repeats ran interleaved (compare --builds), Welch's otherwise
+// (saved results run at different times), and a verdict "different" after
+// Holm's correction over the tested rows of that side. Instruction rows
+// (callgrind) are counts: the totals are gated, the layers shown. Max
+// latency is shown, never tested. docs/verdicts.md says why.
 // Thread-safety: pure functions, apart from ReadSavedSide (reads files).
 #pragma once
 
@@ -38,6 +41,9 @@ struct BuildSide {
   nlohmann::json environment;
   int result_version = 0;  // wirebench_result_version; 0 = unknown.
   std::vector<CompareCell> cells;
+  // The repeats its compare asked for (comparison.json's
+  // requested_repeats); 0 when unknown.
+  int requested_repeats = 0;
 };
 
 // One (workload, threads, column): where cells are matched across sides.
@@ -51,6 +57,25 @@ struct BuildGroup {
   }
 };
 
+// What a row's figures are for: gated, tested, or shown only.
+enum class RowKind {
+  // A callgrind total (Total, Client, Server instructions/op): a count, not
+  // a sample; gated by its median difference against kInstructionGateFloor.
+  kInstructionTotal,
+  // A callgrind layer (codec, rpc, region, harness, other of a side):
+  // shown to explain the totals, never gated (the client's harness and
+  // other layers move with the reply batching).
+  kInstructionLayer,
+  // A wall-clock cost, throughput or p99 row: tested (a t-test on the log
+  // ratio over repeats), in the Holm family of its side.
+  kTested,
+  // An extreme (max latency): one sample decides it; shown, never tested.
+  kExtreme,
+  // Descriptive (average, p50, p95 latency; context switches): shown.
+  kShown,
+};
+const char* RowKindName(RowKind k);  // "instruction total", "tested"...
+
 // One metric of one group, a later side against the first.
 struct BuildRow {
   BuildGroup group;
@@ -58,10 +83,20 @@ struct BuildRow {
   std::string unit;
   std::string side;  // The later side's label.
   double base = 0, value = 0;  // Medians over repeats.
-  RatioInterval ratio;         // value/base.
+  // value / base: the % diff printed beside the medians. NaN without one.
+  double median_ratio = 0;
+  // The test (kTested rows): the ratio of geometric means with its 95%
+  // interval and p-value, paired or Welch's.
+  RatioInterval ratio;
+  RowKind kind = RowKind::kShown;
+  // A kTested row that cannot be tested, and why ("1 repeat", "a zero
+  // value", "no value on one side"); empty otherwise.
+  std::string not_tested;
+  // Different after Holm's correction over the tested rows of its side.
+  bool different = false;
   bool instructions = false;   // A callgrind count (deterministic).
   bool higher_is_better = false;
-  bool gated = false;  // Considered by --fail-above (instruction and ratio rows).
+  bool gated = false;  // Considered by --fail-above (instruction totals, tested rows).
 };
 
 struct BuildTableOptions {
@@ -90,22 +125,58 @@ std::vector<std::string> OneSideOnly(const std::vector<BuildSide>& sides);
 // Every metric row of every common group, for each later side.
 std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired);
 
-// Instruction rows rise by less than this (instructions/op) without a code
-// change: how many replies one client read brings moves the client's
-// smallest layers (other: ~40/op) by a fraction of an instruction.
-inline constexpr double kInstructionNoiseFloor = 1.0;
+// An instruction total fails the gate only when it also rose by more than
+// this many instructions per operation. Measured on A/A pairs of the
+// README's gate recipe (docs/verdicts.md): the side totals of the same
+// binary moved by at most a few instructions per op (the client's reply
+// batching), with and without a busy loop beside them.
+inline constexpr double kInstructionGateFloor = 20.0;
+
+// The family-wise error rate of the tested rows of one side (Holm).
+inline constexpr double kFamilyAlpha = 0.05;
 
 // The rows that regressed by more than `pct` percent (--fail-above):
-// instruction rows by their point difference (and by more than
-// kInstructionNoiseFloor); the other gated rows (the
-// costs and throughput with ratio rows in `compare`) only where the whole
-// 95% interval is past the threshold. Costs regress upwards, throughput
-// downwards.
+// instruction totals by their median difference (and by more than
+// kInstructionGateFloor); tested wall-clock rows (costs, throughput, p99)
+// only when different after Holm and the whole 95% interval is past the
+// threshold. Costs regress upwards, throughput downwards. Layers, extremes
+// and descriptive rows are never gated.
 std::vector<BuildRow> Regressions(const std::vector<BuildRow>& rows, double pct);
 
-// "+0.02% (+1.0)" (instruction rows: percent and count), "~-0.4% [-2.1, +1.3]", "+3.0% [+1.1, +4.9]", "+2.0% (1 repeat: no
-// interval)", "n/a".
+// For a regressed instruction total: the layers of its side in its group
+// that moved by more than kInstructionGateFloor ("Server instructions/op:
+// region +190.0"), largest first.
+std::vector<std::string> ExplainRegression(const std::vector<BuildRow>& rows, const BuildRow& r);
+
+// What the gate considered: rows gated (instruction totals, tested rows),
+// and the tested rows that could not be tested.
+struct GateCoverage {
+  int instruction_totals = 0;
+  int tested = 0;      // kTested rows with a test.
+  int untestable = 0;  // kTested rows without one (not_tested says why).
+};
+GateCoverage CoverageOf(const std::vector<BuildRow>& rows);
+
+// The % diff of the medians: "+0.02% (+1.0)" (instruction rows: percent
+// and count), "-1.2%", "n/a".
 std::string PercentDiffText(const BuildRow& r);
+// The test column: "~+0.4% [-2.1, +1.3]", "+3.0% [+1.1, +4.9] different",
+// "not tested: 1 repeat", "gated: count", "layer: not gated", "extreme:
+// not tested", "shown, not tested".
+std::string TestText(const BuildRow& r);
+
+// Pairs measured differently, per common group: under Valgrind against wall
+// clock, another record shape, region, null-reads mode, workload file or
+// client threads/connections. One line per difference, naming the sides
+// and what differs; empty when every common group matches.
+std::vector<std::string> MeasurementMismatches(const std::vector<BuildSide>& sides);
+// The settings of a cell that must match across sides (key -> value).
+std::vector<std::pair<std::string, std::string>> MeasurementOf(const CompareCell& c);
+
+// Sides that cannot make a verdict: no cells, cells cut short (partial),
+// fewer repeats than their compare asked for. One line each; empty when
+// both sides are whole.
+std::vector<std::string> IncompleteSides(const std::vector<BuildSide>& sides);
 
 std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTableOptions& o);
 nlohmann::json BuildsJson(const std::vector<BuildSide>& sides, const BuildTableOptions& o);

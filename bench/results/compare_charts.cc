@@ -18,8 +18,8 @@ namespace wirebench {
 
 namespace {
 
-// All operations' latency histograms of one codec/workload/threads, merged
-// over repeats.
+// The measured operations' latency histograms of one codec/workload/threads
+// (every operation type but CLEANUP), merged over repeats.
 hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::string& codec,
                              const std::string& wl, int threads) {
   hdr::Histogram h;
@@ -27,7 +27,9 @@ hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::s
     if (CellColumn(c) != codec || CellWorkload(c) != wl || c.threads != threads) continue;
     if (!c.results.contains("ops")) continue;
     for (auto& [op, v] : c.results["ops"].items()) {
-      if (!v.contains("latency")) continue;
+      // CLEANUP is the clients' closing, not a measured operation: its
+      // near-zero samples would pull every curve's low percentiles down.
+      if (op == "CLEANUP" || !v.contains("latency")) continue;
       auto d = hdr::DecodeCompressedBase64(v["latency"].value("histogram_ns", std::string()));
       if (d.ok()) h.Add(*d);
     }
@@ -152,10 +154,19 @@ struct SweepPanel {
 // The gnuplot script of the charts of one workload, and the files it renders.
 class Charts {
  public:
-  Charts(const std::vector<CompareCell>& cells, const CompareReportOptions& o, std::string dir,
-         std::string wl)
-      : cells_(cells), o_(o), dir_(std::move(dir)), wl_(std::move(wl)),
-        ts_(CompareThreadCounts(cells, wl_)) {}
+  Charts(const std::vector<CompareCell>& cells, const CompareReportOptions& o, std::string dir)
+      : cells_(cells), o_(o), dir_(std::move(dir)) {
+    static const nlohmann::json::json_pointer kCallgrind("/instructions/client/total");
+    for (const CompareCell& c : cells_) valgrind_ = valgrind_ || c.results.contains(kCallgrind);
+  }
+
+  // The workload (CellWorkload: a record size is its own) the next charts
+  // are of; `suffix` ends their file names ("" for the only workload).
+  void ForWorkload(const std::string& wl, const std::string& suffix) {
+    wl_ = wl;
+    ts_ = CompareThreadCounts(cells_, wl_);
+    suffix_ = suffix;
+  }
 
   // The points of the thread sweep of workload `wl` (one per thread count).
   std::vector<SweepPoint> ThreadPoints(const std::string& wl) const {
@@ -173,14 +184,15 @@ class Charts {
     if (points.size() < 2) return;
     const std::string x = "logical clients";
     const std::string at = " (" + wl_ + ")";
-    CostPanels("cpu-per-op", "CPU per operation by logical clients" + at + kMedians, x, points,
+    CostPanels("cpu-per-op" + suffix_,
+               "CPU per operation by logical clients" + at + kMedians + Under(), x, points,
                Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
-    LatencyPanels("latency-by-clients",
-                  "Latency of all operations by logical clients" + at +
-                      "\\nall operations of all repeats merged",
+    LatencyPanels("latency-by-clients" + suffix_,
+                  "Latency of the measured operations by logical clients" + at +
+                      "\\nall measured operations of all repeats merged (not CLEANUP)" + Under(),
                   x, points);
     if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
-      CostPanels("instructions-per-op",
+      CostPanels("instructions-per-op" + suffix_,
                  "User-space instructions per operation by logical clients" + at + kMedians, x,
                  points, Metric::kClientInstructions, Metric::kServerInstructions,
                  "instructions per op");
@@ -231,7 +243,7 @@ class Charts {
                                          : std::string())
                       : "fields per record (fieldcount)";
       const std::string at = " (" + s.workload + ", " + std::to_string(s.threads) + " logical clients)";
-      CostPanels("cpu-by-size" + suffix, "CPU per operation by record size" + at + kMedians, x,
+      CostPanels("cpu-by-size" + suffix, "CPU per operation by record size" + at + kMedians + Under(), x,
                  s.points,
                  Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
       if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
@@ -255,41 +267,45 @@ class Charts {
     }
   }
 
-  // Latency percentile distribution per codec (HdrHistogram style), at the
-  // highest thread count.
+  // Latency percentile distribution per codec (HdrHistogram style), of the
+  // measured operations, one chart per thread count.
   void Latency() {
-    const int t = ts_.back();
-    std::ostringstream plot;
-    plot << "set title 'Latency by percentile, all operations (" << wl_ << ", " << t
-         << " logical clients)'\nset xlabel 'percentile'\nset ylabel 'latency (us)'\nset logscale x\n"
-         << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
-            "'99.999%%' 100000)\nset logscale y\nset key left top\nset grid\nplot ";
-    bool first = true;
-    for (const auto& c : o_.codecs) {
-      hdr::Histogram h = MergedLatency(cells_, c, wl_, t);
-      if (h.total_count() == 0) continue;
-      std::string f = dir_ + "/latency-" + c + ".dat";
-      std::ofstream d(f);
-      d << "# percentile 1/(1-p) latency_us\n";
-      for (const auto& p : hdr::PercentileDistribution(h)) {
-        if (p.percentile >= 100.0) continue;
-        d << p.percentile << " " << 1.0 / (1.0 - p.percentile / 100.0) << " "
-          << double(p.value) / 1000.0 << "\n";
+    for (int t : ts_) {
+      const std::string tsuffix = ts_.size() > 1 ? "-t" + std::to_string(t) : "";
+      std::ostringstream plot;
+      plot << "set title \"Latency by percentile, measured operations, CLEANUP excluded (" << wl_
+           << ", " << t << " logical clients)" << Under()
+           << "\"\nset xlabel 'percentile'\nset ylabel 'latency (us)'\nset logscale x\n"
+           << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
+              "'99.999%%' 100000)\nset logscale y\nset key left top\nset grid\nplot ";
+      bool first = true;
+      for (const auto& c : o_.codecs) {
+        hdr::Histogram h = MergedLatency(cells_, c, wl_, t);
+        if (h.total_count() == 0) continue;
+        std::string f = dir_ + "/latency-" + c + suffix_ + tsuffix + ".dat";
+        std::ofstream d(f);
+        d << "# percentile 1/(1-p) latency_us\n";
+        for (const auto& p : hdr::PercentileDistribution(h)) {
+          if (p.percentile >= 100.0) continue;
+          d << p.percentile << " " << 1.0 / (1.0 - p.percentile / 100.0) << " "
+            << double(p.value) / 1000.0 << "\n";
+        }
+        Check(d, f);
+        plot << (first ? "" : ", ") << "'" << f << "' using 2:3 with lines lw 2 title '" << c
+             << "'";
+        first = false;
       }
-      Check(d, f);
-      plot << (first ? "" : ", ") << "'" << f << "' using 2:3 with lines lw 2 title '" << c << "'";
-      first = false;
+      plot << "\n";
+      if (!first) Render("latency-percentiles" + suffix_ + tsuffix, plot.str());
     }
-    plot << "\n";
-    if (!first) Render("latency-percentiles", plot.str());
   }
 
   // CPU per op, client and server stacked, per codec, at one thread count
   // (a sweep draws lines: ThreadSweep).
   void Cpu() {
     if (ts_.size() > 1) return;
-    StackedBars("cpu-per-op", "CPU per operation", "CPU us per op", Metric::kClientCpu,
-                Metric::kServerCpu, "%.2f");
+    StackedBars("cpu-per-op" + suffix_, "CPU per operation", "CPU us per op", Metric::kClientCpu,
+                Metric::kServerCpu, "%.2f", Under());
   }
 
   // Instructions per op, stacked likewise, when a cell measured them.
@@ -297,9 +313,10 @@ class Charts {
     if (ts_.size() > 1) return;
     if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) == 0)
       return;
-    StackedBars("instructions-per-op", "User-space instructions per operation",
+    StackedBars("instructions-per-op" + suffix_,
+                "User-space instructions per operation (counted by callgrind)",
                 "instructions per op", Metric::kClientInstructions, Metric::kServerInstructions,
-                "%.0f");
+                "%.0f", "");
   }
 
   // Runs gnuplot on the script; the files rendered, or why not.
@@ -348,7 +365,11 @@ class Charts {
   // Renders `plot` as PNG and SVG.
   void Render(const std::string& base, const std::string& plot, int width = 960) {
     const std::string size = " size " + std::to_string(width) + ",600";
-    for (auto [term, ext] : {std::pair{"pngcairo" + size, "png"}, {"svg" + size, "svg"}}) {
+    // An opaque white background: a transparent SVG's black text is lost on
+    // a dark viewer.
+    const std::string bg = " background rgb 'white'";
+    for (auto [term, ext] :
+         {std::pair{"pngcairo" + size + bg, "png"}, {"svg" + size + bg, "svg"}}) {
       // Each chart starts from gnuplot's defaults: nothing leaks from the last.
       gp_ << "set terminal " << term << "\nset output '" << dir_ << "/" << base << "." << ext
           << "'\nreset\n" << kStyle << plot << "\n";
@@ -490,7 +511,8 @@ class Charts {
   void ThroughputBars() {
     const MetricDef& tput = MetricOf(Metric::kThroughput);
     const int t = ts_.front();
-    std::ofstream d(dir_ + "/throughput.dat");
+    const std::string dat = dir_ + "/throughput" + suffix_ + ".dat";
+    std::ofstream d(dat);
     d << "# codec median min max repeats\n";
     double top = 0;
     for (const auto& c : o_.codecs) {
@@ -499,25 +521,27 @@ class Charts {
       if (!std::isnan(a.max)) top = std::max(top, a.max);
     }
     const AxisTicks yt = ChooseTicks(0, top, false);
-    Check(d, dir_ + "/throughput.dat");
+    Check(d, dat);
     std::ostringstream plot;
     plot << "set title \"Throughput (" << wl_ << ", " << t
-         << " logical clients)\\nbars: median over repeats, error bars: min-max\"\n"
+         << " logical clients)\\nbars: median over repeats, error bars: min-max" << Under()
+         << "\"\n"
          << "set ylabel 'ops/s'\nset yrange [0:" << yt.hi << "]\n" << TicsCommand("y", yt)
          << "unset key\n"
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
          << "set xrange [-0.6:" << o_.codecs.size() - 0.4 << "]\nset offsets 0,0,graph 0.08,0\n"
          << ColumnTics()
-         << "plot '" << dir_ << "/throughput.dat' using 0:2:($0+1):xtic(1) with boxes lc variable, "
+         << "plot '" << dat << "' using 0:2:($0+1):xtic(1) with boxes lc variable, "
          << "'' using 0:2:3:4 with yerrorbars lc rgb 'black' lw 1.5 pt 0, "
          << "'' using 0:($4>$2?$4:$2):(sprintf('%.0f', $2)) with labels offset 0,1 font ',11'\n";
-    Render("throughput", plot.str());
+    Render("throughput" + suffix_, plot.str());
   }
 
   // Median throughput against thread count per codec, min-max error bars.
   void ThroughputLines() {
     const MetricDef& tput = MetricOf(Metric::kThroughput);
-    std::ofstream d(dir_ + "/throughput.dat");
+    const std::string dat = dir_ + "/throughput" + suffix_ + ".dat";
+    std::ofstream d(dat);
     d << "# threads, then per codec: median min max";
     for (const auto& c : o_.codecs) d << " " << c;
     d << "\n";
@@ -535,24 +559,26 @@ class Charts {
       d << "\n";
     }
     const AxisTicks yt = ChooseTicks(0, top, false);
-    Check(d, dir_ + "/throughput.dat");
+    Check(d, dat);
     std::ostringstream plot;
     plot << "set title \"Throughput by logical clients (" << wl_
-         << ")\\nmedian over repeats, error bars: min-max\"\nset xlabel 'logical clients'\n"
+         << ")\\nmedian over repeats, error bars: min-max" << Under()
+         << "\"\nset xlabel 'logical clients'\n"
          << "set ylabel 'ops/s'\nset key left top\n"
          << "set yrange [0:" << yt.hi << "]\n" << TicsCommand("y", yt) << "set logscale x 2\n"
          << TicsCommand("x", xt) << "set offsets graph 0.05, graph 0.05, 0, 0\nplot ";
     for (size_t i = 0; i < o_.codecs.size(); ++i)
-      plot << (i ? ", " : "") << "'" << dir_ << "/throughput.dat' using 1:" << 3 * i + 2 << ":"
+      plot << (i ? ", " : "") << "'" << dat << "' using 1:" << 3 * i + 2 << ":"
            << 3 * i + 3 << ":" << 3 * i + 4 << " with yerrorlines lw 2 title '" << o_.codecs[i]
            << "'";
-    Render("throughput", plot.str());
+    Render("throughput" + suffix_, plot.str());
   }
 
   // Client and server stacked per codec at the highest thread count, each
   // part's value inside it and the total above the bar.
   void StackedBars(const std::string& base, const std::string& title, const std::string& ylabel,
-                   Metric client, Metric server, const std::string& fmt) {
+                   Metric client, Metric server, const std::string& fmt,
+                   const std::string& under) {
     const int t = ts_.back();
     std::vector<std::pair<double, double>> parts;
     bool any = false;
@@ -596,7 +622,8 @@ class Charts {
     };
     std::ostringstream plot;
     plot << "set title \"" << title << " (" << wl_ << ", " << t
-         << " logical clients)\\nmedian over repeats\"\nset ylabel '" << ylabel << "'\n"
+         << " logical clients)\\nmedian over repeats" << under << "\"\nset ylabel '" << ylabel
+         << "'\n"
          << "set style data histograms\nset style histogram rowstacked\n" << ColumnTics()
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset key outside right top\n"
          << "set yrange [0:*]\nset offsets 0,0,graph 0.08,0\n"
@@ -619,8 +646,16 @@ class Charts {
 
   const std::vector<CompareCell>& cells_;
   const CompareReportOptions& o_;
-  const std::string dir_, wl_;
-  const std::vector<int> ts_;
+  const std::string dir_;
+  std::string wl_, suffix_;
+  std::vector<int> ts_;
+  // Every figure was taken under Valgrind (--instructions): wall-clock
+  // figures are of the slowed run, and the titles say so.
+  bool valgrind_ = false;
+  std::string Under() const {
+    return valgrind_ ? "\\nUNDER VALGRIND (--instructions): wall-clock figures of a slowed run"
+                     : "";
+  }
   std::ostringstream gp_;
   std::vector<std::string> files_;
   std::vector<std::string> unwritten_;  // Files whose writing failed.
@@ -640,12 +675,17 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
                                "charts skipped, tables and data are written");
   const std::vector<std::string> workloads = CompareWorkloads(cells);
   if (workloads.empty()) return std::vector<std::string>{};
-  Charts charts(cells, o, dir, workloads.front());
-  charts.Throughput();
-  charts.Latency();
-  charts.Cpu();
-  charts.Instructions();
-  charts.ThreadSweep();
+  Charts charts(cells, o, dir);
+  // Every workload (each record size its own) gets its charts; with more
+  // than one, each file name ends in its workload.
+  for (const std::string& wl : workloads) {
+    charts.ForWorkload(wl, workloads.size() > 1 ? "-" + wl : "");
+    charts.Throughput();
+    charts.Latency();
+    charts.Cpu();
+    charts.Instructions();
+    charts.ThreadSweep();
+  }
   charts.SizeSweeps();
   return charts.Draw();
 }

@@ -38,6 +38,13 @@ struct CompareCell {
   // fields per record and bytes per field; 0 = the workload's own (not swept).
   int fieldcount = 0;
   int fieldlength = 0;
+  // The host around this repeat (bench/results/host_figures.h: load
+  // average, steal, CPU MHz); null when not recorded.
+  nlohmann::json host = {};
+  // How the cell was measured, for `diff`'s comparability check
+  // (MeasurementOf in build_compare.h): its result file's "config"; null
+  // when unknown.
+  nlohmann::json config = {};
 };
 
 // The workload a cell is grouped by: its workload, with its swept record
@@ -64,7 +71,12 @@ bool SameRepeats(const std::vector<std::pair<int, double>>& a,
 
 struct CompareReportOptions {
   std::vector<std::string> codecs;  // Column labels, in order (ColumnLabels).
-  std::string baseline = "pb";      // The column ratios are against.
+  // The column ratios are against. When it is not among `codecs` the
+  // tables use the first column and say so (EffectiveBaseline).
+  std::string baseline = "pb";
+  // Also a table of every column against every other for the headline
+  // cost row (compare --pairwise).
+  bool pairwise = false;
   std::string title;
   std::string setup;  // One paragraph: region, server threads, machine.
   // Repeats the matrix asked for (0 = not stated); the tables state the

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "bench/results/host_figures.h"
+
 namespace wirebench {
 
 // Declared in compare_tables.h.
@@ -338,7 +340,106 @@ bool SizeSweepMetric(const MetricDef& m) {
 
 }  // namespace
 
-std::string CompareMarkdown(const std::vector<CompareCell>& cells, const CompareReportOptions& o) {
+CompareReportOptions EffectiveBaseline(const CompareReportOptions& in, std::string* note) {
+  CompareReportOptions o = in;
+  note->clear();
+  if (!HaveBaseline(o) && !o.codecs.empty()) {
+    *note = "The default baseline `" + o.baseline + "` is not among the columns: the first "
+            "column, `" + o.codecs.front() + "`, is the baseline (--baseline NAME picks another). ";
+    o.baseline = o.codecs.front();
+  }
+  return o;
+}
+
+namespace {
+
+// Every column against every other for the headline cost row: callgrind's
+// total instructions when measured, else total CPU.
+void PairwiseTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                   const CompareReportOptions& o, const std::vector<MetricDef>& metrics,
+                   const std::string& wl, int threads) {
+  const MetricDef* m = nullptr;
+  for (Metric k : {Metric::kTotalInstructions, Metric::kTotalCpu})
+    for (const MetricDef& d : metrics)
+      if (!m && d.name == MetricOf(k).name) m = &d;
+  if (!m || o.codecs.size() < 2) return;
+  os << "## " << wl << ", " << threads << " logical clients: " << m->name
+     << ", pairwise (row against column)\n\n| row vs column |";
+  for (const auto& c : o.codecs) os << " " << c << " |";
+  os << "\n|---|";
+  for (size_t i = 0; i < o.codecs.size(); ++i) os << "---:|";
+  os << "\n";
+  int intervals = 0;
+  for (const auto& r : o.codecs) {
+    os << "| " << r << " |";
+    for (const auto& c : o.codecs) {
+      if (r == c) {
+        os << " 1.00x |";
+        continue;
+      }
+      const RatioInterval ri = CompareRatio(cells, *m, r, c, wl, threads);
+      intervals += ri.has_interval() ? 1 : 0;
+      os << " " << RatioText(ri) << " |";
+    }
+    os << "\n";
+  }
+  os << "\nEach cell is the row's " << m->name << " over the column's, 95% interval";
+  if (intervals > 0)
+    os << "; " << intervals / 2 << " distinct pairs, so about " << FormatFigure(0.05 * intervals / 2)
+       << " would exclude 1.0 by chance alone if no two columns differed";
+  os << ".\n\n";
+}
+
+// The host around each repeat of each column, with the repeats more than
+// kOutlierFactor from their column's median flagged.
+void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+               const CompareReportOptions& o, const std::string& wl, int threads) {
+  bool any = false;
+  for (const CompareCell& c : cells)
+    any = any || (CellWorkload(c) == wl && c.threads == threads && c.host.is_object() &&
+                  !c.host.empty());
+  if (!any) return;
+  os << "Host per repeat (load average, steal, CPU clock), and repeats past " << kOutlierFactor
+     << "x their column's median:\n\n| column | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
+        "|---|---:|---:|---:|---|---|\n";
+  for (const std::string& col : o.codecs) {
+    std::vector<const CompareCell*> mine;
+    std::vector<RepeatFigures> figs;
+    for (const CompareCell& c : cells) {
+      if (CellColumn(c) != col || CellWorkload(c) != wl || c.threads != threads) continue;
+      mine.push_back(&c);
+      figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                      MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+    }
+    const std::vector<std::string> flags = RepeatOutliers(figs);
+    for (size_t k = 0; k < mine.size(); ++k)
+      os << "| " << col << " | " << figs[k].repeat << " | " << FormatFigure(figs[k].throughput)
+         << " | " << FormatFigure(figs[k].cpu_per_op) << " | " << HostText(mine[k]->host) << " | "
+         << (flags[k].empty() ? "" : "**outlier:** " + flags[k]) << " |\n";
+  }
+  os << "\n";
+}
+
+// The ratio rows of one group that have an interval: how many chance flags
+// to expect when no codec differed.
+int IntervalCount(const std::vector<CompareCell>& cells, const CompareReportOptions& o,
+                  const std::vector<MetricDef>& metrics) {
+  int n = 0;
+  for (auto& [wl, threads] : CompareGroups(cells))
+    for (const MetricDef& m : metrics)
+      if (m.baseline_ratio)
+        for (const auto& c : o.codecs)
+          if (c != o.baseline && CompareRatio(cells, m, c, o.baseline, wl, threads).has_interval())
+            ++n;
+  return n;
+}
+
+}  // namespace
+
+std::string CompareMarkdown(const std::vector<CompareCell>& cells,
+                            const CompareReportOptions& given) {
+  std::string baseline_note;
+  const CompareReportOptions o = EffectiveBaseline(given, &baseline_note);
   std::ostringstream os;
   os << "# " << (o.title.empty() ? "wirebench codec comparison" : o.title) << "\n\n";
   if (!o.setup.empty()) os << o.setup << "\n\n";
@@ -351,9 +452,19 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells, const Compare
         "`~` marks an interval that contains 1.0: not distinguishable from `"
      << o.baseline
      << "`. With 1 repeat there is no interval. A column marked (partial) holds cells cut "
-        "short.\n\n";
+        "short. "
+     << baseline_note;
   const std::vector<MetricDef> metrics = MetricsFor(cells);
-  for (auto& [wl, threads] : CompareGroups(cells)) GroupTable(os, cells, o, metrics, wl, threads);
+  if (const int n = IntervalCount(cells, o, metrics); n > 0)
+    os << "These tables hold " << n << " ratio intervals at 95% each: if no column differed "
+          "from `" << o.baseline << "`, about " << FormatFigure(0.05 * n)
+       << " of them would exclude 1.0 by chance alone (an A/A of one codec twice shows it).";
+  os << "\n\n";
+  for (auto& [wl, threads] : CompareGroups(cells)) {
+    GroupTable(os, cells, o, metrics, wl, threads);
+    HostTable(os, cells, o, wl, threads);
+    if (o.pairwise) PairwiseTable(os, cells, o, metrics, wl, threads);
+  }
   for (const std::string& wl : CompareWorkloads(cells)) {
     const std::vector<int> ts = CompareThreadCounts(cells, wl);
     if (ts.size() < 2) continue;
@@ -366,7 +477,9 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells, const Compare
   return os.str();
 }
 
-std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareReportOptions& o) {
+std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareReportOptions& given) {
+  std::string note;
+  const CompareReportOptions o = EffectiveBaseline(given, &note);
   std::ostringstream os;
   os << "workload,threads,fieldcount,fieldlength,metric,unit";
   for (const auto& c : o.codecs)
@@ -391,10 +504,14 @@ std::string CompareCsv(const std::vector<CompareCell>& cells, const CompareRepor
   return os.str();
 }
 
-nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareReportOptions& o) {
+nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
+                           const CompareReportOptions& given) {
+  std::string note;
+  const CompareReportOptions o = EffectiveBaseline(given, &note);
   nlohmann::json j;
   j["codecs"] = o.codecs;
   j["baseline"] = o.baseline;
+  if (!note.empty()) j["baseline_note"] = note;
   j["setup"] = o.setup;
   if (o.requested_repeats > 0) j["requested_repeats"] = o.requested_repeats;
   nlohmann::json tables = nlohmann::json::array();
@@ -411,6 +528,24 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
       t["partial_cells"][c] = n.partial;
+      std::vector<const CompareCell*> mine;
+      std::vector<RepeatFigures> figs;
+      for (const CompareCell& cell : cells) {
+        if (CellColumn(cell) != c || CellWorkload(cell) != wl || cell.threads != threads) continue;
+        mine.push_back(&cell);
+        figs.push_back({cell.repeat, MetricValue(MetricOf(Metric::kThroughput), cell.results),
+                        MetricValue(MetricOf(Metric::kTotalCpu), cell.results)});
+      }
+      const std::vector<std::string> flags = RepeatOutliers(figs);
+      for (size_t k = 0; k < mine.size(); ++k) {
+        const auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
+        json rep = {{"repeat", figs[k].repeat},
+                    {"throughput", num(figs[k].throughput)},
+                    {"cpu_us_per_op", num(figs[k].cpu_per_op)},
+                    {"host", mine[k]->host}};
+        rep["outlier"] = flags[k].empty() ? json(nullptr) : json(flags[k]);
+        t["repeat_host"][c].push_back(std::move(rep));
+      }
     }
     for (const MetricDef& m : metrics) {
       for (const auto& c : o.codecs) {
@@ -431,6 +566,7 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells, const CompareR
                    {"repeat", c.repeat}, {"partial", CellIsPartial(c)}, {"results", c.results}});
     if (c.fieldcount > 0) raw.back()["fieldcount"] = c.fieldcount;
     if (c.fieldlength > 0) raw.back()["fieldlength"] = c.fieldlength;
+    if (c.host.is_object() && !c.host.empty()) raw.back()["host"] = c.host;
   }
   j["cells"] = raw;
   return j;

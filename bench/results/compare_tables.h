@@ -27,6 +27,10 @@ namespace wirebench {
 // (12345, 123.4, 12.34, 0.123).
 std::string FormatFigure(double v);
 
+// `o` with its baseline resolved: o.baseline when it is a column, else the
+// first column (and `note` says so; empty otherwise).
+CompareReportOptions EffectiveBaseline(const CompareReportOptions& o, std::string* note);
+
 std::string CompareMarkdown(const std::vector<CompareCell>& cells, const CompareReportOptions& o);
 // Per column: median, min, max, cells with a value, cells cut short, and
 // ratio, lo, hi, distinguishable (empty where the row has no ratio).

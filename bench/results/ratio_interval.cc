@@ -41,7 +41,7 @@ std::vector<double> Logs(const std::vector<double>& v) {
 RatioInterval NoInterval(const std::vector<double>& x, const std::vector<double>& base,
                          std::string why) {
   RatioInterval r;
-  r.lo = r.hi = Nan();
+  r.lo = r.hi = r.p = Nan();
   r.no_interval = std::move(why);
   if (x.empty() || base.empty()) {
     r.ratio = Nan();
@@ -77,6 +77,12 @@ RatioInterval Interval(double mean_log, double se, double df, double confidence,
   r.ratio = std::exp(mean_log);
   // Identical logs on both sides (e.g. deterministic counts): a point.
   const double half = se > 0 ? StudentTQuantile(confidence, df) * se : 0.0;
+  if (se > 0) {
+    boost::math::students_t t(df);
+    r.p = 2 * boost::math::cdf(boost::math::complement(t, std::fabs(mean_log) / se));
+  } else {
+    r.p = mean_log == 0 ? 1.0 : 0.0;
+  }
   r.lo = std::exp(mean_log - half);
   r.hi = std::exp(mean_log + half);
   return r;
@@ -91,6 +97,20 @@ const char* IntervalMethodName(IntervalMethod m) {
     case IntervalMethod::kNone: break;
   }
   return "none";
+}
+
+std::vector<bool> HolmReject(const std::vector<double>& p, double alpha) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!std::isnan(p[i])) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<bool> reject(p.size(), false);
+  const size_t m = order.size();
+  for (size_t k = 0; k < m; ++k) {
+    if (p[order[k]] > alpha / double(m - k)) break;  // Step-down: stop at the first kept.
+    reject[order[k]] = true;
+  }
+  return reject;
 }
 
 double StudentTQuantile(double confidence, double df) {

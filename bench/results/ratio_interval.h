@@ -25,6 +25,10 @@ struct RatioInterval {
   // Why there is no interval, e.g. "1 repeat: no interval", "a zero value:
   // no interval", "baseline 0: no ratio"; empty with one.
   std::string no_interval;
+  // Two-sided p-value of the t-test behind the interval (log ratio = 0);
+  // NaN without an interval. 1 for identical logs on both sides, 0 for a
+  // constant nonzero shift with no spread.
+  double p = 0;
 
   bool has_interval() const { return method != IntervalMethod::kNone; }
   // The interval excludes 1.0. False without an interval.
@@ -39,6 +43,11 @@ RatioInterval PairedRatioInterval(const std::vector<double>& x, const std::vecto
 // side, all > 0.
 RatioInterval WelchRatioInterval(const std::vector<double>& x, const std::vector<double>& base,
                                  double confidence = 0.95);
+
+// Holm's step-down over a family of p-values at family-wise level `alpha`:
+// which hypotheses are rejected ("different"), in the order given. NaN
+// p-values are not part of the family (never rejected, not counted).
+std::vector<bool> HolmReject(const std::vector<double>& p, double alpha = 0.05);
 
 // The two-sided Student t quantile: P(|T| <= q) = confidence with `df`
 // degrees of freedom (df may be fractional, as Welch's is).
