@@ -24,11 +24,17 @@ if(NOT (rc EQUAL 0))
   fail("cmake --install ${BINARY_DIR} --prefix ${PREFIX} failed (${rc}):\n${out}${err}")
 endif()
 foreach(f bin/wirebench share/wirebench/workloads/workloada share/wirebench/workloads/workloadf
-          share/doc/wirebench/README.md share/doc/wirebench/docs/design.md)
+          share/doc/wirebench/README.md share/doc/wirebench/docs/design.md
+          share/doc/wirebench/LICENSE share/doc/wirebench/copyright
+          share/bash-completion/completions/wirebench)
   if(NOT (EXISTS ${PREFIX}/${f}))
     fail("cmake --install did not install ${f} (under ${PREFIX})")
   endif()
 endforeach()
+# The man page, when help2man made one (cmake/install.cmake says when not).
+if(EXISTS ${BINARY_DIR}/man/wirebench.1.gz AND NOT EXISTS ${PREFIX}/share/man/man1/wirebench.1.gz)
+  fail("cmake --install did not install the man page share/man/man1/wirebench.1.gz")
+endif()
 set(wb ${PREFIX}/bin/wirebench)
 
 # 1. run -P with YCSB's relative path, from /.
