@@ -100,11 +100,14 @@ TEST(CompareBuilds, ForwardsTheCellFlagsButNotTheMatrixOnes) {
                                       "10"}));
 }
 
-BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_is_better = false) {
+BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_is_better = false,
+             bool different = true) {
   BuildRow r;
   r.base = 1000;
   r.value = 1000 * ratio;
+  r.median_ratio = ratio;
   r.metric = instructions ? "Server instructions/op" : "Total CPU (us/op)";
+  r.kind = instructions ? RowKind::kInstructionTotal : RowKind::kTested;
   r.instructions = instructions;
   r.gated = true;
   r.higher_is_better = higher_is_better;
@@ -112,21 +115,28 @@ BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_
   r.ratio.lo = lo;
   r.ratio.hi = hi;
   r.ratio.method = std::isnan(lo) ? IntervalMethod::kNone : IntervalMethod::kWelch;
+  r.different = different && !std::isnan(lo);
   return r;
 }
 
-TEST(CompareBuilds, FailAboveTakesInstructionsAtTheirWordAndWallClockOnlyPastItsInterval) {
+TEST(CompareBuilds, FailAboveTakesInstructionTotalsByCountAndWallClockOnlyPastHolmAndInterval) {
   const double nan = std::nan("");
-  // Instructions: the point difference.
+  // Instruction totals: the median difference, past the floor too.
   EXPECT_EQ(Regressions({Row(true, 1.021, nan, nan)}, 2).size(), 1u);
   EXPECT_EQ(Regressions({Row(true, 1.019, nan, nan)}, 2).size(), 0u);
   EXPECT_EQ(Regressions({Row(true, 0.95, nan, nan)}, 2).size(), 0u);  // Cheaper.
-  BuildRow tiny = Row(true, 1.025, nan, nan);  // 40 -> 41: +2.5%, but within the noise.
-  tiny.base = 40;
-  tiny.value = 41;
-  EXPECT_EQ(Regressions({tiny}, 2).size(), 0u);
-  // Wall clock: the whole interval past the threshold.
+  // 1000 -> 1015: +1.5%, past a 1% bound, but within the A/A floor.
+  ASSERT_LT(15.0, kInstructionGateFloor);
+  EXPECT_EQ(Regressions({Row(true, 1.015, nan, nan)}, 1).size(), 0u);
+  // A layer never fails the gate, however far it moves (batching moves the
+  // client's harness and other layers): its side's total does.
+  BuildRow layer = Row(true, 1.061, nan, nan);
+  layer.kind = RowKind::kInstructionLayer;
+  layer.metric = "Client instructions/op: other";
+  EXPECT_EQ(Regressions({layer}, 2).size(), 0u);
+  // Wall clock: different after Holm, and the whole interval past the threshold.
   EXPECT_EQ(Regressions({Row(false, 1.10, 1.03, 1.17)}, 2).size(), 1u);
+  EXPECT_EQ(Regressions({Row(false, 1.10, 1.03, 1.17, false, false)}, 2).size(), 0u);  // Not after Holm.
   EXPECT_EQ(Regressions({Row(false, 1.10, 1.01, 1.19)}, 2).size(), 0u);
   EXPECT_EQ(Regressions({Row(false, 1.10, nan, nan)}, 2).size(), 0u);  // No interval.
   // Throughput regresses downwards.
@@ -268,6 +278,83 @@ TEST(Diff, RefusesASchemaMismatchAndWarnsAcrossCompilers) {
   EXPECT_NE(o.out.find("does not exist"), std::string::npos) << o.out;
 }
 
+// --fail-above takes a finite percentage >= 0: NaN passed every regression
+// (each comparison with NaN is false), -1 printed CLI11's 300-digit bound.
+TEST(Diff, RefusesANonFiniteOrNegativeBoundInOneLine) {
+  const std::string base = SavedCompare("bound-base", "2");
+  const std::string next = SavedCompare("bound-new", "2");
+  for (const char* bound : {"nan", "-1", "inf", "-0.5", "2x"}) {
+    Outcome o = Wirebench("diff " + base + " " + next + " --fail-above '" + bound + "'");
+    EXPECT_EQ(o.exit_code, 2) << bound << ": " << o.out;
+    EXPECT_NE(o.out.find("--fail-above takes a percentage >= 0"), std::string::npos) << o.out;
+    EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << "not one line: " << o.out;
+    EXPECT_EQ(o.out.find("| metric |"), std::string::npos) << "a table was printed: " << o.out;
+  }
+}
+
+// One repeat a side: no row can be tested, so no verdict (exit 2), never
+// "no row regressed"; the table lists the rows as not tested.
+TEST(Diff, GivesNoVerdictWhenNoRowCouldBeTested) {
+  const std::string base = SavedCompare("untested-base", "2");
+  const std::string next = SavedCompare("untested-new", "2");
+  Outcome o = Wirebench("diff " + base + " " + next + " --fail-above 5");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("could be gated"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("not tested: 1 repeat"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("none regressed"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("no cost row regressed"), std::string::npos) << o.out;
+}
+
+// Sides that cannot make a verdict, or were measured differently: exit 2
+// naming both folders and what differs, before any table.
+TEST(Diff, RefusesEmptyPartialAndDifferentlyMeasuredSides) {
+  const std::string base = SavedCompare("refuse-base", "2");
+  const auto fresh = [&](const std::string& name) {
+    const std::string next = ::testing::TempDir() + "/builds-refuse-" + name;
+    fs::remove_all(next);
+    fs::copy(base, next, fs::copy_options::recursive);
+    return next;
+  };
+  const auto edit_table = [](const std::string& folder, const std::function<void(json&)>& edit) {
+    json j = ReadJson(folder + "/comparison.json");
+    edit(j);
+    WriteJson(folder + "/comparison.json", j);
+  };
+  const auto expect_refused = [&](const std::string& next, const std::string& what) {
+    Outcome o = Wirebench("diff " + base + " " + next + " --fail-above 2");
+    EXPECT_EQ(o.exit_code, 2) << o.out;
+    EXPECT_NE(o.out.find(base), std::string::npos) << "base not named: " << o.out;
+    EXPECT_NE(o.out.find(next), std::string::npos) << "new side not named: " << o.out;
+    EXPECT_NE(o.out.find(what), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("| metric |"), std::string::npos) << "a table was printed: " << o.out;
+  };
+  // Under Valgrind against wall clock (the +1072% "Total CPU" of issue 36).
+  std::string next = fresh("valgrind");
+  edit_table(next, [](json& j) {
+    for (json& c : j["cells"]) c["results"]["instructions"]["client"]["total"] = 2000.0;
+  });
+  expect_refused(next, "measured: by wall clock in builds-refuse-base, under Valgrind");
+  // Another null-reads mode, read from the cells' result files.
+  next = fresh("null-reads");
+  EditCells(next, [](json& doc) { doc["config"]["null_reads"] = "empty"; });
+  expect_refused(next, "null_reads: canned in builds-refuse-base, empty in");
+  // Another record size.
+  next = fresh("record");
+  EditCells(next, [](json& doc) { doc["config"]["fieldlength"] = 1000; });
+  expect_refused(next, "fieldlength: 100 in builds-refuse-base, 1000 in");
+  // A partial compare: a cell stopped early, or fewer repeats than asked for.
+  next = fresh("partial");
+  edit_table(next, [](json& j) { j["cells"][0]["partial"] = true; });
+  expect_refused(next, "stopped early (partial)");
+  next = fresh("repeats");
+  edit_table(next, [](json& j) { j["requested_repeats"] = 3; });
+  expect_refused(next, "1 of 3 requested repeats");
+  // One side empty.
+  next = fresh("empty");
+  edit_table(next, [](json& j) { j["cells"] = json::array(); });
+  expect_refused(next, "has no cells");
+}
+
 // --- Under Valgrind. ---
 
 bool HaveValgrind() { return std::system("command -v valgrind >/dev/null 2>&1") == 0; }
@@ -321,7 +408,8 @@ TEST(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
     EXPECT_NEAR(row["ratio"].get<double>(), 1.0, code_only ? 0.001 : 0.01) << row.dump();
   }
   EXPECT_EQ(instruction_rows, 11);  // Total, client, server, and 4 layers a side.
-  EXPECT_NE(aa_run.out.find("| metric | x | y | % diff |"), std::string::npos) << aa_run.out;
+  EXPECT_NE(aa_run.out.find("| metric | x | y | % diff (medians) | test |"), std::string::npos)
+      << aa_run.out;
   // Each build's folder is a compare folder `diff` reads: A/A passes a 1% gate.
   Outcome o = Wirebench("diff " + aa + "/x " + aa + "/y --fail-above 1");
   EXPECT_EQ(o.exit_code, 0) << o.out;
@@ -343,7 +431,9 @@ TEST(InstructionsAcrossBuilds, AKnownRegionCostShowsUpAsPlusNAndTripsTheGate) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("row(s) regressed by more than 1%"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("raw: Server instructions/op: region +"), std::string::npos) << o.out;
+  // The gate names the server's total, and the layer that moved under it.
+  EXPECT_NE(o.out.find("raw: Server instructions/op +"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("of which Server instructions/op: region +"), std::string::npos) << o.out;
   std::printf("diff took %.3f s\n", took);  // A figure for the report, not an assertion.
   const json j = ReadJson(rows);
   ASSERT_TRUE(j.is_object()) << o.out;

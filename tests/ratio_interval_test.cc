@@ -98,5 +98,30 @@ TEST(RatioInterval, PairingCancelsDriftSharedByARepeat) {
   EXPECT_FALSE(WelchRatioInterval(x, base).distinguishable());
 }
 
+TEST(RatioInterval, PValueIsTheTwoSidedTTestOfTheInterval) {
+  // The paired case above: t = 0.11667 / 0.016667 = 7.0 on 2 df: p = 0.0198.
+  RatioInterval r = PairedRatioInterval(Exp({0.1, 0.25, 0.3}), Exp({0.0, 0.1, 0.2}));
+  EXPECT_NEAR(r.p, 0.0198, 5e-4);
+  // A 95% interval that just excludes 1.0 has p just under 0.05: the two agree.
+  EXPECT_EQ(r.p < 0.05, r.distinguishable());
+  r = WelchRatioInterval(Exp({0.1, 0.2, 0.3}), Exp({0.0, 0.1, 0.2}));
+  EXPECT_GT(r.p, 0.05);
+  EXPECT_FALSE(r.distinguishable());
+  EXPECT_DOUBLE_EQ(PairedRatioInterval({2.0, 2.0}, {2.0, 2.0}).p, 1.0);  // Identical.
+  EXPECT_TRUE(std::isnan(PairedRatioInterval({3.0}, {2.0}).p));      // No interval, no test.
+}
+
+TEST(RatioInterval, HolmRejectsStepDownAndSkipsUntested) {
+  const double nan = std::nan("");
+  // Four tested rows at 0.05: thresholds 0.0125, 0.0167, 0.025, 0.05 in p order.
+  EXPECT_EQ(HolmReject({0.01, 0.04, 0.015, 0.3}), (std::vector<bool>{true, false, true, false}));
+  // 0.02 is past 0.0125 as the smallest of four: nothing after it either.
+  EXPECT_EQ(HolmReject({0.02, 0.021, 0.022, 0.023}), (std::vector<bool>(4, false)));
+  // An untested row (NaN) is not in the family: two rows, thresholds 0.025, 0.05.
+  EXPECT_EQ(HolmReject({0.02, nan, 0.04}), (std::vector<bool>{true, false, true}));
+  // Alone, a row is tested at alpha itself.
+  EXPECT_EQ(HolmReject({0.049}), std::vector<bool>{true});
+}
+
 }  // namespace
 }  // namespace wirebench
