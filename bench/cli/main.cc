@@ -7,11 +7,17 @@
 #include "bench/cli/calibrate_command.h"
 #include "bench/cli/compare_command.h"
 #include "bench/cli/diff_command.h"
+#include "bench/cli/front_door.h"
 #include "bench/cli/measure_command.h"
 #include "bench/cli/merge_command.h"
 #include "bench/cli/server_command.h"
 #include "bench/cli/ycsb_command.h"
+#include "common/build_info.h"
 #include "regions/wal/walpe/walpe.h"
+
+#ifndef WIREBENCH_VERSION
+#define WIREBENCH_VERSION "unknown"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -27,18 +33,46 @@ int main(int argc, char** argv) {
   wirebench::AddVersionCommand(app, &exit_code);
   wirebench::AddCalibrateCommand(app, &exit_code);
   wirebench::AddMeasureCommand(app, &exit_code);
+  const std::string version = std::string("wirebench ") + WIREBENCH_VERSION + " (git " +
+                              wirebench::GitRevision() + ", " + wirebench::BuildType() + ")";
+  app.set_version_flag("-V,--version", version,
+                       "Print the version and exit (wirebench version: the build as JSON)");
   // `walpe` has its own parser (HBase WALPerformanceEvaluation's options).
   if (argc >= 2 && std::string(argv[1]) == "walpe") return wirebench::RunWalpe(argc - 1, argv + 1);
   app.add_subcommand("walpe",
                      "WAL performance evaluation (HBase's WALPerformanceEvaluation): "
                      "wirebench walpe --help");
+  app.footer(wirebench::ExitStatusHelp());
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    sub->footer(wirebench::ExitStatusHelp());
+  wirebench::CheckCpuListFlags(app);
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::printf("%s\n", version.c_str());
+    return 0;
+  }
+  const std::vector<std::string> given(argv + 1, argv + argc);
+  if (auto why = wirebench::CheckCommandLine(app, given)) {
+    std::fprintf(stderr, "%s\n", why->c_str());
+    return wirebench::kExitUsage;
+  }
   // YCSB's single-dash long options (-threads, -target) become --threads etc.
   std::vector<std::string> args = wirebench::TranslateYcsbArgs(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const CLI::App* sub = nullptr;
+    if (argc >= 2)
+      for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (s->get_name() == argv[1]) sub = s;
+    std::fprintf(stderr, "%s\n", wirebench::DescribeParseError(app, sub, e).c_str());
+    return wirebench::kExitUsage;
   }
   return exit_code;
 }

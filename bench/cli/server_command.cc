@@ -25,7 +25,16 @@ struct ServerCommandOptions {
   RegionConfig region;
   std::string cpus;
   bool quiet = false;
+  int port = 0;  // --port, checked 0-65535 before it becomes server.port.
 };
+
+// The codecs `transport` carries ("pb, cellblock" for hbase), for the banner.
+std::string CarriedCodecNames(const Transport& transport) {
+  std::string out;
+  for (const CodecInfo& c : AllCodecs())
+    if (transport.CheckCodec(c.name).ok()) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
 
 // True when this process started with SIGINT ignored (as a co-located
 // server is by its client, and as shells start background jobs): it then
@@ -84,7 +93,8 @@ int RunServer(const ServerCommandOptions& o) {
   if (!o.quiet)
     std::fprintf(stderr,
                  "wirebench server: rpc=%s region=%s codecs=[%s] io-threads=%d handlers=%d\n",
-                 o.rpc.c_str(), std::string((*region)->name()).c_str(), CodecNames().c_str(),
+                 o.rpc.c_str(), std::string((*region)->name()).c_str(),
+                 CarriedCodecNames(**transport).c_str(),
                  o.server.io_threads, o.server.handlers);
   if (const std::string advice = RegionAdvice(o.region, o.server.handlers); !advice.empty())
     std::fprintf(stderr, "wirebench server: warning: %s\n", advice.c_str());
@@ -113,8 +123,9 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
       ->capture_default_str();
-  cmd->add_option("--port", s.port, "TCP port; 0 picks a free one and prints it")
-      ->capture_default_str();
+  cmd->add_option("--port", opts->port, "TCP port; 0 picks a free one and prints it")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--io-threads", s.io_threads, "Event-loop threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
@@ -135,8 +146,19 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-queued-bytes", s.max_queued_bytes,
-                  "Most reply bytes queued per connection before the server stops reading it")
-      ->capture_default_str();
+                  "Most reply bytes queued per connection before the server stops reading it "
+                  "(1024 or more: with 0 the server would never read a request)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            unsigned long long n = 0;
+            if (!CLI::detail::lexical_cast(v, n) || n < 1024)
+              return "must be 1024 or more, got '" + v +
+                     "' (the server stops reading a connection once this many reply bytes are "
+                     "queued: with less than one reply it never reads a request)";
+            return std::string();
+          },
+          ">= 1024"));
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
                   "Close a connection idle this long with an incomplete frame or before its "
                   "first call (not one idle between calls); with gRPC, "
@@ -160,7 +182,10 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);
-  cmd->callback([opts, exit_code] { *exit_code = RunServer(*opts); });
+  cmd->callback([opts, exit_code] {
+    opts->server.port = uint16_t(opts->port);
+    *exit_code = RunServer(*opts);
+  });
 }
 
 }  // namespace wirebench

@@ -1,0 +1,139 @@
+// The command line a new user meets (issue 32) and the bad inputs of issue
+// 31's "Inputs" section, end to end through the `wirebench` binary: every
+// mistake is one line on stderr naming what was wrong and what to do, with
+// exit status 2; YCSB's single-dash flags are exactly YCSB's own.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "tests/silent_listener.h"
+
+namespace wirebench {
+namespace {
+
+using testing::WirebenchProcess;
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+
+struct Outcome {
+  int rc;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunWb(const std::string& name, const std::vector<std::string>& args,
+            std::chrono::seconds bound = std::chrono::seconds(60)) {
+  WirebenchProcess p(kBinary, args, std::string(WIREBENCH_BINARY_DIR) + "/front_door_" + name);
+  const int rc = p.Wait(bound);
+  return {rc, p.Stdout(), p.Stderr()};
+}
+
+size_t Lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string expect;  // In the one line on stderr.
+};
+
+void ExpectUsageErrors(const std::string& name, const std::vector<UsageCase>& cases) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Outcome o = RunWb(name + std::to_string(i), cases[i].args);
+    EXPECT_EQ(o.rc, 2) << cases[i].expect << "\n" << o.err;
+    EXPECT_NE(o.err.find(cases[i].expect), std::string::npos) << o.err;
+    EXPECT_EQ(Lines(o.err), 1u) << o.err;
+    EXPECT_EQ(o.out, "") << cases[i].expect;
+  }
+}
+
+// Issue 32, "CLI": a single-dash word that is not one of YCSB's flags was
+// read as the binding (`-seconds 1`: "unknown binding '1'", exit 105);
+// -threads=2 printed the help and exited 0 without running.
+TEST(FrontDoor, SingleDashWordsAreYcsbsOwnOrRefusedWithTheDoubleDashFlag) {
+  ExpectUsageErrors(
+      "dash", {{{"run", "-P", kWorkloadA, "-seconds", "1"}, "'-seconds'"},
+               {{"run", "-P", kWorkloadA, "-seconds", "1"}, "did you mean --seconds?"},
+               {{"run", "-P", kWorkloadA, "-ops", "10"}, "did you mean --ops?"},
+               {{"run", "-P", kWorkloadA, "-codec", "pb"}, "did you mean --codec?"},
+               {{"load", "-P", kWorkloadA, "-records", "5"}, "-P -p -s -t -load -db -threads"},
+               {{"run", "-P", kWorkloadA, "-threads=2"}, "-threads 2"},
+               {{"run", "-P", kWorkloadA, "-target=5"}, "-target takes its value as the next word"},
+               {{"compare", "-target", "100"}, "-p target=VALUE"},
+               {{"compare", "-seconds", "1"}, "did you mean --seconds?"},
+               {{"server", "-port", "0"}, "did you mean --port?"}});
+}
+
+TEST(FrontDoor, YcsbsOwnSingleDashFlagsStillWork) {
+  const Outcome o = RunWb("ycsb_flags", {"run", "-P", kWorkloadA, "-p", "recordcount=100", "-threads",
+                                       "2", "-target", "0", "-db", "site.ycsb.BasicDB", "-t", "-s",
+                                       "-l", "lbl", "--ops", "200"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("[OVERALL], RunTime(ms)"), std::string::npos) << o.out;
+}
+
+// Issue 32: `--version` and `bogus` both said "A subcommand is required" (106).
+TEST(FrontDoor, VersionAndUnknownCommands) {
+  const Outcome v = RunWb("version", {"--version"});
+  EXPECT_EQ(v.rc, 0) << v.err;
+  EXPECT_TRUE(std::regex_search(v.out, std::regex("^wirebench [0-9]+\\.[0-9]+\\.[0-9]+ \\(git ")))
+      << v.out;
+  ExpectUsageErrors("command", {{{"bogus"}, "unknown command 'bogus'"},
+                                {{"bogus"}, "server, load, run, compare"},
+                                {{"comprae"}, "did you mean compare?"},
+                                {{}, "give a command: server, load, run"},
+                                {{"--bogus", "run"}, "unknown option '--bogus' before the command"}});
+}
+
+// Issue 32: CLI11's exit statuses (104-109) came through; every usage error is 2.
+TEST(FrontDoor, ParseErrorsExitTwoWithOneLine) {
+  ExpectUsageErrors("parse", {{{"run", "--no-such-flag"}, "--no-such-flag"},
+                              {{"run", "--threads"}, "--threads"},
+                              {{"run", "--ops", "x"}, "--ops x is not a valid INT"},
+                              {{"server", "--port", "1", "--port", "2"}, "--port was given 2"}});
+}
+
+// Issue 32: the help documents the exit statuses and shows numbers as numbers.
+TEST(FrontDoor, HelpShowsExitStatusesAndNumericTypes) {
+  for (const std::string sub : {"run", "server", "compare", "measure"}) {
+    const Outcome h = RunWb("help_" + sub, {sub, "--help"});
+    EXPECT_EQ(h.rc, 0) << sub;
+    EXPECT_NE(h.out.find("Exit status: 0 done; 1 the run failed"), std::string::npos) << sub;
+    EXPECT_NE(h.out.find("3 partial results"), std::string::npos) << sub;
+    // Region options are strings underneath: the help says what they take.
+    EXPECT_EQ(h.out.find("--spin-us TEXT"), std::string::npos) << h.out;
+    EXPECT_EQ(h.out.find("--canned-fields TEXT"), std::string::npos) << h.out;
+  }
+  const Outcome top = RunWb("help_top", {"--help"});
+  EXPECT_EQ(top.rc, 0);
+  EXPECT_NE(top.out.find("Exit status:"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("--version"), std::string::npos) << top.out;
+}
+
+// Issue 31 items 19, 23, 25: values the commands accepted silently or
+// refused with CLI11's words.
+TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
+  ExpectUsageErrors(
+      "values",
+      {// Item 19: the server then never read a request.
+       {{"server", "--max-queued-bytes", "0"}, "--max-queued-bytes: must be 1024 or more"},
+       // Item 23: started unregistered / ran a plain compare.
+       {{"server", "--rpc", "hbase", "--zookeeper", ""}, "--zookeeper was given an empty value"},
+       {{"run", "--zookeeper", ""}, "--zookeeper was given an empty value"},
+       {{"compare", "--builds", ""}, "--builds was given an empty value"},
+       {{"compare", "--builds="}, "--builds was given an empty value"},
+       // Item 25: "At Most 1 required but received 2" / "Could not convert".
+       {{"server", "--port", "70000"}, "--port: Value 70000 not in range 0 to 65535"},
+       {{"compare", "--seconds", "nan"}, "--seconds nan: must be a finite number"},
+       {{"compare", "--warmup", "inf"}, "--warmup inf: must be a finite number"},
+       {{"compare", "--client-cpus", "99"}, "the CPUs available are"},
+       {{"run", "--client-cpus", "99"}, "CPU 99 is not one this process may run on"},
+       {{"server", "--cpus", "4096"}, "the CPUs available are"}});
+}
+
+}  // namespace
+}  // namespace wirebench
