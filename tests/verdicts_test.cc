@@ -12,12 +12,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/hdr/histogram_encoding.h"
 #include "bench/results/build_compare.h"
+#include "bench/results/compare_charts.h"
 #include "bench/results/compare_tables.h"
 #include "bench/results/host_figures.h"
 
@@ -278,6 +284,60 @@ TEST(CompareTables, PairwiseTableAndHostTableWithTheOutlierFlagged) {
   EXPECT_TRUE(reps[0]["outlier"].is_string());
   EXPECT_TRUE(reps[1]["outlier"].is_null());
   EXPECT_EQ(j["tables"][0]["repeat_host"]["cellblock"][0]["host"]["load1"], 1.5);
+}
+
+std::string Histogram(int64_t ns, int n) {
+  hdr::Histogram h;
+  for (int i = 0; i < n; ++i) h.Record(ns + i);
+  return hdr::EncodeCompressedBase64(h);
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Two workloads, each with READ samples about 100 us and CLEANUP samples of
+// 20 ns; the second run under callgrind.
+TEST(CompareCharts, EveryWorkloadChartedFromMeasuredOpsLabelledAndOpaque) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps installs it)";
+  namespace fs = std::filesystem;
+  const std::string dir = ::testing::TempDir() + "/verdicts-charts";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<CompareCell> cells;
+  for (const char* wl : {"workloada", "workloadb"})
+    for (const char* codec : {"raw", "pb"}) {
+      json r = Counted(46, 47);
+      r["ops"]["READ"]["latency"]["histogram_ns"] = Histogram(100000, 500);
+      r["ops"]["CLEANUP"]["latency"]["histogram_ns"] = Histogram(20, 32);
+      CompareCell c = Cell(1, r, codec);
+      c.workload = wl;
+      cells.push_back(c);
+    }
+  CompareReportOptions o;
+  o.codecs = {"raw", "pb"};
+  auto files = WriteCharts(cells, o, dir);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  for (const char* wl : {"workloada", "workloadb"})
+    for (const char* chart : {"throughput", "latency-percentiles", "cpu-per-op", "instructions-per-op"})
+      EXPECT_TRUE(fs::exists(dir + "/" + chart + "-" + wl + ".png")) << chart << " " << wl;
+  // The percentile curve starts at the READs' ~100 us, not CLEANUP's 0.02 us.
+  std::istringstream dat(ReadText(dir + "/latency-raw-workloada.dat"));
+  std::string line;
+  std::getline(dat, line);  // Header.
+  double pct = 0, inv = 0, us = 0;
+  ASSERT_TRUE(dat >> pct >> inv >> us);
+  EXPECT_GT(us, 90.0);
+  // Under Valgrind, the wall-clock charts' titles say so; the SVGs are opaque.
+  const std::string gp = ReadText(dir + "/charts.gp");
+  EXPECT_NE(gp.find("UNDER VALGRIND"), std::string::npos);
+  EXPECT_NE(gp.find("CLEANUP excluded"), std::string::npos);
+  const std::string svg = ReadText(dir + "/throughput-workloada.svg");
+  EXPECT_NE(svg.find("fill=\"#ffffff\""), std::string::npos) << svg.substr(0, 800);
 }
 
 }  // namespace
