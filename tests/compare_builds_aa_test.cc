@@ -1,7 +1,8 @@
 // The A/A check across builds (issue 25): `wirebench compare --builds
 // x=WB,y=WB` runs every cell once per build through a child of that binary,
 // repeats interleaved ABBA; with the same binary on both sides, the cost rows
-// must come out "not distinguishable" (`~`, their 95% interval contains 0%).
+// must come out not different (`~`: not different after Holm's correction
+// over the tested rows, docs/verdicts.md).
 //
 // As in compare_aa_test: a 95% interval excludes the truth 5% of the time,
 // and a burst of host load does the same, in no given direction; a real bias
@@ -30,8 +31,8 @@ const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op
                                         "Total CPU (us/op)", "Client allocations/op",
                                         "Server allocations/op"};
 
-// Runs the A/A matrix; returns the rows whose y-vs-x interval excludes 0%,
-// keyed "row, dearer" or "row, cheaper", with the row's % diff.
+// Runs the A/A matrix; returns the rows y-vs-x calls different (after
+// Holm), keyed "row, dearer" or "row, cheaper", with the row's test.
 std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked) {
   const std::string out =
       std::string(WIREBENCH_BINARY_DIR) + "/compare_builds_aa_" + std::to_string(attempt);
@@ -50,22 +51,23 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
   for (const auto& row : j.at("rows")) {
     const std::string metric = row.at("metric");
     if (std::find(kRows.begin(), kRows.end(), metric) == kRows.end()) continue;
-    if (row.at("distinguishable").is_null()) continue;  // E.g. 0 allocations: no ratio.
+    // Not tested (e.g. 0 allocations on both sides): no verdict on it.
+    if (row.value("different", nlohmann::json()).is_null()) continue;
     ++*checked;
-    if (row.at("distinguishable").get<bool>())
+    if (row.at("different").get<bool>())
       distinguishable[metric + (row.at("ratio").get<double>() > 1 ? ", dearer" : ", cheaper")] =
-          row.at("percent_diff");
+          row.at("test");
   }
   return distinguishable;
 }
 
-TEST(CompareBuildsAA, SameBinaryTwiceIsNotDistinguishableOnCostRows) {
+TEST(CompareBuildsAA, SameBinaryTwiceIsNotDifferentOnCostRows) {
   int checked = 0;
   std::map<std::string, std::string> rows = DistinguishableRows(1, &checked);
   EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
   for (int attempt = 2; attempt <= 3 && !rows.empty(); ++attempt) {
     for (const auto& [row, diff] : rows)
-      std::printf("matrix %d: distinguishable: %s %s\n", attempt - 1, row.c_str(), diff.c_str());
+      std::printf("matrix %d: different: %s %s\n", attempt - 1, row.c_str(), diff.c_str());
     int again = 0;
     const std::map<std::string, std::string> next = DistinguishableRows(attempt, &again);
     std::map<std::string, std::string> both;
@@ -74,7 +76,7 @@ TEST(CompareBuildsAA, SameBinaryTwiceIsNotDistinguishableOnCostRows) {
     rows = both;
   }
   for (const auto& [row, diff] : rows)
-    ADD_FAILURE() << "A/A row distinguishable in the same direction three times: " << row << " "
+    ADD_FAILURE() << "A/A row different in the same direction three times: " << row << " "
                   << diff;
 }
 

@@ -720,6 +720,9 @@ json BuildsJson(const std::vector<BuildSide>& sides, const BuildTableOptions& o)
       row["hi"] = num(r.ratio.hi);
       row["p"] = num(r.ratio.p);
       row["different"] = r.ratio.has_interval() ? json(r.different) : json(nullptr);
+      // The 95% interval alone excludes 1 (before Holm's correction).
+      row["distinguishable"] =
+          r.ratio.has_interval() ? json(r.ratio.distinguishable()) : json(nullptr);
       if (!r.not_tested.empty()) row["not_tested"] = r.not_tested;
     } else {
       row["ratio"] = num(r.median_ratio);
