@@ -47,6 +47,39 @@ function(roff_escape text out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+# One subcommand's CLI11 help as roff: each option a tagged paragraph (.TP,
+# the option and its type in bold, its description filled by roff), headings
+# and other text as paragraphs.
+function(help_to_roff sub help out)
+  string(REPLACE ";" "\\;" help "${help}")
+  string(REPLACE "\n" ";" lines "${help}")
+  set(r "")
+  set(pending_desc FALSE)
+  foreach(line IN LISTS lines)
+    string(REPLACE "\\;" ";" line "${line}")
+    roff_escape("${line}" line)
+    if(line MATCHES "^  (-[^ ].*[^ ])   +([^ ].*)$")          # option and description
+      string(APPEND r ".TP\n.B ${CMAKE_MATCH_1}\n${CMAKE_MATCH_2}\n")
+      set(pending_desc FALSE)
+    elseif(line MATCHES "^  (-[^ ].*[^ ]) *$")               # option; description below
+      string(APPEND r ".TP\n.B ${CMAKE_MATCH_1}\n")
+      set(pending_desc TRUE)
+    elseif(line MATCHES "^                  +([^ ].*)$")     # a description line
+      string(APPEND r "${CMAKE_MATCH_1}\n")
+    elseif(line MATCHES "^Usage: *(.*)$")
+      string(REGEX REPLACE "^${sub} " "" rest "${CMAKE_MATCH_1}")
+      string(APPEND r ".PP\nUsage: \\fBwirebench ${sub}\\fR ${rest}\n")
+    elseif(line MATCHES "^ *$")
+      string(APPEND r ".PP\n")
+    else()
+      string(STRIP "${line}" line)
+      string(APPEND r ".PP\n${line}\n")
+    endif()
+  endforeach()
+  string(REGEX REPLACE "(\\.PP\n)+" ".PP\n" r "${r}")
+  set(${out} "${r}" PARENT_SCOPE)
+endfunction()
+
 set(subsections "")
 foreach(sub IN LISTS subs)
   execute_process(COMMAND ${WIREBENCH} ${sub} --help RESULT_VARIABLE rc OUTPUT_VARIABLE help
@@ -54,8 +87,8 @@ foreach(sub IN LISTS subs)
   if(NOT rc EQUAL 0 OR help STREQUAL "")
     message(FATAL_ERROR "manpage.cmake: '${WIREBENCH} ${sub} --help' failed (${rc}): ${err}")
   endif()
-  roff_escape("${help}" help)
-  string(APPEND subsections ".SS \"wirebench ${sub}\"\n.nf\n${help}\n.fi\n")
+  help_to_roff(${sub} "${help}" roff)
+  string(APPEND subsections ".SS \"wirebench ${sub}\"\n${roff}")
 endforeach()
 
 file(READ ${SOURCE_DIR}/packaging/wirebench.h2m fixed)
@@ -69,6 +102,11 @@ execute_process(COMMAND ${HELP2MAN} --no-info --no-discard-stderr
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "manpage.cmake: help2man failed (${rc}): ${err}")
 endif()
+# CLI11's top-level usage line names no program ("Usage: [OPTIONS] SUBCOMMAND"):
+# the synopsis gets it here.
+file(READ ${page} text)
+string(REPLACE ".SH SYNOPSIS\n.B [OPTIONS]\n" ".SH SYNOPSIS\n.B wirebench\n[\\fI\\,OPTIONS\\/\\fR]\n" text "${text}")
+file(WRITE ${page} "${text}")
 execute_process(COMMAND gzip -9 -n -f ${page} RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "manpage.cmake: gzip ${page} failed (${rc}): ${err}")
