@@ -135,5 +135,72 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"server", "--cpus", "4096"}, "the CPUs available are"}});
 }
 
+// Issue 32, "Defaults": `run -P workloads/workloada` reported every read
+// under READ-FAILED (run defaulted to empty reads, compare to canned), and
+// every run noted "columnfamily is not set", the built-in workload included.
+TEST(FrontDoor, ReadsSucceedByDefaultAndEmptyReadsSayWhy) {
+  const Outcome o = RunWb("canned", {"run", "-P", kWorkloadA, "--ops", "300"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\\[READ\\], Return=OK, [1-9]"))) << o.out;
+  EXPECT_EQ(o.out.find("READ-FAILED"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("NOT_FOUND"), std::string::npos) << o.out;
+  EXPECT_EQ(o.err.find("columnfamily"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("note:"), std::string::npos) << o.err;
+
+  const Outcome e = RunWb("empty", {"run", "-P", kWorkloadA, "--ops", "300", "--null-reads", "empty"});
+  ASSERT_EQ(e.rc, 0) << e.err;
+  EXPECT_NE(e.out.find("[READ], Return=NOT_FOUND"), std::string::npos) << e.out;
+  EXPECT_NE(e.err.find("every read is NOT_FOUND"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("HBASE-10001"), std::string::npos) << e.err;
+}
+
+// Issue 31 item 25 / issue 32: --rpc hbase defaulted to codec raw, then refused it.
+TEST(FrontDoor, RpcHbaseDefaultsToCellblock) {
+  const Outcome o = RunWb("hbase_codec", {"run", "-P", kWorkloadA, "--rpc", "hbase", "--ops", "100"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("codec=cellblock rpc=hbase"), std::string::npos) << o.err;
+}
+
+// Issue 31 item 18: -P /dev/zero read until memory ran out.
+TEST(FrontDoor, WorkloadFilesAreReadBounded) {
+  const std::string big = std::string(WIREBENCH_BINARY_DIR) + "/front_door_big_workload";
+  {
+    std::ofstream f(big);
+    const std::string line = "# " + std::string(1000, 'x') + "\n";
+    for (int i = 0; i < 1100; ++i) f << line;  // Over 1 MiB of comments.
+  }
+  ExpectUsageErrors("devices",
+                    {{{"run", "-P", "/dev/zero"}, "'/dev/zero' is a character device"},
+                     {{"run", "-P", "/dev/urandom"}, "'/dev/urandom' is a character device"},
+                     {{"load", "-P", "/dev/zero"}, "not a YCSB property file"},
+                     {{"compare", "--workloads", "/dev/zero"}, "'/dev/zero' is a character device"},
+                     {{"run", "-P", big}, "is over 1 MiB"}});
+}
+
+// Issue 31 item 21: --seconds 0 (maxexecutiontime=0) ran forever; YCSB runs
+// the workload's operationcount (1000 in workloada).
+TEST(FrontDoor, SecondsZeroRunsTheWorkloadsOperations) {
+  const Outcome o = RunWb("seconds0", {"run", "-P", kWorkloadA, "--seconds", "0"},
+                          std::chrono::seconds(60));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::smatch m;
+  int64_t ops = 0;
+  std::string rest = o.out;
+  const std::regex line("\\[(READ|UPDATE)\\], Operations, ([0-9]+)");
+  while (std::regex_search(rest, m, line)) {
+    ops += std::stoll(m[2]);
+    rest = m.suffix();
+  }
+  EXPECT_EQ(ops, 1000) << o.out;
+}
+
+// Issue 31 item 22: -target 1e-300 ended after 4 ms with a false stall.
+TEST(FrontDoor, AbsurdTargetsAreRefused) {
+  ExpectUsageErrors("target", {{{"run", "-P", kWorkloadA, "-target", "1e-300"},
+                                "one operation per client per day"},
+                               {{"run", "-P", kWorkloadA, "-threads", "4", "-target", "1e-6"},
+                                "each of the 4 client(s)"}});
+}
+
 }  // namespace
 }  // namespace wirebench

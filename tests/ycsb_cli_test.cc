@@ -230,7 +230,7 @@ TEST(YcsbCli, LoadWithInsertstartInsertsRecordcount) {
 // measurementtype=histogram) and a binding's properties run unchanged; the
 // time-series workload is refused naming what is missing.
 TEST(YcsbCli, YcsbWorkloadFilesAndBindingPropertiesRun) {
-  Outcome o = RunWirebench("template", {"run", "-P", Workload("workload_template"), "--ops", "200", "-p",
+  Outcome o = RunWirebench("template", {"run", "-P", Workload("workload_template"), "--ops", "200", "--null-reads", "empty", "-p",
                                "hbase.zookeeper.quorum=zk1", "-p", "discardscannedrecord=true"});
   ASSERT_EQ(o.rc, 0) << o.err;
   EXPECT_EQ(o.err.find("note: property"), std::string::npos) << o.err;
@@ -334,7 +334,8 @@ TEST(YcsbCli, ClientBufferingTimesTheFinalFlushAsAnUpdate) {
 // takes the samples (appended, as YCSB opens it); no_summary leaves the count.
 TEST(YcsbCli, RawMeasurementWritesEverySample) {
   Outcome o = RunWirebench("raw", {"run", "-P", Workload("workloada"), "--ops", "200",
-                                   "-threads", "2", "-p", "measurementtype=raw"});
+                                   "--null-reads", "empty", "-threads", "2", "-p",
+                                   "measurementtype=raw"});
   ASSERT_EQ(o.rc, 0) << o.err;
   Sections s = Parse(o.out);
   EXPECT_NE(o.out.find("Raw data measurement: will output to stdout.\n"), std::string::npos);
@@ -353,7 +354,8 @@ TEST(YcsbCli, RawMeasurementWritesEverySample) {
 
   const std::string file = TestDir("raw") + "raw.txt";
   for (int i = 0; i < 2; ++i) {
-    o = RunWirebench("raw_file", {"run", "-P", Workload("workloada"), "--ops", "100", "-p",
+    o = RunWirebench("raw_file", {"run", "-P", Workload("workloada"), "--ops", "100",
+                                  "--null-reads", "empty", "-p",
                                   "measurementtype=hdrhistogram+raw", "-p",
                                   "measurement.raw.output_file=" + file, "-p",
                                   "measurement.raw.no_summary=true"});
@@ -410,7 +412,8 @@ TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
 // microseconds.
 TEST(YcsbCli, HdrFileOutputWritesALogPerMeasurement) {
   const std::string prefix = TestDir("hdr") + "p-";
-  const Outcome o = RunWirebench("hdr", {"run", "-P", Workload("workloada"), "--ops", "300", "-p",
+  const Outcome o = RunWirebench("hdr", {"run", "-P", Workload("workloada"), "--ops", "300",
+                                         "--null-reads", "empty", "-p",
                                          "hdrhistogram.fileoutput=true", "-p",
                                          "hdrhistogram.output.path=" + prefix});
   ASSERT_EQ(o.rc, 0) << o.err;

@@ -654,6 +654,8 @@ StatusOr<nlohmann::json> LoadRun::FetchServerStats() {
 
 }  // namespace
 
+constexpr double kMaxOpenLoopInterval_s = 86400;
+
 Status ValidateDriverOptions(const DriverOptions& o) {
   if (o.threads < 1)
     return Status::InvalidArgument("-threads (threadcount) must be 1 or more, got " +
@@ -683,6 +685,19 @@ Status ValidateDriverOptions(const DriverOptions& o) {
         "-target must be a positive number of operations per second (omit it for closed loop), "
         "got " +
         hdr::JavaDoubleToString(o.target_ops));
+  // An open loop paces each client one operation every threads/target
+  // seconds; past a day that interval is no benchmark (and 1e-300 would
+  // overflow the schedule).
+  if (o.target_ops > 0 && o.threads >= 1 && double(o.threads) / o.target_ops > kMaxOpenLoopInterval_s) {
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "-target %g gives each of the %d client(s) one operation every %g s: give at "
+                  "least %.3g ops/sec (one operation per client per day), or 0 (or no -target) "
+                  "for a closed loop",
+                  o.target_ops, o.threads, double(o.threads) / o.target_ops,
+                  double(o.threads) / kMaxOpenLoopInterval_s);
+    return Status::InvalidArgument(text);
+  }
   WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
   if (o.transport == nullptr) return Status::InvalidArgument("no transport given (--rpc)");
   WB_RETURN_IF_ERROR(o.transport->CheckCodec(o.codec));

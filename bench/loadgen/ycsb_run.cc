@@ -19,6 +19,8 @@
 #include "bench/loadgen/ycsb_stream.h"
 #include "bench/ycsb/core_workload.h"
 #include "bench/ycsb/properties.h"
+#include "bench/ycsb/standard_workloads.h"
+#include "bench/ycsb/workload_config.h"
 #include "common/str_cat.h"
 
 namespace wirebench {
@@ -64,7 +66,9 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
                                               [](const std::string& p) {
                                                 return p.rfind("operationcount=", 0) == 0;
                                               });
-  if (o.seconds && !ops_given && !o.load_phase)
+  // --seconds 0 is YCSB's maxexecutiontime=0 (no time limit): the
+  // workload's operationcount ends the run.
+  if (o.seconds && *o.seconds > 0 && !ops_given && !o.load_phase)
     props->Set("operationcount", "0", "--seconds without --ops");
   props->Set("wirebench.codec", o.codec, "--codec");
   if (o.instructions) {  // A fixed operation count; time plays no part.
@@ -239,10 +243,16 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
 
 // Says once what YCSB would do silently: keys passed through unused, values
 // read leniently, insertstart without insertcount.
-void PrintNotes(const ycsb::Properties& props, const ycsb::CoreWorkloadConfig& cfg) {
+// A built-in workload (workloada..f, YCSB's standard files) gets no note
+// about what YCSB's HBase binding would want of a user's own file.
+void PrintNotes(const YcsbRunOptions& o, const ycsb::Properties& props,
+                const ycsb::CoreWorkloadConfig& cfg) {
   std::vector<std::string> notes = props.UnknownKeyNotes();
   notes.insert(notes.end(), props.notes().begin(), props.notes().end());
-  notes.insert(notes.end(), cfg.notes.begin(), cfg.notes.end());
+  const bool built_in = std::all_of(o.property_files.begin(), o.property_files.end(),
+                                    [](const std::string& f) { return ycsb::IsBuiltInWorkload(f); });
+  for (const std::string& n : cfg.notes)
+    if (!built_in || n.rfind(ycsb::kColumnFamilyNotSetNote, 0) != 0) notes.push_back(n);
   for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
@@ -435,7 +445,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   const ycsb::CoreWorkloadConfig& cfg = (*core)->config();
   auto settings = ReadSettings(o, props, cfg);
   if (!settings.ok()) return settings.status();
-  if (!o.quiet) PrintNotes(props, cfg);
+  if (!o.quiet) PrintNotes(o, props, cfg);
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
 

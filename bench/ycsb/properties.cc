@@ -141,12 +141,19 @@ Status Properties::LoadFile(const std::string& path) {
                                    "workloads/workloada)");
   // As given, else (workloads/workloadX) the installed or built-in copy.
   auto found = FindWorkload(path);
-  if (!found.ok())
-    return Status::NotFound("property file " + std::string(found.status().message()) +
-                            " (given with -P)");
+  if (!found.ok()) {
+    const std::string why =
+        "property file " + std::string(found.status().message()) + " (given with -P)";
+    return found.status().code() == Status::Code::kNotFound ? Status::NotFound(why)
+                                                            : Status::InvalidArgument(why);
+  }
   NoteOnce(found->note);
   auto text = ReadWorkload(*found);
-  if (!text.ok()) return Status::IoError("property file: " + std::string(text.status().message()));
+  if (!text.ok())
+    return text.status().code() == Status::Code::kInvalidArgument
+               ? Status::InvalidArgument("property file " + std::string(text.status().message()) +
+                                         " (given with -P)")
+               : Status::IoError("property file: " + std::string(text.status().message()));
   return LoadText(*text, found->source);
 }
 

@@ -36,7 +36,16 @@ std::string EmbeddedNames() {
   return names;
 }
 
+std::string TooLargeMessage(const std::string& path) {
+  return "'" + path + "' is over " + std::to_string(kMaxWorkloadFileBytes >> 20) +
+         " MiB: a YCSB property file is a few lines of key=value; is it the right file?";
+}
+
 }  // namespace
+
+bool IsBuiltInWorkload(const std::string& spec) {
+  return FindEmbedded(fs::path(spec).filename().string()) != nullptr;
+}
 
 WorkloadPlaces DefaultWorkloadPlaces() {
   WorkloadPlaces p;
@@ -53,6 +62,21 @@ StatusOr<FoundWorkload> FindWorkload(const std::string& spec, const WorkloadPlac
   f.name = given.filename().string();
   std::error_code ec;
   if (!spec.empty() && fs::exists(given, ec)) {
+    // A device (/dev/zero, /dev/urandom) never ends: refused before it is read.
+    const fs::file_status st = fs::status(given, ec);
+    const char* kind = fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)   ? "a block device"
+                       : fs::is_socket(st)       ? "a socket"
+                                                 : nullptr;
+    if (kind != nullptr)
+      return Status::InvalidArgument("'" + spec + "' is " + kind +
+                                     ", not a YCSB property file (a text file of key=value "
+                                     "lines, like workloads/workloada)");
+    if (fs::is_regular_file(st)) {
+      const uintmax_t size = fs::file_size(given, ec);
+      if (!ec && size > kMaxWorkloadFileBytes)
+        return Status::InvalidArgument(TooLargeMessage(spec));
+    }
     f.path = spec;
     f.source = spec;
     return f;
@@ -94,10 +118,18 @@ StatusOr<std::string> ReadWorkload(const FoundWorkload& found) {
   std::ifstream in(found.path, std::ios::binary);
   if (!in)
     return Status::IoError("cannot open '" + found.path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Bounded: a pipe or a file that keeps growing is cut off, not read until
+  // memory runs out.
+  std::string text(kMaxWorkloadFileBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
   if (in.bad()) return Status::IoError("error reading '" + found.path + "'");
-  return ss.str();
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxWorkloadFileBytes) return Status::InvalidArgument(TooLargeMessage(found.path));
+  if (text.find('\0') != std::string::npos)
+    return Status::InvalidArgument("'" + found.path +
+                                   "' holds NUL bytes: it is not a YCSB property file (a text "
+                                   "file of key=value lines, like workloads/workloada)");
+  return text;
 }
 
 std::string WorkloadSpecForLetter(const std::string& w) {

@@ -60,8 +60,17 @@ struct FoundWorkload {
 [[nodiscard]] StatusOr<FoundWorkload> FindWorkload(
     const std::string& spec, const WorkloadPlaces& places = DefaultWorkloadPlaces());
 
-// Reads the workload: the file at found.path, or the built-in text.
+// The most a workload file may hold: YCSB's are a few KiB.
+inline constexpr size_t kMaxWorkloadFileBytes = size_t(1) << 20;
+
+// Reads the workload: the file at found.path, or the built-in text. A file
+// over kMaxWorkloadFileBytes, or holding NUL bytes, is refused (and FindWorkload
+// refuses devices), so -P /dev/zero fails at once rather than filling memory.
 [[nodiscard]] StatusOr<std::string> ReadWorkload(const FoundWorkload& found);
+
+// True when `spec`'s file name is one of the workloads built into wirebench
+// (workloada..workloadf): YCSB's own standard workloads.
+bool IsBuiltInWorkload(const std::string& spec);
 
 // compare's workload names: "a".."f" -> "workloads/workloada"..; anything
 // else ("workloada", a path) is returned unchanged.

@@ -182,7 +182,7 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
                      "); YCSB's HBase binding fails on it too");
   }
   if (!props.Has("columnfamily"))
-    c.notes.push_back("columnfamily is not set: YCSB's HBase binding refuses to start without it "
+    c.notes.push_back(std::string(kColumnFamilyNotSetNote) + ": YCSB's HBase binding refuses to start without it "
                       "(\"must specify a columnfamily\"); wirebench uses its default, '" +
                       c.column_family + "'");
   WB_GET(GetInt, "writebuffersize", c.write_buffer_size);

@@ -28,6 +28,9 @@ const char* RequestDistributionName(RequestDistribution d);
 inline constexpr int64_t kMaxFieldCount = 4096;
 inline constexpr int64_t kMaxFieldLength = 64 << 20;
 inline constexpr int kMaxZeroPadding = 256;
+// How the note on a workload without columnfamily begins (a built-in
+// workload's run leaves it out: bench/loadgen/ycsb_run.cc).
+inline constexpr const char* kColumnFamilyNotSetNote = "columnfamily is not set";
 
 struct CoreWorkloadConfig {
   // recordcount; 0 in the properties means 2^31-1, as YCSB does.
