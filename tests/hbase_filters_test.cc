@@ -200,7 +200,75 @@ TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
   auto bad = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("RegexStringComparator", "(")).SerializeAsString());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("does not compile"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("RE2"), std::string::npos) << bad.status().ToString();
   EXPECT_FALSE(ParseFilter("\xff\xff").ok());
+}
+
+pbw::Comparator Regex(const std::string& pattern, int flags, const std::string& charset = "UTF-8") {
+  pbw::Comparator c;
+  c.set_name("org.apache.hadoop.hbase.filter.RegexStringComparator");
+  pbw::RegexStringComparator r;
+  r.set_pattern(pattern);
+  r.set_pattern_flags(flags);
+  r.set_charset(charset);
+  c.set_serialized_comparator(r.SerializeAsString());
+  return c;
+}
+
+// ValueFilter(EQUAL, regex) over one cell holding `value`: "1" when it
+// passes, "0" when not, else the error.
+std::string Matches(const pbw::Comparator& cmp, const std::string& value) {
+  auto f = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, cmp).SerializeAsString());
+  if (!f.ok()) return f.status().ToString();
+  return Apply(f.value().get(), RowCells{"r", {{"f", "q", 1, value}}}) == "-" ? "0" : "1";
+}
+
+// The patterns that crashed or stalled std::regex (a stack overflow in its
+// compiler or its recursive matcher, exponential backtracking) compile and
+// match, or are refused with a reason; nothing recurses on the value.
+TEST(HBaseFilters, RegexPatternsThatBrokeABacktrackerAreSafe) {
+  const std::string deep = std::string(30000, '(') + "a" + std::string(30000, ')');
+  const std::string refused = Matches(Regex(deep, 0), "a");
+  EXPECT_NE(refused.find("nest 30000 deep"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("at most 1000"), std::string::npos) << refused;
+  const std::string ok_deep = std::string(1000, '(') + "a" + std::string(1000, ')');
+  EXPECT_EQ(Matches(Regex(ok_deep, 0), "xax"), "1");
+  EXPECT_NE(Matches(Regex(std::string(kMaxRegexPatternBytes + 1, 'a'), 0), "a").find("bytes"),
+            std::string::npos);
+
+  std::string big(200000, 'x');
+  EXPECT_EQ(Matches(Regex(".*error.*", 0), big), "0");
+  big.replace(150000, 5, "error");
+  EXPECT_EQ(Matches(Regex(".*error.*", 0), big), "1");
+  EXPECT_EQ(Matches(Regex("(a|b)*c", 0), std::string(100000, 'a')), "0");
+  EXPECT_EQ(Matches(Regex("(a|b)*c", 0), std::string(100000, 'a') + "c"), "1");
+  EXPECT_EQ(Matches(Regex("(a+)+$", 0), std::string(27, 'a') + "!"), "0");
+  EXPECT_EQ(Matches(Regex("^(a+)+$", 0), std::string(4096, 'a')), "1");
+}
+
+// java.util.regex.Pattern's flags as RE2 options, and what RE2 cannot do.
+TEST(HBaseFilters, RegexFlagsCharsetsAndRefusals) {
+  constexpr int kCaseInsensitive = 0x02, kComments = 0x04, kMultiline = 0x08, kLiteral = 0x10,
+                kDotAll = 0x20;
+  EXPECT_EQ(Matches(Regex("ERROR", 0), "an error"), "0");
+  EXPECT_EQ(Matches(Regex("ERROR", kCaseInsensitive), "an error"), "1");
+  EXPECT_EQ(Matches(Regex("a.b", 0), "a\nb"), "0");
+  EXPECT_EQ(Matches(Regex("a.b", kDotAll), "a\nb"), "1");
+  EXPECT_EQ(Matches(Regex("^b$", 0), "a\nb"), "0");
+  EXPECT_EQ(Matches(Regex("^b$", kMultiline), "a\nb"), "1");
+  EXPECT_EQ(Matches(Regex("a+(b", kLiteral), "xa+(by"), "1");
+  EXPECT_EQ(Matches(Regex("a+(b", kLiteral), "aab"), "0");
+  // Find, not match: a hit anywhere in the value passes (Matcher.find()).
+  EXPECT_EQ(Matches(Regex("b", 0), "abc"), "1");
+  // ISO-8859-1: the pattern's characters match the value's Latin-1 bytes.
+  EXPECT_EQ(Matches(Regex("caf\u00e9", 0, "ISO-8859-1"), "caf\xe9"), "1");
+  EXPECT_EQ(Matches(Regex("caf\u00e9", 0, "UTF-8"), "caf\xc3\xa9"), "1");
+  const std::string back = Matches(Regex("(a)\\1", 0), "aa");
+  EXPECT_NE(back.find("backreferences"), std::string::npos) << back;
+  const std::string look = Matches(Regex("a(?=b)", 0), "ab");
+  EXPECT_NE(look.find("lookaround"), std::string::npos) << look;
+  EXPECT_NE(Matches(Regex("a b", kComments), "ab").find("COMMENTS"), std::string::npos);
+  EXPECT_NE(Matches(Regex("a", 0, "UTF-16"), "a").find("charset"), std::string::npos);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <re2/re2.h>
 
 #include "common/bytes.h"
 #include "transports/hbase/hbase_wire.pb.h"
@@ -63,17 +63,115 @@ class BinaryPrefixComparator final : public Comparator {
   std::string v_;
 };
 
+// RegexStringComparator, evaluated with RE2: linear in the value's length
+// whatever the pattern, no recursion, bounded memory. java.util.regex's
+// Matcher.find() is what HBase runs (a match anywhere in the value), so this
+// is an unanchored search. Where RE2 differs from java.util.regex: no
+// backreferences (\1), lookaround ((?=, (?!, (?<=, (?<!), atomic groups
+// ((?>), possessive quantifiers (a*+), \G, \Z or Java's \p{javaXxx}
+// classes: such patterns are refused when the filter is read, naming the
+// construct. Repetition counts are at most 1000 (Java: no limit). Of
+// Pattern's flags, CASE_INSENSITIVE, MULTILINE, DOTALL and LITERAL are
+// honoured, COMMENTS is refused, the others (UNIX_LINES, UNICODE_CASE,
+// CANON_EQ, UNICODE_CHARACTER_CLASS) change nothing here: RE2's only line
+// terminator is \n and its case folding is Unicode's.
 class RegexComparator final : public Comparator {
  public:
-  explicit RegexComparator(std::regex re) : re_(std::move(re)) {}
+  explicit RegexComparator(std::unique_ptr<RE2> re) : re_(std::move(re)) {}
   int CompareTo(ByteView value) const override {
-    const std::string_view s = value.str();
-    return std::regex_search(s.begin(), s.end(), re_) ? 0 : 1;
+    return RE2::PartialMatch(value.str(), *re_) ? 0 : 1;
   }
 
  private:
-  std::regex re_;
+  std::unique_ptr<RE2> re_;
 };
+
+// java.util.regex.Pattern's flags.
+constexpr int kJavaCaseInsensitive = 0x02, kJavaComments = 0x04,
+              kJavaMultiline = 0x08, kJavaLiteral = 0x10, kJavaDotAll = 0x20;
+
+// How deep a pattern's groups nest (escapes and character classes skipped).
+size_t NestingDepth(std::string_view p) {
+  size_t depth = 0, deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')' && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// The pattern (a Java string, sent as UTF-8) as Latin-1 bytes, for a
+// Latin-1 match; false when it holds a character Latin-1 has not.
+bool Utf8ToLatin1(std::string_view in, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto b = static_cast<unsigned char>(in[i]);
+    if (b < 0x80) {
+      out->push_back(char(b));
+    } else if ((b & 0xE0) == 0xC0 && b <= 0xC3 && i + 1 < in.size() &&
+               (static_cast<unsigned char>(in[i + 1]) & 0xC0) == 0x80) {
+      out->push_back(char(((b & 0x03) << 6) | (static_cast<unsigned char>(in[++i]) & 0x3F)));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+StatusOr<std::unique_ptr<Comparator>> MakeRegex(const pbw::RegexStringComparator& rc) {
+  const std::string& pattern = rc.pattern();
+  const int flags = rc.pattern_flags();
+  auto refuse = [&](const std::string& why) -> Status {
+    return Status::InvalidArgument("RegexStringComparator: the pattern '" +
+                                   pattern.substr(0, 80) + (pattern.size() > 80 ? "..." : "") +
+                                   "' is refused: " + why);
+  };
+  if (pattern.size() > kMaxRegexPatternBytes)
+    return refuse("it is " + std::to_string(pattern.size()) + " bytes; wirebench compiles at most " +
+                  std::to_string(kMaxRegexPatternBytes));
+  if (const size_t depth = NestingDepth(pattern); depth > kMaxRegexNesting)
+    return refuse("its groups nest " + std::to_string(depth) + " deep; wirebench compiles at most " +
+                  std::to_string(kMaxRegexNesting));
+  if (flags & kJavaComments)
+    return refuse("Pattern.COMMENTS is not supported by RE2, wirebench's regex engine");
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_max_mem(kRegexMemoryBytes);
+  // The charset HBase decodes the value with before matching.
+  std::string charset = rc.charset();
+  for (char& ch : charset) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  if (charset == "ISO-8859-1" || charset == "US-ASCII" || charset == "LATIN1") {
+    o.set_encoding(RE2::Options::EncodingLatin1);
+  } else if (!charset.empty() && charset != "UTF-8" && charset != "UTF8") {
+    return refuse("charset '" + rc.charset() + "': wirebench matches UTF-8 or ISO-8859-1 values");
+  }
+  o.set_literal((flags & kJavaLiteral) != 0);
+  o.set_case_sensitive((flags & kJavaCaseInsensitive) == 0);
+  o.set_dot_nl((flags & kJavaDotAll) != 0);
+  std::string compiled = pattern;
+  if (o.encoding() == RE2::Options::EncodingLatin1 && !Utf8ToLatin1(pattern, &compiled))
+    return refuse("it holds characters that charset " + rc.charset() + " cannot match");
+  if ((flags & kJavaMultiline) && !(flags & kJavaLiteral)) compiled = "(?m)" + compiled;
+  auto re = std::make_unique<RE2>(compiled, o);
+  if (!re->ok()) {
+    std::string why = "it does not compile in RE2, wirebench's linear-time regex engine: " + re->error();
+    if (re->error_code() == RE2::ErrorBadPerlOp || re->error_code() == RE2::ErrorBadEscape)
+      why += " (RE2 has no backreferences, lookaround, atomic groups or possessive quantifiers)";
+    return refuse(why);
+  }
+  return std::unique_ptr<Comparator>(new RegexComparator(std::move(re)));
+}
 
 class SubstringComparator final : public Comparator {
  public:
@@ -105,14 +203,7 @@ StatusOr<std::unique_ptr<Comparator>> MakeComparator(const pbw::Comparator& c) {
   if (base == "RegexStringComparator") {
     pbw::RegexStringComparator rc;
     if (!Parse(&rc, bytes)) return Malformed(name);
-    auto flags = std::regex::ECMAScript;
-    if (rc.pattern_flags() & 2) flags |= std::regex::icase;  // java.util.regex.Pattern.CASE_INSENSITIVE
-    try {
-      return std::unique_ptr<Comparator>(new RegexComparator(std::regex(rc.pattern(), flags)));
-    } catch (const std::regex_error& e) {
-      return Status::InvalidArgument("RegexStringComparator: the pattern '" + rc.pattern() +
-                                     "' does not compile: " + e.what());
-    }
+    return MakeRegex(rc);
   }
   if (base == "SubstringComparator") {
     pbw::SubstringComparator sc;

@@ -52,6 +52,16 @@ class Filter {
   virtual bool FilterRow() { return false; }
 };
 
+// RegexStringComparator patterns longer or nested deeper than these are
+// refused (a DoNotRetryIOException naming the limit): compiling one costs
+// time linear in its size, on a handler thread, and these keep it under
+// about 100 ms.
+inline constexpr size_t kMaxRegexPatternBytes = 64 * 1024;
+inline constexpr size_t kMaxRegexNesting = 1000;
+// The most memory one compiled pattern uses (RE2's max_mem: its program and
+// its DFA cache; past it RE2 matches more slowly, never fails).
+inline constexpr int64_t kRegexMemoryBytes = int64_t{2} << 20;
+
 // Reads a Filter message (name + serialized filter), as Get.filter and
 // Scan.filter carry it. Errors name the filter; an unknown one reads
 // "org.apache.hadoop.hbase.DoNotRetryIOException: java.lang.ClassNotFoundException: NAME ...".
