@@ -126,6 +126,7 @@ class Server::Impl final : public ServerImplBase {
 
   Status Start() {
     if (options_.io_threads < 1) return Status::InvalidArgument("--io-threads must be at least 1");
+    buffer_budget.set_limit(options_.max_buffered_bytes);
     if (options_.handlers < 0) return Status::InvalidArgument("--handlers must be 0 or more");
     boost::system::error_code ec;
     auto addr = asio::ip::make_address(options_.bind, ec);
@@ -235,6 +236,9 @@ class Server::Impl final : public ServerImplBase {
     j["connections"] = {{"accepted", sum.accepted},
                         {"closed", sum.closed},
                         {"refused", sum.refused},
+                        {"idle_closed", sum.idle_closed},
+                        {"budget_refused", sum.budget_refused},
+                        {"buffered_bytes", buffer_budget.used()},
                         {"active", sum.active}};
     j["threads"] = ServerThreadsJson();
     AppendProcessAndServiceStats(service_, &j);

@@ -48,6 +48,10 @@ struct ServerOptions {
   // Most reply bytes queued for one connection before the reader stops
   // reading (back-pressure against clients that never read).
   size_t max_queued_bytes = 64u << 20;
+  // Most bytes all connections together hold for calls still arriving,
+  // beyond each one's 64 KiB read buffer (rpc/buffer_budget.h); a
+  // connection that needs more is refused and closed. 0 = no limit.
+  uint64_t max_buffered_bytes = uint64_t{256} << 20;
   // A connection that sends nothing for this long while a frame is
   // incomplete, before its preamble, or after it but before its first
   // call, is closed (one idle between calls is not). 0 = never.

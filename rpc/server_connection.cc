@@ -17,12 +17,12 @@ ServerConnection::ServerConnection(ServerImplBase* server, IoThread* io, tcp::so
       io_(io),
       socket_(std::move(socket)),
       peer_(std::move(peer)),
+      input_(&server->buffer_budget),
+      in_(input_.buf()),
       q_(io->ctx.get_executor(), kReadChunk),
       read_signal_(io->ctx),
       watchdog_(io->ctx),
-      last_read_(std::chrono::steady_clock::now()) {
-  in_.Reserve(kReadChunk);
-}
+      last_read_(std::chrono::steady_clock::now()) {}
 
 ServerConnection::~ServerConnection() = default;
 
@@ -54,6 +54,7 @@ void ServerConnection::Close() {
   q_.Cancel();
   read_signal_.cancel();
   watchdog_.cancel();
+  input_.Release();
   io_->connections.erase(this);
   BumpShared(io_->stats.closed, 1);
   BumpShared(io_->stats.active, -1);
@@ -79,8 +80,21 @@ void ServerConnection::Fatal(CallStatus status, uint32_t call_id, const std::str
   WakeWriter();
 }
 
+namespace {
+// What a connection refused room for its call is told.
+std::string BudgetRefusal(const BufferBudget& b) {
+  return "the server holds " + std::to_string(b.used() >> 20) +
+         " MiB for unfinished calls across its connections (--max-buffered-bytes " +
+         std::to_string(b.limit()) + "): send again later, or raise it";
+}
+}  // namespace
+
 asio::awaitable<bool> ServerConnection::ReadMore() {
-  if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+  if (in_.capacity() - in_.size() < kReadChunk / 4 && !input_.Reserve(in_.size() + kReadChunk)) {
+    BumpShared(io_->stats.budget_refused, 1);
+    Fatal(CallStatus::kOverloaded, 0, BudgetRefusal(server_->buffer_budget));
+    co_return false;
+  }
   auto [ec, n] = co_await socket_.async_read_some(
       asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
   if (ec) co_return false;
@@ -159,7 +173,13 @@ bool ServerConnection::ProcessFrames() {
     ParseResult r = ParseFrame(rest, max_frame, &f, &why);
     if (r == ParseResult::kNeedMore) {
       // Make room for the whole frame once its length is known.
-      if (rest.size() >= kLengthSize) in_.Reserve(pos + kLengthSize + LoadLE32(rest.data()));
+      if (rest.size() >= kLengthSize && LoadLE32(rest.data()) <= max_frame &&
+          !input_.Reserve(pos + kLengthSize + LoadLE32(rest.data()))) {
+        BumpShared(io_->stats.budget_refused, 1);
+        Fatal(CallStatus::kOverloaded, rest.size() >= 8 ? LoadLE32(rest.data() + 4) : 0,
+              BudgetRefusal(server_->buffer_budget));
+        ok = false;
+      }
       break;
     }
     if (r == ParseResult::kBad) {
@@ -176,6 +196,7 @@ bool ServerConnection::ProcessFrames() {
     pos += f.total_size;
   }
   in_.Consume(pos);
+  input_.Trim();
   if (!q_.out.empty()) WakeWriter();
   return ok;
 }
@@ -341,6 +362,20 @@ asio::awaitable<void> ServerConnection::Watchdog() {
                       : !in_.empty()   ? "with an incomplete frame"
                                        : "after its preamble without making a call") +
                      " (--idle-timeout-ms)");
+      Close();
+      break;
+    }
+    // Past half the connection limit, a connection idle between calls is
+    // closed too (HBase's rule: idle connections are reaped once there are
+    // many), so connections that only sit cannot lock every new client out.
+    const bool crowded = server_->active_connections.load(std::memory_order_relaxed) * 2 >
+                         server_->options().max_connections;
+    if (!partial && crowded && inflight_ == 0 &&
+        std::chrono::steady_clock::now() - last_read_ >= timeout) {
+      BumpShared(io_->stats.idle_closed, 1);
+      LogRateLimited("closing connection from " + peer_ + ": idle for " +
+                     std::to_string(timeout.count()) +
+                     " ms while the server holds over half its --max-connections");
       Close();
       break;
     }

@@ -23,6 +23,7 @@
 #include "common/counters.h"
 #include "common/protocol.h"
 #include "common/thread_stats.h"
+#include "rpc/buffer_budget.h"
 #include "rpc/frame.h"
 #include "rpc/server.h"
 #include "rpc/service.h"
@@ -42,11 +43,14 @@ struct IoStats {
   uint64_t frames_in = 0, frames_out = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   uint64_t accepted = 0, closed = 0, refused = 0;
+  uint64_t idle_closed = 0;  // Closed for sitting idle while the server was crowded.
+  uint64_t budget_refused = 0;  // Closed for want of room in --max-buffered-bytes.
   int64_t active = 0;
   using Fields = FieldList<&IoStats::calls, &IoStats::unknown_method_calls, &IoStats::failed_calls,
                            &IoStats::frames_in, &IoStats::frames_out, &IoStats::bytes_in,
                            &IoStats::bytes_out, &IoStats::accepted, &IoStats::closed,
-                           &IoStats::refused, &IoStats::active>;
+                           &IoStats::refused, &IoStats::idle_closed, &IoStats::budget_refused,
+                           &IoStats::active>;
 };
 
 class ServerConnection;
@@ -110,6 +114,7 @@ class ServerImplBase {
   // the call arrived.
   virtual std::string StatsReply(const CounterTotals& own_at_entry) = 0;
   std::atomic<int64_t> active_connections{0};
+  BufferBudget buffer_budget;  // Its limit set from the options at start.
 };
 
 // One accepted connection: a reader and a writer coroutine (plus an idle
@@ -152,7 +157,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   std::string peer_;
   uint8_t codec_id_ = 0;
   std::unique_ptr<CallHandler> handler_;  // Inline mode.
-  ByteBuffer in_;
+  BudgetedInput input_;
+  ByteBuffer& in_;  // input_'s buffer.
   OutputQueue q_;  // Replies, written by WriteLoop (rpc/write_loop.h).
   asio::steady_timer read_signal_;
   asio::steady_timer watchdog_;

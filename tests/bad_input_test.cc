@@ -271,6 +271,67 @@ TEST_F(BadInput, PreambleOnlyIsClosedByTheIdleTimeoutButACallerIsNot) {
   ExpectLoggedOnce("idle for 200 ms after its preamble without making a call (--idle-timeout-ms)");
 }
 
+// Callers that made a call and then only sit hold connection slots; while
+// the server holds over half its limit they are closed after the idle
+// timeout, so they cannot lock every new client out (10,000 of them did,
+// for as long as they were held).
+TEST_F(BadInput, IdleCallersAreClosedOnceTheServerIsCrowded) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 200;
+  o.max_connections = 8;
+  StartServer(o);  // The steady client holds one.
+  std::vector<std::unique_ptr<RawPeer>> idle;
+  for (int i = 0; i < 6; ++i) {
+    idle.push_back(std::make_unique<RawPeer>(port_, /*recv_timeout_ms=*/5000));
+    ASSERT_TRUE(idle.back()->Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+    ExpectPingWorks(idle.back().get(), 1);
+  }
+  // Seven open of eight: idle ones are closed until half the limit is left.
+  auto closed = [&] { return server_->StatsJson()["connections"]["idle_closed"].get<uint64_t>(); };
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (closed() < 3 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(closed(), 3u);
+  EXPECT_EQ(ActiveConnections(), 4);
+  // A new client gets in.
+  RawPeer late(port_, /*recv_timeout_ms=*/5000);
+  ASSERT_TRUE(late.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+  ExpectPingWorks(&late, 1);
+}
+
+// Connections that each announce a large call and never finish it: the room
+// made for them comes out of --max-buffered-bytes, and past it a connection
+// is refused (an error frame naming the flag, then closed) instead of the
+// server's memory growing with every such connection.
+TEST_F(BadInput, UnfinishedLargeCallsAreBoundedAcrossConnections) {
+  rpc::ServerOptions o;
+  o.max_buffered_bytes = 8u << 20;
+  StartServer(o);
+  auto stats = [&] { return server_->StatsJson()["connections"]; };
+  std::vector<std::unique_ptr<RawPeer>> peers;
+  for (int i = 0; i < 6; ++i) {
+    // 1 MiB announced: room of 2 MiB (the buffer doubles), 2 MiB - 64 KiB budgeted.
+    peers.push_back(std::make_unique<RawPeer>(port_, /*recv_timeout_ms=*/10000));
+    ASSERT_TRUE(peers.back()->Send(PreambleBytes(uint8_t(CodecId::kRaw)) + LengthWord(1u << 20) +
+                                   std::string(8, '\x01')));
+    // Each is taken in turn: the first four get room, the rest are refused.
+    const uint64_t held = uint64_t(std::min(i + 1, 4)) * ((2u << 20) - (64u << 10));
+    const uint64_t refused = uint64_t(std::max(0, i - 3));
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while ((stats()["buffered_bytes"].get<uint64_t>() != held ||
+            stats()["budget_refused"].get<uint64_t>() != refused) &&
+           Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(stats()["buffered_bytes"].get<uint64_t>(), 4u * ((2u << 20) - (64u << 10)));
+  EXPECT_EQ(stats()["budget_refused"].get<uint64_t>(), 2u);
+  for (int i = 4; i < 6; ++i)
+    ExpectErrorThenClose(peers[size_t(i)].get(), CallStatus::kOverloaded, "--max-buffered-bytes 8388608");
+  peers.clear();
+  EXPECT_TRUE(WaitForActiveConnections(1));
+  EXPECT_EQ(stats()["buffered_bytes"].get<uint64_t>(), 0u);
+}
+
 TEST_F(BadInput, ValidFramesFollowedByGarbage) {
   StartServer();
   RawPeer peer(port_);

@@ -23,6 +23,8 @@ using pb::WireType;
 namespace {
 
 constexpr uint32_t kMaxBatchRows = 10000;      // Rows one Scan reply carries at most.
+constexpr size_t kMaxRowBytes = 32767;         // HBase's Short.MAX_VALUE.
+constexpr size_t kMaxFamilyBytes = 127;        // HBase's Byte.MAX_VALUE.
 
 bool IsMetaRegion(ByteView name) {
   constexpr std::string_view kPrefix = "hbase:meta,";
@@ -146,6 +148,20 @@ bool PlainMutation(ByteView m, bool cell_blocks) {
       continue;
     }
     if ((f == 3 && cell_blocks) || f == 5 || f == 7) return false;  // Attributes, time range: full path.
+    if ((f == 1 || f == 3) && wt == 2) {
+      // A row or a family too long for a KeyValue: the full path refuses it.
+      ByteView b;
+      if (!r.Len(&b) || (f == 1 && b.size() > kMaxRowBytes)) return false;
+      if (f == 3 && b.size() > 2 && b[0] == 0x0A) {  // ColumnValue.family first, as clients write it.
+        Fast cv(b);
+        uint32_t f2, wt2;
+        ByteView family;
+        if (!cv.Tag(&f2, &wt2) || !cv.Len(&family) || family.size() > kMaxFamilyBytes) return false;
+      } else if (f == 3) {
+        return false;
+      }
+      continue;
+    }
     if (!r.Skip(wt)) return false;
   }
   return type == 2 || type == 3;
@@ -293,7 +309,8 @@ CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBase
       stats_source_(stats_source),
       stats_(stats),
       cell_blocks_(cell_blocks),
-      meta_service_(meta_service) {
+      meta_service_(meta_service),
+      owner_(service->NewOwner()) {
   if (!meta_service_ && service_->codec_service() != nullptr) {
     auto h = service_->codec_service()->NewCallHandler(
         uint8_t(cell_blocks_ ? CodecId::kCellBlock : CodecId::kPb));
@@ -335,14 +352,15 @@ void CallHandler::Reply(uint32_t call_id, const google::protobuf::MessageLite& r
   BumpShared(stats_->frames_out, 1);
 }
 
-void CallHandler::Handle(ByteView body, ByteBuffer* out) {
+bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
   block_.Clear();
+  deferred_ = false;
   Call c;
   ByteView header;
   ByteView rest = body;
   if (!FastDelimited(&rest, &header)) {
     Fail(kNoCallId, exceptions::kDoNotRetry, "cannot read the RequestHeader of a call", true, out);
-    return;
+    return true;
   }
   uint64_t block_len = 0;
   bool has_block = false;
@@ -381,20 +399,20 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
   }
   if (!header_ok) {
     Fail(c.id, exceptions::kDoNotRetry, "malformed RequestHeader", true, out);
-    return;
+    return true;
   }
   if (!c.has_param) {
     Fail(c.id, exceptions::kDoNotRetry,
          "Invalid request header: method " + std::string(c.method) +
              ", should have param set in it",
          true, out);
-    return;
+    return true;
   }
   if (!FastDelimited(&rest, &c.param)) {
     Fail(c.id, exceptions::kDoNotRetry,
          "unable to read call parameter: the " + std::string(c.method) + " param is cut short",
          true, out);
-    return;
+    return true;
   }
   if (has_block) {
     if (block_len > rest.size()) {
@@ -402,19 +420,19 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
            "unable to read call parameter: cell_block_meta.length is " + std::to_string(block_len) +
                " but only " + std::to_string(rest.size()) + " bytes follow the param",
            true, out);
-      return;
+      return true;
     }
     c.block = rest.Sub(0, size_t(block_len));
   }
   const Method m = MethodOf(c.method);
   if (m == Method(0) && (c.method == "WirebenchStats" || c.method == "WirebenchPing")) {
     HandleWirebench(c, out);
-    return;
+    return true;
   }
   if (meta_service_) {
     BumpShared(stats_->registry_calls, 1);
     HandleMeta(c, out);
-    return;
+    return true;
   }
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
@@ -424,10 +442,16 @@ void CallHandler::Handle(ByteView body, ByteBuffer* out) {
         PlainParam(m, c.param, cell_blocks_, &region_name)) {
       // The codec's requests are in the region's table (c.param holds the name).
       fast_->set_table(ByteView(TableOf(region_name.str())));
-      if (TryFast(m, c, body, out)) return;
+      if (TryFast(m, c, body, out)) return true;
     }
   }
   HandleClient(c, out);
+  if (deferred_) {
+    // Counted again when it runs.
+    if (m != Method(0)) BumpShared(stats_->calls[uint8_t(m)], uint64_t(0) - 1);
+    return false;
+  }
+  return true;
 }
 
 bool CallHandler::TryFast(Method m, const Call& c, ByteView body, ByteBuffer* out) {
@@ -530,6 +554,7 @@ void CallHandler::HandleClient(const Call& c, ByteBuffer* out) {
     s = run(&resp);
     if (s.ok()) return Reply(c.id, resp, out);
     block_.Clear();
+    if (deferred_) return;  // Handed back unanswered (see Handle).
     // The caller's mistakes are not retried; the region's own failures are.
     const bool callers = s.code() == Status::Code::kInvalidArgument ||
                          s.code() == Status::Code::kCorruption ||
@@ -541,12 +566,13 @@ void CallHandler::HandleClient(const Call& c, ByteBuffer* out) {
     for (std::string_view known :
          {exceptions::kNotServingRegion, exceptions::kUnknownScanner,
           exceptions::kOutOfOrderScannerNext, exceptions::kUnknownProtocol,
-          exceptions::kIOException}) {
+          exceptions::kIOException, exceptions::kRegionTooBusy}) {
       if (msg.compare(0, known.size(), known) == 0 && msg.size() > known.size() + 1 &&
           msg[known.size()] == ':') {
         cls = known;
         msg = msg.substr(known.size() + 2);
-        dnr = known != exceptions::kIOException && known != exceptions::kNotServingRegion;
+        dnr = known != exceptions::kIOException && known != exceptions::kNotServingRegion &&
+              known != exceptions::kRegionTooBusy;
         break;
       }
     }
@@ -715,6 +741,7 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   if (!tr.ok()) return tr.status();
   std::unique_ptr<Filter> filter;
   if (g.has_filter()) {
+    if (defer_filters_) return Defer();
     auto f = ParseFilter(g.filter());
     if (!f.ok()) return f.status();
     filter = std::move(f).value();
@@ -818,6 +845,17 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
     cells->push_back(cell);
   }
   if (out->row.empty()) return Status::InvalidArgument("MutationProto has no row");
+  // HBase's KeyValue holds a row's length in 2 bytes and a family's in 1:
+  // what does not fit could never be read back over a cell block.
+  if (out->row.size() > kMaxRowBytes)
+    return Status::InvalidArgument("java.lang.IllegalArgumentException: Row length " +
+                                   std::to_string(out->row.size()) + " is > " +
+                                   std::to_string(kMaxRowBytes));
+  for (const Cell& cell : *cells)
+    if (cell.family.size() > kMaxFamilyBytes)
+      return Status::InvalidArgument("java.lang.IllegalArgumentException: Family length " +
+                                     std::to_string(cell.family.size()) + " is > " +
+                                     std::to_string(kMaxFamilyBytes));
   out->cells = std::span<const Cell>(cells->data(), cells->size());
   return Status::Ok();
 }
@@ -922,6 +960,11 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
   pbw::MultiRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed MultiRequest");
+  // A filtered Get anywhere in the batch: nothing is applied here.
+  if (defer_filters_)
+    for (const pbw::RegionAction& ra : req.regionaction())
+      for (const pbw::Action& a : ra.action())
+        if (a.has_get() && a.get().has_filter()) return Defer();
   WireReader block(c.block);
   bool all_processed = true;
   auto skip_cells = [&](const pbw::Action& a) {
@@ -1001,9 +1044,13 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
         auto* e = roe->mutable_exception();
         std::string msg(s.message());
         const std::string_view nsr = exceptions::kNotServingRegion;
+        const std::string_view busy = exceptions::kRegionTooBusy;
         if (msg.compare(0, nsr.size(), nsr) == 0 && msg.size() > nsr.size() + 1) {
           e->set_name(std::string(nsr));
           e->set_value(msg.substr(nsr.size() + 2));
+        } else if (msg.compare(0, busy.size(), busy) == 0 && msg.size() > busy.size() + 1) {
+          e->set_name(std::string(busy));
+          e->set_value(msg.substr(busy.size() + 2));
         } else {
           e->set_name(std::string(exceptions::kDoNotRetry));
           e->set_value(msg);
@@ -1130,18 +1177,27 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed ScanRequest");
   uint64_t id;
-  uint32_t caching = 0;
   if (!req.has_scanner_id()) {
     if (!req.has_scan() || !req.has_region())
       return Status::InvalidArgument("a ScanRequest without scanner_id must carry region and scan");
     const ByteView region(req.region().value());
     const pbw::Scan& scan = req.scan();
+    // HBase's Scan refuses these too; a scanner keeps its bounds for its life.
+    for (const auto& [what, key] : {std::pair{"startRow", &scan.start_row()},
+                                    std::pair{"stopRow", &scan.stop_row()}})
+      if (key->size() > kMaxRowBytes)
+        return Status::InvalidArgument(std::string("java.lang.IllegalArgumentException: ") + what +
+                                       "'s length must be less than or equal to " +
+                                       std::to_string(kMaxRowBytes) +
+                                       " to meet the rowkey restriction (it is " +
+                                       std::to_string(key->size()) + ")");
     Scanner s;
     s.meta = IsMetaRegion(region);
     if (!s.meta && region.empty())
       return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                               ": the request names no region");
     if (scan.has_filter() && !s.meta) {
+      if (defer_filters_) return Defer();
       auto f = ParseFilter(scan.filter());
       if (!f.ok()) return f.status();
       s.filter = std::shared_ptr<Filter>(std::move(f).value());
@@ -1196,17 +1252,42 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     } else {
       s.table = std::string(TableOf(region.str()));
     }
-    caching = s.caching;
-    id = service_->OpenScanner(std::move(s));
-    if (id == 0)
-      return Status::ResourceExhausted(
-          std::string(exceptions::kIOException) + ": " +
-          std::to_string(HBaseService::kMaxOpenScanners) +
-          " scanners are open on this server: close scanners (ScanRequest.close_scanner) when "
-          "done, or let their leases (60 s) run out");
-  } else {
-    id = req.scanner_id();
+    s.owner = owner_;
+    s.bytes = sizeof(Scanner) + s.start_row.size() + s.stop_row.size() + s.table.size() +
+              kMaxRowBytes /* next_row */ + 4 * scan.filter().size();
+    // A regex comparator's RE2 may grow to its memory budget as it runs.
+    if (scan.filter().find("RegexStringComparator") != std::string::npos)
+      s.bytes += kRegexMemoryBytes;
+    for (const auto& [f, q] : s.columns) s.bytes += 32 + f.size() + q.size();
+    uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s.caching;
+    if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+    // The first batch runs before the scanner takes a slot: a scan that ends
+    // here (a region lookup, a small scan, limit 1) never needs one.
+    bool more = false;
+    WB_RETURN_IF_ERROR(NextBatch(&s, req, rows, resp, &more));
+    const bool cut_by_region = s.cut_by_region;
+    if (more && !req.close_scanner()) {
+      std::string why;
+      id = service_->OpenScanner(std::move(s), &why);
+      if (id == 0) {
+        resp->Clear();
+        block_.Clear();
+        return Status::ResourceExhausted(
+            std::string(exceptions::kIOException) + ": " + why +
+            ": close scanners (ScanRequest.close_scanner) when done, or let their leases (60 s) "
+            "run out");
+      }
+    } else {
+      id = service_->FinishedId();
+    }
+    resp->set_scanner_id(id);
+    FinishReply(req, more, cut_by_region, resp);
+    return Status::Ok();
   }
+  id = req.scanner_id();
+  if (defer_filters_ && !req.renew() &&
+      service_->WithScanner(id, [](Scanner* s) { return s != nullptr && s->filter != nullptr; }))
+    return Defer();
   resp->set_scanner_id(id);
   if (req.renew()) {
     const bool known = service_->WithScanner(id, [](Scanner* s) { return s != nullptr; });
@@ -1217,8 +1298,6 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
     resp->set_ttl(kScannerLeaseMs);
     return Status::Ok();
   }
-  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : caching;
-  if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
   Status st;
   bool known = true;
   bool cut_by_region = false;
@@ -1228,31 +1307,11 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
       known = false;
       return false;
     }
-    if (req.has_next_call_seq() && req.next_call_seq() != s->next_call_seq) {
-      st = Status::InvalidArgument(std::string(exceptions::kOutOfOrderScannerNext) +
-                                   ": Expected nextCallSeq: " + std::to_string(s->next_call_seq) +
-                                   " But the nextCallSeq got from client: " +
-                                   std::to_string(req.next_call_seq()));
-      return false;
-    }
-    ++s->next_call_seq;
-    uint32_t n = std::min(rows, kMaxBatchRows);
-    if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
-    const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
-    auto b = ScanBatch(s, n, resp);
-    if (!b.ok()) {
-      st = b.status();
-      return false;
-    }
-    if (s->rows_left > 0) {
-      // Rows, not batch parts: count the Results that end a row.
-      uint64_t got = 0;
-      for (int i = before; i < resp->partial_flag_per_result_size(); ++i)
-        if (!resp->partial_flag_per_result(i)) ++got;
-      s->rows_left -= std::min<uint64_t>(s->rows_left, got);
-      if (s->rows_left == 0) return false;
-    }
-    return *b;
+    uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s->caching;
+    if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+    bool m = false;
+    st = NextBatch(s, req, rows, resp, &m);
+    return st.ok() && m;
   });
   if (!known) {
     // Closing what is already gone is not an error; a call on a scanner that
@@ -1278,12 +1337,43 @@ Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
   } else if (!more) {
     service_->FinishScanner(id);
   }
+  FinishReply(req, more, cut_by_region, resp);
+  return Status::Ok();
+}
+
+Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t rows,
+                              pbw::ScanResponse* resp, bool* more) {
+  *more = false;
+  if (req.has_next_call_seq() && req.next_call_seq() != s->next_call_seq)
+    return Status::InvalidArgument(std::string(exceptions::kOutOfOrderScannerNext) +
+                                   ": Expected nextCallSeq: " + std::to_string(s->next_call_seq) +
+                                   " But the nextCallSeq got from client: " +
+                                   std::to_string(req.next_call_seq()));
+  ++s->next_call_seq;
+  uint32_t n = std::min(rows, kMaxBatchRows);
+  if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
+  const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
+  auto b = ScanBatch(s, n, resp);
+  if (!b.ok()) return b.status();
+  if (s->rows_left > 0) {
+    // Rows, not batch parts: count the Results that end a row.
+    uint64_t got = 0;
+    for (int i = before; i < resp->partial_flag_per_result_size(); ++i)
+      if (!resp->partial_flag_per_result(i)) ++got;
+    s->rows_left -= std::min<uint64_t>(s->rows_left, got);
+    if (s->rows_left == 0) return Status::Ok();
+  }
+  *more = *b;
+  return Status::Ok();
+}
+
+void CallHandler::FinishReply(const pbw::ScanRequest& req, bool more, bool cut_by_region,
+                              pbw::ScanResponse* resp) {
   // A scan that goes on past its region: HBase 2 says more results, none in
   // this region, and the client moves to the next region.
-  resp->set_more_results((more || (cut_by_region && st.ok())) && !req.close_scanner());
+  resp->set_more_results((more || cut_by_region) && !req.close_scanner());
   resp->set_more_results_in_region(more);
   resp->set_ttl(kScannerLeaseMs);
-  return Status::Ok();
 }
 
 }  // namespace wirebench::hbaserpc

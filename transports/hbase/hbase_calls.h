@@ -25,8 +25,19 @@ class CallHandler {
   ~CallHandler();
 
   // Handles one call: `body` is everything after the call's length word.
-  // Appends the whole reply (its length word included) to `out`.
-  void Handle(ByteView body, ByteBuffer* out);
+  // Appends the whole reply (its length word included) to `out` and returns
+  // true; or, when filters are deferred and the call would evaluate one,
+  // returns false having written, counted and changed nothing: the caller
+  // runs it again on a handler thread with filters not deferred.
+  bool Handle(ByteView body, ByteBuffer* out);
+
+  // Whether calls that evaluate a filter (a Get or a Multi's Get with one, a
+  // Scan opening or continuing a filtered scanner) are handed back (see
+  // Handle). The I/O thread defers them: a filter's cost depends on the
+  // caller's pattern and the data, and must not hold every connection.
+  void set_defer_filters(bool defer) { defer_filters_ = defer; }
+  // Where the handler's counters go (the thread it runs on owns them).
+  void set_stats(HBaseIoStats* stats) { stats_ = stats; }
 
  private:
   struct Call;  // The parsed call: id, method, param, cell block.
@@ -65,6 +76,19 @@ class CallHandler {
   void TableStateRow(ByteView row, hbasewire::Result* out);
   // One batch of an open scanner; false when the scanner is exhausted.
   StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+  // A Scan call's batch of `rows` rows from `s` (its call sequence checked,
+  // its row limit kept); *more when the scanner has rows left.
+  Status NextBatch(Scanner* s, const hbasewire::ScanRequest& req, uint32_t rows,
+                   hbasewire::ScanResponse* resp, bool* more);
+  // The reply's more_results, more_results_in_region and ttl.
+  void FinishReply(const hbasewire::ScanRequest& req, bool more, bool cut_by_region,
+                   hbasewire::ScanResponse* resp);
+
+  // Hands the call back (see Handle): the status only ends the call's path.
+  Status Defer() {
+    deferred_ = true;
+    return Status::Aborted("handed to a handler thread");
+  }
 
   void Reply(uint32_t call_id, const google::protobuf::MessageLite& resp, ByteBuffer* out);
   void Fail(uint32_t call_id, std::string_view exception_class, std::string_view message,
@@ -75,6 +99,9 @@ class CallHandler {
   HBaseIoStats* stats_;
   bool cell_blocks_;
   bool meta_service_;
+  uint64_t owner_;  // This connection's scanners' owner id.
+  bool defer_filters_ = false;
+  bool deferred_ = false;  // The current call was handed back (see Handle).
   // The connection's codec (cellblock or pb), for the calls it can answer.
   std::unique_ptr<TableCallHandler> fast_;
   bool fast_failed_ = false;  // The codec could not be made: full path only.

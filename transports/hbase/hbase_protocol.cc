@@ -37,31 +37,74 @@ uint64_t ScannerNowMs() {
                       .count());
 }
 
-void HBaseService::ExpireScanners(uint64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = scanners_.begin(); it != scanners_.end();)
-    it = now_ms - it->second.last_used_ms > kScannerLeaseMs ? scanners_.erase(it) : std::next(it);
+void HBaseService::EraseLocked(std::map<uint64_t, Scanner>::iterator it) {
+  auto owner = per_owner_.find(it->second.owner);
+  if (owner != per_owner_.end() && --owner->second == 0) per_owner_.erase(owner);
+  scanner_bytes_ -= std::min(scanner_bytes_, it->second.bytes);
+  scanners_.erase(it);
 }
 
-uint64_t HBaseService::OpenScanner(Scanner s) {
+void HBaseService::ExpireScanners(uint64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = scanners_.begin(); it != scanners_.end();) {
+    auto next = std::next(it);
+    if (now_ms - it->second.last_used_ms > kScannerLeaseMs) EraseLocked(it);
+    it = next;
+  }
+}
+
+uint64_t HBaseService::NewOwner() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_owner_++;
+}
+
+uint64_t HBaseService::OpenScanner(Scanner s, std::string* why) {
   const uint64_t now = ScannerNowMs();
   ExpireScanners(now);
   s.last_used_ms = now;
   std::lock_guard<std::mutex> lock(mu_);
-  if (scanners_.size() >= kMaxOpenScanners) return 0;
+  const size_t mine = per_owner_.count(s.owner) ? per_owner_[s.owner] : 0;
+  if (scanners_.size() >= kMaxOpenScanners) {
+    *why = std::to_string(kMaxOpenScanners) + " scanners are open on this server";
+  } else if (mine >= kMaxScannersPerConnection) {
+    *why = std::to_string(kMaxScannersPerConnection) + " scanners are open on this connection";
+  } else if (scanner_bytes_ + s.bytes > kMaxScannerBytes) {
+    *why = "open scanners hold " + std::to_string(scanner_bytes_ >> 20) + " MiB of keys, columns "
+           "and filters (at most " + std::to_string(kMaxScannerBytes >> 20) + " MiB)";
+  } else {
+    const uint64_t id = next_scanner_++;
+    ++per_owner_[s.owner];
+    scanner_bytes_ += s.bytes;
+    scanners_.emplace(id, std::move(s));
+    return id;
+  }
+  ++refused_scanners_;
+  return 0;
+}
+
+uint64_t HBaseService::FinishedId() {
+  std::lock_guard<std::mutex> lock(mu_);
   const uint64_t id = next_scanner_++;
-  scanners_.emplace(id, std::move(s));
+  finished_.push_back(id);
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
   return id;
+}
+
+uint64_t HBaseService::refused_scanners() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refused_scanners_;
 }
 
 void HBaseService::CloseScanner(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  scanners_.erase(id);
+  auto it = scanners_.find(id);
+  if (it != scanners_.end()) EraseLocked(it);
 }
 
 void HBaseService::FinishScanner(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  scanners_.erase(id);
+  auto it = scanners_.find(id);
+  if (it != scanners_.end()) EraseLocked(it);
   finished_.push_back(id);
   if (finished_.size() > kRememberedScanners) finished_.pop_front();
 }
@@ -164,6 +207,7 @@ size_t ConnectionCore::Consume(ByteView in, ByteBuffer* out, bool* close) {
     }
     if (n == 0) break;
     pos += n;
+    if (has_deferred_) break;
   }
   if (state_ == State::kClosed) *close = true;
   return pos;
@@ -298,6 +342,7 @@ size_t ConnectionCore::OnHeader(ByteView in, ByteBuffer* out, bool* close) {
   }
   handler_ = std::make_unique<CallHandler>(service_, stats_source_, stats_, cell_blocks_,
                                            meta_service_);
+  handler_->set_defer_filters(defer_filters_);
   state_ = State::kCalls;
   return 4 + len;
 }
@@ -328,8 +373,24 @@ size_t ConnectionCore::OnCall(ByteView in, ByteBuffer* out, bool* close) {
   }
   if (in.size() < 4 + size_t(len)) return 0;
   BumpShared(stats_->frames_in, 1);
-  handler_->Handle(in.Sub(4, len), out);
+  if (!handler_->Handle(in.Sub(4, len), out)) {
+    deferred_.assign(reinterpret_cast<const char*>(in.data()) + 4, len);
+    has_deferred_ = true;
+  }
   return 4 + len;
+}
+
+void ConnectionCore::RunDeferred(HBaseIoStats* stats, ByteBuffer* out) {
+  if (!has_deferred_) return;
+  BumpShared(stats->handler_calls, 1);
+  handler_->set_defer_filters(false);
+  handler_->set_stats(stats);
+  handler_->Handle(ByteView(deferred_), out);
+  handler_->set_stats(stats_);
+  handler_->set_defer_filters(defer_filters_);
+  has_deferred_ = false;
+  deferred_.clear();
+  deferred_.shrink_to_fit();
 }
 
 }  // namespace wirebench::hbaserpc

@@ -106,6 +106,8 @@ inline constexpr std::string_view kUnknownScanner = "org.apache.hadoop.hbase.Unk
 inline constexpr std::string_view kOutOfOrderScannerNext =
     "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException";
 inline constexpr std::string_view kIOException = "java.io.IOException";
+inline constexpr std::string_view kRegionTooBusy = "org.apache.hadoop.hbase.RegionTooBusyException";
+inline constexpr std::string_view kCallQueueTooBig = "org.apache.hadoop.hbase.CallQueueTooBigException";
 }  // namespace exceptions
 
 // Who this server is, as the catalog, ClientMetaService and (with
@@ -129,17 +131,22 @@ struct HBaseIoStats {
   uint64_t registry_calls = 0;          // ClientMetaService and the registry preamble.
   uint64_t fast_calls = 0;              // Answered by the codec's own handler.
   uint64_t other_calls = 0;             // Methods HBase has that wirebench refuses.
+  uint64_t handler_calls = 0;           // Calls run on a handler thread (they evaluate a filter).
   uint64_t failed_calls = 0;            // Replies carrying an exception.
   uint64_t frames_in = 0, frames_out = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   uint64_t accepted = 0, closed = 0, refused = 0;
+  uint64_t idle_closed = 0;  // Closed for sitting idle while the server was crowded.
+  uint64_t budget_refused = 0;  // Closed for want of room in --max-buffered-bytes.
   int64_t active = 0;
   using Fields =
       FieldList<&HBaseIoStats::calls, &HBaseIoStats::meta_calls, &HBaseIoStats::registry_calls,
                 &HBaseIoStats::fast_calls, &HBaseIoStats::other_calls,
+                &HBaseIoStats::handler_calls,
                 &HBaseIoStats::failed_calls, &HBaseIoStats::frames_in,
                 &HBaseIoStats::frames_out, &HBaseIoStats::bytes_in, &HBaseIoStats::bytes_out,
                 &HBaseIoStats::accepted, &HBaseIoStats::closed, &HBaseIoStats::refused,
+                &HBaseIoStats::idle_closed, &HBaseIoStats::budget_refused,
                 &HBaseIoStats::active>;
 };
 
@@ -162,6 +169,8 @@ struct Scanner {
   uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
   std::shared_ptr<Filter> filter;  // Scan.filter, or null.
   uint64_t last_used_ms = 0;       // For the lease.
+  uint64_t owner = 0;              // The connection that opened it (HBaseService::NewOwner).
+  size_t bytes = 0;                // What it holds, about (see HBaseService's budget).
   std::string region_end;  // The region's end key: where a forward scan stops ("" = none).
   std::string region_start;  // Its start key: where a reversed scan stops.
   bool cut_by_region = false;  // The scan's range goes past the region's.
@@ -187,18 +196,27 @@ class HBaseService {
   // Set once the server is bound (the port) and before it serves.
   ServerIdentity* mutable_identity() { return &identity_; }
 
-  // The scanner table: ids are never reused within a process. Scanners have
-  // no lease expiry here, so their number is bounded: 0 when
-  // kMaxOpenScanners are open.
+  // The scanner table: ids are never reused within a process. Open
+  // scanners are bounded three ways: kMaxOpenScanners in all,
+  // kMaxScannersPerConnection per connection, kMaxScannerBytes of keys,
+  // columns and filters in all. A scan that ends in the call that opens it
+  // (a region lookup, a small scan) never takes a slot (see FinishedId).
   static constexpr size_t kMaxOpenScanners = 10000;
-  uint64_t OpenScanner(Scanner s);
+  static constexpr size_t kMaxScannersPerConnection = 1000;
+  static constexpr size_t kMaxScannerBytes = size_t{256} << 20;
+  // An id for a connection's scanners.
+  uint64_t NewOwner();
+  // Opens `s` for s.owner; on a limit, 0 and `why` says which.
+  uint64_t OpenScanner(Scanner s, std::string* why);
+  // A fresh id, remembered as finished: for a scan that ended in its first call.
+  uint64_t FinishedId();
   // Runs f(Scanner*) under the lock; the pointer is null for an unknown id.
   template <typename F>
   auto WithScanner(uint64_t id, F&& f) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = scanners_.find(id);
     if (it != scanners_.end() && ScannerNowMs() - it->second.last_used_ms > kScannerLeaseMs) {
-      scanners_.erase(it);  // Its lease ran out: gone, as in HBase.
+      EraseLocked(it);  // Its lease ran out: gone, as in HBase.
       it = scanners_.end();
     }
     if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
@@ -216,8 +234,12 @@ class HBaseService {
   // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
   void ExpireScanners(uint64_t now_ms);
   size_t open_scanners() const;
+  // Opens refused at a limit, since start.
+  uint64_t refused_scanners() const;
 
  private:
+  void EraseLocked(std::map<uint64_t, Scanner>::iterator it);
+
   Region* region_;
   rpc::Service* codec_service_;
   ServerIdentity identity_;
@@ -226,6 +248,10 @@ class HBaseService {
   uint32_t regions_per_table_ = 1;
   std::map<uint64_t, Scanner> scanners_;
   std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
+  uint64_t next_owner_ = 1;
+  std::map<uint64_t, size_t> per_owner_;  // Open scanners by owner.
+  size_t scanner_bytes_ = 0;
+  uint64_t refused_scanners_ = 0;
 };
 
 // What a connection asks its server for: the Stats reply (the rpc layer's
@@ -256,6 +282,16 @@ class ConnectionCore {
   // Bytes the unit at the front of `in` needs in all, once its length is
   // known (to reserve room for it); 0 when not known yet.
   size_t UnitSize(ByteView in) const;
+  // Calls that evaluate a filter are not run by Consume (see
+  // CallHandler::Handle): Consume stops after such a call, consumed, and
+  // has_deferred() is true until RunDeferred runs it. Off by default.
+  void set_defer_filters(bool defer) { defer_filters_ = defer; }
+  bool has_deferred() const { return has_deferred_; }
+  // Runs the deferred call, counting into `stats` (the running thread's),
+  // and appends its reply to `out`. Any thread, one at a time, while no
+  // Consume runs.
+  void RunDeferred(HBaseIoStats* stats, ByteBuffer* out);
+
   // Past the preamble and connection header.
   bool ready() const { return state_ == State::kCalls; }
   // The codec the connection header chose: "cellblock" or "pb".
@@ -277,6 +313,9 @@ class ConnectionCore {
   bool cell_blocks_ = false;
   bool meta_service_ = false;
   std::unique_ptr<CallHandler> handler_;
+  bool defer_filters_ = false;
+  bool has_deferred_ = false;
+  std::string deferred_;  // The deferred call's body (after its length word).
 };
 
 // Writing replies. Each appends one whole reply (length word included).

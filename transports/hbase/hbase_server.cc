@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rpc/asio_io.h"
+#include "rpc/buffer_budget.h"
 #include "rpc/log.h"
 #include "rpc/stats_json.h"
 #include "rpc/write_loop.h"
@@ -33,6 +35,17 @@ uint64_t NowMs() {
 }  // namespace
 
 class Connection;
+
+// A handler thread: runs the calls that evaluate a filter (HBase runs every
+// call on its handlers; wirebench runs only those, so the codec path stays
+// on the I/O thread that read it).
+struct HandlerThread {
+  explicit HandlerThread(int index) : index(index) {}
+  int index;
+  std::thread thread;
+  HBaseIoStats stats;  // Written only by this thread.
+};
+thread_local HBaseIoStats* tls_handler_stats = nullptr;
 
 struct IoThread {
   explicit IoThread(int index) : index(index), ctx(1) {}
@@ -64,7 +77,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   tcp::socket socket_;
   std::string peer_;
   ConnectionCore core_;
-  ByteBuffer in_;
+  rpc::BudgetedInput input_;
+  ByteBuffer& in_;  // input_'s buffer.
   rpc::OutputQueue q_;
   asio::steady_timer read_signal_;
   asio::steady_timer watchdog_;
@@ -88,10 +102,15 @@ class HBaseServer::Impl final : public StatsSource {
 
   const rpc::ServerOptions& options() const { return options_; }
   HBaseService* service() { return &service_; }
+  asio::io_context::executor_type handler_executor() { return handler_ctx_.get_executor(); }
+  // Handler threads: --handlers, at least one.
+  int handler_count() const { return std::max(1, options_.handlers); }
   std::atomic<int64_t> active_connections{0};
+  rpc::BufferBudget buffer_budget;  // Its limit set from the options at start.
 
   Status Start() {
     if (options_.io_threads < 1) return Status::InvalidArgument("--io-threads must be at least 1");
+    buffer_budget.set_limit(options_.max_buffered_bytes);
     boost::system::error_code ec;
     auto addr = asio::ip::make_address(options_.bind, ec);
     if (ec)
@@ -132,6 +151,17 @@ class HBaseServer::Impl final : public StatsSource {
         t->ctx.run();
       });
     }
+    handler_guard_.emplace(asio::make_work_guard(handler_ctx_));
+    for (int i = 0; i < handler_count(); ++i) {
+      handlers_.push_back(std::make_unique<HandlerThread>(i));
+      HandlerThread* h = handlers_.back().get();
+      h->thread = std::thread([this, h] {
+        std::string name = "server-handler-" + std::to_string(h->index);
+        RegisterThisThread(ThreadRole::kServerHandler, name.c_str());
+        tls_handler_stats = &h->stats;
+        handler_ctx_.run();
+      });
+    }
     asio::co_spawn(accept_ctx_, AcceptLoop(), asio::detached);
     accept_thread_ = std::thread([this] {
       RegisterThisThread(ThreadRole::kServerOther, "server-accept");
@@ -161,7 +191,7 @@ class HBaseServer::Impl final : public StatsSource {
     using nlohmann::json;
     json j;
     j["server"] = {{"io_threads", options_.io_threads},
-                   {"handlers", 0},
+                   {"handlers", handler_count()},
                    {"bind", options_.bind},
                    {"port", port_},
                    {"rpc", "hbase"},
@@ -170,6 +200,7 @@ class HBaseServer::Impl final : public StatsSource {
                                     .count()}};
     HBaseIoStats sum;
     for (auto& io : io_) HBaseIoStats::Fields::AddShared(sum, io->stats);
+    for (auto& h : handlers_) HBaseIoStats::Fields::AddShared(sum, h->stats);
     json jc = json::object();
     for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = sum.calls[m];
     j["calls"] = jc;
@@ -182,6 +213,9 @@ class HBaseServer::Impl final : public StatsSource {
     j["connections"] = {{"accepted", sum.accepted},
                         {"closed", sum.closed},
                         {"refused", sum.refused},
+                        {"idle_closed", sum.idle_closed},
+                        {"budget_refused", sum.budget_refused},
+                        {"buffered_bytes", buffer_budget.used()},
                         {"active", sum.active}};
     const ServerIdentity& id = service_.identity();
     j["hbase"] = {{"server_name", id.ServerNameString()},
@@ -190,7 +224,9 @@ class HBaseServer::Impl final : public StatsSource {
                   {"registry_calls", sum.registry_calls},
                   {"codec_path_calls", sum.fast_calls},
                   {"refused_method_calls", sum.other_calls},
-                  {"open_scanners", service_.open_scanners()}};
+                  {"handler_calls", sum.handler_calls},
+                  {"open_scanners", service_.open_scanners()},
+                  {"refused_scanners", service_.refused_scanners()}};
     j["threads"] = rpc::ServerThreadsJson();
     rpc::AppendProcessAndServiceStats(codec_service_, &j);
     return j;
@@ -236,6 +272,9 @@ class HBaseServer::Impl final : public StatsSource {
   std::thread accept_thread_;
   std::vector<std::unique_ptr<IoThread>> io_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  asio::io_context handler_ctx_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> handler_guard_;
+  std::vector<std::unique_ptr<HandlerThread>> handlers_;
   uint16_t port_ = 0;
   bool started_ = false;
   bool stopped_ = false;
@@ -262,7 +301,11 @@ void HBaseServer::Impl::Stop() {
     });
   }
   guards_.clear();
+  // A connection waiting for its filtered call keeps its I/O thread running
+  // until a handler finishes the call: handlers stop after the I/O threads.
   for (auto& io : io_) io->thread.join();
+  handler_guard_.reset();
+  for (auto& h : handlers_) h->thread.join();
   stopped_ = true;
 }
 
@@ -273,11 +316,13 @@ Connection::Connection(HBaseServer::Impl* server, IoThread* io, tcp::socket sock
       socket_(std::move(socket)),
       peer_(std::move(peer)),
       core_(server->service(), server, &io->stats, server->options().max_frame),
+      input_(&server->buffer_budget),
+      in_(input_.buf()),
       q_(io->ctx.get_executor(), kReadChunk),
       read_signal_(io->ctx),
       watchdog_(io->ctx),
       last_read_(std::chrono::steady_clock::now()) {
-  in_.Reserve(kReadChunk);
+  core_.set_defer_filters(true);
 }
 
 void Connection::Start(std::string refuse_reason) {
@@ -309,6 +354,7 @@ void Connection::Close() {
   q_.Cancel();
   read_signal_.cancel();
   watchdog_.cancel();
+  input_.Release();
   io_->connections.erase(this);
   BumpShared(io_->stats.closed, 1);
   BumpShared(io_->stats.active, -1);
@@ -325,6 +371,7 @@ asio::awaitable<void> Connection::ReadLoop() {
     bool close = false;
     const size_t used = core_.Consume(in_.view(), &q_.out, &close);
     in_.Consume(used);
+    input_.Trim();
     if (!q_.out.empty()) q_.Wake();
     if (close) {
       if (!closed_) rpc::LogRateLimited("closing HBase connection from " + peer_);
@@ -332,9 +379,39 @@ asio::awaitable<void> Connection::ReadLoop() {
       q_.Wake();
       co_return;
     }
+    if (core_.has_deferred()) {
+      // A call that evaluates a filter runs on a handler thread; this
+      // connection reads on when it is answered, every other goes on now.
+      ByteBuffer reply;
+      co_await asio::co_spawn(
+          server_->handler_executor(),
+          [this, &reply]() -> asio::awaitable<void> {
+            core_.RunDeferred(tls_handler_stats, &reply);
+            co_return;
+          },
+          asio::use_awaitable);
+      if (closed_) co_return;
+      q_.out.Append(reply.view());
+      q_.Wake();
+      continue;
+    }
     // Room for the whole next unit once its length is known.
     const size_t unit = core_.UnitSize(in_.view());
-    if (unit > in_.size()) in_.Reserve(unit);
+    const size_t room = unit > in_.size() ? unit : 0;
+    if ((room > 0 && !input_.Reserve(room)) ||
+        (in_.capacity() - in_.size() < kReadChunk / 4 && !input_.Reserve(in_.size() + kReadChunk))) {
+      BumpShared(io_->stats.budget_refused, 1);
+      const rpc::BufferBudget& b = server_->buffer_budget;
+      const std::string why = "the server holds " + std::to_string(b.used() >> 20) +
+                              " MiB for unfinished calls across its connections "
+                              "(--max-buffered-bytes " + std::to_string(b.limit()) +
+                              "): send again later, or raise it";
+      rpc::LogRateLimited("closing HBase connection from " + peer_ + ": " + why);
+      AppendExceptionReply(kNoCallId, exceptions::kCallQueueTooBig, why, false, &q_.out);
+      close_after_flush_ = true;
+      q_.Wake();
+      co_return;
+    }
     while (Backlogged() && !closed_) {
       reader_waiting_ = true;
       read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
@@ -342,7 +419,6 @@ asio::awaitable<void> Connection::ReadLoop() {
       reader_waiting_ = false;
     }
     if (closed_) co_return;
-    if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
     auto [ec, n] = co_await socket_.async_read_some(
         asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
     if (ec) {
@@ -388,6 +464,20 @@ asio::awaitable<void> Connection::Watchdog() {
       rpc::LogRateLimited("closing HBase connection from " + peer_ + ": idle for " +
                           std::to_string(timeout.count()) + " ms with an incomplete " +
                           (core_.ready() ? "call" : "preamble or connection header"));
+      Close();
+      break;
+    }
+    // Past half the connection limit, a connection idle between calls is
+    // closed too (HBase reaps idle connections once there are many), so
+    // connections that only sit cannot lock every new client out.
+    const bool crowded = server_->active_connections.load(std::memory_order_relaxed) * 2 >
+                         server_->options().max_connections;
+    if (!partial && crowded && !core_.has_deferred() &&
+        std::chrono::steady_clock::now() - last_read_ >= timeout) {
+      BumpShared(io_->stats.idle_closed, 1);
+      rpc::LogRateLimited("closing HBase connection from " + peer_ + ": idle for " +
+                          std::to_string(timeout.count()) +
+                          " ms while the server holds over half its --max-connections");
       Close();
       break;
     }
