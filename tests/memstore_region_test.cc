@@ -1,5 +1,7 @@
 #include "regions/memstore/memstore_region.h"
 #include "common/str_cat.h"
+#include "tests/heap_bytes.h"
+#include "tests/sanitized_build.h"
 
 #include <gtest/gtest.h>
 
@@ -272,6 +274,85 @@ TEST(MemstoreRegion, RefusesWhatItCannotStore) {
   m.type = MutationType::kIncrement;
   MutateResponse resp;
   EXPECT_EQ(r->Mutate(m, &resp).code(), Status::Code::kUnimplemented);
+}
+
+// Past its limit the memstore refuses puts (HBase's RegionTooBusyException)
+// instead of growing until the OOM killer ends the server; deletes are
+// taken, and once they free room puts are taken again.
+TEST(MemstoreRegion, RefusesPutsPastItsLimitUntilDeletesFreeRoom) {
+  MemstoreOptions o;
+  o.limit_bytes = 1 << 20;
+  auto r = NewMemstoreRegion(o);
+  const std::string value(1000, 'v');
+  int stored = 0;
+  Status st;
+  while ((st = Put(r.get(), "row" + std::to_string(stored), {{"f", "q", value}})).ok()) ++stored;
+  EXPECT_EQ(st.code(), Status::Code::kResourceExhausted);
+  EXPECT_NE(st.message().find("RegionTooBusyException: Over memstore limit=1 MiB"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_NE(st.message().find("--memstore-limit-mb"), std::string::npos);
+  // 1 MiB of 1 KB cells and their overhead: about 870 of them.
+  const int expected = int((1 << 20) / (1000 + 4 + 1 + 1 + kCellOverheadBytes));
+  EXPECT_GE(stored, expected);
+  EXPECT_LE(stored, expected + 1);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(Delete(r.get(), "row" + std::to_string(i), {}).ok());
+  EXPECT_TRUE(Put(r.get(), "again", {{"f", "q", value}}).ok());
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["memstore"]["refused_puts"], 1);
+  EXPECT_EQ(j["memstore"]["limit_bytes"], 1 << 20);
+}
+
+// The limit counts what the memstore really holds: its estimate of a YCSB
+// record's cells (10 fields of 100 bytes) is at least the heap they take.
+TEST(MemstoreRegion, FootprintEstimateCoversTheHeapItTakes) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "a sanitizer's allocator pads every block";
+  MemstoreOptions o;
+  o.limit_bytes = 0;
+  auto r = NewMemstoreRegion(o);
+  const size_t heap_before = testing::HeapBytesInUse();
+  ASSERT_GT(heap_before, 0u);
+  std::vector<Triple> fields;
+  for (int f = 0; f < 10; ++f) fields.emplace_back("family", "field" + std::to_string(f), std::string(100, 'x'));
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(Put(r.get(), "user" + std::to_string(1000000 + i), fields).ok());
+  const double heap = double(testing::HeapBytesInUse() - heap_before);
+  nlohmann::json j;
+  r->AppendStats(&j);
+  const double estimate = j["memstore"]["footprint_bytes"].get<double>();
+  std::printf("heap %.1f MB, estimate %.1f MB (%.2fx)\n", heap / 1e6, estimate / 1e6, estimate / heap);
+  EXPECT_GE(estimate, 0.9 * heap);
+  EXPECT_LE(estimate, 2.0 * heap);
+}
+
+// Deletes of single versions leave one marker each; a row keeps at most
+// 10,000 of them (the oldest forgotten, as a major compaction drops them),
+// and a put is checked against them in O(log n), not O(n).
+TEST(MemstoreRegion, VersionDeleteMarkersAreBoundedPerRow) {
+  auto r = NewMemstoreRegion();
+  RegionScratch s;
+  for (uint64_t ts = 1; ts <= 12000; ++ts) {
+    Mutation m;
+    Cell c;
+    c.row = ByteView("r");
+    c.family = ByteView("f");
+    c.qualifier = ByteView("q");
+    c.type = CellType::kDelete;
+    c.timestamp = ts;
+    m.row = c.row;
+    m.type = MutationType::kDelete;
+    m.cells = std::span<const Cell>(&c, 1);
+    MutateResponse resp;
+    ASSERT_TRUE(r->Mutate(m, &resp).ok());
+  }
+  nlohmann::json j;
+  r->AppendStats(&j);
+  EXPECT_EQ(j["memstore"]["delete_markers_dropped"], 2000);
+  // A kept marker still masks a put at its timestamp; a forgotten one does not.
+  ASSERT_TRUE(Put(r.get(), "r", {{"f", "q", "masked"}}, 12000).ok());
+  EXPECT_TRUE(GetRow(r.get(), &s, "r").empty());
+  ASSERT_TRUE(Put(r.get(), "r", {{"f", "q", "visible"}}, 5).ok());
+  EXPECT_EQ(GetRow(r.get(), &s, "r"), (std::vector<Triple>{{"f", "q", "visible"}}));
 }
 
 TEST(MemstoreRegion, StatsCountRowsCellsBytesAndOps) {

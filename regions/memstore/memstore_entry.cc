@@ -7,6 +7,7 @@ namespace wirebench {
 namespace {
 
 constexpr std::string_view kMaxVersions = "--max-versions";
+constexpr std::string_view kLimitMb = "--memstore-limit-mb";
 
 StatusOr<MemstoreOptions> Options(const RegionSettings& settings) {
   MemstoreOptions o;
@@ -14,6 +15,11 @@ StatusOr<MemstoreOptions> Options(const RegionSettings& settings) {
     auto v = settings.GetUint32(kMaxVersions, 1, 1000000);
     if (!v.ok()) return v.status();
     o.max_versions = *v;
+  }
+  if (!settings.Get(kLimitMb).empty()) {
+    auto v = settings.GetUint32(kLimitMb, 0, 4u << 20);
+    if (!v.ok()) return v.status();
+    o.limit_bytes = uint64_t(*v) << 20;
   }
   return o;
 }
@@ -27,6 +33,11 @@ const RegionEntry& MemstoreRegionEntry() {
       {{kMaxVersions,
         "memstore region: versions kept per column, for every family (HBase's VERSIONS; "
         "default 1)",
+        ""},
+       {kLimitMb,
+        "memstore region: MiB the memstore may hold (cells plus their overhead) before puts are "
+        "refused with RegionTooBusyException, as HBase blocks writes over its memstore limit "
+        "(0 = no limit; default 512)",
         ""}},
       [](const RegionSettings& settings) { return Options(settings).status(); },
       [](const RegionSettings& settings) -> StatusOr<std::unique_ptr<Region>> {

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <shared_mutex>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -67,11 +70,35 @@ struct Marker {
   uint64_t timestamp = 0;
 };
 
+// A marker that masks one timestamp (Delete of one version, or
+// DeleteFamilyVersion: qualifier empty), oldest first.
+struct VersionMarker {
+  uint64_t timestamp;
+  CellType type;
+  std::string family, qualifier;
+  bool operator<(const VersionMarker& o) const {
+    return std::tie(timestamp, type, family, qualifier) <
+           std::tie(o.timestamp, o.type, o.family, o.qualifier);
+  }
+};
+
 using ColumnMap = std::map<ColumnKey, ColumnCells, ColumnLess>;
 struct RowData {
   ColumnMap cols;
-  std::vector<Marker> markers;  // Empty unless the row saw a delete.
+  // Empty unless the row saw a delete. `markers` holds one marker per kind
+  // and column (a newer one of the same kind replaces it); version markers
+  // are many and sit in an ordered set, at most kMaxVersionMarkers per row.
+  std::vector<Marker> markers;
+  std::set<VersionMarker> version_markers;
+  bool Empty() const { return cols.empty() && markers.empty() && version_markers.empty(); }
+  bool HasMarkers() const { return !markers.empty() || !version_markers.empty(); }
 };
+
+// Version markers one row keeps. Past it the oldest is forgotten, as HBase's
+// major compaction drops delete markers (counted in Stats); without a bound
+// each delete of a version cost O(markers) and 150,000 of them on one cell
+// took 45 s to write while the row's shard was locked.
+constexpr size_t kMaxVersionMarkers = 10000;
 using RowsMap = std::map<std::string, RowData, std::less<>>;
 // Each table's rows apart, as HBase keeps each table in its own regions.
 using TablesMap = std::map<std::string, RowsMap, std::less<>>;
@@ -113,6 +140,7 @@ struct alignas(64) OpCounters {
   std::atomic<uint64_t> check_and_mutates{0};
   std::atomic<uint64_t> increments{0};
   std::atomic<uint64_t> appends{0};
+  std::atomic<uint64_t> markers_dropped{0};  // Version markers forgotten (kMaxVersionMarkers).
 };
 
 uint64_t CellBytes(std::string_view row, const ColumnKey& k, const Version& v) {
@@ -130,9 +158,9 @@ bool Selected(const ColumnKey& k, std::span<const Column> columns) {
   return false;
 }
 
-bool Masked(const std::vector<Marker>& markers, std::string_view family,
-            std::string_view qualifier, uint64_t ts) {
-  for (const Marker& m : markers) {
+bool Masked(const RowData& data, std::string_view family, std::string_view qualifier,
+            uint64_t ts) {
+  for (const Marker& m : data.markers) {
     if (m.all_families) {
       if (ts <= m.timestamp) return true;
       continue;
@@ -145,17 +173,16 @@ bool Masked(const std::vector<Marker>& markers, std::string_view family,
       case CellType::kDeleteColumn:
         if (m.qualifier == qualifier && ts <= m.timestamp) return true;
         break;
-      case CellType::kDelete:
-        if (m.qualifier == qualifier && ts == m.timestamp) return true;
-        break;
-      case CellType::kDeleteFamilyVersion:
-        if (ts == m.timestamp) return true;
-        break;
       default:
         break;
     }
   }
-  return false;
+  if (data.version_markers.empty()) return false;
+  VersionMarker key{ts, CellType::kDelete, std::string(family), std::string(qualifier)};
+  if (data.version_markers.count(key)) return true;
+  key.type = CellType::kDeleteFamilyVersion;
+  key.qualifier.clear();
+  return data.version_markers.count(key) != 0;
 }
 
 class MemstoreRegion final : public Region {
@@ -358,9 +385,17 @@ class MemstoreRegion final : public Region {
     ResultBuilder b(scratch);
     b.BeginResult(m.row, true);
     const uint64_t now = MemstoreNowMillis();
+    WB_RETURN_IF_ERROR(CheckLimit());
     Shard& s = ShardFor(m.row);
     {
       std::unique_lock lock(s.mu);
+      const Footprint before(s);
+      struct AccountOnExit {
+        MemstoreRegion* r;
+        const Footprint& before;
+        const Shard& s;
+        ~AccountOnExit() { r->Account(before, s); }
+      } account{this, before, s};
       RowsMap& rows = s.Rows(m.table);
       auto row_it = rows.find(Sv(m.row));
       // Check every counter first: a bad one changes nothing.
@@ -397,7 +432,7 @@ class MemstoreRegion final : public Region {
         } else {
           value.assign(cell.value.chars(), cell.value.size());
         }
-        if (!data.markers.empty() && Masked(data.markers, ref.first, ref.second, ts)) {
+        if (data.HasMarkers() && Masked(data, ref.first, ref.second, ts)) {
           // A newer delete marker hides the result (HBase would too).
         } else {
           PutVersion(s, row, &data.cols, ref, ts, value);
@@ -430,6 +465,10 @@ class MemstoreRegion final : public Region {
     for (const auto& [table, n] : table_rows) t[table] = n;
     j["cells"] = cells;
     j["bytes"] = bytes;
+    j["footprint_bytes"] = footprint_.load(std::memory_order_relaxed);
+    j["limit_bytes"] = options_.limit_bytes;
+    j["refused_puts"] = refused_.load(std::memory_order_relaxed);
+    j["delete_markers_dropped"] = ops_.markers_dropped.load(std::memory_order_relaxed);
     j["max_versions"] = max_versions_;
     j["puts"] = ops_.puts.load(std::memory_order_relaxed);
     j["deletes"] = ops_.deletes.load(std::memory_order_relaxed);
@@ -533,20 +572,22 @@ class MemstoreRegion final : public Region {
     return std::next(it);
   }
 
-  static void AddMarker(RowData* data, Marker m) {
-    if (m.type != CellType::kDelete && m.type != CellType::kDeleteFamilyVersion) {
-      for (Marker& have : data->markers) {
-        if (have.type == m.type && have.all_families == m.all_families &&
-            have.family == m.family && have.qualifier == m.qualifier) {
-          have.timestamp = std::max(have.timestamp, m.timestamp);
-          return;
-        }
+  void AddMarker(RowData* data, Marker m) {
+    if (m.type == CellType::kDelete || m.type == CellType::kDeleteFamilyVersion) {
+      data->version_markers.insert(
+          VersionMarker{m.timestamp, m.type, std::move(m.family), std::move(m.qualifier)});
+      if (data->version_markers.size() > kMaxVersionMarkers) {
+        data->version_markers.erase(data->version_markers.begin());
+        ops_.markers_dropped.fetch_add(1, std::memory_order_relaxed);
       }
-    } else {
-      for (const Marker& have : data->markers)
-        if (have.type == m.type && have.family == m.family && have.qualifier == m.qualifier &&
-            have.timestamp == m.timestamp)
-          return;
+      return;
+    }
+    for (Marker& have : data->markers) {
+      if (have.type == m.type && have.all_families == m.all_families &&
+          have.family == m.family && have.qualifier == m.qualifier) {
+        have.timestamp = std::max(have.timestamp, m.timestamp);
+        return;
+      }
     }
     data->markers.push_back(std::move(m));
   }
@@ -568,8 +609,45 @@ class MemstoreRegion final : public Region {
   }
 
   // REQUIRES: s.mu held exclusively; `rows` is a table's map in s; m is a
-  // put or a delete of a non-empty row.
+  // put or a delete of a non-empty row. Puts are refused past the limit.
   Status ApplyLocked(Shard& s, RowsMap& rows, const Mutation& m) {
+    if (m.type == MutationType::kPut) WB_RETURN_IF_ERROR(CheckLimit());
+    const Footprint before(s);
+    Status st = ApplyLockedUnchecked(s, rows, m);
+    Account(before, s);
+    return st;
+  }
+
+  // The memory the shard's cells take, about.
+  struct Footprint {
+    explicit Footprint(const Shard& s) : bytes(s.bytes), cells(s.cells) {}
+    uint64_t bytes, cells;
+  };
+  // REQUIRES: s.mu held. Adds what s gained or lost since `before`.
+  void Account(const Footprint& before, const Shard& s) {
+    const int64_t delta = int64_t(s.bytes - before.bytes) +
+                          int64_t(s.cells - before.cells) * int64_t(kCellOverheadBytes);
+    if (delta != 0) footprint_.fetch_add(delta, std::memory_order_relaxed);
+  }
+  Status CheckLimit() {
+    if (options_.limit_bytes == 0) return Status::Ok();
+    const int64_t held = footprint_.load(std::memory_order_relaxed);
+    if (held < int64_t(options_.limit_bytes)) return Status::Ok();
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    if (!warned_.exchange(true, std::memory_order_relaxed))
+      std::fprintf(stderr,
+                   "wirebench server: the memstore holds %lld MiB, its limit "
+                   "(--memstore-limit-mb %llu): puts are refused with RegionTooBusyException "
+                   "until deletes free room\n",
+                   static_cast<long long>(held >> 20),
+                   static_cast<unsigned long long>(options_.limit_bytes >> 20));
+    return Status::ResourceExhausted(
+        "org.apache.hadoop.hbase.RegionTooBusyException: Over memstore limit=" +
+        std::to_string(options_.limit_bytes >> 20) + " MiB (it holds " +
+        std::to_string(held >> 20) + " MiB); raise the server's --memstore-limit-mb");
+  }
+
+  Status ApplyLockedUnchecked(Shard& s, RowsMap& rows, const Mutation& m) {
     const uint64_t mts = IsLatest(m.timestamp) ? 0 : m.timestamp;
     uint64_t now = 0;
     auto resolve = [&](uint64_t ts) {
@@ -588,10 +666,10 @@ class MemstoreRegion final : public Region {
       for (const Cell& c : m.cells) {
         const ColumnRef ref{Sv(c.family), Sv(c.qualifier)};
         const uint64_t ts = resolve(c.timestamp);
-        if (!data.markers.empty() && Masked(data.markers, ref.first, ref.second, ts)) continue;
+        if (data.HasMarkers() && Masked(data, ref.first, ref.second, ts)) continue;
         PutVersion(s, row, &data.cols, ref, ts, Sv(c.value));
       }
-      if (data.cols.empty() && data.markers.empty()) rows.erase(row_it);
+      if (data.Empty()) rows.erase(row_it);
       return Status::Ok();
     }
     ops_.deletes.fetch_add(1, std::memory_order_relaxed);
@@ -652,7 +730,7 @@ class MemstoreRegion final : public Region {
                                 std::string(qualifier), t});
       }
     }
-    if (cols.empty() && data.markers.empty()) rows.erase(row_it);
+    if (data.Empty()) rows.erase(row_it);
     return Status::Ok();
   }
 
@@ -699,6 +777,9 @@ class MemstoreRegion final : public Region {
   }
 
   const MemstoreOptions options_;
+  std::atomic<int64_t> footprint_{0};  // Sum of Account's deltas.
+  std::atomic<uint64_t> refused_{0};   // Writes refused at the limit.
+  std::atomic<bool> warned_{false};
   const uint32_t max_versions_;
   std::vector<Shard> shards_;
   OpCounters ops_;

@@ -34,7 +34,17 @@ struct MemstoreOptions {
   uint32_t max_scan_rows = 10000;
   // Versions kept per column (HBase's VERSIONS, for every family); 1 = HBase's default.
   uint32_t max_versions = 1;
+  // Past this many bytes held (cells' bytes plus kCellOverheadBytes each),
+  // puts, increments and appends are refused with HBase's
+  // RegionTooBusyException until deletes bring it back under; deletes are
+  // always taken. 0 = no limit.
+  uint64_t limit_bytes = uint64_t{512} << 20;
 };
+
+// What the memstore spends on a cell besides its row, family, qualifier and
+// value bytes (map node, strings, version list), about, as measured with
+// jemalloc on x86-64 (see the memstore region's test).
+inline constexpr uint64_t kCellOverheadBytes = 200;
 
 // Returns a new, empty memstore region named "memstore".
 std::unique_ptr<Region> NewMemstoreRegion(const MemstoreOptions& options = {});
