@@ -130,7 +130,8 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_option("--handlers", s.handlers,
-                  "Handler threads; 0 runs the region inline on the I/O thread")
+                  "Handler threads; 0 runs the region inline on the I/O thread (--rpc hbase: "
+                  "calls that evaluate a filter always run on handler threads, at least one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")
@@ -159,9 +160,16 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
             return std::string();
           },
           ">= 1024"));
+  cmd->add_option("--max-buffered-bytes", s.max_buffered_bytes,
+                  "Most bytes all connections together hold for calls still arriving (room made "
+                  "for a large call once its length is read), beyond each one's 64 KiB read "
+                  "buffer; a connection that needs more is refused and closed (0 = no limit; "
+                  "wirebench and hbase protocols)")
+      ->capture_default_str();
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
                   "Close a connection idle this long with an incomplete frame or before its "
-                  "first call (not one idle between calls); with gRPC, "
+                  "first call; while the server holds over half its --max-connections, also one "
+                  "idle between calls; with gRPC, "
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
