@@ -353,6 +353,13 @@ CompareReportOptions EffectiveBaseline(const CompareReportOptions& in, std::stri
 
 namespace {
 
+// An expected count of chance flags: "0.05", "0.5", "2.3", "12".
+std::string Expected(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), n < 10 ? "%.2g" : "%.0f", n);
+  return buf;
+}
+
 // Every column against every other for the headline cost row: callgrind's
 // total instructions when measured, else total CPU.
 void PairwiseTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
@@ -385,7 +392,7 @@ void PairwiseTable(std::ostringstream& os, const std::vector<CompareCell>& cells
   }
   os << "\nEach cell is the row's " << m->name << " over the column's, 95% interval";
   if (intervals > 0)
-    os << "; " << intervals / 2 << " distinct pairs, so about " << FormatFigure(0.05 * intervals / 2)
+    os << "; " << intervals / 2 << " distinct pairs, so about " << Expected(0.05 * intervals / 2)
        << " would exclude 1.0 by chance alone if no two columns differed";
   os << ".\n\n";
 }
@@ -457,7 +464,7 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells,
   const std::vector<MetricDef> metrics = MetricsFor(cells);
   if (const int n = IntervalCount(cells, o, metrics); n > 0)
     os << "These tables hold " << n << " ratio intervals at 95% each: if no column differed "
-          "from `" << o.baseline << "`, about " << FormatFigure(0.05 * n)
+          "from `" << o.baseline << "`, about " << Expected(0.05 * n)
        << " of them would exclude 1.0 by chance alone (an A/A of one codec twice shows it).";
   os << "\n\n";
   for (auto& [wl, threads] : CompareGroups(cells)) {
