@@ -1,13 +1,17 @@
 // `wirebench measure` (bench/loadgen/measure.h) with the wirebench transport:
 // a `wirebench run` child as the measured client, a shell tree of short-lived
 // and orphaned processes whose CPU must all count, the command's exit status
-// passed through, and a command that cannot be started.
+// passed through, and a command that cannot be started; nothing measured is
+// exit 2, leftovers are stopped, and SIGINT/SIGTERM sent to measure alone end
+// the command with a report (issue 31 items 16, 17, 20).
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -76,7 +80,7 @@ TEST(Measure, TheWholeProcessTreeCountsShortLivedAndOrphanedChildren) {
   const std::string work = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done";
   int rc = -1;
   auto one = Measure("one", {"sh", "-c", work}, &rc);
-  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(rc, 2) << "no call reached the server: nothing measured (the JSON still written)";
   // The orphans leave a file when done; the shell waits for both files, so
   // their work is over before the command ends (they are nobody's to wait for).
   const std::string dir = ::testing::TempDir() + "/measure_orphans_" + std::to_string(getpid());
@@ -86,7 +90,7 @@ TEST(Measure, TheWholeProcessTreeCountsShortLivedAndOrphanedChildren) {
                            "'; while [ ! -e " + dir + "/a ] || [ ! -e " + dir +
                            "/b ]; do sleep 0.05; done";
   auto five = Measure("tree", {"sh", "-c", tree}, &rc);
-  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(rc, 2);
   auto cpu = [](const nlohmann::json& d) {
     return d["measure"]["command"]["user_ns"].get<double>() +
            d["measure"]["command"]["sys_ns"].get<double>();
@@ -113,6 +117,67 @@ TEST(Measure, PassesTheCommandsExitStatusAndRefusesWhatCannotRun) {
   testing::WirebenchProcess none(kBinary, {"measure"}, stem + "_none");
   EXPECT_NE(none.Wait(std::chrono::seconds(60)), 0);
 }
+
+// Issue 31 item 20: `measure -- true` exited 0 although the server counted
+// no call; the README says 2 when nothing could be measured.
+TEST(Measure, NothingCountedByTheServerIsExitTwo) {
+  const std::string stem = Stem("true");
+  testing::WirebenchProcess p(kBinary, {"measure", "--quiet", "--", "true"}, stem);
+  EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2);
+  EXPECT_NE(ReadFile(stem + ".err").find("the server counted no call from the command, so "
+                                         "nothing was measured (exit 2)"),
+            std::string::npos)
+      << ReadFile(stem + ".err");
+}
+
+bool ProcessExists(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// Issue 31 item 16: `bash -c '(sleep 300) &'` left the sleep running.
+TEST(Measure, LeftoverProcessesAreCountedThenStopped) {
+  int rc = -1;
+  const auto start = std::chrono::steady_clock::now();
+  auto doc = Measure("leftover", {"bash", "-c", "(sleep 300) &"}, &rc);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  ASSERT_TRUE(doc.is_object());
+  const auto& command = doc["measure"]["command"];
+  ASSERT_EQ(command["left_running"].size(), 1u) << command.dump();
+  EXPECT_EQ(command["stopped_leftovers"], 1);
+  EXPECT_FALSE(ProcessExists(command["left_running"][0].get<int>()))
+      << "the leftover sleep still runs";
+}
+
+// Issue 31 item 17: SIGINT sent to measure alone was ignored (the command ran
+// its 300 s); SIGTERM killed measure (143) with no report.
+void StopSignalEndsTheCommandWithAReport(int sig) {
+  const std::string stem = Stem(sig == SIGINT ? "sigint" : "sigterm");
+  testing::WirebenchProcess p(kBinary, {"measure", "--out", stem + ".json", "--", "sleep", "300"},
+                              stem);
+  // Once the command runs (the co-located server is up and the banner printed).
+  for (int i = 0; i < 200 && ReadFile(stem + ".err").find("command: sleep") == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_NE(ReadFile(stem + ".err").find("command: sleep"), std::string::npos);
+  const auto sent = std::chrono::steady_clock::now();
+  p.Signal(sig);
+  EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 3) << ReadFile(stem + ".err");
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(30));
+  EXPECT_NE(p.Stdout().find("[COMMAND], ExitStatus, " + std::to_string(128 + sig)),
+            std::string::npos)
+      << p.Stdout();
+  auto doc = nlohmann::json::parse(ReadFile(stem + ".json"), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["measure"]["command"]["stop_signal"], sig);
+}
+TEST(Measure, SigintToMeasureAloneEndsTheCommandWithAReport) {
+  StopSignalEndsTheCommandWithAReport(SIGINT);
+}
+TEST(Measure, SigtermEndsTheCommandWithAReport) { StopSignalEndsTheCommandWithAReport(SIGTERM); }
 
 }  // namespace
 }  // namespace wirebench

@@ -39,7 +39,9 @@ const CLI::Option* FindOption(const CLI::App* sub, const std::string& name) {
   return nullptr;
 }
 
-bool TakesValue(const CLI::Option* o) { return o != nullptr && o->get_type_size_max() > 0; }
+bool TakesValue(const CLI::Option* o) {
+  return o != nullptr && o->get_type_size_max() > 0 && o->get_expected_max() > 0;
+}
 
 // Levenshtein distance, for "did you mean" on a mistyped command.
 size_t Distance(const std::string& a, const std::string& b) {

@@ -1,5 +1,6 @@
 #include "bench/cli/measure_command.h"
 
+#include <csignal>
 #include <cstdio>
 #include <memory>
 
@@ -60,13 +61,30 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    if (!r->server_figures)
-      std::fprintf(stderr, "wirebench measure: the server's figures are missing (see the "
-                           "report's SERVER lines)\n");
-    else if (r->operations == 0)
-      std::fprintf(stderr, "wirebench measure: the server counted no call from the command: "
-                           "did it reach the server?\n");
     *exit_code = r->command_exit_code;
+    if (r->stop_signal != 0) {
+      std::fprintf(stderr,
+                   "wirebench measure: %s received: passed on to the command, which then "
+                   "ended; the report covers it up to then (partial results, exit 3)\n",
+                   r->stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+      *exit_code = 3;
+    } else if (!r->server_figures) {
+      std::fprintf(stderr, "wirebench measure: the server's figures are missing (see the "
+                           "report's SERVER lines): nothing was measured (exit 2)\n");
+      *exit_code = 2;
+    } else if (r->operations == 0 && r->command_exit_code == 0) {
+      // The README's promise: 2 when nothing could be measured.
+      std::fprintf(stderr,
+                   "wirebench measure: the server counted no call from the command, so nothing "
+                   "was measured (exit 2): point the command at the server with {server} in its "
+                   "arguments or WIREBENCH_SERVER in its environment\n");
+      *exit_code = 2;
+    } else if (r->operations == 0) {
+      std::fprintf(stderr,
+                   "wirebench measure: the server counted no call from the command, which %s "
+                   "(its exit status is passed on)\n",
+                   r->command_exit_code > 128 ? "was killed by a signal" : "failed");
+    }
   });
 }
 

@@ -184,6 +184,7 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   out.command_exit_code = tree->exit_code;
   out.server_figures = r.server_after.is_object();
   out.operations = r.operations;
+  out.stop_signal = tree->stop_signal;
   const RunCosts costs = ComputeCosts(r);
   const ReportOptions report;
   out.text = FormatTextReport(r, costs, report);
@@ -211,7 +212,9 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
                                       {"involuntary_switches", tree->involuntary_switches},
                                       {"processes_seen", tree->processes_seen},
                                       {"samples", tree->samples},
-                                      {"left_running", tree->left_running}}}};
+                                      {"left_running", tree->left_running},
+                                      {"stopped_leftovers", tree->stopped_leftovers},
+                                      {"stop_signal", tree->stop_signal}}}};
   server.stats.reset();
   if (server.local) server.local->Stop();
   if (!o.out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.out, out.json.dump(2)));
@@ -221,8 +224,8 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   }
   if (!tree->left_running.empty())
     std::fprintf(stderr,
-                 "wirebench measure: %zu process(es) of the command still run after it ended "
-                 "(counted up to then)\n",
+                 "wirebench measure: %zu process(es) of the command still ran after it ended: "
+                 "counted up to then, and stopped (SIGTERM, then SIGKILL)\n",
                  tree->left_running.size());
   return out;
 }

@@ -43,6 +43,7 @@ struct MeasureOutcome {
   int command_exit_code = 0;
   bool server_figures = false;  // Both Stats snapshots were taken.
   uint64_t operations = 0;
+  int stop_signal = 0;  // SIGINT/SIGTERM received while the command ran (0: none).
   nlohmann::json json;
   std::string text;
 };

@@ -177,6 +177,45 @@ void ReapOrphans(pid_t keep) {
   }
 }
 
+
+// The stop signal received while a command runs (0: none). Set by the
+// handler; read by the sampling thread, which passes it on.
+volatile sig_atomic_t g_stop_signal = 0;
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+constexpr auto kForwardGrace = std::chrono::milliseconds(500);
+constexpr auto kKillAfter = std::chrono::seconds(5);
+constexpr auto kLeftoverGrace = std::chrono::seconds(2);
+
+bool Alive(pid_t pid) {
+  ProcStat s;
+  return ReadProcStat(pid, &s) && s.state != 'Z' && s.state != 'X';
+}
+
+// SIGTERM to each of `pids`, then SIGKILL to those alive after the grace
+// period; reaps those that were this process's (orphans of the tree).
+int StopLeftovers(const std::vector<int>& pids, pid_t keep) {
+  for (int p : pids) kill(p, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + kLeftoverGrace;
+  for (;;) {
+    ReapOrphans(keep);
+    bool any = false;
+    for (int p : pids) any = any || Alive(p);
+    if (!any || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (int p : pids)
+    if (Alive(p)) kill(p, SIGKILL);
+  for (int i = 0; i < 50; ++i) {  // SIGKILL is prompt; reap what was ours.
+    ReapOrphans(keep);
+    bool any = false;
+    for (int p : pids) any = any || Alive(p);
+    if (!any) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return int(pids.size());
+}
+
 }  // namespace
 
 StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
@@ -209,20 +248,31 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   if (pipe2(err_pipe, O_CLOEXEC) != 0)
     return Status::IoError(std::string("pipe: ") + std::strerror(errno));
   // Ctrl-C at a terminal reaches the command too (same process group); this
-  // process waits for it to end and still reports, as time(1) does.
-  struct sigaction ignore {}, old_int {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
+  // process waits for it to end and still reports, as time(1) does. A
+  // SIGINT or SIGTERM sent to this process alone is passed on to the
+  // command (by the sampling thread), which is then waited for and reported.
+  g_stop_signal = 0;
+  struct sigaction on_stop {}, old_int {}, old_term {};
+  on_stop.sa_handler = OnStopSignal;
+  sigemptyset(&on_stop.sa_mask);
+  on_stop.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &on_stop, &old_int);
+  sigaction(SIGTERM, &on_stop, &old_term);
+  auto restore_signals = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  };
   const auto start = std::chrono::steady_clock::now();
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
-    sigaction(SIGINT, &old_int, nullptr);
+    restore_signals();
     prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
     return Status::IoError(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
     execvpe(argv[0], argv.data(), envp.data());
     const int e = errno;
@@ -237,9 +287,30 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   TreeSampler sampler(pid, o.exclude);
   std::atomic<bool> done{false};
   std::thread sampling([&] {
+    int forwarded = 0;
+    std::chrono::steady_clock::time_point seen, sent;
+    bool killed = false;
+    auto next_sample = std::chrono::steady_clock::now();
     while (!done.load()) {
-      sampler.Sample();
-      std::this_thread::sleep_for(o.sample_interval);
+      if (std::chrono::steady_clock::now() >= next_sample) {
+        sampler.Sample();
+        next_sample += o.sample_interval;
+      }
+      if (const int sig = g_stop_signal; sig != 0 && !killed) {
+        const auto now = std::chrono::steady_clock::now();
+        if (seen == std::chrono::steady_clock::time_point()) seen = now;
+        if (forwarded == 0 && now - seen >= kForwardGrace) {
+          kill(pid, sig);
+          forwarded = sig;
+          sent = now;
+        } else if (forwarded != 0 && now - sent >= kKillAfter) {
+          kill(pid, SIGKILL);
+          killed = true;
+        }
+      }
+      // Wakes at least every 50 ms to pass a stop signal on, sampling at its own interval.
+      std::this_thread::sleep_until(
+          std::min(next_sample, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
     }
   });
   int status = 0;
@@ -283,9 +354,15 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
     AddSwitches(s.pid, &u.voluntary_switches, &u.involuntary_switches);
     if (s.state != 'Z') u.left_running.push_back(s.pid);
   }
+  // Nothing of the command outlives the measurement (counted above as they
+  // stood when it ended).
+  // RUSAGE_CHILDREN first: the leftovers' CPU is the /proc figure above, not
+  // again what their reaping would add.
   rusage after{};
   getrusage(RUSAGE_CHILDREN, &after);
-  sigaction(SIGINT, &old_int, nullptr);
+  if (!u.left_running.empty()) u.stopped_leftovers = StopLeftovers(u.left_running, o.exclude);
+  u.stop_signal = g_stop_signal;
+  restore_signals();
   prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
   if (exec_failed)
     return Status::InvalidArgument("cannot run '" + o.argv[0] + "': " + std::strerror(exec_errno) +

@@ -14,7 +14,8 @@
 // know the tree's members (by parent links, keyed by pid and start time)
 // and how many processes it had; its own cost is not the command's.
 // Thread-safety: Run is called from one thread at a time (it changes this
-// process's subreaper flag and SIGINT disposition while the command runs).
+// process's subreaper flag and SIGINT/SIGTERM dispositions while the
+// command runs).
 #pragma once
 
 #include <sys/types.h>
@@ -37,6 +38,14 @@ struct ProcessTreeUsage {
   std::vector<int> left_running;  // Tree processes still alive after the command ended.
   int exit_code = 0;            // The command's; 128 + N when killed by signal N.
   std::string how;              // "exited with status 0", "killed by signal 9".
+  // SIGINT or SIGTERM received by this process while the command ran (0:
+  // none): it was passed on to the command (after a grace period, in which
+  // a Ctrl-C that reached the whole process group ends it by itself), and
+  // SIGKILL followed if the command still ran 5 s later.
+  int stop_signal = 0;
+  // The left_running processes were stopped (SIGTERM, then SIGKILL after
+  // 2 s) once counted: nothing of the command outlives the measurement.
+  int stopped_leftovers = 0;
 };
 
 struct CommandOptions {
