@@ -4,8 +4,11 @@
 // exit status 2; YCSB's single-dash flags are exactly YCSB's own.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <fstream>
 #include <regex>
+#include <thread>
 
 #include "tests/silent_listener.h"
 
@@ -200,6 +203,65 @@ TEST(FrontDoor, AbsurdTargetsAreRefused) {
                                 "one operation per client per day"},
                                {{"run", "-P", kWorkloadA, "-threads", "4", "-target", "1e-6"},
                                 "each of the 4 client(s)"}});
+}
+
+// A `wirebench server --rpc RPC` on a free port, stopped with the test.
+class Server {
+ public:
+  explicit Server(const std::string& rpc)
+      : p_(kBinary, {"server", "--rpc", rpc, "--port", "0"},
+           std::string(WIREBENCH_BINARY_DIR) + "/front_door_server_" + rpc) {
+    for (int i = 0; i < 200 && address_.empty(); ++i) {
+      const std::string out = p_.Stdout();
+      if (const size_t at = out.find("listening on "); at != std::string::npos &&
+                                                      out.find('\n', at) != std::string::npos)
+        address_ = out.substr(at + 13, out.find('\n', at) - at - 13);
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~Server() { p_.Signal(SIGTERM); }
+  const std::string& address() const { return address_; }
+  std::string banner() const { return p_.Stderr(); }
+
+ private:
+  WirebenchProcess p_;
+  std::string address_;
+};
+
+// Issue 32, "Errors": `run --codec raw --server <an --rpc hbase server>` said
+// "is not a wirebench server: ... frame of 4093640704 bytes", a partial
+// report and exit 3; the --rpc hbase banner listed all seven codecs.
+TEST(FrontDoor, AClientAtAServerOfAnotherProtocolNamesItAndTheFlag) {
+  Server hbase("hbase");
+  Server plain("wirebench");
+  ASSERT_FALSE(hbase.address().empty()) << hbase.banner();
+  ASSERT_FALSE(plain.address().empty()) << plain.banner();
+  EXPECT_NE(hbase.banner().find("codecs=[pb, cellblock]"), std::string::npos) << hbase.banner();
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {{"--codec", "raw", "--server", hbase.address()}, "speaks HBase's RPC protocol"},
+      {{"--codec", "raw", "--server", hbase.address()}, "pass --rpc hbase"},
+      {{"--rpc", "hbase", "--server", plain.address()}, "speaks wirebench's own RPC protocol"},
+      {{"--rpc", "hbase", "--server", plain.address()}, "pass --rpc wirebench"}};
+  Server grpc("grpc");
+  if (!grpc.address().empty()) {  // A build with gRPC.
+    cases.push_back({{"--server", grpc.address()}, "speaks gRPC"});
+    cases.push_back({{"--rpc", "hbase", "--server", grpc.address()}, "pass --rpc grpc"});
+    cases.push_back({{"--rpc", "grpc", "--server", hbase.address()}, "pass --rpc hbase"});
+    cases.push_back({{"--rpc", "grpc", "--server", plain.address()}, "pass --rpc wirebench"});
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::vector<std::string> args = {"run", "-P", kWorkloadA, "--ops", "20"};
+    args.insert(args.end(), cases[i].args.begin(), cases[i].args.end());
+    const Outcome o = RunWb("protocol" + std::to_string(i), args);
+    EXPECT_EQ(o.rc, 2) << cases[i].expect << "\n" << o.err;
+    EXPECT_NE(o.err.find(cases[i].expect), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("4093640704"), std::string::npos) << o.err;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <memory>
 
 #include "bench/cli/region_factory.h"
+#include "bench/loadgen/host_port.h"
 #include "bench/loadgen/instructions.h"
+#include "bench/loadgen/protocol_probe.h"
+#include "bench/loadgen/stop_request.h"
 #include "bench/loadgen/ycsb_run.h"
 #include "bench/mpi/mpi_run.h"
 #include "codecs/codec.h"
@@ -238,6 +241,31 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       return;
     }
     auto r = RunYcsb(*o);
+    // Failed before its first operation against --server: a server of
+    // another protocol is named as such, with the flag to pass (exit 2).
+    const bool failed_at_start =
+        !r.ok() || (r->result.partial && r->result.operations == 0 && !StopRequested());
+    if (failed_at_start && !o->server.empty()) {
+      std::string host;
+      uint16_t port = 0;
+      if (ParseHostPort(o->server, &host, &port).ok()) {
+        if (const ServerProtocol seen = ProbeServerProtocol(host, port);
+            auto why = WrongProtocolMessage(o->rpc, seen, o->server)) {
+          std::fprintf(stderr, "wirebench: %s\n", why->c_str());
+          *exit_code = 2;
+          return;
+        } else if (seen == ServerProtocol::kGrpc && o->rpc == "grpc-native" && r.ok() &&
+                   r->result.error.ToString().find("unknown gRPC method") != std::string::npos) {
+          std::fprintf(stderr,
+                       "wirebench: %s serves wirebench's generic gRPC service (`wirebench server "
+                       "--rpc grpc`), not gRPC's generated one: pass --rpc grpc, or start the "
+                       "server with --rpc grpc-native\n",
+                       o->server.c_str());
+          *exit_code = 2;
+          return;
+        }
+      }
+    }
     if (!r.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());
       *exit_code = 2;
