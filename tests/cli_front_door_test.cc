@@ -6,6 +6,8 @@
 
 #include <signal.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -203,6 +205,28 @@ TEST(FrontDoor, AbsurdTargetsAreRefused) {
                                 "one operation per client per day"},
                                {{"run", "-P", kWorkloadA, "-threads", "4", "-target", "1e-6"},
                                 "each of the 4 client(s)"}});
+}
+
+// Issue 32, "The package": `cd / && wirebench compare` could not write
+// /results and did not say to pass --out; without gnuplot the hint named
+// scripts/install-deps, which a package user does not have.
+TEST(FrontDoor, OutputProblemsSayWhatToPass) {
+  const std::string file = std::string(WIREBENCH_BINARY_DIR) + "/front_door_a_file";
+  std::ofstream(file) << "x";
+  ExpectUsageErrors("out", {{{"compare", "--out", file + "/sub", "--codecs", "raw", "--workloads", kWorkloadA},
+                             "pass --out DIR, a folder you can write"}});
+  const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/front_door_nognuplot";
+  std::filesystem::remove_all(out);
+  const char* path = std::getenv("PATH");
+  const std::string saved = path != nullptr ? path : "";
+  setenv("PATH", "/nonexistent", 1);  // No gnuplot to be found.
+  const Outcome o = RunWb("nognuplot", {"compare", "--codecs", "raw", "--workloads", kWorkloadA,
+                                        "--threads", "1", "--repeat", "1", "--seconds", "0.2",
+                                        "--warmup", "0", "--no-pin", "--out", out},
+                          std::chrono::seconds(120));
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_NE(o.err.find("apt-get install gnuplot-nox"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("scripts/install-deps"), std::string::npos) << o.err;
 }
 
 // A `wirebench server --rpc RPC` on a free port, stopped with the test.

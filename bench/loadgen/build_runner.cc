@@ -333,7 +333,9 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
   std::error_code ec;
   for (const BuildSpec& b : o.builds) {
     fs::create_directories(c.out + "/" + b.label + "/cells", ec);
-    if (ec) return Status::IoError("cannot create --out " + c.out + ": " + ec.message());
+    if (ec)
+      return Status::IoError("cannot create --out " + c.out + ": " + ec.message() +
+                             "; pass --out DIR, a folder you can write");
   }
   // Relative paths would not survive the children's own working directory
   // only if they changed it; they do not, but absolute paths read better in

@@ -118,7 +118,9 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   if (o->out.empty()) o->out = DefaultOutDir();
   std::error_code ec;
   if (o->report) std::filesystem::create_directories(o->out + "/cells", ec);
-  if (ec) return Status::IoError("cannot create --out " + o->out + ": " + ec.message());
+  if (ec)
+    return Status::IoError("cannot create --out " + o->out + ": " + ec.message() +
+                           "; pass --out DIR, a folder you can write");
   m.total =
       int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.threads.size()) * o->repeat;
   return m;

@@ -671,7 +671,7 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
                                                const CompareReportOptions& o,
                                                const std::string& dir) {
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    return Status::Unavailable("gnuplot is not installed (scripts/install-deps installs it); "
+    return Status::Unavailable("gnuplot is not installed (on Debian: apt-get install gnuplot-nox); "
                                "charts skipped, tables and data are written");
   const std::vector<std::string> workloads = CompareWorkloads(cells);
   if (workloads.empty()) return std::vector<std::string>{};
