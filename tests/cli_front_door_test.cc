@@ -229,6 +229,29 @@ TEST(FrontDoor, OutputProblemsSayWhatToPass) {
   EXPECT_EQ(o.err.find("scripts/install-deps"), std::string::npos) << o.err;
 }
 
+// Issue 32: one name for one thing across subcommands. compare's --records
+// is run's too (recordcount), run's -l is also --label (measure's name), and
+// measure writes its JSON with --json as run does (--out kept as an alias).
+TEST(FrontDoor, OneNameForOneThingAcrossSubcommands) {
+  const std::string json = std::string(WIREBENCH_BINARY_DIR) + "/front_door_names.json";
+  const Outcome o = RunWb("names", {"run", "-P", kWorkloadA, "--records", "7", "--ops", "50",
+                                    "--label", "lbl", "-s", "--json", json});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::ifstream in(json);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find("\"recordcount\": \"7\""), std::string::npos) << doc;
+  EXPECT_NE(o.err.find("lbl"), std::string::npos) << o.err;
+
+  const std::string measured = std::string(WIREBENCH_BINARY_DIR) + "/front_door_measure.json";
+  std::filesystem::remove(measured);
+  const Outcome m = RunWb("measure_json", {"measure", "--quiet", "--json", measured, "--", kBinary,
+                                           "run", "--server", "{server}", "--ops", "20"});
+  EXPECT_EQ(m.rc, 0) << m.err;
+  EXPECT_TRUE(std::filesystem::exists(measured)) << m.err;
+  const Outcome h = RunWb("measure_help", {"measure", "--help"});
+  EXPECT_NE(h.out.find("--json"), std::string::npos) << h.out;
+}
+
 // A `wirebench server --rpc RPC` on a free port, stopped with the test.
 class Server {
  public:

@@ -42,7 +42,9 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
                   "Co-located server (--rpc hbase): register in ZooKeeper at "
                   "HOST:PORT[,HOST:PORT...][/ROOT] so HBase clients find it");
   AddRegionOptions(cmd, &o.colocated.region);
-  cmd->add_option("--out", o.out, "Write the JSON result (the schema of `run --json`) here");
+  cmd->add_option("--json", o.out, "Write the JSON result (the schema of `run --json`) here");
+  // The name it had before `run --json`'s was taken for one thing everywhere.
+  cmd->add_option("--out", o.out, "Same as --json")->group("");
   cmd->add_option("--label", o.label, "Recorded in the JSON result's config");
   cmd->add_option("--sample-ms", f->sample_ms,
                   "How often the command's process tree is sampled from /proc, ms")

@@ -10,8 +10,9 @@ namespace {
 
 // What `flag` of region `e` takes, for --help: the entry's own check is
 // asked about a value that is not a number, and a "must be a whole number
-// from A to B" answer makes it "UINT:A-B" (the options are strings
-// underneath, which CLI11 would show as TEXT). Otherwise "VALUE".
+// from A to B" answer makes it "UINT:INT in [A - B]", as CLI11 shows a
+// range (the options are strings underneath, which CLI11 would show as
+// TEXT). Otherwise "UINT" for a numeric default, else "VALUE".
 std::string TypeName(const RegionEntry& e, const RegionOptionSpec& spec) {
   const bool digits = !spec.default_value.empty() &&
                       spec.default_value.find_first_not_of("0123456789") == std::string_view::npos;
@@ -30,7 +31,7 @@ std::string TypeName(const RegionEntry& e, const RegionOptionSpec& spec) {
   if (std::sscanf(message.c_str() + at + whole.size(), "%llu to %llu", &lo, &hi) != 2)
     return "UINT";
   if (lo == 0 && hi == 4294967295ull) return "UINT";
-  return "UINT:" + std::to_string(lo) + "-" + std::to_string(hi);
+  return "UINT:INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]";
 }
 
 }  // namespace

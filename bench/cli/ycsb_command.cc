@@ -47,10 +47,12 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
                   "HOST:PORT or [IPV6]:PORT of a running `wirebench server` (default: start one "
                   "co-located)");
   cmd->add_option("--server-io-threads", o->colocated.io_threads, "Co-located server: I/O threads")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("INT:INT in [1 - 256]");
   cmd->add_option("--handlers", o->colocated.handlers,
                   "Co-located server: handler threads (0 = inline)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("INT:INT in [0 - 1024]");
   cmd->add_option("--server-cpus", o->colocated.cpus, "Co-located server: pin to these CPUs");
   AddRegionOptions(cmd, &o->colocated.region);
 }
@@ -98,9 +100,11 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   // and -p db= by TranslateYcsbArgs, so that the later of -threads and
   // -p threadcount wins, as in YCSB. These entries document them in --help.
   cmd->add_option("--threads", o->threads,
-                  "Logical clients (YCSB -threads, = -p threadcount=N), one op in flight each");
+                  "Logical clients (YCSB -threads, = -p threadcount=N), one op in flight each")
+      ->type_name("INT:POSITIVE");
   cmd->add_option("--target", o->target,
-                  "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)");
+                  "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)")
+      ->type_name("FLOAT:NONNEGATIVE");
   cmd->add_option("--codec", o->codec,
                   "Codec: " + CodecNames() +
                       " (default raw; with --rpc hbase cellblock, with --rpc grpc-native pb)")
@@ -112,23 +116,36 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
       ->capture_default_str();
   cmd->add_option("--grpc-cq-threads", o->transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
-      ->capture_default_str();
-  cmd->add_option("--connections", o->connections, "Connections in all")->capture_default_str();
+      ->capture_default_str()
+      ->type_name("INT:INT in [1 - 64]");
+  cmd->add_option("--connections", o->connections, "Connections in all")
+      ->capture_default_str()
+      ->type_name("INT:POSITIVE");
   cmd->add_option("--client-io-threads", o->client_io_threads,
                   "Client event-loop threads the logical clients run on")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("INT:POSITIVE");
   cmd->add_option("--thread-model", o->thread_model,
                   "coroutines, or os (one OS thread per client sharing --connections, as "
                   "YCSB's Java client)")
       ->capture_default_str();
-  cmd->add_option("--ops", o->ops, "Operations to run (operationcount)");
-  cmd->add_option("--seconds", o->seconds, "Stop after this many seconds (maxexecutiontime)");
+  cmd->add_option("--ops", o->ops, "Operations to run (operationcount; 0 = no limit)")
+      ->type_name("INT:NONNEGATIVE");
+  cmd->add_option("--records", o->records,
+                  "Records in the key space (recordcount, = -p recordcount=N; as compare --records)")
+      ->type_name("INT:POSITIVE");
+  cmd->add_option("--seconds", o->seconds,
+                  "Stop after this many seconds (maxexecutiontime; 0 = no time limit: the "
+                  "workload's operationcount ends the run)")
+      ->type_name("FLOAT:NONNEGATIVE");
   cmd->add_option("--warmup", o->warmup, "Seconds of unmeasured warm-up before measuring")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("FLOAT:NONNEGATIVE");
   cmd->add_option("--stall-timeout", o->stall_timeout,
                   "End the run with a partial report (exit 3) when the server completes no "
                   "operation for this many seconds (a stopped or hung server); 0 = never")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("FLOAT:NONNEGATIVE");
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
 }
 
@@ -189,7 +206,7 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("-P", o->property_files, "YCSB workload/property file (repeatable, in order)");
   cmd->add_option("-p", o->properties, "key=value property override (repeatable)");
   cmd->add_flag("-s", o->status, "Print a status line every status.interval seconds to stderr");
-  cmd->add_option("-l", o->label, "Label prefixed to status lines");
+  cmd->add_option("-l,--label", o->label, "Label prefixed to status lines (YCSB's -l)");
   cmd->add_flag("--load", o->load_phase, "YCSB's -load (same as the load subcommand)");
   cmd->add_flag("-t", ignored->run_flag, "YCSB's -t (the run phase; accepted for compatibility)");
   cmd->add_option("--db", o->db,

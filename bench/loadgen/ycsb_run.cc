@@ -59,6 +59,7 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   if (o.threads) props->Set("threadcount", std::to_string(*o.threads), "-threads");
   if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
+  if (o.records) props->Set("recordcount", std::to_string(*o.records), "--records");
   if (o.seconds) props->Set("maxexecutiontime", hdr::JavaDoubleToString(*o.seconds), "--seconds");
   // "--seconds 10" means a 10 s run: the workload file's operationcount (1000
   // in YCSB's files) does not cut it short unless -p operationcount or --ops says so.

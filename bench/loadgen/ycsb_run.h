@@ -44,6 +44,7 @@ struct YcsbRunOptions {
   int client_io_threads = 1;
   std::string thread_model = "coroutines";
   std::optional<int64_t> ops;     // --ops (operationcount).
+  std::optional<int64_t> records;  // --records (recordcount).
   std::optional<double> seconds;  // --seconds (maxexecutiontime).
   double warmup = 0;
   double stall_timeout = 30;  // --stall-timeout (DriverOptions::stall_timeout_s).
