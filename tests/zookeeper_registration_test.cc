@@ -313,6 +313,55 @@ TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpire
   EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
 }
 
+// A server frozen past its session timeout (SIGSTOP here, 14 s against the
+// 10 s timeout) loses its session and with it the ephemeral master node;
+// the node was never written again and nothing was logged. Now, once it
+// runs again, it opens a new session and registers again.
+TEST(ZooKeeperRegistration, AFrozenServerRegistersAgainAfterItsSessionExpires) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("frozen")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  const pid_t child = fork();
+  if (child == 0) {
+    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "c", milliseconds(20000));
+    if (!reg.ok()) _exit(3);
+    for (;;) pause();  // Until SIGKILL; the keeper thread works meanwhile.
+  }
+  ASSERT_GT(child, 0);
+  const auto until = [&](auto pred, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!pred() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(milliseconds(100));
+    return pred();
+  };
+  const std::string master = target.root + "/master";
+  const bool registered = until([&] { return zk.Exists(master); }, std::chrono::seconds(30));
+  int64_t first_owner = 0;
+  if (registered) {
+    std::string data;
+    Stat st{};
+    zk.Get(master, &data, &st);
+    first_owner = st.ephemeralOwner;
+    kill(child, SIGSTOP);
+  }
+  const bool expired = registered && until([&] { return !zk.Exists(master); }, std::chrono::seconds(40));
+  kill(child, SIGCONT);
+  const bool again = expired && until([&] { return zk.Exists(master); }, std::chrono::seconds(40));
+  std::string data;
+  Stat st{};
+  const int rc = zk.Get(master, &data, &st);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(registered);
+  ASSERT_TRUE(expired) << "the session outlived 40 s of SIGSTOP";
+  ASSERT_TRUE(again) << "the master node was not written again after the session expired";
+  ASSERT_EQ(rc, ZOK);
+  EXPECT_NE(st.ephemeralOwner, first_owner) << "written by a new session";
+  EXPECT_EQ(CheckMetadataPrefix(data, child).substr(0, 4), "PBUF") << "written by the child";
+}
+
 // Nothing listening: a clear error within the timeout, not a hang.
 TEST(ZooKeeperRegistration, UnreachableZooKeeperIsAClearErrorWithinTheTimeout) {
   const std::string quorum = "127.0.0.1:" + std::to_string(testing::FreeLoopbackPort());

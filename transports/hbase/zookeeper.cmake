@@ -12,7 +12,7 @@ if(NOT WIREBENCH_ZOOKEEPER STREQUAL "OFF")
     add_library(wirebench_hbase_zookeeper STATIC
       ${CMAKE_CURRENT_LIST_DIR}/zookeeper_registration.cc)
     target_include_directories(wirebench_hbase_zookeeper SYSTEM PUBLIC ${ZOOKEEPER_INCLUDE_DIR})
-    target_link_libraries(wirebench_hbase_zookeeper PUBLIC wirebench_common
+    target_link_libraries(wirebench_hbase_zookeeper PUBLIC wirebench_common wirebench_rpc
                           ${ZOOKEEPER_MT_LIBRARY} Threads::Threads)
     # THREADED: zookeeper.h declares the synchronous API (zoo_create...) of the
     # multi-threaded library only under it.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/str_cat.h"
+#include "rpc/log.h"
 
 namespace wirebench::hbase {
 
@@ -205,6 +206,8 @@ struct ZooKeeperRegistration::Session {
   std::condition_variable cv;
   int state = 0;  // Guarded by mu: the last session state the watcher saw.
   std::string quorum;
+  // Told when ZooKeeper expires the session (null for a lookup's session).
+  ZooKeeperRegistration* owner = nullptr;
 
   ~Session() {
     if (zh != nullptr) zookeeper_close(zh);  // Joins the client's threads.
@@ -213,16 +216,21 @@ struct ZooKeeperRegistration::Session {
   static void Watcher(zhandle_t*, int type, int state, const char*, void* ctx) {
     if (type != ZOO_SESSION_EVENT) return;
     auto* s = static_cast<Session*>(ctx);
-    std::lock_guard<std::mutex> lock(s->mu);
-    s->state = state;
-    s->cv.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      s->state = state;
+      s->cv.notify_all();
+    }
+    if (state == ZOO_EXPIRED_SESSION_STATE && s->owner != nullptr) s->owner->OnExpired();
   }
 
   // Connects and waits for the session, at most `timeout`.
   static StatusOr<std::unique_ptr<Session>> Open(const std::string& quorum,
-                                                 std::chrono::milliseconds timeout) {
+                                                 std::chrono::milliseconds timeout,
+                                                 ZooKeeperRegistration* owner = nullptr) {
     auto s = std::make_unique<Session>();
     s->quorum = quorum;
+    s->owner = owner;
     errno = 0;
     s->zh = zookeeper_init2(quorum.c_str(), &Session::Watcher, kSessionTimeoutMs, nullptr,
                             s.get(), 0, &LogCallback);
@@ -370,13 +378,99 @@ StatusOr<std::unique_ptr<ZooKeeperRegistration>> ZooKeeperRegistration::Register
   if (server.host.empty() || server.port == 0)
     return Status::InvalidArgument("ZooKeeper registration needs the server's host and port");
   if (cluster_id.empty()) return Status::InvalidArgument("ZooKeeper registration needs a cluster id");
-  auto session = Session::Open(target.quorum, timeout);
+  std::unique_ptr<ZooKeeperRegistration> reg(new ZooKeeperRegistration(target, nullptr));
+  auto session = Session::Open(target.quorum, timeout, reg.get());
   if (!session.ok()) return session.status();
-  std::unique_ptr<ZooKeeperRegistration> reg(
-      new ZooKeeperRegistration(target, std::move(session).value()));
+  reg->session_ = std::move(session).value();
+  reg->server_ = server;
+  reg->cluster_id_ = cluster_id;
   Status s = reg->CreateNodes(server, cluster_id);
   if (!s.ok()) return s;  // The destructor removes what was created.
+  reg->keeper_ = std::thread([r = reg.get()] { r->Keep(); });
   return reg;
+}
+
+void ZooKeeperRegistration::OnExpired() {
+  std::lock_guard<std::mutex> lock(keep_mu_);
+  expired_ = true;
+  keep_cv_.notify_all();
+}
+
+void ZooKeeperRegistration::Keep() {
+  std::unique_lock<std::mutex> lock(keep_mu_);
+  for (;;) {
+    keep_cv_.wait(lock, [&] { return stopping_ || expired_; });
+    if (stopping_) return;
+    expired_ = false;
+    lock.unlock();
+    rpc::LogLine(StrCat("ZooKeeper at ", target_.quorum,
+                        " expired this server's session (the server was stopped or frozen past "
+                        "the ", std::to_string(kSessionTimeoutMs / 1000),
+                        " s session timeout, or ZooKeeper restarted without its data): its ",
+                        MasterPath(), " node is gone; registering again"));
+    Reregister();
+    lock.lock();
+  }
+}
+
+bool ZooKeeperRegistration::NamesAnotherServer(const std::string& path, std::string* who) {
+  std::string data;
+  Stat stat{};
+  if (session_->Get(path, &data, &stat) != ZOK) return false;
+  auto message = StripHBaseZNodeData(data);
+  if (!message.ok()) return false;
+  FieldReader r(*message);
+  int field, type;
+  std::string_view b;
+  while (!r.done() && r.Next(&field, &type)) {
+    if (field == 1 && type == 2 && r.Bytes(&b)) {
+      auto other = DecodeServerName(b);
+      if (!other.ok()) return false;
+      *who = StrCat(other->host, ":", std::to_string(other->port), " (start code ",
+                    std::to_string(other->start_code), ")");
+      return other->host != server_.host || other->port != server_.port ||
+             other->start_code != server_.start_code;
+    }
+    if (!r.Skip(type)) return false;
+  }
+  return false;
+}
+
+void ZooKeeperRegistration::Reregister() {
+  for (int attempt = 0;; ++attempt) {
+    {
+      std::lock_guard<std::mutex> lock(keep_mu_);
+      if (stopping_) return;
+    }
+    auto session = Session::Open(target_.quorum, std::chrono::milliseconds(5000), this);
+    if (session.ok()) {
+      session_ = std::move(session).value();  // The expired one is closed here.
+      std::string who;
+      if (NamesAnotherServer(MetaRegionServerPath(), &who)) {
+        rpc::LogLine(StrCat("another server, ", who, ", registered under ", target_.root,
+                            " while this one's session was lost: it stays registered and HBase "
+                            "clients find it, not this server"));
+        meta_bytes_.clear();
+        master_bytes_.clear();
+        cluster_id_bytes_.clear();
+        return;
+      }
+      const Status s = CreateNodes(server_, cluster_id_);
+      if (s.ok()) {
+        reregistrations_.fetch_add(1);
+        rpc::LogLine(StrCat("registered again in ZooKeeper at ", target_.quorum, target_.root));
+        return;
+      }
+      rpc::LogLine(StrCat("registering again in ZooKeeper failed: ", s.message()));
+    } else if (attempt == 0) {
+      rpc::LogLine(StrCat("cannot reach ZooKeeper at ", target_.quorum, " to register again (",
+                          session.status().message(),
+                          "): retrying every 2 s; HBase clients cannot find this server "
+                          "through ZooKeeper meanwhile"));
+    }
+    std::unique_lock<std::mutex> lock(keep_mu_);
+    keep_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return stopping_; });
+  }
 }
 
 Status ZooKeeperRegistration::CreateNodes(const ServerName& server, const std::string& cluster_id) {
@@ -413,6 +507,11 @@ Status ZooKeeperRegistration::CreateNodes(const ServerName& server, const std::s
     if (rc == ZNODEEXISTS && n.ephemeral) {
       // Another session's master node (a server killed less than a session
       // timeout ago, or one still running): this server takes its place.
+      std::string who;
+      if (NamesAnotherServer(n.path, &who))
+        rpc::LogLine(StrCat("ZooKeeper at ", target_.quorum, ": ", n.path, " named another "
+                            "server, ", who, "; this server takes its place (HBase clients "
+                            "given this quorum now find this one)"));
       rc = zoo_delete(zh, n.path.c_str(), -1);
       if (rc == ZOK || rc == ZNONODE)
         rc = zoo_create(zh, n.path.c_str(), n.data->data(), int(n.data->size()),
@@ -431,18 +530,36 @@ void ZooKeeperRegistration::RemoveNodes() {
       {MetaRegionServerPath(), &meta_bytes_},
       {MasterPath(), &master_bytes_},
       {ClusterIdPath(), &cluster_id_bytes_}};
+  std::string left;
+  int failure = ZOK;
   for (const auto& [path, mine] : nodes) {
     if (mine->empty()) continue;
     std::string data;
     Stat stat{};
     // Only while it is still ours, and only that version of it.
-    if (session_->Get(path, &data, &stat) == ZOK && data == *mine)
-      (void)zoo_delete(session_->zh, path.c_str(), stat.version);
+    int rc = session_->Get(path, &data, &stat);
+    if (rc == ZOK && data == *mine) rc = zoo_delete(session_->zh, path.c_str(), stat.version);
+    if (rc != ZOK && rc != ZNONODE && rc != ZBADVERSION) {
+      failure = rc;
+      left += StrCat(left.empty() ? "" : ", ", path);
+    }
   }
+  if (!left.empty())
+    rpc::LogLine(StrCat("could not remove this server's nodes from ZooKeeper at ", target_.quorum,
+                        " (", zerror(failure), "): ", left,
+                        " still name this server (the ephemeral master node goes with the "
+                        "session); remove them with `zkCli.sh -server ", target_.quorum,
+                        " deleteall ", target_.root, "` or start a server on the same root"));
   if (created_root_) (void)zoo_delete(session_->zh, target_.root.c_str(), -1);  // ZNOTEMPTY: kept.
 }
 
 ZooKeeperRegistration::~ZooKeeperRegistration() {
+  {
+    std::lock_guard<std::mutex> lock(keep_mu_);
+    stopping_ = true;
+    keep_cv_.notify_all();
+  }
+  if (keeper_.joinable()) keeper_.join();
   RemoveNodes();
   session_.reset();  // Closing the session removes the ephemeral node in any case.
 }

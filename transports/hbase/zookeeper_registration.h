@@ -17,9 +17,17 @@
 // (0xFF, a 4-byte big-endian length, the writer's id followed by 8 random
 // salt bytes) and then ProtobufUtil's "PBUF" magic and the message.
 // An existing node is overwritten, as HBase's setData/createSetData do (the
-// ephemeral master node is replaced). The destructor removes the nodes this
-// registration still owns (and the root when it created it and it is
-// empty) and closes the session.
+// ephemeral master node is replaced, and the log names the server it
+// replaced). The destructor removes the nodes this registration still owns
+// (and the root when it created it and it is empty) and closes the session;
+// what it cannot remove (ZooKeeper down) is logged with the way to remove it.
+//
+// A session ZooKeeper expires (this server frozen past the session timeout,
+// or ZooKeeper restarted without its data) loses the ephemeral master node:
+// a keeper thread logs it, opens a new session (retrying every 2 s while
+// ZooKeeper cannot be reached) and writes the nodes again, unless another
+// server has registered under the root meanwhile (then it says so and
+// leaves that one registered). Every such event is logged.
 //
 // Uses ZooKeeper's C client (libzookeeper_mt); built only when it is found
 // (transports/hbase/CMakeLists.txt, WIREBENCH_HAVE_ZOOKEEPER).
@@ -27,11 +35,15 @@
 // thread; one ZooKeeperRegistration is used (and destroyed) by one thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "common/status.h"
 
@@ -78,6 +90,8 @@ class ZooKeeperRegistration {
       const ZooKeeperTarget& target, const ServerName& server, const std::string& cluster_id,
       std::chrono::milliseconds timeout);
   ~ZooKeeperRegistration();  // Removes its nodes and closes the session.
+  // Sessions opened again after ZooKeeper expired one (for tests and Stats).
+  int reregistrations() const { return reregistrations_.load(); }
   ZooKeeperRegistration(const ZooKeeperRegistration&) = delete;
   ZooKeeperRegistration& operator=(const ZooKeeperRegistration&) = delete;
 
@@ -94,9 +108,24 @@ class ZooKeeperRegistration {
   ZooKeeperRegistration(ZooKeeperTarget target, std::unique_ptr<Session> session);
   Status CreateNodes(const ServerName& server, const std::string& cluster_id);
   void RemoveNodes();
+  // The session's watcher saw it expire (any thread).
+  void OnExpired();
+  // The keeper thread: waits for an expiry and registers again.
+  void Keep();
+  void Reregister();
+  // True when `path` holds HBase data naming another server than this one.
+  bool NamesAnotherServer(const std::string& path, std::string* who);
 
   ZooKeeperTarget target_;
-  std::unique_ptr<Session> session_;
+  ServerName server_;
+  std::string cluster_id_;
+  std::unique_ptr<Session> session_;  // Replaced only by the keeper thread.
+  std::mutex keep_mu_;
+  std::condition_variable keep_cv_;
+  bool expired_ = false;   // Guarded by keep_mu_.
+  bool stopping_ = false;  // Guarded by keep_mu_.
+  std::atomic<int> reregistrations_{0};
+  std::thread keeper_;
   bool created_root_ = false;
   // The exact bytes written per node: a node is removed only while it still
   // holds them (another server may have taken it over since).
