@@ -332,6 +332,40 @@ TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   ExpectNoneRunning(ranks);
 }
 
+// A rank stopped with SIGSTOP keeps its sockets open, so nothing closes:
+// the job hung (still running at 90 s, then a 92 s "measured" phase). Its
+// silence on the control channel now ends the run like a death.
+TEST_F(MpiRun, StoppedRankEndsTheRunWithAPartialReportNamingIt) {
+  const std::string out = Path("stop.out"), result = Path("stop.json");
+  auto run = Mpirun(2,
+                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
+                     "--threads", "2", "-p", "recordcount=1000", "--json", result},
+                    out);
+  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 2);
+  ASSERT_EQ(ranks.size(), 2u) << ReadFile(out);
+  pid_t victim = 0;
+  for (auto [pid, rank] : ranks)
+    if (rank == 1) victim = pid;
+  ASSERT_GT(victim, 0);
+  const auto stopped_at = Clock::now();
+  ASSERT_EQ(kill(victim, SIGSTOP), 0);
+  bool timed_out = false;
+  const int rc = run->Wait(40, &timed_out);
+  const double took = std::chrono::duration<double>(Clock::now() - stopped_at).count();
+  kill(victim, SIGCONT);  // Whatever is left of it may go.
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << text;
+  std::printf("the run ended %.2f s after rank 1 was stopped\n", took);
+  EXPECT_LT(took, 15.0) << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  EXPECT_NE(text.find("stopped answering"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  EXPECT_TRUE(j["results"]["partial"].get<bool>());
+  ExpectNoneRunning(ranks);
+}
+
 // A rank whose own run ends early (here SIGINT to that rank alone: its
 // run stops, as one whose server connection broke would) stops every rank;
 // all are alive, so rank 0 reports all three, partial, naming it.

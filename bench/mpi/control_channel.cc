@@ -24,6 +24,13 @@ using Clock = std::chrono::steady_clock;
 constexpr char kFailure = 'F';
 constexpr char kResult = 'R';
 constexpr char kStop = 'S';
+// Every other rank says it is alive this often; rank 0 takes one silent for
+// kSilentLimit as gone (stopped with SIGSTOP, frozen in a debugger, or a
+// host that stopped answering): keep-alive cannot see a process that is
+// stopped but whose kernel still answers.
+constexpr char kAlive = 'A';
+constexpr int kAliveEveryMs = 500;
+constexpr auto kSilentLimit = std::chrono::seconds(5);
 // A stop message's first byte: 'D' a rank died (no collective can complete
 // any more), 'F' a rank's run failed (every rank is alive).
 constexpr char kDied = 'D';
@@ -146,6 +153,7 @@ Status ControlHub::AcceptAll(int ranks, uint64_t token, double timeout_s,
     TuneSocket(fd);
     fds_[int(rank)] = fd;
     ranks_[int(rank)].connected = true;
+    last_heard_[int(rank)] = Clock::now();
   }
   close(listen_fd_);
   listen_fd_ = -1;
@@ -187,11 +195,37 @@ void ControlHub::Watch() {
       }
     }
     pfs.push_back({wake_[0], POLLIN, 0});
-    if (poll(pfs.data(), pfs.size(), -1) < 0 && errno != EINTR) return;
+    if (poll(pfs.data(), pfs.size(), kAliveEveryMs) < 0 && errno != EINTR) return;
     if (pfs.back().revents != 0) return;  // Close().
+    {
+      // A rank silent for kSilentLimit before its result is taken as gone.
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto now = Clock::now();
+      for (auto& [rank, fd] : fds_) {
+        RankState& st = ranks_[rank];
+        if (fd < 0 || st.dead || st.has_result || now - last_heard_[rank] < kSilentLimit) continue;
+        st.dead = true;
+        any_died_ = true;
+        const std::string host = rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
+        StopOthersLocked(
+            StrCat("rank ", std::to_string(rank), " (host ", host,
+                   ") stopped answering: nothing on its control connection to rank 0 for ",
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilentLimit).count()),
+                   " s (a stopped or frozen process, or a host that stopped answering); "
+                   "it is taken as dead"),
+            rank);
+        close(fd);
+        fd = -1;
+        cv_.notify_all();
+      }
+    }
     for (size_t i = 0; i + 1 < pfs.size(); ++i) {
       if (pfs[i].revents == 0) continue;
       const int rank = who[i];
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (ranks_[rank].dead) continue;  // Taken as gone above; its socket is closed.
+      }
       char buf[65536];
       const ssize_t n = read(pfs[i].fd, buf, sizeof(buf));
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -215,6 +249,7 @@ void ControlHub::Watch() {
         cv_.notify_all();
         continue;
       }
+      last_heard_[rank] = Clock::now();
       bufs[rank].append(buf, size_t(n));
       TakeMessages(&bufs[rank], [&](char type, const std::string& payload) {
         if (type == kFailure) {
@@ -345,8 +380,13 @@ void ControlLink::Watch() {
   std::string buf;
   for (;;) {
     pollfd pfs[2] = {{fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    if (poll(pfs, 2, -1) < 0 && errno != EINTR) return;
+    const int ready = poll(pfs, 2, kAliveEveryMs);
+    if (ready < 0 && errno != EINTR) return;
     if (pfs[1].revents != 0) return;
+    if (ready == 0) {
+      (void)Send(kAlive, "");  // Rank 0 takes a rank silent for long as gone.
+      continue;
+    }
     if (pfs[0].revents == 0) continue;
     char chunk[4096];
     const ssize_t n = read(fd_, chunk, sizeof(chunk));

@@ -15,6 +15,7 @@
 // Thread-safety: every public function may be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -78,6 +79,7 @@ class ControlHub {
   std::condition_variable cv_;
   std::map<int, int> fds_;  // rank -> socket.
   std::map<int, RankState> ranks_;
+  std::map<int, std::chrono::steady_clock::time_point> last_heard_;  // By rank.
   std::string first_failure_;
   bool any_died_ = false;
   std::thread watcher_;
