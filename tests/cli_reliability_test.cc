@@ -157,9 +157,10 @@ TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
   const Outcome o =
       RunWirebench("notgrpc_run", {"run", "-P", kWorkloadA, "--rpc", "grpc", "--server",
                                    addr.substr(0, addr.find('\n')), "--ops", "10"});
-  EXPECT_NE(o.rc, 0) << o.err;
-  EXPECT_NE(o.err.find("does not speak gRPC"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("use --rpc wirebench"), std::string::npos) << o.err;
+  // Issue 32: the protocol the server speaks, the flag to pass, exit 2.
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("speaks wirebench's own RPC protocol"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("pass --rpc wirebench"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("within 10000 ms"), std::string::npos) << o.err;
 }
 
