@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -295,6 +296,74 @@ TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
       fs::remove_all(dir);  // Nothing is left to remove it after a SIGKILL.
     }
   }
+}
+
+// Processes whose command line is exactly `argv` (by /proc/PID/cmdline).
+std::vector<pid_t> ProcessesRunning(const std::vector<std::string>& argv) {
+  std::string want;
+  for (const std::string& a : argv) want += a + std::string(1, '\0');
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline == want && Alive(std::stoi(name))) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Issue 31 item 13: `--builds a=/usr/bin/yes` ran `yes version` with no
+// bound (and wrote without end); now the probe is killed past 10 s or 1 MiB
+// of output and the build refused, naming why; nothing is left running.
+TEST(Reliability, CompareBuildsKillsAProbeThatNeverEnds) {
+  if (access("/usr/bin/yes", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/yes";
+  const std::string out = Stem("endless_probe");
+  fs::remove_all(out);
+  std::vector<std::string> args = CompareArgs(out);
+  args.insert(args.begin() + 1, {"--builds", "a=/usr/bin/yes,b=" + kBinary});
+  const Outcome o = RunWirebench("endless_probe", args, std::chrono::seconds(60));
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("--builds a=/usr/bin/yes is not a wirebench binary (`/usr/bin/yes version` "
+                       "did not finish within 10 s"),
+            std::string::npos)
+      << o.err;
+  EXPECT_TRUE(ProcessesRunning({"/usr/bin/yes", "version"}).empty());
+  fs::remove_all(out);
+}
+
+// Issue 31 item 14: SIGKILL of `compare --builds` in the middle of a cell
+// left the cell's wirebench and its co-located server running. Each child
+// now dies with the process that started it.
+TEST(Reliability, CompareBuildsKilledLeavesNoCellRunning) {
+  const std::string out = Stem("killed_builds");
+  fs::remove_all(out);
+  std::vector<std::string> args = {"compare", "--builds", "x=" + kBinary + ",y=" + kBinary,
+                                   "--codecs", "raw", "--workloads", kWorkloadA, "--threads", "1",
+                                   "--repeat", "1", "--seconds", "60", "--warmup", "0",
+                                   "--records", "100", "--out", out};
+  WirebenchProcess run(kBinary, args, Stem("killed_builds"), ProcessGroup::kOwn);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<pid_t> procs;
+  // The cell's `wirebench compare` and its co-located server (and what that
+  // starts) are running.
+  while ((procs = Descendants(run.pid())).size() < 2) {
+    ASSERT_EQ(run.Wait(std::chrono::seconds(0)), -1) << run.Stderr();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << run.Stderr();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  procs = Descendants(run.pid());
+  ASSERT_EQ(kill(run.pid(), SIGKILL), 0);
+  ASSERT_NE(run.Wait(std::chrono::seconds(10)), -1);
+  const auto killed = std::chrono::steady_clock::now();
+  for (pid_t p : procs) {
+    while (Alive(p) && std::chrono::steady_clock::now() < killed + std::chrono::seconds(10))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
+    EXPECT_FALSE(Alive(p)) << "process " << p << " outlived compare by 10 s";
+  }
+  fs::remove_all(out);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,7 +28,6 @@
 #include "bench/results/report.h"
 #include "bench/results/result_json.h"
 
-extern char** environ;
 
 namespace wirebench {
 
@@ -55,41 +54,68 @@ std::string Tail(std::string text, int n) {
   return pos < text.size() ? text.substr(pos + 1) : text;
 }
 
+// Bounds on a child RunChild waits for (0 = none).
+struct ChildLimits {
+  double timeout_s = 0;       // Killed (SIGKILL) past this.
+  uint64_t max_out_bytes = 0; // Killed once its stdout file holds more.
+};
+constexpr int kChildOverLimit = -2;  // RunChild's return when a limit killed it.
+
 // Runs argv[0] with argv, stdout to `out` and stderr to `err` (files,
 // truncated), with the default signal mask and dispositions (this thread
 // blocks SIGINT/SIGTERM for StopOnSignal). A stop requested while it runs
-// is passed on as one SIGINT, so the child reports what it measured.
-// Returns its exit code (128 + signal when killed), or -1 when it could not
-// be started (errno_out set).
+// is passed on as one SIGINT, so the child reports what it measured. The
+// child gets SIGTERM when this thread ends, however (PR_SET_PDEATHSIG): a
+// compare killed with SIGKILL leaves no cell running (a cell's co-located
+// server goes with its client the same way).
+// Returns its exit code (128 + signal when killed), kChildOverLimit when
+// `limits` killed it, or -1 when it could not be started (errno_out set).
 int RunChild(const std::vector<std::string>& argv, const std::string& out, const std::string& err,
-             int* errno_out) {
+             int* errno_out, ChildLimits limits = {}) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    *errno_out = rc;
+  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int pipe_fds[2] = {-1, -1};  // The child's exec failure, as errno.
+  if (out_fd < 0 || err_fd < 0 || pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    *errno_out = errno;
+    if (out_fd >= 0) close(out_fd);
+    if (err_fd >= 0) close(err_fd);
     return -1;
   }
-  bool passed_on = false;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls until exec.
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction dfl{};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE}) sigaction(sig, &dfl, nullptr);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    execv(args[0], args.data());
+    const int e = errno;
+    (void)!write(pipe_fds[1], &e, sizeof e);
+    _exit(127);
+  }
+  const int fork_errno = errno;
+  close(out_fd);
+  close(err_fd);
+  close(pipe_fds[1]);
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    *errno_out = fork_errno;
+    return -1;
+  }
+  int exec_errno = 0;
+  const bool exec_failed = read(pipe_fds[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  close(pipe_fds[0]);
+  const auto start = std::chrono::steady_clock::now();
+  bool passed_on = false, over_limit = false;
   int status = 0;
   while (true) {
     const pid_t done = waitpid(pid, &status, WNOHANG);
@@ -99,8 +125,24 @@ int RunChild(const std::vector<std::string>& argv, const std::string& out, const
       kill(pid, SIGINT);
       passed_on = true;
     }
+    struct stat st{};
+    const bool too_long =
+        limits.timeout_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+            limits.timeout_s;
+    const bool too_much = limits.max_out_bytes > 0 && stat(out.c_str(), &st) == 0 &&
+                          uint64_t(st.st_size) > limits.max_out_bytes;
+    if (!over_limit && (too_long || too_much)) {
+      kill(pid, SIGKILL);
+      over_limit = true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  if (exec_failed) {
+    *errno_out = exec_errno;
+    return -1;
+  }
+  if (over_limit) return kChildOverLimit;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -111,6 +153,8 @@ bool ValidLabel(const std::string& l) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
   });
 }
+
+constexpr double kProbeTimeoutS = 10;  // What `PATH version` may take.
 
 // What a build is, from `PATH version` (one JSON object: its
 // wirebench_result_version and environment block). A wirebench older than
@@ -130,7 +174,9 @@ Status ProbeBuild(const BuildSpec& b, const std::string& scratch, BuildSide* sid
   const std::string out = scratch + "/probe-" + b.label + ".out";
   const std::string err = scratch + "/probe-" + b.label + ".err";
   int spawn_errno = 0;
-  const int rc = RunChild({b.path, "version"}, out, err, &spawn_errno);
+  // A wirebench answers at once; anything else may never stop (`yes`).
+  const ChildLimits probe{kProbeTimeoutS, uint64_t{1} << 20};
+  const int rc = RunChild({b.path, "version"}, out, err, &spawn_errno, probe);
   const std::string text = ReadAll(out);
   fs::remove(out);
   fs::remove(err);
@@ -143,7 +189,8 @@ Status ProbeBuild(const BuildSpec& b, const std::string& scratch, BuildSide* sid
       return Status::Ok();
     }
   }
-  const int help_rc = RunChild({b.path, "--help"}, out, err, &spawn_errno);
+  const int help_rc =
+      rc == kChildOverLimit ? rc : RunChild({b.path, "--help"}, out, err, &spawn_errno, probe);
   const std::string help = ReadAll(out);
   fs::remove(out);
   fs::remove(err);
@@ -152,8 +199,11 @@ Status ProbeBuild(const BuildSpec& b, const std::string& scratch, BuildSide* sid
     return Status::Ok();  // An older wirebench: its first cell says what it is.
   return Status::InvalidArgument(
       "--builds " + b.label + "=" + b.path + " is not a wirebench binary (" +
-      (rc < 0 ? "it could not be started: " + std::string(std::strerror(spawn_errno))
-              : "neither `version` nor `--help` describes wirebench") +
+      (rc == kChildOverLimit || help_rc == kChildOverLimit
+           ? "`" + b.path + " version` did not finish within " +
+                 std::to_string(int(kProbeTimeoutS)) + " s with at most 1 MiB of output; it was killed"
+       : rc == -1 ? "it could not be started: " + std::string(std::strerror(spawn_errno))
+                  : "neither `version` nor `--help` describes wirebench") +
       "); give the path of a built wirebench binary (build/bench/wirebench)");
 }
 
