@@ -99,7 +99,8 @@ TEST(FrontDoor, ParseErrorsExitTwoWithOneLine) {
   ExpectUsageErrors("parse", {{{"run", "--no-such-flag"}, "--no-such-flag"},
                               {{"run", "--threads"}, "--threads"},
                               {{"run", "--ops", "x"}, "--ops x is not a valid INT"},
-                              {{"server", "--port", "1", "--port", "2"}, "--port was given 2"}});
+                              {{"server", "--port", "1", "--port", "2"}, "--port was given 2"},
+                              {{"measure"}, "give it after --, e.g. wirebench measure --"}});
 }
 
 // Issue 32: the help documents the exit statuses and shows numbers as numbers.
@@ -115,8 +116,12 @@ TEST(FrontDoor, HelpShowsExitStatusesAndNumericTypes) {
   }
   const Outcome top = RunWb("help_top", {"--help"});
   EXPECT_EQ(top.rc, 0);
+  EXPECT_NE(top.out.find("Usage: wirebench [OPTIONS] SUBCOMMAND"), std::string::npos) << top.out;
   EXPECT_NE(top.out.find("Exit status:"), std::string::npos) << top.out;
   EXPECT_NE(top.out.find("--version"), std::string::npos) << top.out;
+  const Outcome help_run = RunWb("help_word", {"help", "run"});
+  EXPECT_EQ(help_run.rc, 0) << help_run.err;
+  EXPECT_NE(help_run.out.find("Usage: wirebench run"), std::string::npos) << help_run.out;
 }
 
 // Issue 31 items 19, 23, 25: values the commands accepted silently or

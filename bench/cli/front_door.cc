@@ -216,6 +216,9 @@ std::string DescribeParseError(const CLI::App& app, const CLI::App* sub,
     return who + ": " + what.substr(0, at) + " was given " +
            what.substr(at + std::string(": At Most 1 required but received ").size()) +
            " values or times: give it once, with one value" + see;
+  if (sub != nullptr && sub->get_name() == "measure" && what == "command is required")
+    return who + ": no command to measure: give it after --, e.g. wirebench measure -- node "
+                 "client.js {server}" + see;
   if (what.rfind("The following argument", 0) == 0)
     return who + ": " + what + ": not an option or value of " + who + see;
   (void)app;

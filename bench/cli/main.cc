@@ -2,6 +2,7 @@
 // merge and walpe subcommands. This is the only place with process-wide
 // state (exit code, signal handling).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 
 #include "bench/cli/calibrate_command.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "wirebench: what the client, codec and RPC layers cost, measured against an empty "
       "region server (HBASE-10001)"};
+  app.name("wirebench");
   app.require_subcommand(1);
   int exit_code = 0;
   wirebench::AddServerCommand(app, &exit_code);
@@ -50,13 +52,22 @@ int main(int argc, char** argv) {
     std::printf("%s\n", version.c_str());
     return 0;
   }
-  const std::vector<std::string> given(argv + 1, argv + argc);
+  std::vector<std::string> given(argv + 1, argv + argc);
+  // `wirebench help [COMMAND]` is `wirebench [COMMAND] --help`.
+  if (!given.empty() && given[0] == "help") {
+    given.erase(given.begin());
+    given.resize(std::min<size_t>(given.size(), 1));
+    given.push_back("--help");
+  }
   if (auto why = wirebench::CheckCommandLine(app, given)) {
     std::fprintf(stderr, "%s\n", why->c_str());
     return wirebench::kExitUsage;
   }
   // YCSB's single-dash long options (-threads, -target) become --threads etc.
-  std::vector<std::string> args = wirebench::TranslateYcsbArgs(argc, argv);
+  std::vector<char*> translated = {argv[0]};
+  for (std::string& g : given) translated.push_back(g.data());
+  std::vector<std::string> args =
+      wirebench::TranslateYcsbArgs(int(translated.size()), translated.data());
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);
@@ -68,9 +79,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const CLI::App* sub = nullptr;
-    if (argc >= 2)
+    if (!given.empty())
       for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-        if (s->get_name() == argv[1]) sub = s;
+        if (s->get_name() == given[0]) sub = s;
     std::fprintf(stderr, "%s\n", wirebench::DescribeParseError(app, sub, e).c_str());
     return wirebench::kExitUsage;
   }
