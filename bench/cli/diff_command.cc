@@ -135,7 +135,7 @@ int RunDiff(const DiffOptions& o) {
   }
   const std::string considered =
       std::to_string(cov.instruction_totals) + " instruction total(s) gated by count (past " +
-      FormatFigure(kInstructionGateFloor) + " instructions/op too), " +
+      std::to_string(int(kInstructionGateFloor)) + " instructions/op too), " +
       std::to_string(cov.tested) + " wall-clock row(s) tested (Holm)" +
       (cov.untestable ? ", " + std::to_string(cov.untestable) + " row(s) not tested (see Verdict)"
                       : std::string());
