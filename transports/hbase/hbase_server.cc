@@ -86,6 +86,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reader_waiting_ = false;
   bool close_after_flush_ = false;
   bool closed_ = false;
+  // A call of this connection runs on a handler thread (core_ is its until
+  // it returns; this thread reads only this flag).
+  bool in_handler_ = false;
 };
 
 class HBaseServer::Impl final : public StatsSource {
@@ -383,6 +386,7 @@ asio::awaitable<void> Connection::ReadLoop() {
       // A call that evaluates a filter runs on a handler thread; this
       // connection reads on when it is answered, every other goes on now.
       ByteBuffer reply;
+      in_handler_ = true;
       co_await asio::co_spawn(
           server_->handler_executor(),
           [this, &reply]() -> asio::awaitable<void> {
@@ -390,6 +394,7 @@ asio::awaitable<void> Connection::ReadLoop() {
             co_return;
           },
           asio::use_awaitable);
+      in_handler_ = false;
       if (closed_) co_return;
       q_.out.Append(reply.view());
       q_.Wake();
@@ -472,7 +477,7 @@ asio::awaitable<void> Connection::Watchdog() {
     // connections that only sit cannot lock every new client out.
     const bool crowded = server_->active_connections.load(std::memory_order_relaxed) * 2 >
                          server_->options().max_connections;
-    if (!partial && crowded && !core_.has_deferred() &&
+    if (!partial && crowded && !in_handler_ &&
         std::chrono::steady_clock::now() - last_read_ >= timeout) {
       BumpShared(io_->stats.idle_closed, 1);
       rpc::LogRateLimited("closing HBase connection from " + peer_ + ": idle for " +
