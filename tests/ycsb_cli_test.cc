@@ -313,6 +313,21 @@ TEST(YcsbCli, CleanupIsTimedAndOverallSpansTheWholeClientRun) {
   EXPECT_NEAR(ops_done, std::round(ops_done), 1e-6) << o.out;
 }
 
+// Issue 35 item 1: YCSB's BasicDB does not time its own cleanup, so
+// DBWrapper's sample alone is under [CLEANUP]: one per client thread.
+TEST(YcsbCli, BasicDbCleanupCountsOnePerThread) {
+  for (const auto& db : std::vector<std::vector<std::string>>{
+           {"basic"}, {"-db", "site.ycsb.BasicDB"}}) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), db.begin(), db.end());
+    for (const char* a : {"-P", "", "--ops", "400", "-threads", "4"}) args.push_back(a);
+    args[args.size() - 5] = Workload("workloada");
+    const Outcome o = RunWirebench("basic_cleanup", args);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 4) << o.out;
+  }
+}
+
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.

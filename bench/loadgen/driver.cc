@@ -541,8 +541,9 @@ void LoadRun::Drain() {
 }
 
 // One logical client's cleanup, timed as YCSB times db.cleanup(): by
-// DBWrapper under CLEANUP (and its intended measurement), and by
-// HBaseClient2 itself, under UPDATE when the cleanup flushed buffered puts
+// DBWrapper under CLEANUP (and its intended measurement), and (unless the
+// binding is BasicDB, which does not time itself) by HBaseClient2 itself,
+// under UPDATE when the cleanup flushed buffered puts
 // and CLEANUP otherwise. Latency only: no Return= counts, not an operation.
 // Runs on the client's thread after it ended; allocates nothing there in
 // the measured phase (the result's histograms belong to the driver).
@@ -554,13 +555,14 @@ void LoadRun::CollectCleanup(const LogicalClient& c) {
   cleanup.latency.Record(ns);
   cleanup.intended_latency.Record(ns);
   const OpType binding = c.cleanup_flushed() ? OpType::kUpdate : OpType::kCleanup;
-  result_.ops[size_t(binding)].latency.Record(ns);
+  const bool binding_sample = o_.binding_times_cleanup || c.cleanup_flushed();
+  if (binding_sample) result_.ops[size_t(binding)].latency.Record(ns);
   if (o_.keep_samples) {
     const int64_t end = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             c.end_time().time_since_epoch())
                             .count();
     result_.samples.push_back({end, ns, ns, OpType::kCleanup, OpResult::kOk, false});
-    result_.samples.push_back({end, ns, -1, binding, OpResult::kOk, true});
+    if (binding_sample) result_.samples.push_back({end, ns, -1, binding, OpResult::kOk, true});
   }
 }
 

@@ -119,6 +119,11 @@ struct DriverOptions {
   // timeseries measurement types and its .hdr logs need them. Costs memory
   // per operation (reserved up front when the operation count is known).
   bool keep_samples = false;
+  // The binding times its own cleanup as well as DBWrapper does (HBaseClient2:
+  // two CLEANUP samples per logical client); false for YCSB's BasicDB, whose
+  // cleanup DBWrapper alone times (one per client). A cleanup that flushed
+  // buffered puts is always the binding's UPDATE sample too.
+  bool binding_times_cleanup = true;
   // A run of several client processes measured as one (--mpi, bench/mpi/):
   // called on the driver's thread at the phase boundaries, and only there.
   // `ready`: every connection is up and the warm-up has run; a non-OK status

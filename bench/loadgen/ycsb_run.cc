@@ -36,6 +36,13 @@ std::string YcsbBindingClass(const std::string& binding) {
   return "site.ycsb.db.HBaseClient10";  // hbase10, hbase12, hbase14, hbase20.
 }
 
+// The db property, set (not YCSB's default), names YCSB's BasicDB:
+// bin/ycsb's `basic`, -db or -p db=. Unset, wirebench is an HBase binding.
+bool IsBasicDb(const ycsb::Properties& props) {
+  auto db = props.GetString("db");
+  return props.Has("db") && db.ok() && (*db == "site.ycsb.BasicDB" || *db == "com.yahoo.ycsb.BasicDB");
+}
+
 // Checks what only the command line can get wrong. Every other range is
 // checked once, by ValidateDriverOptions.
 Status CheckFlags(const YcsbRunOptions& o) {
@@ -236,6 +243,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
   d.stall_timeout_s = o.stall_timeout;
+  d.binding_times_cleanup = !IsBasicDb(props);
   // raw and timeseries report every sample; the .hdr logs are cut from them.
   d.keep_samples = type == "raw" || type == "hdrhistogram+raw" || type == "timeseries" ||
                    r.hdr_file_output;
