@@ -328,6 +328,31 @@ TEST(YcsbCli, BasicDbCleanupCountsOnePerThread) {
   }
 }
 
+// Issue 35 item 4: more threads than operations (or records to load): YCSB
+// warns, on stdout, and runs one thread per operation.
+TEST(YcsbCli, ThreadcountIsCappedAtTheOperationCount) {
+  const std::string warning =
+      "Warning: the threadcount is bigger than recordcount, the threadcount will be "
+      "recordcount!\n";
+  Outcome o = RunWirebench("cap_run", {"run", "basic", "-P", Workload("workloada"), "-p",
+                                       "operationcount=3", "-threads", "8"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out.rfind(warning, 0), 0u) << o.out;
+  EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 3) << o.out;
+  EXPECT_NE(o.err.find(" threads=3 "), std::string::npos) << o.err;
+  o = RunWirebench("cap_load", {"load", "basic", "-P", Workload("workloada"), "-p",
+                                "recordcount=2", "-threads", "5"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out.rfind(warning, 0), 0u) << o.out;
+  EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 2) << o.out;
+  EXPECT_EQ(Int(Parse(o.out), "INSERT", "Return=OK"), 2) << o.out;
+  o = RunWirebench("cap_none", {"run", "basic", "-P", Workload("workloada"), "-p",
+                                "operationcount=8", "-threads", "8"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out.find("Warning:"), std::string::npos) << o.out;
+  EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 8) << o.out;
+}
+
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.

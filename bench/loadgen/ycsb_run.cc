@@ -182,6 +182,8 @@ struct RunSettings {
   std::string hdr_output_path;
   // measurement.raw.output_file (empty: stdout).
   std::string raw_output_file;
+  // threadcount was above the operation (load: record) count and was cut to it.
+  bool threads_capped = false;
 };
 
 StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properties& props,
@@ -239,6 +241,11 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.connections = o.connections;
   d.thread_model = o.thread_model == "os" ? ThreadModel::kOs : ThreadModel::kCoroutines;
   d.operations = o.load_phase ? cfg.load_count : cfg.operation_count;
+  // YCSB's Client: no more client threads than operations (or records to load).
+  if (d.operations > 0 && d.threads > d.operations) {
+    d.threads = int(d.operations);
+    r.threads_capped = true;
+  }
   d.max_seconds = *max_time;
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
   d.target_ops = *target;
@@ -455,6 +462,10 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   auto settings = ReadSettings(o, props, cfg);
   if (!settings.ok()) return settings.status();
   if (!o.quiet) PrintNotes(o, props, cfg);
+  if (settings->threads_capped && !o.quiet)  // YCSB's words, on stdout as YCSB prints them.
+    std::fputs("Warning: the threadcount is bigger than recordcount, the threadcount will be "
+               "recordcount!\n",
+               stdout);
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
 
