@@ -80,8 +80,9 @@ TEST(HBaseNpmClient, EveryOperationThroughZooKeeperMeasuredPerOp) {
   const std::string stem = Stem("measure");
   const int n = 5;
   testing::WirebenchProcess p(kBinary,
-                              {"measure", "--rpc", "hbase", "--zookeeper", zk, "--out",
-                               stem + ".json", "--", "node", kClientDir + "/ops.js",
+                              {"measure", "--rpc", "hbase", "--zookeeper", zk, "--null-reads",
+                               "empty", "--json", stem + ".json", "--", "node",
+                               kClientDir + "/ops.js",
                                "--zookeeper", "{zookeeper}", "--n", std::to_string(n),
                                "--timeout-ms", "60000"},
                               stem);

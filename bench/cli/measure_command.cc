@@ -22,6 +22,8 @@ struct MeasureFlags {
 void AddMeasureCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<MeasureFlags>();
   MeasureOptions& o = f->o;
+  // The co-located server is started as `run` starts it: canned reads.
+  o.colocated.region.settings.Set("--null-reads", "canned");
   CLI::App* cmd = app.add_subcommand(
       "measure",
       "Run COMMAND (after --) as the client of a co-located server (or --server) and report "
