@@ -47,6 +47,11 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
   EXPECT_TRUE(j.is_object()) << "see " << out << ".log";
   if (!j.is_object()) return {{"(no builds.json)", ""}};
   EXPECT_EQ(j.at("intervals"), "paired");
+  // Every repeat of every build carries the host around it (load, steal, clock).
+  EXPECT_FALSE(j.at("repeats").empty());
+  for (const auto& rep : j.at("repeats"))
+    EXPECT_TRUE(rep.at("host").contains("load1") && rep.at("host").contains("steal_percent"))
+        << rep.dump();
   std::map<std::string, std::string> distinguishable;
   for (const auto& row : j.at("rows")) {
     const std::string metric = row.at("metric");
