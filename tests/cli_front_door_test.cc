@@ -250,7 +250,7 @@ TEST(FrontDoor, OneNameForOneThingAcrossSubcommands) {
   const std::string measured = std::string(WIREBENCH_BINARY_DIR) + "/front_door_measure.json";
   std::filesystem::remove(measured);
   const Outcome m = RunWb("measure_json", {"measure", "--quiet", "--json", measured, "--", kBinary,
-                                           "run", "--server", "{server}", "--ops", "20"});
+                                           "run", "-P", kWorkloadA, "--server", "{server}", "--ops", "20"});
   EXPECT_EQ(m.rc, 0) << m.err;
   EXPECT_TRUE(std::filesystem::exists(measured)) << m.err;
   const Outcome h = RunWb("measure_help", {"measure", "--help"});

@@ -7,6 +7,7 @@
 // status line's format from YCSB's StatusThread rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -351,6 +352,26 @@ TEST(YcsbCli, ThreadcountIsCappedAtTheOperationCount) {
   ASSERT_EQ(o.rc, 0) << o.err;
   EXPECT_EQ(o.out.find("Warning:"), std::string::npos) << o.out;
   EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 8) << o.out;
+}
+
+// Issue 35 item 6: without -P and without a workload property YCSB refuses
+// to run ("Missing property: workload", "Failed check required properties.");
+// wirebench says so in one line and exits 2. -p workload= alone is enough.
+TEST(YcsbCli, NoWorkloadIsRefusedAsYcsbRefusesIt) {
+  for (const char* phase : {"run", "load"}) {
+    const Outcome o = RunWirebench("noworkload", {phase, "basic", "--ops", "10"});
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_EQ(o.out, "");
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find("Missing property: workload (Failed check required properties.)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("-P workloads/workloada"), std::string::npos) << o.err;
+  }
+  const Outcome o = RunWirebench(
+      "workloadprop", {"run", "-p", "workload=site.ycsb.workloads.CoreWorkload", "--ops", "10"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(Int(Parse(o.out), "MEASURED", "Operations"), 10) << o.out;
 }
 
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the

@@ -55,6 +55,11 @@ Status CheckFlags(const YcsbRunOptions& o) {
 Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   props->RegisterKey({"wirebench.codec", std::nullopt, "codec used by this run (set by --codec)"});
   WB_RETURN_IF_ERROR(props->Load(o.property_files, o.properties));
+  // YCSB's Client.checkRequiredProperties: no workload class, no run.
+  if (!props->Has("workload"))
+    return Status::InvalidArgument(
+        "Missing property: workload (Failed check required properties.): give a workload "
+        "file, e.g. -P workloads/workloada, or -p workload=site.ycsb.workloads.CoreWorkload");
   // bin/ycsb passes the binding's class as -db before the user's options.
   if (!o.db.empty()) {
     props->Set("db", o.db, "-db");
