@@ -164,6 +164,15 @@ TEST(FrontDoor, ReadsSucceedByDefaultAndEmptyReadsSayWhy) {
   EXPECT_NE(e.err.find("HBASE-10001"), std::string::npos) << e.err;
 }
 
+// measure starts its co-located server as run does: reads succeed there too.
+TEST(FrontDoor, MeasuresServerReadsAsRunsDoes) {
+  const std::string workload_c = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloadc";
+  const Outcome o = RunWb("measure_reads", {"measure", "--quiet", "--", kBinary, "run", "--server",
+                                            "{server}", "-P", workload_c, "--ops", "100"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("[READ], Return=OK, 100"), std::string::npos) << o.out;
+}
+
 // Issue 31 item 25 / issue 32: --rpc hbase defaulted to codec raw, then refused it.
 TEST(FrontDoor, RpcHbaseDefaultsToCellblock) {
   const Outcome o = RunWb("hbase_codec", {"run", "-P", kWorkloadA, "--rpc", "hbase", "--ops", "100"});
