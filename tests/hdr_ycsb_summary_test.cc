@@ -127,6 +127,43 @@ TEST(HdrYcsbSummary, StatusSummaryMatchesYcsb) {
             "[INSERT: Count=0, Max=0, Min=0, Avg=0, 50=0, 90=0, 99=0, 99.9=0, 99.99=0]");
 }
 
+// Issue 35 item 2: the status-line fragments of YCSB's other measurement
+// types. OneMeasurementHistogram and OneMeasurementTimeSeries: "[READ
+// AverageLatency(us)=<#.##>]"; OneMeasurementRaw: "READ count: N, average
+// latency(us): <%.2f>"; both "" for an interval without operations.
+TEST(HdrYcsbSummary, AverageAndRawStatusSummariesMatchYcsb) {
+  EXPECT_EQ(FormatYcsbAverageStatusSummary("READ", EightOps()), "[READ AverageLatency(us)=2.75]");
+  EXPECT_EQ(FormatYcsbAverageStatusSummary("READ", Histogram()), "");
+  EXPECT_EQ(FormatYcsbRawStatusSummary("READ", EightOps()), "READ count: 8, average latency(us): 2.75");
+  EXPECT_EQ(FormatYcsbRawStatusSummary("UPDATE", Histogram()), "");
+  Histogram three;  // 0, 0 and 1 whole us: 0.333...
+  three.RecordValues(500, 2);
+  three.Record(1500);
+  EXPECT_EQ(FormatYcsbAverageStatusSummary("READ", three), "[READ AverageLatency(us)=0.33]");
+  EXPECT_EQ(FormatYcsbRawStatusSummary("READ", three), "READ count: 3, average latency(us): 0.33");
+  Histogram eight;  // 1 us once, 0 us seven times: 0.125.
+  eight.RecordValues(100, 7);
+  eight.Record(1000);
+  // DecimalFormat rounds HALF_EVEN, String.format HALF_UP.
+  EXPECT_EQ(FormatYcsbAverageStatusSummary("READ", eight), "[READ AverageLatency(us)=0.12]");
+  EXPECT_EQ(FormatYcsbRawStatusSummary("READ", eight), "READ count: 8, average latency(us): 0.13");
+}
+
+// Java's String.format("%.2f"): HALF_UP on the shortest decimal digits.
+TEST(HdrYcsbSummary, JavaFixedTwoDecimals) {
+  EXPECT_EQ(JavaFormatFixed2(0), "0.00");
+  EXPECT_EQ(JavaFormatFixed2(2), "2.00");
+  EXPECT_EQ(JavaFormatFixed2(0.125), "0.13");
+  EXPECT_EQ(JavaFormatFixed2(0.145), "0.15");  // The double is 0.14499999...: printf says 0.14.
+  EXPECT_EQ(JavaFormatFixed2(0.004), "0.00");
+  EXPECT_EQ(JavaFormatFixed2(0.005), "0.01");
+  EXPECT_EQ(JavaFormatFixed2(0.0001), "0.00");
+  EXPECT_EQ(JavaFormatFixed2(9.995), "10.00");
+  EXPECT_EQ(JavaFormatFixed2(99.999), "100.00");
+  EXPECT_EQ(JavaFormatFixed2(1234567.891), "1234567.89");
+  EXPECT_EQ(JavaFormatFixed2(-1.5), "-1.50");
+}
+
 TEST(HdrYcsbSummary, ParsesPercentileLists) {
   StatusOr<std::vector<double>> d = ParseYcsbPercentiles(kYcsbDefaultPercentiles);
   ASSERT_TRUE(d.ok());

@@ -438,7 +438,10 @@ TEST(YcsbCli, RawMeasurementWritesEverySample) {
 }
 
 // Issue 20 item 4: measurementtype=timeseries prints the summary, then one
-// "<offset ms>, <average us>" line per timeseries.granularity unit.
+// "<offset ms>, <average us>" line per timeseries.granularity unit. Issue 35
+// item 3: master's OneMeasurementTimeSeries prints no percentile lines (its
+// timeseries.percentiles exists only in an unmerged pull request: a key
+// nobody reads, noted as such).
 TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
   const Outcome o = RunWirebench(
       "timeseries", {"run", "-P", Workload("workloada"), "--ops", "400", "-target", "500", "-p",
@@ -447,7 +450,8 @@ TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
   ASSERT_EQ(o.rc, 0) << o.err;
   const Sections s = Parse(o.out);
   EXPECT_EQ(Int(s, "UPDATE", "Operations"), Int(s, "UPDATE", "Return=OK")) << o.out;
-  EXPECT_GE(Int(s, "UPDATE", "90thPercentileLatency(us)"), Int(s, "UPDATE", "MinLatency(us)"));
+  EXPECT_EQ(o.out.find("PercentileLatency(us)"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("'timeseries.percentiles'"), std::string::npos) << o.err;
   std::vector<int64_t> units;
   for (const auto& [name, value] : s.at("UPDATE"))
     if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
@@ -494,6 +498,43 @@ TEST(YcsbCli, HdrFileOutputWritesALogPerMeasurement) {
     EXPECT_NEAR(double(max), double(Int(s, name, "MaxLatency(us)")),
                 1 + 0.001 * double(max));  // Microseconds, as YCSB records them.
   }
+}
+
+// Issue 35 item 2: the status line's measurements take the form of
+// measurementtype, as YCSB's StatusThread prints each measurement's
+// getSummary(); timeseries prints the lines on stdout too (standardstatus).
+TEST(YcsbCli, StatusLineFormFollowsMeasurementType) {
+  const std::map<std::string, std::string> forms = {
+      {"histogram", R"(\[UPDATE AverageLatency\(us\)=\d+(\.\d{1,2})?\] )"},
+      {"timeseries", R"(\[UPDATE AverageLatency\(us\)=\d+(\.\d{1,2})?\] )"},
+      {"raw", R"(UPDATE count: \d+, average latency\(us\): \d+\.\d\d )"},
+      {"hdrhistogram", R"(\[UPDATE: Count=\d+, Max=\d+, Min=\d+, Avg=[0-9.]+, 50=)"}};
+  for (const auto& [type, form] : forms) {
+    SCOPED_TRACE(type);
+    const Outcome o = RunWirebench("status_" + type,
+                                   {"run", "basic", "-P", Workload("workloada"), "--ops", "2000",
+                                    "-s", "-l", "LBL", "-p", "measurementtype=" + type});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    std::vector<std::string> lines;
+    std::istringstream in(o.err);
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("LBL", 0) == 0) lines.push_back(l);
+    ASSERT_GE(lines.size(), 2u) << o.err;
+    EXPECT_TRUE(std::regex_search(lines.back(), std::regex(form))) << lines.back();
+    EXPECT_EQ(lines.back().find("[UPDATE: Count=") != std::string::npos, type == "hdrhistogram")
+        << lines.back();
+    EXPECT_EQ(o.out.find(lines.back()) != std::string::npos, type == "timeseries") << o.out;
+  }
+  EXPECT_EQ(StatusMeasurementSummary("hdrhistogram+raw", "READ", hdr::Histogram()),
+            "[HdrREAD: Count=0, Max=0, Min=0, Avg=0, 50=0, 90=0, 99=0, 99.9=0, 99.99=0]\n");
+  hdr::Histogram two;
+  two.RecordValues(3000, 2);
+  EXPECT_EQ(StatusMeasurementSummary("hdrhistogram+histogram", "READ", two),
+            "[HdrREAD: Count=2, Max=3, Min=3, Avg=3, 50=3, 90=3, 99=3, 99.9=3, 99.99=3]\n"
+            "[BucketREAD AverageLatency(us)=3]");
+  EXPECT_EQ(StatusMeasurementSummary("hdrhistogram+raw", "READ", two),
+            "[HdrREAD: Count=2, Max=3, Min=3, Avg=3, 50=3, 90=3, 99=3, 99.9=3, 99.99=3]\n"
+            "RawREAD count: 2, average latency(us): 3.00");
 }
 
 // StatusThread.computeStats and RemainingFormatter, from YCSB's code.

@@ -186,4 +186,45 @@ std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& h) {
                 ", 99=", us(99), ", 99.9=", us(99.9), ", 99.99=", us(99.99), "]");
 }
 
+std::string JavaFormatFixed2(double d) {
+  if (!std::isfinite(d)) return JavaDoubleToString(d);
+  if (d == 0) return std::signbit(d) ? "-0.00" : "0.00";
+  const Decimal dec = ShortestDecimal(d);
+  // The shortest digits as <int>.<frac>, then HALF_UP on the third decimal.
+  std::string int_part, frac;
+  if (dec.exponent >= 0) {
+    const size_t n = size_t(dec.exponent) + 1;
+    int_part = dec.digits.substr(0, std::min(n, dec.digits.size()));
+    int_part.append(n - int_part.size(), '0');
+    frac = dec.digits.size() > n ? dec.digits.substr(n) : "";
+  } else {
+    int_part = "0";
+    frac = std::string(size_t(-dec.exponent - 1), '0') + dec.digits;
+  }
+  frac.append(frac.size() < 3 ? 3 - frac.size() : 0, '0');
+  std::string number = int_part + frac.substr(0, 2);
+  if (frac[2] >= '5') {
+    size_t i = number.size();
+    while (i > 0 && number[i - 1] == '9') number[--i] = '0';
+    if (i == 0) {
+      number.insert(number.begin(), '1');
+    } else {
+      ++number[i - 1];
+    }
+  }
+  return (dec.negative ? "-" : "") + number.substr(0, number.size() - 2) + "." +
+         number.substr(number.size() - 2);
+}
+
+std::string FormatYcsbAverageStatusSummary(std::string_view name, const Histogram& h) {
+  if (h.total_count() == 0) return "";
+  return StrCat("[", name, " AverageLatency(us)=", YcsbDecimalFormat(MeanOfWholeMicros(h)), "]");
+}
+
+std::string FormatYcsbRawStatusSummary(std::string_view name, const Histogram& h) {
+  if (h.total_count() == 0) return "";
+  return StrCat(name, " count: ", std::to_string(h.total_count()),
+                ", average latency(us): ", JavaFormatFixed2(MeanOfWholeMicros(h)));
+}
+
 }  // namespace wirebench::hdr

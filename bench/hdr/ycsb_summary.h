@@ -86,6 +86,21 @@ std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const 
 // (values in us; Avg and percentiles with DecimalFormat("#.##")).
 std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& interval_ns);
 
+// The status-line fragment of YCSB's OneMeasurementHistogram and
+// OneMeasurementTimeSeries (measurementtype histogram, timeseries, and the
+// Bucket half of hdrhistogram+histogram): "[READ AverageLatency(us)=0.1]",
+// the mean of the interval's whole microseconds as DecimalFormat("#.##");
+// "" for an interval without operations.
+std::string FormatYcsbAverageStatusSummary(std::string_view name, const Histogram& interval_ns);
+// OneMeasurementRaw's (raw, and the Raw half of hdrhistogram+raw):
+// "READ count: 491, average latency(us): 0.14" (String.format's %.2f); ""
+// for an interval without operations.
+std::string FormatYcsbRawStatusSummary(std::string_view name, const Histogram& interval_ns);
+
+// Java's String.format("%.2f", d): the shortest round-trip digits rounded
+// HALF_UP to two decimals (0.125 -> "0.13", 0.145 -> "0.15", 2.0 -> "2.00").
+std::string JavaFormatFixed2(double d);
+
 // Java's DecimalFormat("#.##") as YCSB's status line uses it: at most two
 // decimals, HALF_EVEN on the exact binary value, no trailing zeros
 // (2.750375 -> "2.75", 2.0 -> "2", 0.125 -> "0.12").

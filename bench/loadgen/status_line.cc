@@ -63,13 +63,28 @@ std::string FormatYcsbStatusLine(const StatusLineFigures& f) {
   return line + f.summary;
 }
 
+std::string StatusMeasurementSummary(const std::string& type, const std::string& name,
+                                     const hdr::Histogram& h) {
+  if (type == "histogram" || type == "timeseries")
+    return hdr::FormatYcsbAverageStatusSummary(name, h);
+  if (type == "raw") return hdr::FormatYcsbRawStatusSummary(name, h);
+  if (type == "hdrhistogram+histogram")
+    return hdr::FormatYcsbStatusSummary("Hdr" + name, h) + "\n" +
+           hdr::FormatYcsbAverageStatusSummary("Bucket" + name, h);
+  if (type == "hdrhistogram+raw")
+    return hdr::FormatYcsbStatusSummary("Hdr" + name, h) + "\n" +
+           hdr::FormatYcsbRawStatusSummary("Raw" + name, h);
+  return hdr::FormatYcsbStatusSummary(name, h);
+}
+
 StatusLine::StatusLine(bool print, double interval_s, std::string label, int64_t planned_ops,
-                       hdr::HistogramLogWriter* hlog)
+                       hdr::HistogramLogWriter* hlog, std::string measurement_type)
     : print_(print),
       interval_s_(interval_s),
       label_(std::move(label)),
       planned_ops_(planned_ops),
-      hlog_(hlog) {}
+      hlog_(hlog),
+      measurement_type_(std::move(measurement_type)) {}
 
 double StatusLine::snapshot_interval_s() const {
   if (hlog_) return std::min(1.0, interval_s_);
@@ -117,11 +132,11 @@ std::string StatusLine::Summary() {
       if (n > 0) ok.RecordValues(p.latency.ValueFromIndex(i), n);
     }
     if (rmw) ok.Add(p.failed_latency);
-    out += hdr::FormatYcsbStatusSummary(name, ok) + " ";
+    out += StatusMeasurementSummary(measurement_type_, name, ok) + " ";
     if (seen_failed_[size_t(t)]) {
       hdr::Histogram failed = p.not_found_latency;
       failed.Add(p.failed_latency);
-      out += hdr::FormatYcsbStatusSummary(name + "-FAILED", failed) + " ";
+      out += StatusMeasurementSummary(measurement_type_, name + "-FAILED", failed) + " ";
     }
   }
   return out;
@@ -137,7 +152,12 @@ void StatusLine::Print(double elapsed_s, uint64_t total_ops) {
   f.interval_ops = total_ops - last_ops_;
   f.todo_ops = planned_ops_ > 0 ? std::max<int64_t>(planned_ops_ - int64_t(total_ops), 0) : 0;
   f.summary = Summary();
-  std::fprintf(stderr, "%s\n", FormatYcsbStatusLine(f).c_str());
+  const std::string line = FormatYcsbStatusLine(f);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  if (measurement_type_ == "timeseries") {  // YCSB's standardstatus: stdout too.
+    std::fprintf(stdout, "%s\n", line.c_str());
+    std::fflush(stdout);
+  }
   pending_ = {};
   last_ops_ = total_ops;
   last_t_ = elapsed_s;

@@ -35,13 +35,26 @@ struct StatusLineFigures {
 // [<#.##> current ops/sec; ][est completion in <remaining>]<summary>".
 std::string FormatYcsbStatusLine(const StatusLineFigures& f);
 
+// One measurement's part of a status line in the form of YCSB's
+// `measurementtype` (hdrhistogram, histogram, timeseries, raw,
+// hdrhistogram+histogram, hdrhistogram+raw): see FormatYcsbStatusSummary
+// and its siblings in bench/hdr/ycsb_summary.h. The two-in-one types give
+// their halves ("Hdr<NAME>", then "Bucket<NAME>" or "Raw<NAME>") joined by a
+// line end, as YCSB's TwoInOneMeasurement does. A form without operations
+// in the interval is "" (hdrhistogram: "Count=0").
+std::string StatusMeasurementSummary(const std::string& measurement_type, const std::string& name,
+                                     const hdr::Histogram& interval_ns);
+
 class StatusLine {
  public:
   // `print`: write status lines, prefixed by `label`, every `interval_s`;
-  // `planned_ops` is operationcount (0 = unlimited: no estimate).
+  // `planned_ops` is operationcount (0 = unlimited: no estimate);
+  // `measurement_type` YCSB's measurementtype, which shapes each
+  // measurement's part of the line (timeseries also prints the lines on
+  // stdout, as YCSB's StatusThread does with its standardstatus).
   // `hlog`, if not null, gets every snapshot (and must outlive this object).
   StatusLine(bool print, double interval_s, std::string label, int64_t planned_ops,
-             hdr::HistogramLogWriter* hlog);
+             hdr::HistogramLogWriter* hlog, std::string measurement_type = "hdrhistogram");
 
   // How often the driver should take snapshots (0 = never).
   double snapshot_interval_s() const;
@@ -59,6 +72,7 @@ class StatusLine {
   std::string label_;
   int64_t planned_ops_;
   hdr::HistogramLogWriter* hlog_;
+  std::string measurement_type_;
   uint64_t last_ops_ = 0;
   double last_t_ = 0;
   double last_hlog_t_ = 0;

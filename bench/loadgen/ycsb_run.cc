@@ -140,18 +140,6 @@ Status ReadMeasurementOptions(const ycsb::Properties& props, ReportOptions* r) {
           std::to_string(*granularity) + " (set at " + props.SourceOf("timeseries.granularity") +
           ")");
     r->timeseries_granularity_ms = *granularity;
-    auto list = props.GetString("timeseries.percentiles");
-    if (!list.ok()) return list.status();
-    auto pct = hdr::ParseYcsbPercentiles(*list);
-    if (!pct.ok()) {  // YCSB warns and uses its default.
-      std::fprintf(stderr,
-                   "[WARN] Couldn't read timeseries.percentiles value: '%s', the default of "
-                   "'95,99' will be used.\n",
-                   list->c_str());
-      r->timeseries_percentiles = {95, 99};
-    } else {
-      r->timeseries_percentiles = *pct;
-    }
   }
   r->raw_no_summary = props.GetYcsbBool("measurement.raw.no_summary");
   r->measurement_type = *type;
@@ -495,7 +483,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   const std::string label =
       !o.label.empty() || !label_property.ok() ? o.label : *label_property;
   StatusLine status_line(status && !o.instructions, settings->status_interval_s, label,
-                         d.operations, hlog.get());
+                         d.operations, hlog.get(), settings->report.measurement_type);
   d.status_interval_s = status_line.snapshot_interval_s();
   if (d.status_interval_s > 0)
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {

@@ -143,20 +143,16 @@ void TimeSeriesLines(Lines& l, const std::string& name, const std::vector<YcsbPo
                      const std::function<void(const std::string&)>& returns,
                      const ReportOptions& o) {
   int64_t sum = 0, min = -1, max = -1;
-  hdr::Histogram h;
   for (const YcsbPoint& p : points) {
     sum += p.us;
     if (p.us > max) max = p.us;
     if (min < 0 || p.us < min) min = p.us;
-    h.Record(p.us);
   }
   const double n = double(points.size());
   l.Integer(name, "Operations", int64_t(points.size()));
   l.JavaDouble(name, "AverageLatency(us)", double(sum) / n);
   l.Integer(name, "MinLatency(us)", min);
   l.Integer(name, "MaxLatency(us)", max);
-  for (double p : o.timeseries_percentiles)
-    l.Integer(name, hdr::YcsbPercentileMetric(p), points.empty() ? 0 : h.ValueAtPercentile(p));
   returns(name);
   const int64_t g = std::max<int64_t>(1, o.timeseries_granularity_ms);
   const int64_t start = points.empty() ? 0 : points.front().ms;

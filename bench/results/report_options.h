@@ -18,10 +18,9 @@ struct ReportOptions {
   // "hdrhistogram+raw", "raw", "timeseries". raw and timeseries read
   // RunResult::samples.
   std::string measurement_type = "hdrhistogram";
-  // timeseries: the averaging unit in ms (timeseries.granularity) and the
-  // percentiles (timeseries.percentiles).
+  // timeseries: the averaging unit in ms (timeseries.granularity). No
+  // percentiles: YCSB master's OneMeasurementTimeSeries prints none.
   int64_t timeseries_granularity_ms = 1000;
-  std::vector<double> timeseries_percentiles = {95, 99};
   // raw: no summary lines, only Total Operations (measurement.raw.no_summary).
   bool raw_no_summary = false;
   // histogram: milliseconds of 1 ms buckets (histogram.buckets), and whether

@@ -71,7 +71,6 @@ std::vector<PropertySpec> MakeSpecs() {
       {"measurement.raw.no_summary", "false", "no summary for raw measurements"},
       {"histogram.buckets", "1000", "buckets of the plain histogram"},
       {"timeseries.granularity", "1000", "milliseconds per time-series point"},
-      {"timeseries.percentiles", "95,99", "latency percentiles of the timeseries measurement"},
       {"hdrhistogram.percentiles", "50,95,99", "latency percentiles to report"},
       {"hdrhistogram.fileoutput", "false", "write HdrHistogram interval logs"},
       {"hdrhistogram.output.path", "", "prefix of HdrHistogram interval log files"},
