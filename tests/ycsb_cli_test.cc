@@ -243,6 +243,9 @@ TEST(YcsbCli, YcsbWorkloadFilesAndBindingPropertiesRun) {
   o = RunWirebench("ts", {"run", "-P", Workload("tsworkloada")});
   EXPECT_EQ(o.rc, 2);
   EXPECT_NE(o.err.find("time-series workload is not implemented"), std::string::npos) << o.err;
+  o = RunWirebench("ts_template", {"run", "-P", Workload("tsworkload_template")});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.err.find("time-series workload is not implemented"), std::string::npos) << o.err;
 }
 
 // Issue 20 item 7: with dataintegrity, YCSB checks every read's values and
@@ -312,6 +315,23 @@ TEST(YcsbCli, CleanupIsTimedAndOverallSpansTheWholeClientRun) {
   const double ops_done = Double(s, "OVERALL", "Throughput(ops/sec)") * double(run_ms) / 1000.0;
   EXPECT_GT(ops_done, 300.5) << o.out;
   EXPECT_NEAR(ops_done, std::round(ops_done), 1e-6) << o.out;
+}
+
+// Issue 35 item 8: the templates are master's (site.ycsb class names, the
+// scan rate properties), and every property they set loads without a note.
+TEST(YcsbCli, WorkloadTemplatesAreMasters) {
+  const std::string text = ReadFile(Workload("workload_template"));
+  EXPECT_NE(text.find("\nworkload=site.ycsb.workloads.CoreWorkload\n"), std::string::npos);
+  EXPECT_EQ(text.find("com.yahoo.ycsb"), std::string::npos);
+  for (const char* key : {"\nmaxscanrate=0\n", "\nscanoptimelimit=0\n",
+                          "\ndiscardscannedrecord=false\n", "measurement.histogram.verbose"})
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  const std::string ts = ReadFile(Workload("tsworkload_template"));
+  EXPECT_NE(ts.find("\nworkload=site.ycsb.workloads.TimeSeriesWorkload\n"), std::string::npos);
+  const Outcome o = RunWirebench("template_master", {"run", "basic", "-P",
+                                                     Workload("workload_template"), "--ops", "50"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.err.find("note:"), std::string::npos) << o.err;
 }
 
 // Issue 35 item 1: YCSB's BasicDB does not time its own cleanup, so
