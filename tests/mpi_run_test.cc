@@ -151,6 +151,11 @@ class MpiRun : public ::testing::Test {
     return std::make_unique<Child>(argv, out);
   }
   std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+  // Runs `ranks` ranks measuring for up to 60 s, sends `sig` to rank 1 once
+  // they measure, and checks that the run ends within `bound_s` seconds of
+  // it, non-zero, with a partial report naming rank 1 and `why`.
+  void ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks, int sig,
+                                     double bound_s, const std::string& why);
 
   static std::filesystem::path* dir_;
   static Child* server_;
@@ -300,70 +305,49 @@ void ExpectNoneRunning(const std::vector<std::pair<pid_t, int>>& ranks) {
   }
 }
 
-TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
-  const std::string out = Path("kill.out"), result = Path("kill.json");
-  auto run = Mpirun(3,
+void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks, int sig,
+                                           double bound_s, const std::string& why) {
+  const std::string out = Path(name + ".out"), result = Path(name + ".json");
+  auto run = Mpirun(int(ranks),
                     {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
                      "--threads", "2", "-p", "recordcount=1000", "--json", result},
                     out);
   // Wait until the ranks measure: rank 0's report would be empty before.
-  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 3);
-  ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
+  const std::vector<std::pair<pid_t, int>> running = RunningRanks(run->pid(), ranks);
+  ASSERT_EQ(running.size(), ranks) << ReadFile(out);
   pid_t victim = 0;
-  for (auto [pid, rank] : ranks)
+  for (auto [pid, rank] : running)
     if (rank == 1) victim = pid;
   ASSERT_GT(victim, 0);
-  const auto killed_at = Clock::now();
-  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  const auto signalled_at = Clock::now();
+  ASSERT_EQ(kill(victim, sig), 0);
   bool timed_out = false;
-  const int rc = run->Wait(30, &timed_out);
-  const double took = std::chrono::duration<double>(Clock::now() - killed_at).count();
+  const int rc = run->Wait(bound_s + 25, &timed_out);
+  const double took = std::chrono::duration<double>(Clock::now() - signalled_at).count();
+  if (sig == SIGSTOP) kill(victim, SIGCONT);  // Whatever is left of it may go.
   const std::string text = ReadFile(out);
   ASSERT_FALSE(timed_out) << text;
-  std::printf("the run ended %.2f s after rank 1 was killed\n", took);
-  EXPECT_LT(took, 10.0) << text;  // The bound, measured by a count of seconds.
+  std::printf("the run ended %.2f s after rank 1 got %s\n", took, strsignal(sig));
+  EXPECT_LT(took, bound_s) << text;  // The bound, measured by a count of seconds.
   EXPECT_NE(rc, 0) << text;
   EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
-  EXPECT_NE(text.find("died"), std::string::npos) << text;
+  EXPECT_NE(text.find(why), std::string::npos) << text;
   const json j = json::parse(ReadFile(result));
   EXPECT_TRUE(j["results"]["partial"].get<bool>());
   EXPECT_GT(j["results"]["operations"].get<int64_t>(), 0);
-  ExpectNoneRunning(ranks);
+  ExpectNoneRunning(running);
+}
+
+TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
+  ExpectLosingRankOneEndsTheRun("kill", 3, SIGKILL, 10.0, "died");
 }
 
 // A rank stopped with SIGSTOP keeps its sockets open, so nothing closes:
 // the job hung (still running at 90 s, then a 92 s "measured" phase). Its
-// silence on the control channel now ends the run like a death.
+// silence on the control channel (5 s) now ends the run like a death.
 TEST_F(MpiRun, StoppedRankEndsTheRunWithAPartialReportNamingIt) {
-  const std::string out = Path("stop.out"), result = Path("stop.json");
-  auto run = Mpirun(2,
-                    {"run", "--mpi", "-P", kWorkloadA, "--server", *address_, "--seconds", "60",
-                     "--threads", "2", "-p", "recordcount=1000", "--json", result},
-                    out);
-  const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 2);
-  ASSERT_EQ(ranks.size(), 2u) << ReadFile(out);
-  pid_t victim = 0;
-  for (auto [pid, rank] : ranks)
-    if (rank == 1) victim = pid;
-  ASSERT_GT(victim, 0);
-  const auto stopped_at = Clock::now();
-  ASSERT_EQ(kill(victim, SIGSTOP), 0);
-  bool timed_out = false;
-  const int rc = run->Wait(40, &timed_out);
-  const double took = std::chrono::duration<double>(Clock::now() - stopped_at).count();
-  kill(victim, SIGCONT);  // Whatever is left of it may go.
-  const std::string text = ReadFile(out);
-  ASSERT_FALSE(timed_out) << text;
-  std::printf("the run ended %.2f s after rank 1 was stopped\n", took);
-  EXPECT_LT(took, 15.0) << text;
-  EXPECT_NE(rc, 0) << text;
-  EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
-  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
-  EXPECT_NE(text.find("stopped answering"), std::string::npos) << text;
-  const json j = json::parse(ReadFile(result));
-  EXPECT_TRUE(j["results"]["partial"].get<bool>());
-  ExpectNoneRunning(ranks);
+  ExpectLosingRankOneEndsTheRun("stop", 2, SIGSTOP, 15.0, "stopped answering");
 }
 
 // A rank whose own run ends early (here SIGINT to that rank alone: its
