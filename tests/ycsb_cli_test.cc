@@ -394,6 +394,52 @@ TEST(YcsbCli, NoWorkloadIsRefusedAsYcsbRefusesIt) {
   EXPECT_EQ(Int(Parse(o.out), "MEASURED", "Operations"), 10) << o.out;
 }
 
+// Issue 35 item 7: workload E measures SCAN-LATENCY-PER-RECORD as master's
+// CoreWorkload does (each scan's whole microseconds over the records it
+// returned; latency only). A scan that returned no records (the null
+// region answers every Scan with none) has no sample, where master would
+// divide by zero: a note says how many.
+TEST(YcsbCli, ScanLatencyPerRecord) {
+  Outcome o = RunWirebench("scan_empty", {"run", "basic", "-P", Workload("workloade"), "--ops",
+                                          "200"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  Sections s = Parse(o.out);
+  const int64_t scans = Int(s, "SCAN", "Operations");
+  ASSERT_GT(scans, 0) << o.out;
+  EXPECT_EQ(s.count("SCAN-LATENCY-PER-RECORD"), 0u) << o.out;
+  EXPECT_NE(o.err.find("note: " + std::to_string(scans) + " of " + std::to_string(scans) +
+                       " SCANs returned no records, so [SCAN-LATENCY-PER-RECORD] has no sample"),
+            std::string::npos)
+      << o.err;
+
+  WirebenchProcess server(kBinary, {"server", "--port", "0", "--quiet", "--region", "memstore"},
+                          std::string(WIREBENCH_BINARY_DIR) + "/ycsb_cli_scan_server");
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((out = server.Stdout()).find('\n') == std::string::npos) {
+    ASSERT_EQ(server.Wait(std::chrono::milliseconds(10)), -1) << server.Stderr();
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "server did not start";
+  }
+  std::string addr = out.substr(out.find("127.0.0.1:"));
+  addr = addr.substr(0, addr.find('\n'));
+  o = RunWirebench("scan_load", {"load", "basic", "-P", Workload("workloade"), "--server", addr,
+                                 "-p", "recordcount=200"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  o = RunWirebench("scan_run", {"run", "basic", "-P", Workload("workloade"), "--server", addr,
+                                "-p", "recordcount=200", "--ops", "300", "-p", "maxscanlength=20"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_GT(Int(s, "SCAN", "Return=OK"), 0) << o.out;
+  EXPECT_EQ(Int(s, "SCAN-LATENCY-PER-RECORD", "Operations"), Int(s, "SCAN", "Operations"))
+      << o.out;
+  EXPECT_LE(Double(s, "SCAN-LATENCY-PER-RECORD", "AverageLatency(us)"),
+            Double(s, "SCAN", "AverageLatency(us)"))
+      << o.out;
+  for (const auto& [name, value] : s.at("SCAN-LATENCY-PER-RECORD"))
+    EXPECT_EQ(name.rfind("Return=", 0), std::string::npos) << name;
+  EXPECT_EQ(o.err.find("SCANs returned no records"), std::string::npos) << o.err;
+}
+
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.

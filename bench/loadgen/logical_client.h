@@ -226,6 +226,8 @@ class LogicalClient final : public rpc::PendingCall {
   LoadClock::time_point intended_;
   LoadClock::time_point start_;
   OpResult read_result_ = OpResult::kOk;
+  // Rows the current operation's Scan replies carried (SCAN-LATENCY-PER-RECORD).
+  size_t scanned_rows_ = 0;
   // op_ needs more than its own record (FinishRareOp): a read-modify-write's
   // update half, or a read's data-integrity check.
   bool rare_ = false;

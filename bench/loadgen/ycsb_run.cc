@@ -442,6 +442,24 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
   return RunLoad(d, workload);
 }
 
+// SCAN-LATENCY-PER-RECORD has no sample for a scan that returned no
+// records (YCSB master divides by zero there and the run dies): say how
+// many, and where scans return records.
+void NoteEmptyScans(const RunResult& r) {
+  const uint64_t scans = r.ops[size_t(OpType::kScan)].count();
+  const uint64_t per_record =
+      uint64_t(r.ops[size_t(OpType::kScanPerRecord)].latency.total_count());
+  if (scans <= per_record) return;
+  std::fprintf(stderr,
+               "wirebench: note: %llu of %llu SCANs returned no records, so "
+               "[SCAN-LATENCY-PER-RECORD] has no sample for them (there is no latency per record "
+               "of none; YCSB master would stop the run with a division by zero); the null "
+               "region answers every Scan with no rows: load a memstore server (wirebench "
+               "server --region memstore) for scans that return records\n",
+               static_cast<unsigned long long>(scans - per_record),
+               static_cast<unsigned long long>(scans));
+}
+
 }  // namespace
 
 StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
@@ -527,6 +545,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));
+  if (!o.quiet) NoteEmptyScans(out.result);
   return out;
 }
 

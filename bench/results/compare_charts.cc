@@ -29,7 +29,8 @@ hdr::Histogram MergedLatency(const std::vector<CompareCell>& cells, const std::s
     for (auto& [op, v] : c.results["ops"].items()) {
       // CLEANUP is the clients' closing, not a measured operation: its
       // near-zero samples would pull every curve's low percentiles down.
-      if (op == "CLEANUP" || !v.contains("latency")) continue;
+      // SCAN-LATENCY-PER-RECORD is SCAN's latency again, divided.
+      if (op == "CLEANUP" || op == "SCAN-LATENCY-PER-RECORD" || !v.contains("latency")) continue;
       auto d = hdr::DecodeCompressedBase64(v["latency"].value("histogram_ns", std::string()));
       if (d.ok()) h.Add(*d);
     }

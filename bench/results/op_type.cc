@@ -13,6 +13,7 @@ std::string_view OpTypeName(OpType t) {
     case OpType::kFlush: return "FLUSH";
     case OpType::kVerify: return "VERIFY";
     case OpType::kCleanup: return "CLEANUP";
+    case OpType::kScanPerRecord: return "SCAN-LATENCY-PER-RECORD";
     case OpType::kCount: break;
   }
   return "UNKNOWN";

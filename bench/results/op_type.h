@@ -23,11 +23,15 @@ enum class OpType : uint8_t {
   // the final flush), as YCSB's DBWrapper and HBaseClient2 time it: latency
   // only, no result counts, not an operation.
   kCleanup,
+  // YCSB master's CoreWorkload (PR #1768): each SCAN's whole microseconds
+  // divided by the records it returned; latency only, not an operation. A
+  // scan that returned no records has no sample.
+  kScanPerRecord,
   kCount,
 };
 constexpr int kOpTypes = int(OpType::kCount);
 // "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE", "FLUSH",
-// "VERIFY", "CLEANUP".
+// "VERIFY", "CLEANUP", "SCAN-LATENCY-PER-RECORD".
 std::string_view OpTypeName(OpType t);
 
 // How an operation ended, as YCSB's Status names it.

@@ -77,7 +77,9 @@ class Lines {
   // OneMeasurementHistogram's bucket lines (measurement.histogram.verbose).
   void MsBuckets(const std::string& section, const hdr::YcsbMsHistogram& m) {
     for (size_t i = 0; i < m.buckets.size(); ++i) Integer(section, std::to_string(i), m.buckets[i]);
-    Integer(section, ">" + std::to_string(m.buckets.size()), m.overflow);
+    std::string over = ">";  // Not ">" + string&&: GCC 12's -Wrestrict false positive at -O3.
+    over += std::to_string(m.buckets.size());
+    Integer(section, over, m.overflow);
   }
 
  private:
@@ -241,6 +243,11 @@ std::string FailedName(const std::string& op, OpResult r, const ReportOptions& o
 void TypeMeasurements(std::vector<YcsbMeasurement>* out, OpType t, const OpStats& s,
                       const std::string& prefix, bool intended, const ReportOptions& o) {
   const std::string op(OpTypeName(t));
+  if (t == OpType::kScanPerRecord) {
+    // CoreWorkload's Measurements.measure: latency only, never intended.
+    if (!intended) out->push_back({prefix + op, s.latency, nullptr, {}});
+    return;
+  }
   if (t == OpType::kCleanup) {
     // DBWrapper's and HBaseClient2's samples; only DBWrapper's are intended.
     out->push_back({prefix + op, intended ? s.intended_latency : s.latency, nullptr, {}});
@@ -292,7 +299,7 @@ void AttachSamples(std::vector<YcsbMeasurement>* ms, const RunResult& r, const R
   for (const LatencySample* s : order) {
     const std::string name(OpTypeName(s->type));
     const bool one = s->type == OpType::kReadModifyWrite || s->type == OpType::kVerify ||
-                     s->type == OpType::kCleanup;
+                     s->type == OpType::kCleanup || s->type == OpType::kScanPerRecord;
     const std::string own = one || s->result == OpResult::kOk ? name : FailedName(name, s->result, o);
     // YCSB's timestamp: currentTimeMillis() as the sample is measured.
     const int64_t ms_at = (s->end_ns + r.samples_epoch_ns) / 1'000'000;
