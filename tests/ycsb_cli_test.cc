@@ -440,6 +440,38 @@ TEST(YcsbCli, ScanLatencyPerRecord) {
   EXPECT_EQ(o.err.find("SCANs returned no records"), std::string::npos) << o.err;
 }
 
+// Issue 35 item 5: the basic binding is YCSB's BasicDB with
+// basicdb.verbose (default true): each client thread prints its properties
+// block, then every database call is a line naming the table, the key and
+// the fields (and values) wirebench generates.
+TEST(YcsbCli, BasicDbVerboseShowsTheKeys) {
+  Outcome o = RunWirebench("basic_verbose", {"run", "basic", "-P", Workload("workloada"), "--ops",
+                                             "40", "-threads", "2", "-p", "readallfields=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(CountLines(o.out, "***************** properties *****************"), 2u) << o.out;
+  EXPECT_EQ(CountLines(o.out, "\"db\"=\"site.ycsb.BasicDB\""), 2u) << o.out;
+  const Sections s = Parse(o.out);
+  const std::regex read(R"(READ usertable user\d+ \[ field\d \])");
+  const std::regex update(R"(UPDATE usertable user\d+ \[ field\d=[\x20-\x7f]{100} \])");
+  std::istringstream in(o.out);
+  size_t reads = 0, updates = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("READ ", 0) == 0) reads += std::regex_match(l, read) ? 1 : 0;
+    if (l.rfind("UPDATE ", 0) == 0) updates += std::regex_match(l, update) ? 1 : 0;
+  }
+  EXPECT_EQ(int64_t(reads), Int(s, "READ", "Return=OK")) << o.out;
+  EXPECT_EQ(int64_t(updates), Int(s, "UPDATE", "Return=OK")) << o.out;
+  EXPECT_EQ(reads + updates, 40u) << o.out;
+  o = RunWirebench("basic_quiet", {"run", "basic", "-P", Workload("workloada"), "--ops", "40",
+                                   "-p", "basicdb.verbose=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(CountLines(o.out, "READ "), 0u) << o.out;
+  EXPECT_EQ(CountLines(o.out, "*****"), 0u) << o.out;
+  o = RunWirebench("hbase_quiet", {"run", "hbase2", "-P", Workload("workloada"), "--ops", "40"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(CountLines(o.out, "UPDATE "), 0u) << o.out;
+}
+
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.

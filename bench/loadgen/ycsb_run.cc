@@ -17,6 +17,7 @@
 #include "bench/loadgen/status_line.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/loadgen/ycsb_stream.h"
+#include "bench/ycsb/basic_db.h"
 #include "bench/ycsb/core_workload.h"
 #include "bench/ycsb/properties.h"
 #include "bench/ycsb/standard_workloads.h"
@@ -514,7 +515,16 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                  static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                  local ? " (co-located child process)" : "");
 
-  YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun);
+  // The basic binding: BasicDB's basicdb.verbose (default true), on stdout.
+  BasicDbVerbose verbose;
+  const bool basic_verbose =
+      IsBasicDb(props) && props.GetYcsbBool("basicdb.verbose") && o.write_outputs && !o.quiet;
+  if (basic_verbose) {
+    verbose.table = cfg.table;
+    verbose.properties_block = ycsb::BasicDbPropertiesBlock(props.Explicit());
+  }
+  YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun,
+                        basic_verbose ? &verbose : nullptr);
   status_line.Start();
   auto run = DriveWithSignals(o, d, &workload);
   if (!run.ok()) return run.status();

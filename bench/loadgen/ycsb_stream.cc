@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "bench/ycsb/basic_db.h"
 #include "bench/ycsb/client_workload.h"
 
 namespace wirebench {
@@ -21,8 +22,10 @@ OpType ToOpType(ycsb::OpType t) {
 
 class YcsbStream final : public OpStream {
  public:
-  YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index)
-      : phase_(phase), client_(core->NewClient(uint32_t(client_index))) {}
+  YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index, BasicDbVerbose* verbose)
+      : phase_(phase), client_(core->NewClient(uint32_t(client_index))), verbose_(verbose) {
+    if (verbose_) verbose_->Print(verbose_->properties_block);
+  }
 
   bool Next(PlannedOp* p) override {
     ycsb::Operation& op = op_;
@@ -39,10 +42,13 @@ class YcsbStream final : public OpStream {
     switch (op.type) {
       case ycsb::OpType::kRead:
         Get(&p->calls[0], client_->BuildRead(op));
+        if (verbose_) [[unlikely]] PrintRead(p->calls[0].get);
         break;
       case ycsb::OpType::kScan:
         p->calls[0].method = Method::kScan;
         p->calls[0].scan = client_->BuildScan(op);
+        if (verbose_) [[unlikely]]
+          verbose_->Print(ycsb::BasicDbScanLine(verbose_->table, p->calls[0].scan) + "\n");
         break;
       case ycsb::OpType::kUpdate:
       case ycsb::OpType::kInsert:
@@ -58,10 +64,13 @@ class YcsbStream final : public OpStream {
         } else {
           Put(&p->calls[0], op.type == ycsb::OpType::kInsert ? client_->BuildInsert(op)
                                                              : client_->BuildUpdate(op));
+          if (verbose_) [[unlikely]]
+            PrintWrite(p->calls[0].mutate, op.type == ycsb::OpType::kInsert ? "INSERT" : "UPDATE");
         }
         break;
       case ycsb::OpType::kReadModifyWrite:
         Get(&p->calls[0], client_->BuildRead(op));
+        if (verbose_) [[unlikely]] PrintRead(p->calls[0].get);
         if (buffering) {
           if (client_->BufferPut(op)) {
             Multi(&p->calls[1]);
@@ -70,6 +79,7 @@ class YcsbStream final : public OpStream {
           }
         } else {
           Put(&p->calls[1], client_->BuildUpdate(op));
+          if (verbose_) [[unlikely]] PrintWrite(p->calls[1].mutate, "UPDATE");
           p->ncalls = 2;
         }
         break;
@@ -115,6 +125,12 @@ class YcsbStream final : public OpStream {
   }
 
  private:
+  void PrintRead(const GetRequest& g) {
+    verbose_->Print(ycsb::BasicDbReadLine(verbose_->table, g.row, g.columns) + "\n");
+  }
+  void PrintWrite(const MutateRequest& m, std::string_view verb) {
+    verbose_->Print(ycsb::BasicDbWriteLine(verb, verbose_->table, m.mutation) + "\n");
+  }
   static void Get(PlannedCall* c, const GetRequest& g) {
     c->method = Method::kGet;
     c->get = g;
@@ -132,12 +148,18 @@ class YcsbStream final : public OpStream {
   std::unique_ptr<ycsb::ClientWorkload> client_;
   ycsb::Operation op_;
   bool flushing_ = false;
+  BasicDbVerbose* verbose_;
 };
 
 }  // namespace
 
+void BasicDbVerbose::Print(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu);
+  std::fwrite(text.data(), 1, text.size(), out);
+}
+
 std::unique_ptr<OpStream> YcsbWorkload::NewStream(int client_index, int) {
-  return std::make_unique<YcsbStream>(core_, phase_, client_index);
+  return std::make_unique<YcsbStream>(core_, phase_, client_index, verbose_);
 }
 
 }  // namespace wirebench

@@ -7,7 +7,10 @@
 // each stream is used by one logical client.
 #pragma once
 
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "bench/loadgen/driver.h"
 #include "bench/ycsb/core_workload.h"
@@ -16,15 +19,29 @@ namespace wirebench {
 
 enum class YcsbPhase { kLoad, kRun };
 
+// YCSB's BasicDB with basicdb.verbose=true (bench/ycsb/basic_db.h): each
+// logical client prints BasicDB.init's properties block as it is made, and a
+// line per database call it plans (a read-modify-write's READ, then its
+// UPDATE), to `out`, whole lines under `mu`.
+struct BasicDbVerbose {
+  std::FILE* out = stdout;
+  std::string table;
+  std::string properties_block;
+  std::mutex mu;
+  void Print(const std::string& text);
+};
+
 class YcsbWorkload final : public Workload {
  public:
-  // `core` must outlive this object and its streams.
-  YcsbWorkload(ycsb::CoreWorkload* core, YcsbPhase phase) : core_(core), phase_(phase) {}
+  // `core` (and `verbose`, unless null) must outlive this object and its streams.
+  YcsbWorkload(ycsb::CoreWorkload* core, YcsbPhase phase, BasicDbVerbose* verbose = nullptr)
+      : core_(core), phase_(phase), verbose_(verbose) {}
   std::unique_ptr<OpStream> NewStream(int client_index, int client_count) override;
 
  private:
   ycsb::CoreWorkload* core_;
   YcsbPhase phase_;
+  BasicDbVerbose* verbose_;
 };
 
 }  // namespace wirebench

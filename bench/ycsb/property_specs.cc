@@ -27,6 +27,8 @@ std::vector<PropertySpec> MakeSpecs() {
       {"debug", "false", "verbose output"},
       // CoreWorkload.
       {"table", "usertable", "table name"},
+      {"basicdb.verbose", "true",
+       "basic binding: print BasicDB's properties block and a line per database call"},
       {"fieldcount", "10", "fields per record"},
       {"fieldlength", "100", "field length in bytes (the maximum for non-constant distributions)"},
       {"minfieldlength", "1", "minimum field length for uniform and zipfian field lengths"},

@@ -1,0 +1,93 @@
+#include "bench/ycsb/basic_db.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace wirebench::ycsb {
+
+namespace {
+
+// The fields a request names, or none for whole families ("<all fields>").
+std::string FieldList(std::span<const Column> columns) {
+  std::vector<std::string_view> names;
+  for (const Column& c : columns) {
+    if (c.qualifier.empty()) return "<all fields>";
+    names.push_back(c.qualifier.str());
+  }
+  if (names.empty()) return "<all fields>";
+  std::string out;
+  for (size_t i : JavaHashMapOrder(names)) {
+    out += names[i];
+    out += ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+int32_t JavaStringHash(std::string_view s) {
+  uint32_t h = 0;
+  for (char c : s) h = 31 * h + uint32_t(uint8_t(c));
+  return int32_t(h);
+}
+
+std::vector<size_t> JavaHashMapOrder(std::span<const std::string_view> keys) {
+  size_t capacity = 16;
+  while (double(keys.size()) > 0.75 * double(capacity)) capacity *= 2;
+  std::vector<size_t> bucket(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint32_t h = uint32_t(JavaStringHash(keys[i]));
+    bucket[i] = size_t(h ^ (h >> 16)) & (capacity - 1);
+  }
+  std::vector<size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return bucket[a] < bucket[b]; });
+  return order;
+}
+
+std::string BasicDbReadLine(std::string_view table, ByteView key, std::span<const Column> columns) {
+  std::string line = "READ ";
+  line += table;
+  line += ' ';
+  line += key.str();
+  line += " [ " + FieldList(columns) + "]";
+  return line;
+}
+
+std::string BasicDbScanLine(std::string_view table, const ScanRequest& scan) {
+  std::string line = "SCAN ";
+  line += table;
+  line += ' ';
+  line += scan.start_row.str();
+  line += ' ' + std::to_string(scan.number_of_rows) + " [ " + FieldList(scan.columns) + "]";
+  return line;
+}
+
+std::string BasicDbWriteLine(std::string_view verb, std::string_view table, const Mutation& m) {
+  std::string line(verb);
+  line += ' ';
+  line += table;
+  line += ' ';
+  line += m.row.str();
+  line += " [ ";
+  std::vector<std::string_view> names;
+  for (const Cell& c : m.cells) names.push_back(c.qualifier.str());
+  for (size_t i : JavaHashMapOrder(names)) {
+    line += names[i];
+    line += '=';
+    line += m.cells[i].value.str();
+    line += ' ';
+  }
+  line += ']';
+  return line;
+}
+
+std::string BasicDbPropertiesBlock(const std::vector<std::pair<std::string, std::string>>& props) {
+  std::string out = "***************** properties *****************\n";
+  for (const auto& [k, v] : props) out += "\"" + k + "\"=\"" + v + "\"\n";
+  out += "**********************************************\n";
+  return out;
+}
+
+}  // namespace wirebench::ycsb
