@@ -161,6 +161,22 @@ TEST(CollectInstructions, ServerFigureIsUnavailableWithoutTheClosingStatsCall) {
   std::filesystem::remove_all(dir);
 }
 
+// A stripped binary (the .deb's) leaves callgrind no names or files: every
+// instruction lands in `other`, silently. The run now says so.
+TEST(CollectInstructions, AllInOtherIsNamedAsAStrippedBinary) {
+  InstructionFigures f;
+  f.client.available = f.server.available = true;
+  f.client.total = f.client.other = 3442;
+  f.server.total = 2000;
+  f.server.codec = 500;
+  f.server.other = 1500;
+  const std::string w = NoSymbolsWarning(f);
+  EXPECT_NE(w.find("every client instruction fell in the 'other' layer"), std::string::npos) << w;
+  EXPECT_NE(w.find("wirebench-dbgsym"), std::string::npos) << w;
+  f.client.harness = 100;
+  EXPECT_EQ(NoSymbolsWarning(f), "");
+}
+
 TEST(LayerAttribution, LayersByNameThenFile) {
   EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::RawCodec::ReadResult(int)",
                             "/src/common/bytes.h"),

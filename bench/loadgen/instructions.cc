@@ -349,6 +349,18 @@ std::string FindInPath(const std::string& program) {
 
 }  // namespace
 
+std::string NoSymbolsWarning(const InstructionFigures& f) {
+  std::string sides;
+  for (auto [side, l] : {std::pair{"client", &f.client}, std::pair{"server", &f.server}})
+    if (l->available && l->total > 0 && l->codec + l->rpc + l->region + l->harness == 0)
+      sides += std::string(sides.empty() ? "" : " and ") + side;
+  if (sides.empty()) return "";
+  return "wirebench: every " + sides +
+         " instruction fell in the 'other' layer: the binary has no symbols to split them by (a "
+         "stripped binary, as the Debian package's is): install the wirebench-dbgsym package, or "
+         "use a binary from a build tree; the totals are right, the layers are not";
+}
+
 InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
                                        uint64_t operations, const std::string& server_missing) {
   InstructionFigures f;
@@ -367,6 +379,7 @@ InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
     f.server.unavailable_reason =
         "the server is not co-located (--server): only a co-located server runs under callgrind";
   }
+  if (const std::string w = NoSymbolsWarning(f); !w.empty()) std::fprintf(stderr, "%s\n", w.c_str());
   return f;
 }
 

@@ -113,6 +113,9 @@ Status RunInstructionWarmup(const DriverOptions& options, Workload* workload, in
 // `server_missing` not empty: the server's closing Stats call (its dump of
 // the measured phase) did not happen, for that reason; its newest dump is
 // then an earlier phase's, so its side is unavailable, saying why.
+// A warning when a side's instructions all fell in `other` (a binary
+// without symbols: the layers cannot be told apart), else "".
+std::string NoSymbolsWarning(const InstructionFigures& f);
 InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
                                        uint64_t operations,
                                        const std::string& server_missing = "");
