@@ -47,6 +47,14 @@ TEST(YcsbBasicDb, LinesAsBasicDbPrintsThem) {
   m.cells = cells;
   EXPECT_EQ(BasicDbWriteLine("INSERT", "usertable", m),
             "INSERT usertable user9 [ field1=bb field0=aa ]");
+  // basicdb.count's hashes: fields sorted, values after their field.
+  EXPECT_EQ(BasicDbWriteHash("usertable", m), JavaStringHash("usertableuser9field0aafield1bb"));
+  EXPECT_EQ(BasicDbReadHash("usertable", ByteView("user42"), std::span<const Column>(&family, 1)),
+            JavaStringHash("usertableuser42"));
+  const Column two[] = {{ByteView("family"), ByteView("field3")},
+                        {ByteView("family"), ByteView("field1")}};
+  EXPECT_EQ(BasicDbReadHash("usertable", ByteView("user42"), two),
+            JavaStringHash("usertableuser42field1field3"));
   EXPECT_EQ(BasicDbPropertiesBlock({{"db", "site.ycsb.BasicDB"}}),
             "***************** properties *****************\n"
             "\"db\"=\"site.ycsb.BasicDB\"\n"

@@ -462,6 +462,23 @@ TEST(YcsbCli, BasicDbVerboseShowsTheKeys) {
   EXPECT_EQ(int64_t(reads), Int(s, "READ", "Return=OK")) << o.out;
   EXPECT_EQ(int64_t(updates), Int(s, "UPDATE", "Return=OK")) << o.out;
   EXPECT_EQ(reads + updates, 40u) << o.out;
+  // basicdb.count: BasicDB's "[READS], Uniques, N" ... lines, one per distinct call.
+  o = RunWirebench("basic_count", {"run", "basic", "-P", Workload("workloadc"), "--ops", "100",
+                                   "-p", "recordcount=20", "-p", "basicdb.count=true"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::set<std::string> keys;
+  std::istringstream lines(o.out);
+  for (std::string l; std::getline(lines, l);)
+    if (l.rfind("READ usertable ", 0) == 0) keys.insert(l);
+  const Sections counted = Parse(o.out);
+  EXPECT_EQ(Int(counted, "READS", "Uniques"), int64_t(keys.size())) << o.out;
+  EXPECT_LE(keys.size(), 20u);
+  for (const char* none : {"SCANS", "UPDATES", "INSERTS", "DELETES"})
+    EXPECT_EQ(Int(counted, none, "Uniques"), 0) << none;
+  o = RunWirebench("basic_count_load", {"load", "basic", "-P", Workload("workloada"), "-p",
+                                        "recordcount=30", "-p", "basicdb.count=true"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(Int(Parse(o.out), "INSERTS", "Uniques"), 30) << o.out;
   o = RunWirebench("basic_quiet", {"run", "basic", "-P", Workload("workloada"), "--ops", "40",
                                    "-p", "basicdb.verbose=false"});
   ASSERT_EQ(o.rc, 0) << o.err;

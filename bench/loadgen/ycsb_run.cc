@@ -515,16 +515,18 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                  static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                  local ? " (co-located child process)" : "");
 
-  // The basic binding: BasicDB's basicdb.verbose (default true), on stdout.
-  BasicDbVerbose verbose;
-  const bool basic_verbose =
-      IsBasicDb(props) && props.GetYcsbBool("basicdb.verbose") && o.write_outputs && !o.quiet;
-  if (basic_verbose) {
-    verbose.table = cfg.table;
-    verbose.properties_block = ycsb::BasicDbPropertiesBlock(props.Explicit());
+  // The basic binding: BasicDB's basicdb.verbose (default true) and
+  // basicdb.count, on stdout.
+  BasicDbOutput basic;
+  const bool basic_output = IsBasicDb(props) && o.write_outputs && !o.quiet;
+  basic.verbose = basic_output && props.GetYcsbBool("basicdb.verbose");
+  basic.count = basic_output && props.GetYcsbBool("basicdb.count");
+  if (basic.verbose || basic.count) {
+    basic.table = cfg.table;
+    basic.properties_block = ycsb::BasicDbPropertiesBlock(props.Explicit());
   }
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun,
-                        basic_verbose ? &verbose : nullptr);
+                        basic.verbose || basic.count ? &basic : nullptr);
   status_line.Start();
   auto run = DriveWithSignals(o, d, &workload);
   if (!run.ok()) return run.status();
@@ -552,6 +554,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();
   if (!o.write_outputs) return out;
+  if (basic.count) basic.Print(basic.Uniques());  // BasicDB's last cleanup, before the export.
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));

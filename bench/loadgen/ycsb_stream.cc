@@ -22,9 +22,9 @@ OpType ToOpType(ycsb::OpType t) {
 
 class YcsbStream final : public OpStream {
  public:
-  YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index, BasicDbVerbose* verbose)
+  YcsbStream(ycsb::CoreWorkload* core, YcsbPhase phase, int client_index, BasicDbOutput* verbose)
       : phase_(phase), client_(core->NewClient(uint32_t(client_index))), verbose_(verbose) {
-    if (verbose_) verbose_->Print(verbose_->properties_block);
+    if (verbose_ && verbose_->verbose) verbose_->Print(verbose_->properties_block);
   }
 
   bool Next(PlannedOp* p) override {
@@ -47,8 +47,13 @@ class YcsbStream final : public OpStream {
       case ycsb::OpType::kScan:
         p->calls[0].method = Method::kScan;
         p->calls[0].scan = client_->BuildScan(op);
-        if (verbose_) [[unlikely]]
-          verbose_->Print(ycsb::BasicDbScanLine(verbose_->table, p->calls[0].scan) + "\n");
+        if (verbose_) [[unlikely]] {
+          const ScanRequest& scan = p->calls[0].scan;
+          if (verbose_->verbose) verbose_->Print(ycsb::BasicDbScanLine(verbose_->table, scan) + "\n");
+          if (verbose_->count)
+            verbose_->Count(&verbose_->scans,
+                            ycsb::BasicDbReadHash(verbose_->table, scan.start_row, scan.columns));
+        }
         break;
       case ycsb::OpType::kUpdate:
       case ycsb::OpType::kInsert:
@@ -126,10 +131,17 @@ class YcsbStream final : public OpStream {
 
  private:
   void PrintRead(const GetRequest& g) {
-    verbose_->Print(ycsb::BasicDbReadLine(verbose_->table, g.row, g.columns) + "\n");
+    if (verbose_->verbose)
+      verbose_->Print(ycsb::BasicDbReadLine(verbose_->table, g.row, g.columns) + "\n");
+    if (verbose_->count)
+      verbose_->Count(&verbose_->reads, ycsb::BasicDbReadHash(verbose_->table, g.row, g.columns));
   }
   void PrintWrite(const MutateRequest& m, std::string_view verb) {
-    verbose_->Print(ycsb::BasicDbWriteLine(verb, verbose_->table, m.mutation) + "\n");
+    if (verbose_->verbose)
+      verbose_->Print(ycsb::BasicDbWriteLine(verb, verbose_->table, m.mutation) + "\n");
+    if (verbose_->count)
+      verbose_->Count(verb == "INSERT" ? &verbose_->inserts : &verbose_->updates,
+                      ycsb::BasicDbWriteHash(verbose_->table, m.mutation));
   }
   static void Get(PlannedCall* c, const GetRequest& g) {
     c->method = Method::kGet;
@@ -148,14 +160,26 @@ class YcsbStream final : public OpStream {
   std::unique_ptr<ycsb::ClientWorkload> client_;
   ycsb::Operation op_;
   bool flushing_ = false;
-  BasicDbVerbose* verbose_;
+  BasicDbOutput* verbose_;
 };
 
 }  // namespace
 
-void BasicDbVerbose::Print(const std::string& text) {
+void BasicDbOutput::Print(const std::string& text) {
   std::lock_guard<std::mutex> lock(mu);
   std::fwrite(text.data(), 1, text.size(), out);
+}
+
+void BasicDbOutput::Count(std::unordered_set<int32_t>* set, int32_t hash) {
+  std::lock_guard<std::mutex> lock(mu);
+  set->insert(hash);
+}
+
+std::string BasicDbOutput::Uniques() {
+  std::lock_guard<std::mutex> lock(mu);
+  return "[READS], Uniques, " + std::to_string(reads.size()) + "\n[SCANS], Uniques, " +
+         std::to_string(scans.size()) + "\n[UPDATES], Uniques, " + std::to_string(updates.size()) +
+         "\n[INSERTS], Uniques, " + std::to_string(inserts.size()) + "\n[DELETES], Uniques, 0\n";
 }
 
 std::unique_ptr<OpStream> YcsbWorkload::NewStream(int client_index, int) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "bench/loadgen/driver.h"
 #include "bench/ycsb/core_workload.h"
@@ -19,29 +20,36 @@ namespace wirebench {
 
 enum class YcsbPhase { kLoad, kRun };
 
-// YCSB's BasicDB with basicdb.verbose=true (bench/ycsb/basic_db.h): each
-// logical client prints BasicDB.init's properties block as it is made, and a
-// line per database call it plans (a read-modify-write's READ, then its
-// UPDATE), to `out`, whole lines under `mu`.
-struct BasicDbVerbose {
+// YCSB's BasicDB (bench/ycsb/basic_db.h). basicdb.verbose: each logical
+// client prints BasicDB.init's properties block as it is made, and a line
+// per database call it plans (a read-modify-write's READ, then its UPDATE),
+// to `out`, whole lines under `mu`. basicdb.count: the distinct hashes of
+// the calls of each kind, printed by Uniques().
+struct BasicDbOutput {
+  bool verbose = false;
+  bool count = false;
   std::FILE* out = stdout;
   std::string table;
   std::string properties_block;
   std::mutex mu;
+  std::unordered_set<int32_t> reads, scans, updates, inserts;
   void Print(const std::string& text);
+  void Count(std::unordered_set<int32_t>* set, int32_t hash);
+  // BasicDB.cleanup's lines: "[READS], Uniques, N" ... "[DELETES], Uniques, 0".
+  std::string Uniques();
 };
 
 class YcsbWorkload final : public Workload {
  public:
   // `core` (and `verbose`, unless null) must outlive this object and its streams.
-  YcsbWorkload(ycsb::CoreWorkload* core, YcsbPhase phase, BasicDbVerbose* verbose = nullptr)
+  YcsbWorkload(ycsb::CoreWorkload* core, YcsbPhase phase, BasicDbOutput* verbose = nullptr)
       : core_(core), phase_(phase), verbose_(verbose) {}
   std::unique_ptr<OpStream> NewStream(int client_index, int client_count) override;
 
  private:
   ycsb::CoreWorkload* core_;
   YcsbPhase phase_;
-  BasicDbVerbose* verbose_;
+  BasicDbOutput* verbose_;
 };
 
 }  // namespace wirebench

@@ -83,6 +83,34 @@ std::string BasicDbWriteLine(std::string_view verb, std::string_view table, cons
   return line;
 }
 
+int32_t BasicDbReadHash(std::string_view table, ByteView key, std::span<const Column> columns) {
+  std::string text(table);
+  text += key.str();
+  std::vector<std::string_view> fields;
+  for (const Column& c : columns) {
+    if (c.qualifier.empty()) return JavaStringHash(text);  // fields == null.
+    fields.push_back(c.qualifier.str());
+  }
+  std::sort(fields.begin(), fields.end());
+  for (std::string_view f : fields) text += f;
+  return JavaStringHash(text);
+}
+
+int32_t BasicDbWriteHash(std::string_view table, const Mutation& m) {
+  std::string text(table);
+  text += m.row.str();
+  std::vector<size_t> order(m.cells.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return m.cells[a].qualifier.str() < m.cells[b].qualifier.str();
+  });
+  for (size_t i : order) {
+    text += m.cells[i].qualifier.str();
+    text += m.cells[i].value.str();
+  }
+  return JavaStringHash(text);
+}
+
 std::string BasicDbPropertiesBlock(const std::vector<std::pair<std::string, std::string>>& props) {
   std::string out = "***************** properties *****************\n";
   for (const auto& [k, v] : props) out += "\"" + k + "\"=\"" + v + "\"\n";

@@ -34,6 +34,13 @@ std::string BasicDbScanLine(std::string_view table, const ScanRequest& scan);
 // BasicDB.update's and insert's: "<verb> <table> <key> [ field=value ... ]",
 // the fields in HashMap order, as CoreWorkload's HashMap of values holds them.
 std::string BasicDbWriteLine(std::string_view verb, std::string_view table, const Mutation& m);
+// basicdb.count: BasicDB's hash of a read or scan (table, key, the fields
+// sorted; table and key alone for all fields) and of an update or insert
+// (table, key, then each field and value, sorted by field), as Java's
+// String.hashCode of their concatenation.
+int32_t BasicDbReadHash(std::string_view table, ByteView key, std::span<const Column> columns);
+int32_t BasicDbWriteHash(std::string_view table, const Mutation& m);
+
 // BasicDB.init's block: the stars, "\"key\"=\"value\"" per property, the stars.
 std::string BasicDbPropertiesBlock(const std::vector<std::pair<std::string, std::string>>& props);
 

@@ -29,6 +29,7 @@ std::vector<PropertySpec> MakeSpecs() {
       {"table", "usertable", "table name"},
       {"basicdb.verbose", "true",
        "basic binding: print BasicDB's properties block and a line per database call"},
+      {"basicdb.count", "false", "basic binding: print the distinct calls of each kind"},
       {"fieldcount", "10", "fields per record"},
       {"fieldlength", "100", "field length in bytes (the maximum for non-constant distributions)"},
       {"minfieldlength", "1", "minimum field length for uniform and zipfian field lengths"},
