@@ -489,6 +489,33 @@ TEST(YcsbCli, BasicDbVerboseShowsTheKeys) {
   EXPECT_EQ(CountLines(o.out, "UPDATE "), 0u) << o.out;
 }
 
+// Issue 35 item 5: basicdb.simulatedelay makes each call wait, inside its
+// latency (randomizedelay=false: the whole delay; true: a whole number of ms
+// below it); a value YCSB cannot parse is one line naming it, exit 2.
+TEST(YcsbCli, BasicDbSimulatedDelay) {
+  Outcome o = RunWirebench("basic_delay", {"run", "basic", "-P", Workload("workloada"), "--ops",
+                                           "10", "-p", "basicdb.verbose=false", "-p",
+                                           "basicdb.simulatedelay=20", "-p",
+                                           "basicdb.randomizedelay=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  Sections s = Parse(o.out);
+  for (const char* op : {"READ", "UPDATE"})
+    if (s.count(op)) {
+      EXPECT_GE(Int(s, op, "MinLatency(us)"), 20000) << o.out;
+    }
+  o = RunWirebench("basic_random_delay",
+                   {"run", "basic", "-P", Workload("workloadc"), "--ops", "100", "-p",
+                    "basicdb.verbose=false", "-p", "basicdb.simulatedelay=3"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_GE(Int(s, "READ", "MaxLatency(us)"), 1000) << o.out;  // Some draw was 1 or 2 ms.
+  o = RunWirebench("basic_bad_delay", {"run", "basic", "-P", Workload("workloada"), "--ops", "10",
+                                       "-p", "basicdb.simulatedelay=1.5"});
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find("'basicdb.simulatedelay'"), std::string::npos) << o.err;
+}
+
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.

@@ -124,6 +124,12 @@ struct DriverOptions {
   // cleanup DBWrapper alone times (one per client). A cleanup that flushed
   // buffered puts is always the binding's UPDATE sample too.
   bool binding_times_cleanup = true;
+  // YCSB's BasicDB basicdb.simulatedelay: each operation's call waits this
+  // many ms first, inside its measured latency (0 = none); with
+  // `call_delay_random` (basicdb.randomizedelay) a uniform whole number of
+  // ms in [0, call_delay_ms) instead, as ThreadLocalRandom.nextInt draws it.
+  int64_t call_delay_ms = 0;
+  bool call_delay_random = true;
   // A run of several client processes measured as one (--mpi, bench/mpi/):
   // called on the driver's thread at the phase boundaries, and only there.
   // `ready`: every connection is up and the warm-up has run; a non-OK status

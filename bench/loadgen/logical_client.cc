@@ -95,7 +95,20 @@ LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::CallCha
       quota_(quota),
       interval_ns_(interval_ns),
       stagger_ns_(stagger_ns),
-      wake_(thread->ctx) {}
+      wake_(thread->ctx) {
+  delay_rng_ = uint64_t(reinterpret_cast<uintptr_t>(this));  // Each client its own draws.
+}
+
+int64_t LogicalClient::CallDelayMs() {
+  const DriverOptions& o = *state_->options;
+  if (o.call_delay_ms <= 0 || flushed_) return 0;
+  if (!o.call_delay_random) return o.call_delay_ms;
+  uint64_t z = (delay_rng_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return int64_t(z % uint64_t(o.call_delay_ms));
+}
 
 void LogicalClient::Start() {
   next_intended_ = state_->open_loop_start + std::chrono::nanoseconds(int64_t(stagger_ns_));
@@ -170,6 +183,19 @@ bool LogicalClient::StartOp(LoadClock::time_point now) {
   read_result_ = OpResult::kOk;
   scanned_rows_ = 0;
   call_index_ = 0;
+  if (const int64_t delay_ms = CallDelayMs(); delay_ms > 0) [[unlikely]] {
+    // BasicDB's delay(): inside the call, so inside the measured latency.
+    wake_.expires_at(start_ + std::chrono::milliseconds(delay_ms));
+    wake_.async_wait([this](const boost::system::error_code&) {
+      if (ContinueOp()) return;
+      if (failed_) {
+        End();
+      } else {
+        Step();
+      }
+    });
+    return true;
+  }
   return ContinueOp();
 }
 

@@ -172,6 +172,8 @@ class LogicalClient final : public rpc::PendingCall {
   bool PlanNext();
   // The open-loop timer fired (or was interrupted).
   void OnTimer(const boost::system::error_code& ec);
+  // basicdb.simulatedelay: the delay of the operation starting now, 0 for none.
+  int64_t CallDelayMs();
   // Starts call call_index_ of op_. True if it went out (its reply will
   // drive the client); false if the operation ended without it (encoding
   // failed: read_result_ says so; or the client failed).
@@ -219,6 +221,7 @@ class LogicalClient final : public rpc::PendingCall {
   bool measured_ = false;        // op_ was planned in the measured phase.
   bool flushed_ = false;         // op_ is (or was) the stream's final flush.
   bool waited_ = false;          // op_'s client slept until its start time.
+  uint64_t delay_rng_ = 0;       // basicdb.randomizedelay's draws (splitmix64).
   bool in_flight_ = false;       // A call of op_ awaits its reply.
   bool ended_ = false;
   bool failed_ = false;

@@ -245,6 +245,16 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.target_ops = *target;
   d.stall_timeout_s = o.stall_timeout;
   d.binding_times_cleanup = !IsBasicDb(props);
+  if (IsBasicDb(props)) {  // BasicDB's delay(); YCSB delays nothing for a value <= 0.
+    auto delay = props.GetInt("basicdb.simulatedelay");
+    if (!delay.ok()) return delay.status();
+    if (*delay > INT32_MAX)
+      return Status::InvalidArgument("property 'basicdb.simulatedelay' must be a number of "
+                                     "milliseconds up to 2147483647 (YCSB reads an int), got " +
+                                     std::to_string(*delay));
+    d.call_delay_ms = std::max<int64_t>(*delay, 0);
+    d.call_delay_random = props.GetYcsbBool("basicdb.randomizedelay");
+  }
   // raw and timeseries report every sample; the .hdr logs are cut from them.
   d.keep_samples = type == "raw" || type == "hdrhistogram+raw" || type == "timeseries" ||
                    r.hdr_file_output;
