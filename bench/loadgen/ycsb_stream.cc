@@ -177,9 +177,20 @@ void BasicDbOutput::Count(std::unordered_set<int32_t>* set, int32_t hash) {
 
 std::string BasicDbOutput::Uniques() {
   std::lock_guard<std::mutex> lock(mu);
-  return "[READS], Uniques, " + std::to_string(reads.size()) + "\n[SCANS], Uniques, " +
-         std::to_string(scans.size()) + "\n[UPDATES], Uniques, " + std::to_string(updates.size()) +
-         "\n[INSERTS], Uniques, " + std::to_string(inserts.size()) + "\n[DELETES], Uniques, 0\n";
+  std::string out;
+  const std::pair<const char*, size_t> lines[] = {{"READS", reads.size()},
+                                                  {"SCANS", scans.size()},
+                                                  {"UPDATES", updates.size()},
+                                                  {"INSERTS", inserts.size()},
+                                                  {"DELETES", 0}};
+  for (const auto& [name, n] : lines) {
+    out += '[';
+    out += name;
+    out += "], Uniques, ";
+    out += std::to_string(n);
+    out += '\n';
+  }
+  return out;
 }
 
 std::unique_ptr<OpStream> YcsbWorkload::NewStream(int client_index, int) {

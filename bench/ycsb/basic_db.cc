@@ -51,7 +51,9 @@ std::string BasicDbReadLine(std::string_view table, ByteView key, std::span<cons
   line += table;
   line += ' ';
   line += key.str();
-  line += " [ " + FieldList(columns) + "]";
+  line += " [ ";
+  line += FieldList(columns);
+  line += ']';
   return line;
 }
 
@@ -60,7 +62,11 @@ std::string BasicDbScanLine(std::string_view table, const ScanRequest& scan) {
   line += table;
   line += ' ';
   line += scan.start_row.str();
-  line += ' ' + std::to_string(scan.number_of_rows) + " [ " + FieldList(scan.columns) + "]";
+  line += ' ';
+  line += std::to_string(scan.number_of_rows);
+  line += " [ ";
+  line += FieldList(scan.columns);
+  line += ']';
   return line;
 }
 
@@ -113,7 +119,13 @@ int32_t BasicDbWriteHash(std::string_view table, const Mutation& m) {
 
 std::string BasicDbPropertiesBlock(const std::vector<std::pair<std::string, std::string>>& props) {
   std::string out = "***************** properties *****************\n";
-  for (const auto& [k, v] : props) out += "\"" + k + "\"=\"" + v + "\"\n";
+  for (const auto& [k, v] : props) {
+    out += '"';
+    out += k;
+    out += "\"=\"";
+    out += v;
+    out += "\"\n";
+  }
   out += "**********************************************\n";
   return out;
 }
