@@ -9,6 +9,7 @@
 
 #include "bench/results/compare_tables.h"
 #include "bench/results/host_figures.h"
+#include "bench/results/ratio_interval.h"
 #include "bench/results/result_json.h"
 
 namespace wirebench {
@@ -64,12 +65,6 @@ std::vector<double> Only(const std::vector<std::pair<int, double>>& v) {
   std::vector<double> out;
   for (const auto& p : v) out.push_back(p.second);
   return out;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 

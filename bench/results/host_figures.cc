@@ -1,4 +1,5 @@
 #include "bench/results/host_figures.h"
+#include "bench/results/ratio_interval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +17,6 @@ std::string ReadText(const char* path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 std::string Fixed(const char* format, double v) {

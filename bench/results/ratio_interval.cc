@@ -24,12 +24,6 @@ double Variance(const std::vector<double>& v) {
   return s / double(v.size() - 1);
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 std::vector<double> Logs(const std::vector<double>& v) {
   std::vector<double> l;
   for (double x : v) l.push_back(std::log(x));
@@ -138,6 +132,13 @@ RatioInterval WelchRatioInterval(const std::vector<double>& x, const std::vector
   // Welch-Satterthwaite degrees of freedom.
   const double df = (vx + vb) * (vx + vb) / (vx * vx / (nx - 1) + vb * vb / (nb - 1));
   return Interval(Mean(lx) - Mean(lb), se, df, confidence, IntervalMethod::kWelch);
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace wirebench

@@ -53,4 +53,7 @@ std::vector<bool> HolmReject(const std::vector<double>& p, double alpha = 0.05);
 // degrees of freedom (df may be fractional, as Welch's is).
 double StudentTQuantile(double confidence, double df);
 
+// The median of `v` (the mean of the middle two when even); NaN when empty.
+double Median(std::vector<double> v);
+
 }  // namespace wirebench
