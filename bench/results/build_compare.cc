@@ -33,6 +33,25 @@ bool InGroup(const CompareCell& c, const BuildGroup& g) {
   return CellWorkload(c) == g.workload && c.threads == g.threads && CellColumn(c) == g.column;
 }
 
+// One build's repeats of one group: the cells, their throughput and CPU per
+// op, and the outlier flag of each (RepeatOutliers), in the same order.
+struct GroupRepeats {
+  std::vector<const CompareCell*> cells;
+  std::vector<RepeatFigures> figures;
+  std::vector<std::string> flags;
+};
+GroupRepeats RepeatsOf(const BuildSide& s, const BuildGroup& g) {
+  GroupRepeats r;
+  for (const CompareCell& c : s.cells) {
+    if (!InGroup(c, g)) continue;
+    r.cells.push_back(&c);
+    r.figures.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                         MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+  }
+  r.flags = RepeatOutliers(r.figures);
+  return r;
+}
+
 bool HasGroup(const BuildSide& s, const BuildGroup& g) {
   return std::any_of(s.cells.begin(), s.cells.end(),
                      [&](const CompareCell& c) { return InGroup(c, g); });
@@ -584,15 +603,8 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
       os << "\n| build | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
             "|---|---:|---:|---:|---|---|\n";
       for (const BuildSide& s : sides) {
-        std::vector<const CompareCell*> mine;
-        std::vector<RepeatFigures> figs;
-        for (const CompareCell& c : s.cells) {
-          if (!InGroup(c, g)) continue;
-          mine.push_back(&c);
-          figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
-                          MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
-        }
-        const std::vector<std::string> flags = RepeatOutliers(figs);
+        const GroupRepeats r = RepeatsOf(s, g);
+        const auto& [mine, figs, flags] = r;
         for (size_t k = 0; k < mine.size(); ++k)
           os << "| " << s.label << " | " << figs[k].repeat << " | "
              << FormatFigure(figs[k].throughput) << " | " << FormatFigure(figs[k].cpu_per_op)
@@ -728,15 +740,8 @@ json BuildsJson(const std::vector<BuildSide>& sides, const BuildTableOptions& o)
   j["repeats"] = json::array();
   for (const BuildSide& s : sides)
     for (const BuildGroup& g : CommonGroups(sides)) {
-      std::vector<const CompareCell*> mine;
-      std::vector<RepeatFigures> figs;
-      for (const CompareCell& c : s.cells) {
-        if (!InGroup(c, g)) continue;
-        mine.push_back(&c);
-        figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
-                        MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
-      }
-      const std::vector<std::string> flags = RepeatOutliers(figs);
+      const GroupRepeats r = RepeatsOf(s, g);
+      const auto& [mine, figs, flags] = r;
       for (size_t k = 0; k < mine.size(); ++k) {
         json rep = {{"build", s.label},   {"workload", g.workload},
                     {"threads", g.threads}, {"column", g.column},
