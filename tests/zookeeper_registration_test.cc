@@ -275,6 +275,15 @@ TEST(ZooKeeperRegistration, ASecondServerTakesOverAndTheFirstLeavesItsNodesAlone
   EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
 }
 
+// Polls `pred` every 100 ms until it holds or `limit` passes; its last answer.
+template <typename Pred>
+bool Until(Pred pred, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!pred() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(100));
+  return pred();
+}
+
 // A server killed without a clean stop: its ephemeral master node goes when
 // ZooKeeper expires the session (10 s), the persistent nodes stay, as a dead
 // HBase server's meta location stays until a new one is written.
@@ -292,14 +301,8 @@ TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpire
     _exit(0);
   }
   ASSERT_GT(child, 0);
-  const auto until = [&](auto pred, std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!pred() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(milliseconds(100));
-    return pred();
-  };
   const bool registered =
-      until([&] { return zk.Exists(target.root + "/meta-region-server"); }, std::chrono::seconds(30));
+      Until([&] { return zk.Exists(target.root + "/meta-region-server"); }, std::chrono::seconds(30));
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   ASSERT_TRUE(registered);
@@ -307,7 +310,7 @@ TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpire
   Stat st{};
   ASSERT_EQ(zk.Get(target.root + "/master", &data, &st), ZOK);
   EXPECT_EQ(CheckMetadataPrefix(data, child).substr(0, 4), "PBUF") << "written by the child";
-  EXPECT_TRUE(until([&] { return !zk.Exists(target.root + "/master"); }, std::chrono::seconds(40)))
+  EXPECT_TRUE(Until([&] { return !zk.Exists(target.root + "/master"); }, std::chrono::seconds(40)))
       << "the ephemeral master node outlived its session";
   EXPECT_TRUE(zk.Exists(target.root + "/meta-region-server"));
   EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
@@ -330,14 +333,8 @@ TEST(ZooKeeperRegistration, AFrozenServerRegistersAgainAfterItsSessionExpires) {
     for (;;) pause();  // Until SIGKILL; the keeper thread works meanwhile.
   }
   ASSERT_GT(child, 0);
-  const auto until = [&](auto pred, std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!pred() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(milliseconds(100));
-    return pred();
-  };
   const std::string master = target.root + "/master";
-  const bool registered = until([&] { return zk.Exists(master); }, std::chrono::seconds(30));
+  const bool registered = Until([&] { return zk.Exists(master); }, std::chrono::seconds(30));
   int64_t first_owner = 0;
   if (registered) {
     std::string data;
@@ -346,9 +343,9 @@ TEST(ZooKeeperRegistration, AFrozenServerRegistersAgainAfterItsSessionExpires) {
     first_owner = st.ephemeralOwner;
     kill(child, SIGSTOP);
   }
-  const bool expired = registered && until([&] { return !zk.Exists(master); }, std::chrono::seconds(40));
+  const bool expired = registered && Until([&] { return !zk.Exists(master); }, std::chrono::seconds(40));
   kill(child, SIGCONT);
-  const bool again = expired && until([&] { return zk.Exists(master); }, std::chrono::seconds(40));
+  const bool again = expired && Until([&] { return zk.Exists(master); }, std::chrono::seconds(40));
   std::string data;
   Stat st{};
   const int rc = zk.Get(master, &data, &st);
