@@ -1,38 +1,274 @@
 # The layering rule of docs/design.md, checked (a CTest test runs this with
 # -DSOURCE_DIR=...): each folder includes only the layers below it.
 #   common/                 nothing of the project's
-#   rpc/                    common/ (bytes only: no codec, region or driver)
+#   rpc/                    common/ (the network core: bytes only, no codec,
+#                           region, driver or particular protocol)
 #   codecs/                 common/
-#   nullregion/, regions/   common/, codecs/, rpc/ (nullregion's RegionService
+#   nullregion/             common/, codecs/, rpc/ (nullregion's RegionService
 #                           binds a codec and a region into an rpc::Service)
-#   transports/             any of the above; where rpc, codecs and regions meet
-#   bench/                  anything, but no particular transport: only the
-#                           registry (transports/transport.h), never
-#                           rpc/grpc/ or transports/NAME/
-# Fails, listing every offending line, when a file breaks the rule.
-set(_rules
-  "common|codecs/|rpc/|nullregion/|regions/|transports/|bench/"
-  "rpc|codecs/|nullregion/|regions/|transports/|bench/"
-  "codecs|rpc/|nullregion/|regions/|transports/|bench/"
-  "nullregion|transports/|bench/"
-  "regions|transports/|bench/"
-  "transports|bench/"
-  "bench|rpc/grpc/|transports/[a-z_]+/")
+#   regions/                common/, codecs/, rpc/, nullregion/
+#   transports/NAME/        common/, codecs/, rpc/, nullregion/, its own
+#                           folder and transports/transport.h; never another
+#                           transport's folder
+#   transports/ (the registry's own files)  any of the above
+#   bench/                  anything below it, but no particular transport:
+#                           only the registry's files (transports/transport.h),
+#                           never transports/NAME/ (nor rpc/grpc/, where gRPC
+#                           lived before it moved to transports/grpc/)
+#     bench/ycsb/, hdr/     nothing else in bench
+#     bench/results/        bench/hdr/
+#     bench/loadgen/        bench/results/, ycsb/, hdr/
+#     bench/mpi/            bench/loadgen/ and what it may include
+#     bench/cli/            all of bench; nothing includes bench/cli/
+#
+# Every preprocessor include is parsed, however it is spelled: `#include`,
+# `#  include`, `# include`, tabs, `#include_next`, no space before the path,
+# "quotes" or <angle brackets>, continued lines. A path is resolved as the
+# compiler does: a quoted one first against the including file's folder,
+# then (either kind) against the repository root; `..` and `.` are resolved,
+# so "../../rpc/frame.h" counts as rpc/frame.h. A path that names no file of
+# the repository (a system or third-party header, a generated one) is
+# classified by where it would be: against the root when its first component
+# is a project folder, else next to the including file (generated headers such
+# as "wirebench_generated.h" sit beside their codec). An include through a
+# macro cannot be resolved here and is refused.
+#
+# Fails listing every offending include as FILE:LINE, the directive, the file
+# it resolves to and the rule it breaks.
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "check_layering.cmake: pass the repository root, "
+                      "cmake -DSOURCE_DIR=/path/to/wirebench -P cmake/check_layering.cmake")
+endif()
+cmake_path(ABSOLUTE_PATH SOURCE_DIR NORMALIZE OUTPUT_VARIABLE _root)
+string(REGEX REPLACE "/$" "" _root "${_root}")
+
+# The folders whose files are the project's (an include resolving into one is
+# checked; anything else is someone else's header).
+set(_project_folders common rpc codecs nullregion regions transports bench tests)
+
+# One rule per folder: FILES (a regex over the including file's path relative
+# to the root; the first rule that matches applies), ALLOW (a regex the
+# included path must match), DENY (a regex it must not match) and TEXT (the
+# rule, as the failure states it). In ALLOW and DENY, <own> stands for the
+# including file's transport folder (transports/NAME/).
+set(_rule_count 0)
+function(_layer_rule)
+  cmake_parse_arguments(R "" "FILES;ALLOW;DENY;TEXT" "" ${ARGN})
+  math(EXPR n "${_rule_count}")
+  set(_rule_${n}_files "${R_FILES}" PARENT_SCOPE)
+  set(_rule_${n}_allow "${R_ALLOW}" PARENT_SCOPE)
+  set(_rule_${n}_deny "${R_DENY}" PARENT_SCOPE)
+  set(_rule_${n}_text "${R_TEXT}" PARENT_SCOPE)
+  math(EXPR n "${n} + 1")
+  set(_rule_count ${n} PARENT_SCOPE)
+endfunction()
+
+set(_below_bench "^(common|rpc|codecs|nullregion|regions)/|^transports/[^/]+$")
+set(_no_transport "^rpc/grpc/|^transports/[^/]+/")
+set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/ or rpc/grpc/)")
+
+_layer_rule(FILES "^common/" ALLOW "^common/"
+            TEXT "common/ includes nothing of the project's")
+_layer_rule(FILES "^rpc/" ALLOW "^(rpc|common)/"
+            TEXT "rpc/ (the network core) includes only common/")
+_layer_rule(FILES "^codecs/" ALLOW "^(codecs|common)/"
+            TEXT "codecs/ includes only common/")
+_layer_rule(FILES "^nullregion/" ALLOW "^(nullregion|codecs|rpc|common)/"
+            TEXT "nullregion/ includes only common/, codecs/ and rpc/")
+_layer_rule(FILES "^regions/" ALLOW "^(regions|nullregion|codecs|rpc|common)/"
+            TEXT "regions/ includes only common/, codecs/, rpc/ and nullregion/")
+_layer_rule(FILES "^transports/[^/]+/"
+            ALLOW "^<own>|^(rpc|codecs|nullregion|common)/|^transports/transport\\.h$"
+            TEXT "transports/NAME/ includes only rpc/, codecs/, nullregion/, common/, its own folder and transports/transport.h, never another transport's folder")
+_layer_rule(FILES "^transports/" ALLOW "^(transports|rpc|codecs|nullregion|regions|common)/"
+            TEXT "transports/ includes no bench/")
+_layer_rule(FILES "^bench/(ycsb|hdr)/" ALLOW "${_below_bench}|^bench/\\1/"
+            DENY "${_no_transport}"
+            TEXT "bench/ycsb/ and bench/hdr/ include nothing else of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/results/" ALLOW "${_below_bench}|^bench/(hdr|results)/"
+            DENY "${_no_transport}"
+            TEXT "bench/results/ includes only bench/hdr/ of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/loadgen/" ALLOW "${_below_bench}|^bench/(hdr|results|ycsb|loadgen)/"
+            DENY "${_no_transport}"
+            TEXT "bench/loadgen/ includes only bench/results/, ycsb/ and hdr/ of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/mpi/" ALLOW "${_below_bench}|^bench/(hdr|results|ycsb|loadgen|mpi)/"
+            DENY "${_no_transport}"
+            TEXT "bench/mpi/ includes only bench/loadgen/ and what it includes of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/cli/" ALLOW "${_below_bench}|^bench/"
+            DENY "${_no_transport}"
+            TEXT "${_bench_text}")
+_layer_rule(FILES "^bench/" ALLOW "${_below_bench}|^bench/"
+            DENY "${_no_transport}|^bench/cli/"
+            TEXT "nothing includes bench/cli/. ${_bench_text}")
+
+# Resolves one include path (`inc`, as written) from the file `rel` (relative
+# to the root) to a root-relative path in `out`, or "" when it is not the
+# project's.
+function(_resolve_include inc quoted rel out)
+  get_filename_component(dir "${rel}" DIRECTORY)
+  set(candidates "")
+  if(quoted)
+    list(APPEND candidates "${_root}/${dir}/${inc}")
+  endif()
+  list(APPEND candidates "${_root}/${inc}")
+  # The compiler's answer: the first candidate that exists.
+  foreach(c IN LISTS candidates)
+    cmake_path(NORMAL_PATH c)
+    if(EXISTS "${c}" AND NOT IS_DIRECTORY "${c}")
+      cmake_path(IS_PREFIX _root "${c}" NORMALIZE inside)
+      if(inside)
+        file(RELATIVE_PATH r "${_root}" "${c}")
+        set(${out} "${r}" PARENT_SCOPE)
+      else()
+        set(${out} "" PARENT_SCOPE)
+      endif()
+      return()
+    endif()
+  endforeach()
+  # No such file here: where it would be.
+  string(REGEX MATCH "^[^/]+" first "${inc}")
+  list(FIND _project_folders "${first}" idx)
+  if(idx GREATER -1)
+    set(c "${_root}/${inc}")
+  elseif(quoted)
+    set(c "${_root}/${dir}/${inc}")
+  else()
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  cmake_path(NORMAL_PATH c)
+  cmake_path(IS_PREFIX _root "${c}" NORMALIZE inside)
+  set(r "")
+  if(inside)
+    file(RELATIVE_PATH r "${_root}" "${c}")
+    string(REGEX MATCH "^[^/]+" first "${r}")
+    list(FIND _project_folders "${first}" idx)
+    if(idx EQUAL -1)
+      set(r "")
+    endif()
+  endif()
+  set(${out} "${r}" PARENT_SCOPE)
+endfunction()
+
+# Checks one directive `text` at `rel`:`line` against rule `n`; appends a
+# failure line to _bad in the caller.
+function(_check_directive rel line text n)
+  set(spelled "${text}")
+  string(REGEX REPLACE "[ \t]+" " " spelled "${spelled}")
+  string(STRIP "${spelled}" spelled)
+  set(where "  ${rel}:${line}: ${spelled}")
+  if(text MATCHES "^[ \t]*#[ \t]*include(_next)?[ \t]*\"([^\"]*)\"")
+    set(inc "${CMAKE_MATCH_2}")
+    set(quoted TRUE)
+  elseif(text MATCHES "^[ \t]*#[ \t]*include(_next)?[ \t]*<([^>]*)>")
+    set(inc "${CMAKE_MATCH_2}")
+    set(quoted FALSE)
+  else()
+    set(_bad "${_bad}${where}\n    an include through a macro (or malformed) cannot be checked: spell the path in quotes or angle brackets\n" PARENT_SCOPE)
+    return()
+  endif()
+  _resolve_include("${inc}" ${quoted} "${rel}" target)
+  if(target STREQUAL "")
+    return()  # Not the project's.
+  endif()
+  set(allow "${_rule_${n}_allow}")
+  set(deny "${_rule_${n}_deny}")
+  if(allow MATCHES "<own>")
+    string(REGEX MATCH "^transports/[^/]+/" own "${rel}")
+    string(REPLACE "<own>" "${own}" allow "${allow}")
+  endif()
+  if(allow MATCHES "\\\\1")
+    # The rule's FILES group (bench/ycsb or bench/hdr): the file's own folder.
+    string(REGEX MATCH "${_rule_${n}_files}" unused "${rel}")
+    string(REPLACE "\\1" "${CMAKE_MATCH_1}" allow "${allow}")
+  endif()
+  set(ok FALSE)
+  if(target MATCHES "${allow}")
+    set(ok TRUE)
+  endif()
+  if(ok AND NOT deny STREQUAL "" AND target MATCHES "${deny}")
+    set(ok FALSE)
+  endif()
+  if(NOT ok)
+    set(_bad "${_bad}${where}\n    includes ${target}: ${_rule_${n}_text}\n" PARENT_SCOPE)
+  endif()
+endfunction()
+
 set(_bad "")
-foreach(rule IN LISTS _rules)
-  string(REPLACE "|" ";" parts "${rule}")
-  list(POP_FRONT parts folder)
-  list(JOIN parts "|" forbidden)
-  file(GLOB_RECURSE files "${SOURCE_DIR}/${folder}/*.h" "${SOURCE_DIR}/${folder}/*.cc")
-  foreach(f IN LISTS files)
-    file(STRINGS "${f}" lines REGEX "^#include \"(${forbidden})")
-    foreach(line IN LISTS lines)
-      file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
-      string(APPEND _bad "  ${rel}: ${line}\n")
-    endforeach()
+set(_checked 0)
+set(_directives 0)
+file(GLOB_RECURSE _files RELATIVE "${_root}"
+     "${_root}/common/*" "${_root}/rpc/*" "${_root}/codecs/*" "${_root}/nullregion/*"
+     "${_root}/regions/*" "${_root}/transports/*" "${_root}/bench/*")
+list(SORT _files)
+foreach(rel IN LISTS _files)
+  if(NOT rel MATCHES "\\.(h|hh|hpp|hxx|inc|ipp|c|cc|cpp|cxx)$")
+    continue()
+  endif()
+  set(n "")
+  foreach(i RANGE 0 ${_rule_count})
+    if(i LESS _rule_count AND rel MATCHES "${_rule_${i}_files}")
+      set(n ${i})
+      break()
+    endif()
+  endforeach()
+  if(n STREQUAL "")
+    continue()
+  endif()
+  math(EXPR _checked "${_checked} + 1")
+  file(READ "${_root}/${rel}" content)
+  if(NOT content MATCHES "#[ \t\\\\\r\n]*include")
+    continue()
+  endif()
+  # One list element per line, with the characters a CMake list treats
+  # specially (; [ ]) replaced first, so line numbers hold.
+  string(REPLACE "\r" "" content "${content}")
+  string(REPLACE ";" "<semicolon>" content "${content}")
+  string(REPLACE "[" "<lbracket>" content "${content}")
+  string(REPLACE "]" "<rbracket>" content "${content}")
+  string(REPLACE "\\" "<backslash>" content "${content}")
+  string(REPLACE "\n" ";" lines "${content}")
+  set(line_no 0)
+  set(pending "")
+  set(pending_line 0)
+  foreach(l IN LISTS lines)
+    math(EXPR line_no "${line_no} + 1")
+    if(NOT pending STREQUAL "")
+      set(l "${pending}${l}")
+    elseif(NOT l MATCHES "^[ \t]*#")
+      continue()
+    else()
+      set(pending_line ${line_no})
+    endif()
+    # A directive continued on the next line (a trailing backslash).
+    if(l MATCHES "<backslash>$")
+      string(REGEX REPLACE "<backslash>$" "" pending "${l}")
+      if(pending STREQUAL "")
+        set(pending " ")
+      endif()
+      continue()
+    endif()
+    set(pending "")
+    if(NOT l MATCHES "^[ \t]*#[ \t]*include(_next)?([^A-Za-z0-9_]|$)")
+      continue()
+    endif()
+    string(REPLACE "<semicolon>" ";" l "${l}")
+    string(REPLACE "<lbracket>" "[" l "${l}")
+    string(REPLACE "<rbracket>" "]" l "${l}")
+    string(REPLACE "<backslash>" "\\" l "${l}")
+    math(EXPR _directives "${_directives} + 1")
+    _check_directive("${rel}" ${pending_line} "${l}" ${n})
   endforeach()
 endforeach()
-if(_bad)
-  message(FATAL_ERROR "layering broken (see docs/design.md, 'Layers'):\n${_bad}")
+
+if(_checked EQUAL 0)
+  message(FATAL_ERROR "check_layering.cmake: no source file under ${_root}/{common,rpc,codecs,"
+                      "nullregion,regions,transports,bench}: is SOURCE_DIR the repository root?")
 endif()
-message(STATUS "layering holds")
+if(_bad)
+  message(FATAL_ERROR "layering broken (see docs/design.md, 'Layers'); "
+                      "move the code or include the layer's interface instead:\n${_bad}")
+endif()
+message(STATUS "layering holds: ${_directives} includes in ${_checked} files")

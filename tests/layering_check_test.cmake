@@ -1,0 +1,188 @@
+# cmake/check_layering.cmake against trees made to break it (cmake -P, a
+# CTest test): every spelling of a forbidden include fails, naming the file,
+# the line and the rule broken; every allowed spelling passes. The real tree
+# is checked by Layering.EachFolderIncludesOnlyTheLayersBelowIt.
+#   cmake -DCHECKER=cmake/check_layering.cmake -DWORK_DIR=/tmp/x -P tests/layering_check_test.cmake
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT CHECKER OR NOT WORK_DIR)
+  message(FATAL_ERROR "pass -DCHECKER=<cmake/check_layering.cmake> -DWORK_DIR=<scratch folder>")
+endif()
+
+set(_failures "")
+set(_cases 0)
+
+# A fresh tree holding the headers the cases include, plus `path` holding
+# `content`.
+function(_make_tree dir path content)
+  file(REMOVE_RECURSE "${dir}")
+  foreach(f common/status.h rpc/frame.h rpc/codec.h codecs/codec.h nullregion/region.h
+            regions/memstore/memstore.h transports/transport.h transports/a/a.h
+            transports/b/b.h rpc/grpc/grpc_server.h bench/cli/front_door.h
+            bench/hdr/histogram.h bench/loadgen/driver.h tests/raw_peer.h
+            codecs/raw/common/status.h)
+    file(WRITE "${dir}/${f}" "#pragma once\n")
+  endforeach()
+  file(WRITE "${dir}/${path}" "${content}")
+endfunction()
+
+function(_run dir out_result out_output)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -DSOURCE_DIR=${dir} -P "${CHECKER}"
+                  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(${out_result} "${result}" PARENT_SCOPE)
+  set(${out_output} "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# The checker must fail on `path` holding `content`, and its message must name
+# each of `expect` (FILE:LINE, the rule's words).
+function(expect_broken name path content)
+  math(EXPR n "${_cases} + 1")
+  set(_cases ${n} PARENT_SCOPE)
+  set(dir "${WORK_DIR}/${name}")
+  _make_tree("${dir}" "${path}" "${content}")
+  _run("${dir}" result output)
+  if(result EQUAL 0)
+    set(_failures "${_failures}  ${name}: passed, but ${path} holds a forbidden include:\n${content}\n" PARENT_SCOPE)
+    return()
+  endif()
+  foreach(e IN LISTS ARGN)
+    string(FIND "${output}" "${e}" at)
+    if(at EQUAL -1)
+      set(_failures "${_failures}  ${name}: failed as it should, but its message lacks \"${e}\":\n${output}\n" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  # Only the broken file is named (a right include next to it is not).
+  string(REGEX MATCHALL "\n +[^ \n:]+:[0-9]+:" named "${output}")
+  foreach(line IN LISTS named)
+    string(FIND "${line}" "${path}:" at)
+    if(at EQUAL -1)
+      set(_failures "${_failures}  ${name}: names an unrelated file:${line}\n${output}\n" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  file(REMOVE_RECURSE "${dir}")
+endfunction()
+
+# The checker must pass on `path` holding `content`.
+function(expect_holds name path content)
+  math(EXPR n "${_cases} + 1")
+  set(_cases ${n} PARENT_SCOPE)
+  set(dir "${WORK_DIR}/${name}")
+  _make_tree("${dir}" "${path}" "${content}")
+  _run("${dir}" result output)
+  if(NOT result EQUAL 0)
+    set(_failures "${_failures}  ${name}: failed, but ${path} includes only what its layer may:\n${content}\n${output}\n" PARENT_SCOPE)
+    return()
+  endif()
+  file(REMOVE_RECURSE "${dir}")
+endfunction()
+
+set(_rpc_rule "rpc/ (the network core) includes only common/")
+set(_transport_rule "never another transport's folder")
+set(_bench_rule "no particular transport")
+
+# rpc/ may include only common/: each spelling of codecs/codec.h from rpc/,
+# on line 3 (after an allowed include and a blank line).
+set(_pre "#include \"common/status.h\"\n\n")
+expect_broken(plain rpc/bad.cc "${_pre}#include \"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(two_spaces_after_hash rpc/bad.cc "${_pre}#  include \"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(one_space_after_hash rpc/bad.cc "${_pre}# include \"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(tabs rpc/bad.cc "${_pre}#\tinclude\t\"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(indented rpc/bad.cc "${_pre}  \t#include \"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(no_space_before_path rpc/bad.cc "${_pre}#include\"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(angle_brackets rpc/bad.cc "${_pre}#include <codecs/codec.h>\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(angle_brackets_spaced rpc/bad.cc "${_pre}  #  include<codecs/codec.h>\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(include_next rpc/bad.h "${_pre}#include_next <codecs/codec.h>\n"
+              "rpc/bad.h:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(relative_up rpc/bad.cc "${_pre}#include \"../codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(relative_up_twice rpc/sub/bad.cc "${_pre}#include \"../../codecs/codec.h\"\n"
+              "rpc/sub/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(relative_dot rpc/bad.cc "${_pre}#include \"./../codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(dot_dot_inside rpc/bad.cc "${_pre}#include \"rpc/../codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(angle_relative rpc/bad.cc "${_pre}#include <rpc/../codecs/codec.h>\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(continued_line rpc/bad.cc "${_pre}#  \\\n  include \"codecs/codec.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(not_yet_generated rpc/bad.cc "${_pre}#include \"codecs/pb/ycsb.pb.h\"\n"
+              "rpc/bad.cc:3:" "includes codecs/pb/ycsb.pb.h" "${_rpc_rule}")
+expect_broken(crlf rpc/bad.cc "#include \"common/status.h\"\r\n\r\n#include \"codecs/codec.h\"\r\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+expect_broken(through_a_macro rpc/bad.cc "${_pre}#define HEADER \"codecs/codec.h\"\n#include HEADER\n"
+              "rpc/bad.cc:4:" "through a macro")
+# Lines holding what a CMake list treats specially (; [ ]) keep the count.
+expect_broken(semicolons_and_brackets rpc/bad.cc
+              "int a[2]; int b[3];\n// [unbalanced\n#include \"codecs/codec.h\"  // ; ]\n"
+              "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
+# Every forbidden include is named, not only the first.
+expect_broken(every_one rpc/bad.cc
+              "#include \"codecs/codec.h\"\n#include \"common/status.h\"\n# include <nullregion/region.h>\n#include \"../regions/memstore/memstore.h\"\n#include \"../bench/hdr/histogram.h\"\n#include \"../tests/raw_peer.h\"\n"
+              "rpc/bad.cc:1:" "rpc/bad.cc:3:" "rpc/bad.cc:4:" "rpc/bad.cc:5:" "rpc/bad.cc:6:"
+              "includes nullregion/region.h" "includes regions/memstore/memstore.h"
+              "includes bench/hdr/histogram.h" "includes tests/raw_peer.h")
+# The other folders' rules.
+expect_broken(common_includes_rpc common/bad.h "#include \"rpc/frame.h\"\n"
+              "common/bad.h:1:" "common/ includes nothing of the project's")
+expect_broken(codecs_include_rpc codecs/raw/bad.cc "#include \"../../rpc/frame.h\"\n"
+              "codecs/raw/bad.cc:1:" "codecs/ includes only common/")
+expect_broken(nullregion_includes_transports nullregion/bad.cc "#include <transports/transport.h>\n"
+              "nullregion/bad.cc:1:" "nullregion/ includes only common/, codecs/ and rpc/")
+expect_broken(regions_include_bench regions/memstore/bad.cc "#include \"../../bench/hdr/histogram.h\"\n"
+              "regions/memstore/bad.cc:1:" "regions/ includes only")
+expect_broken(transport_includes_another transports/a/bad.cc "#include \"transports/b/b.h\"\n"
+              "transports/a/bad.cc:1:" "${_transport_rule}")
+expect_broken(transport_includes_another_relative transports/a/bad.cc "#  include \"../b/b.h\"\n"
+              "transports/a/bad.cc:1:" "includes transports/b/b.h" "${_transport_rule}")
+expect_broken(transport_includes_regions transports/a/bad.cc "#include <regions/memstore/memstore.h>\n"
+              "transports/a/bad.cc:1:" "${_transport_rule}")
+expect_broken(transport_includes_bench transports/a/bad.cc "#include \"../../bench/loadgen/driver.h\"\n"
+              "transports/a/bad.cc:1:" "${_transport_rule}")
+expect_broken(registry_includes_bench transports/bad.cc "#include \"bench/loadgen/driver.h\"\n"
+              "transports/bad.cc:1:" "transports/ includes no bench/")
+expect_broken(bench_includes_a_transport bench/loadgen/bad.cc "#include \"transports/a/a.h\"\n"
+              "bench/loadgen/bad.cc:1:" "${_bench_rule}")
+expect_broken(bench_includes_a_transport_relative bench/cli/bad.cc "# include \"../../transports/a/a.h\"\n"
+              "bench/cli/bad.cc:1:" "includes transports/a/a.h" "${_bench_rule}")
+expect_broken(bench_includes_rpc_grpc bench/cli/bad.cc "#include <rpc/grpc/grpc_server.h>\n"
+              "bench/cli/bad.cc:1:" "${_bench_rule}")
+expect_broken(hdr_includes_loadgen bench/hdr/bad.cc "#include \"../loadgen/driver.h\"\n"
+              "bench/hdr/bad.cc:1:" "includes bench/loadgen/driver.h" "include nothing else of bench/")
+expect_broken(results_include_loadgen bench/results/bad.cc "#include \"bench/loadgen/driver.h\"\n"
+              "bench/results/bad.cc:1:" "bench/results/ includes only bench/hdr/")
+expect_broken(loadgen_includes_cli bench/loadgen/bad.cc "#include \"../cli/front_door.h\"\n"
+              "bench/loadgen/bad.cc:1:" "includes bench/cli/front_door.h")
+expect_broken(micro_includes_cli bench/micro/bad.cc "#include \"bench/cli/front_door.h\"\n"
+              "bench/micro/bad.cc:1:" "nothing includes bench/cli/")
+
+# What each layer may include passes, however it is spelled.
+expect_holds(rpc_allowed rpc/good.cc
+             "#include \"rpc/good.h\"\n#  include <string>\n#\tinclude \"common/status.h\"\n#include \"../common/status.h\"\n#include \"frame.h\"\n#include <boost/asio.hpp>\n#include \"grpc/grpc_server.h\"\n// #include \"codecs/codec.h\"\n")
+# A quoted path resolves next to the including file first, as the compiler
+# resolves it: rpc/codec.h, not codecs/codec.h; codecs/raw/common/status.h.
+expect_holds(quoted_resolves_next_to_the_file rpc/good.cc "#include \"codec.h\"\n")
+expect_holds(generated_next_to_the_file codecs/raw/good.cc
+             "#include \"wirebench_generated.h\"\n#include \"common/status.h\"\n")
+expect_holds(transport_own_folder transports/a/good.cc
+             "#include \"transports/a/a.h\"\n#include \"a.h\"\n#include <transports/transport.h>\n#include \"../transport.h\"\n#include \"rpc/frame.h\"\n#include \"codecs/codec.h\"\n#include \"nullregion/region.h\"\n#include \"common/status.h\"\n#include \"a_wire.pb.h\"\n")
+expect_holds(registry_includes_transports transports/good.cc
+             "#include \"transports/a/a.h\"\n#include \"transports/b/b.h\"\n")
+expect_holds(bench_includes_the_registry bench/loadgen/good.cc
+             "#include \"transports/transport.h\"\n#include \"rpc/frame.h\"\n#include \"regions/memstore/memstore.h\"\n#include \"../hdr/histogram.h\"\n#include \"bench/loadgen/driver.h\"\n")
+expect_holds(cli_includes_bench bench/cli/good.cc
+             "#include \"bench/loadgen/driver.h\"\n#include \"front_door.h\"\n#include \"bench/hdr/histogram.h\"\n")
+
+if(_failures)
+  message(FATAL_ERROR "check_layering.cmake is wrong in these cases:\n${_failures}")
+endif()
+message(STATUS "check_layering.cmake: ${_cases} cases as expected")
