@@ -459,10 +459,15 @@ class MemstoreRegion final : public Region {
     }
     nlohmann::json& j = (*out)["memstore"];
     j["rows"] = rows;
-    // Rows per table ("" is the table of codecs that name none).
+    // Rows per table. wirebench's own codecs carry no table name: they
+    // address HBase's one region of "usertable" (pb's "usertable,,1"), so
+    // the rows they wrote ("" here) are usertable's.
     nlohmann::json& t = j["tables"];
     t = nlohmann::json::object();
-    for (const auto& [table, n] : table_rows) t[table] = n;
+    for (const auto& [table, n] : table_rows) {
+      nlohmann::json& rows_of = t[table.empty() ? "usertable" : table];
+      rows_of = rows_of.is_null() ? n : rows_of.get<uint64_t>() + n;
+    }
     j["cells"] = cells;
     j["bytes"] = bytes;
     j["footprint_bytes"] = footprint_.load(std::memory_order_relaxed);
