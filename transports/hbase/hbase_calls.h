@@ -1,6 +1,9 @@
-// The calls of one HBase connection (hbase_protocol.h): ClientService's Get,
-// Mutate, Multi and Scan over the region, the hbase:meta catalog,
-// ClientMetaService, and wirebench's Stats and Ping.
+// The calls of one HBase connection (its bytes read by hbase_protocol.h):
+// ClientService's Get, Mutate, Multi and Scan over the region, the
+// hbase:meta catalog, ClientMetaService, and wirebench's Stats and Ping.
+// One class, its members in a file per kind of call: hbase_calls.cc (the way
+// in and the codec's hot path), hbase_get_calls.cc, hbase_mutate_calls.cc,
+// hbase_multi_calls.cc, hbase_scan_calls.cc, hbase_meta_calls.cc.
 // Thread-safety: one instance per connection, used by its thread only.
 #pragma once
 
@@ -11,7 +14,7 @@
 
 #include "codecs/wire_reader.h"
 #include "nullregion/region_service.h"
-#include "transports/hbase/hbase_protocol.h"
+#include "transports/hbase/hbase_service.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
@@ -40,7 +43,14 @@ class CallHandler {
   void set_stats(HBaseIoStats* stats) { stats_ = stats; }
 
  private:
-  struct Call;  // The parsed call: id, method, param, cell block.
+  // The parsed call: id, method, param, cell block.
+  struct Call {
+    uint32_t id = kNoCallId;
+    std::string_view method;
+    bool has_param = false;
+    ByteView param;
+    ByteView block;
+  };
 
   bool TryFast(Method m, const Call& c, ByteView body, ByteBuffer* out);
   void HandleClient(const Call& c, ByteBuffer* out);
@@ -51,6 +61,24 @@ class CallHandler {
   Status DoMutate(const Call& c, hbasewire::MutateResponse* resp);
   Status DoMulti(const Call& c, hbasewire::MultiResponse* resp);
   Status DoScan(const Call& c, hbasewire::ScanResponse* resp);
+
+  // A Scan that opens a scanner, and one that continues (or closes, or
+  // renews) an open one.
+  Status OpenScan(const hbasewire::ScanRequest& req, hbasewire::ScanResponse* resp);
+  Status ContinueScan(const hbasewire::ScanRequest& req, hbasewire::ScanResponse* resp);
+  // The scanner a ScanRequest opens: its bounds, columns, filter, limits.
+  Status ReadScan(const hbasewire::ScanRequest& req, Scanner* out);
+  // With several regions per table: the scan kept within the named region
+  // (NotServingRegionException when the name is none of the table's).
+  Status BoundToRegion(ByteView region, Scanner* s);
+  // A Multi's region action under a condition: all of its mutations or
+  // none, in one atomic step; *processed when they were applied.
+  Status ConditionalActions(const hbasewire::RegionAction& ra, const hbasewire::Condition& cond,
+                            WireReader* block, hbasewire::RegionActionResult* rar,
+                            bool* processed);
+  // A Multi's region action without a condition: each action on its own.
+  Status RegionActions(const hbasewire::RegionAction& ra, WireReader* block,
+                       hbasewire::RegionActionResult* rar);
 
   // Reads a MutationProto (and its cells, from the message or the call's
   // cell block) into `cells` and returns the model's mutation.
@@ -66,6 +94,8 @@ class CallHandler {
   StatusOr<Condition> ReadCondition(const hbasewire::Condition& c);
   // A Get answered by the region or, on hbase:meta, by the catalog.
   Status GetRow(ByteView region_name, const hbasewire::Get& g, hbasewire::Result* out);
+  // A Get on hbase:meta: a table's state row or a region's row.
+  Status GetMetaRow(const hbasewire::Get& g, hbasewire::Result* out);
   // Writes the result's cells into the reply: into the cell block on a
   // KeyValueCodec connection, else into the message. `row` overrides the
   // cells' row when not empty.
@@ -76,6 +106,10 @@ class CallHandler {
   void TableStateRow(ByteView row, hbasewire::Result* out);
   // One batch of an open scanner; false when the scanner is exhausted.
   StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+  // ScanBatch on hbase:meta: the catalog's rows of the scanned table.
+  StatusOr<bool> MetaScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+  // Adds one Result to a Scan reply (its cells already emitted).
+  void AddScanResult(hbasewire::Result* r, bool partial, hbasewire::ScanResponse* resp);
   // A Scan call's batch of `rows` rows from `s` (its call sequence checked,
   // its row limit kept); *more when the scanner has rows left.
   Status NextBatch(Scanner* s, const hbasewire::ScanRequest& req, uint32_t rows,

@@ -25,243 +25,25 @@
 // the same decode/region/encode path as wirebench's framing. Everything else
 // (conditions, increments, scanners, the hbase:meta catalog,
 // ClientMetaService, cells in the message on a cell-block connection) takes
-// the full path of hbase_calls.cc over generated messages.
+// the full path of hbase_calls.h (a file per kind of call) over generated
+// messages. What every connection shares (HBaseService, the counters, the
+// exception classes) is hbase_service.h.
 //
 // Thread-safety: a ConnectionCore belongs to one connection and one thread.
 // HBaseService is shared by every connection: its scanner table is locked,
 // the rest is immutable once serving.
 #pragma once
 
+
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "codecs/message.h"
 #include "common/bytes.h"
-#include "common/counters.h"
-#include "common/status.h"
-#include "common/thread_stats.h"
-#include "nullregion/region.h"
-#include "rpc/service.h"
-#include "transports/hbase/hbase_filters.h"
+#include "transports/hbase/hbase_service.h"
 
 namespace wirebench::hbaserpc {
-
-// HConstants.RPC_HEADER and RpcServer.CURRENT_VERSION.
-inline constexpr uint8_t kRpcHeader[4] = {'H', 'B', 'a', 's'};
-inline constexpr uint8_t kRpcVersion = 0;
-inline constexpr size_t kPreambleSize = 6;
-// AuthMethod codes.
-inline constexpr uint8_t kAuthSimple = 80;
-inline constexpr uint8_t kAuthKerberos = 81;
-inline constexpr uint8_t kAuthDigest = 82;
-// HBase 2.6's RpcClient special preambles (six bytes each).
-inline constexpr uint8_t kRegistryPreamble[6] = {'R', 'e', 'g', 'i', 's', 't'};
-inline constexpr uint8_t kSecurityPreamble[6] = {'S', 'e', 'c', 'u', 'r', 'i'};
-// The call id of replies that belong to no call (Java's -1 as uint32).
-inline constexpr uint32_t kNoCallId = 0xFFFFFFFFu;
-
-inline constexpr std::string_view kKeyValueCodecClass = "org.apache.hadoop.hbase.codec.KeyValueCodec";
-inline constexpr std::string_view kClientService = "ClientService";
-inline constexpr std::string_view kClientMetaService = "ClientMetaService";
-inline constexpr std::string_view kMetaTable = "hbase:meta";
-// The meta region every client knows by name (old-format region name).
-inline constexpr std::string_view kMetaRegionName = "hbase:meta,,1";
-// The region id of the one region per table the catalog hands out: with the
-// empty start key its (old-format) name is "T,,1", the region name the
-// pb/cellblock codecs write (codecs/pb/pb_mapping.h).
-inline constexpr uint64_t kUserRegionId = 1;
-
-// The exception classes HBase's server sends, by name.
-namespace exceptions {
-inline constexpr std::string_view kFatalConnection =
-    "org.apache.hadoop.hbase.ipc.FatalConnectionException";
-inline constexpr std::string_view kWrongVersion = "org.apache.hadoop.hbase.ipc.WrongVersionException";
-inline constexpr std::string_view kBadAuth = "org.apache.hadoop.hbase.ipc.BadAuthException";
-inline constexpr std::string_view kAccessDenied =
-    "org.apache.hadoop.hbase.security.AccessDeniedException";
-inline constexpr std::string_view kSecurityNotEnabled =
-    "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException";
-inline constexpr std::string_view kUnsupportedCellCodec =
-    "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException";
-inline constexpr std::string_view kUnsupportedCompressionCodec =
-    "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException";
-inline constexpr std::string_view kUnknownService =
-    "org.apache.hadoop.hbase.ipc.UnknownServiceException";
-inline constexpr std::string_view kEmptyServiceName =
-    "org.apache.hadoop.hbase.ipc.EmptyServiceNameException";
-inline constexpr std::string_view kRequestTooBig =
-    "org.apache.hadoop.hbase.exceptions.RequestTooBigException";
-inline constexpr std::string_view kDoNotRetry = "org.apache.hadoop.hbase.DoNotRetryIOException";
-inline constexpr std::string_view kUnknownProtocol =
-    "org.apache.hadoop.hbase.exceptions.UnknownProtocolException";
-inline constexpr std::string_view kNotServingRegion =
-    "org.apache.hadoop.hbase.NotServingRegionException";
-inline constexpr std::string_view kUnknownScanner = "org.apache.hadoop.hbase.UnknownScannerException";
-inline constexpr std::string_view kOutOfOrderScannerNext =
-    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException";
-inline constexpr std::string_view kIOException = "java.io.IOException";
-inline constexpr std::string_view kRegionTooBusy = "org.apache.hadoop.hbase.RegionTooBusyException";
-inline constexpr std::string_view kCallQueueTooBig = "org.apache.hadoop.hbase.CallQueueTooBigException";
-}  // namespace exceptions
-
-// Who this server is, as the catalog, ClientMetaService and (with
-// --zookeeper) the registry nodes name it: HBase's ServerName and cluster id.
-struct ServerIdentity {
-  std::string host;         // The host clients connect to.
-  uint16_t port = 0;
-  uint64_t start_code = 0;  // Milliseconds since the epoch when the server started.
-  std::string cluster_id;   // A UUID, fresh per server process.
-  // "host,port,startcode", HBase's ServerName string.
-  std::string ServerNameString() const;
-};
-
-// A fresh random UUID string (8-4-4-4-12 hex digits).
-std::string NewClusterId();
-
-// Counters of one I/O thread (BumpShared by it, AddShared by Stats).
-struct HBaseIoStats {
-  uint64_t calls[kMaxMethod + 1] = {};  // By wirebench Method, for Mutate..Ping.
-  uint64_t meta_calls = 0;              // Calls on hbase:meta (the catalog).
-  uint64_t registry_calls = 0;          // ClientMetaService and the registry preamble.
-  uint64_t fast_calls = 0;              // Answered by the codec's own handler.
-  uint64_t other_calls = 0;             // Methods HBase has that wirebench refuses.
-  uint64_t handler_calls = 0;           // Calls run on a handler thread (they evaluate a filter).
-  uint64_t failed_calls = 0;            // Replies carrying an exception.
-  uint64_t frames_in = 0, frames_out = 0;
-  uint64_t bytes_in = 0, bytes_out = 0;
-  uint64_t accepted = 0, closed = 0, refused = 0;
-  uint64_t idle_closed = 0;  // Closed for sitting idle while the server was crowded.
-  uint64_t budget_refused = 0;  // Closed for want of room in --max-buffered-bytes.
-  int64_t active = 0;
-  using Fields =
-      FieldList<&HBaseIoStats::calls, &HBaseIoStats::meta_calls, &HBaseIoStats::registry_calls,
-                &HBaseIoStats::fast_calls, &HBaseIoStats::other_calls,
-                &HBaseIoStats::handler_calls,
-                &HBaseIoStats::failed_calls, &HBaseIoStats::frames_in,
-                &HBaseIoStats::frames_out, &HBaseIoStats::bytes_in, &HBaseIoStats::bytes_out,
-                &HBaseIoStats::accepted, &HBaseIoStats::closed, &HBaseIoStats::refused,
-                &HBaseIoStats::idle_closed, &HBaseIoStats::budget_refused,
-                &HBaseIoStats::active>;
-};
-
-// An open scanner (ScanRequest without scanner_id opens one).
-struct Scanner {
-  bool meta = false;     // A scan of the catalog.
-  std::string table;     // The table scanned (meta scans: the table whose rows are answered).
-  std::string next_row;  // The last row returned; the next batch starts after it.
-  bool started = false;  // next_row is set (else: the scan's own start).
-  std::string start_row, stop_row;
-  bool include_start = true;
-  bool include_stop = false;
-  bool reversed = false;
-  std::vector<std::pair<std::string, std::string>> columns;
-  uint64_t rows_left = 0;  // limit_of_rows; 0 = no limit.
-  uint64_t next_call_seq = 0;
-  uint32_t max_versions = 1;
-  TimeRange time_range;
-  uint32_t batch = 0;    // Scan.batch_size: the most cells per Result; 0 = a whole row.
-  uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
-  std::shared_ptr<Filter> filter;  // Scan.filter, or null.
-  uint64_t last_used_ms = 0;       // For the lease.
-  uint64_t owner = 0;              // The connection that opened it (HBaseService::NewOwner).
-  size_t bytes = 0;                // What it holds, about (see HBaseService's budget).
-  std::string region_end;  // The region's end key: where a forward scan stops ("" = none).
-  std::string region_start;  // Its start key: where a reversed scan stops.
-  bool cut_by_region = false;  // The scan's range goes past the region's.
-};
-
-// HBase's default scanner lease, and the clock it is kept by.
-inline constexpr uint64_t kScannerLeaseMs = 60000;
-uint64_t ScannerNowMs();
-
-// Server-wide state every connection shares.
-class HBaseService {
- public:
-  // `region` and `codec_service` must outlive the service.
-  HBaseService(Region* region, rpc::Service* codec_service, ServerIdentity identity)
-      : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
-
-  Region* region() const { return region_; }
-  // Regions per table in the catalog (--regions-per-table); set before serving.
-  uint32_t regions_per_table() const { return regions_per_table_; }
-  void set_regions_per_table(uint32_t n) { regions_per_table_ = n < 1 ? 1 : n; }
-  rpc::Service* codec_service() const { return codec_service_; }
-  const ServerIdentity& identity() const { return identity_; }
-  // Set once the server is bound (the port) and before it serves.
-  ServerIdentity* mutable_identity() { return &identity_; }
-
-  // The scanner table: ids are never reused within a process. Open
-  // scanners are bounded three ways: kMaxOpenScanners in all,
-  // kMaxScannersPerConnection per connection, kMaxScannerBytes of keys,
-  // columns and filters in all. A scan that ends in the call that opens it
-  // (a region lookup, a small scan) never takes a slot (see FinishedId).
-  static constexpr size_t kMaxOpenScanners = 10000;
-  static constexpr size_t kMaxScannersPerConnection = 1000;
-  static constexpr size_t kMaxScannerBytes = size_t{256} << 20;
-  // An id for a connection's scanners.
-  uint64_t NewOwner();
-  // Opens `s` for s.owner; on a limit, 0 and `why` says which.
-  uint64_t OpenScanner(Scanner s, std::string* why);
-  // A fresh id, remembered as finished: for a scan that ended in its first call.
-  uint64_t FinishedId();
-  // Runs f(Scanner*) under the lock; the pointer is null for an unknown id.
-  template <typename F>
-  auto WithScanner(uint64_t id, F&& f) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = scanners_.find(id);
-    if (it != scanners_.end() && ScannerNowMs() - it->second.last_used_ms > kScannerLeaseMs) {
-      EraseLocked(it);  // Its lease ran out: gone, as in HBase.
-      it = scanners_.end();
-    }
-    if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
-    return f(it == scanners_.end() ? nullptr : &it->second);
-  }
-  void CloseScanner(uint64_t id);
-  // Closes a scanner that ran out of rows and remembers its id (the last
-  // kRememberedScanners of them): HBase 2 clients stop there, but clients of
-  // the 0.96/0.98 protocol (the npm client) call once more and expect an
-  // empty batch, not UnknownScannerException.
-  void FinishScanner(uint64_t id);
-  bool WasFinished(uint64_t id) const;
-  static constexpr size_t kRememberedScanners = 4096;
-  // Closes scanners unused for longer than the lease (HBase's
-  // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
-  void ExpireScanners(uint64_t now_ms);
-  size_t open_scanners() const;
-  // Opens refused at a limit, since start.
-  uint64_t refused_scanners() const;
-
- private:
-  void EraseLocked(std::map<uint64_t, Scanner>::iterator it);
-
-  Region* region_;
-  rpc::Service* codec_service_;
-  ServerIdentity identity_;
-  mutable std::mutex mu_;
-  uint64_t next_scanner_ = 1;
-  uint32_t regions_per_table_ = 1;
-  std::map<uint64_t, Scanner> scanners_;
-  std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
-  uint64_t next_owner_ = 1;
-  std::map<uint64_t, size_t> per_owner_;  // Open scanners by owner.
-  size_t scanner_bytes_ = 0;
-  uint64_t refused_scanners_ = 0;
-};
-
-// What a connection asks its server for: the Stats reply (the rpc layer's
-// JSON, with `own_at_entry` the calling thread's counters when the call
-// arrived, so the reply's own allocations are left out).
-class StatsSource {
- public:
-  virtual ~StatsSource() = default;
-  virtual std::string StatsReply(const CounterTotals& own_at_entry) = 0;
-};
 
 class CallHandler;  // hbase_calls.cc
 
@@ -317,11 +99,5 @@ class ConnectionCore {
   bool has_deferred_ = false;
   std::string deferred_;  // The deferred call's body (after its length word).
 };
-
-// Writing replies. Each appends one whole reply (length word included).
-// An exception reply: ResponseHeader {call_id, exception {class, text,
-// do_not_retry}}, no response message.
-void AppendExceptionReply(uint32_t call_id, std::string_view exception_class,
-                          std::string_view message, bool do_not_retry, ByteBuffer* out);
 
 }  // namespace wirebench::hbaserpc

@@ -1,0 +1,61 @@
+// What the call files of `--rpc hbase` (hbase_*_calls.cc) share: how the
+// catalog names a table's regions (HBase's HexStringSplit points), HBase's
+// key size limits, and the small messages several calls write.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "common/bytes.h"
+#include "common/status.h"
+#include "nullregion/region.h"
+#include "transports/hbase/hbase_service.h"
+
+namespace wirebench::hbasewire {
+class TableName;
+class ServerName;
+class RegionInfo;
+}  // namespace wirebench::hbasewire
+
+namespace wirebench::hbaserpc {
+
+inline constexpr uint32_t kMaxBatchRows = 10000;  // Rows one Scan reply carries at most.
+inline constexpr size_t kMaxRowBytes = 32767;     // HBase's Short.MAX_VALUE.
+inline constexpr size_t kMaxFamilyBytes = 127;    // HBase's Byte.MAX_VALUE.
+
+inline bool IsMetaRegion(ByteView name) {
+  constexpr std::string_view kPrefix = "hbase:meta,";
+  return name.size() >= kPrefix.size() &&
+         std::memcmp(name.data(), kPrefix.data(), kPrefix.size()) == 0;
+}
+
+// The table a region name names: the part before the first ','.
+// (An empty name may have no data pointer at all: no memchr on it.)
+inline std::string_view TableOf(std::string_view region_name) {
+  const size_t comma = region_name.find(',');
+  return comma == std::string_view::npos ? std::string_view() : region_name.substr(0, comma);
+}
+
+// The start key of region `i` of `n` of a table: "" for the first, else
+// HBase's HexStringSplit point (the 32-bit space in n equal parts, 8
+// lowercase hex digits).
+std::string SplitPoint(uint32_t i, uint32_t n);
+// The catalog's row (and the region's name) for region `i` of `table`.
+std::string RegionRow(std::string_view table, uint32_t i, uint32_t n);
+// Which of the table's n regions a region name names; -1 when none.
+int RegionIndex(std::string_view name, uint32_t n);
+// The region (of n) holding `row`.
+uint32_t RegionOfRow(std::string_view row, uint32_t n);
+
+std::string BigEndian64(uint64_t v);
+void SetTableName(std::string_view table, hbasewire::TableName* t);
+void SetServerName(const ServerIdentity& id, hbasewire::ServerName* s);
+// hbase:meta's own RegionInfo.
+void MetaRegionInfo(hbasewire::RegionInfo* ri);
+// A TimeRange message (HBase.proto) as the model's; all of time when empty.
+StatusOr<TimeRange> ReadTimeRange(const std::string& bytes);
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,307 @@
+#include "transports/hbase/hbase_calls.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transports/hbase/hbase_regions.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+
+namespace wirebench::hbaserpc {
+
+namespace pbw = hbasewire;
+
+void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse* resp) {
+  if (cell_blocks_) {
+    resp->add_cells_per_result(uint32_t(r->associated_cell_count()));
+  } else {
+    resp->add_results()->Swap(r);
+  }
+  resp->add_partial_flag_per_result(partial);
+}
+
+StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanResponse* resp) {
+  if (max_rows == 0) return true;
+  if (s->meta) return MetaScanBatch(s, max_rows, resp);
+  std::vector<Column> cols;
+  for (const auto& col : s->columns) cols.push_back(Column{ByteView(col.first), ByteView(col.second)});
+  uint32_t n = 0;
+  for (;;) {
+    if (s->filter && s->filter->FilterAllRemaining()) return false;
+    ScanRequest sr;
+    sr.table = ByteView(s->table);
+    sr.reversed = s->reversed;
+    if (s->started) {
+      sr.start_row = ByteView(s->next_row);
+      sr.include_start = false;
+    } else {
+      sr.start_row = ByteView(s->start_row);
+      sr.include_start = s->include_start;
+    }
+    sr.stop_row = ByteView(s->stop_row);
+    sr.include_stop = s->include_stop;
+    if (s->cut_by_region) {  // The region's bound is nearer than the scan's.
+      sr.stop_row = ByteView(s->reversed ? s->region_start : s->region_end);
+      sr.include_stop = s->reversed;  // A region holds its start key, not its end key.
+    }
+    sr.number_of_rows = max_rows - n;
+    sr.columns = std::span<const Column>(cols.data(), cols.size());
+    sr.time_range = s->time_range;
+    sr.max_versions = s->filter ? UINT32_MAX : s->max_versions;
+    ScanResponse r;
+    WB_RETURN_IF_ERROR(service_->region()->Scan(sr, &scratch_, &r));
+    for (const Result& res : r.results) {
+      if (res.cells.empty()) continue;
+      const ByteView row = res.cells[0].row;
+      s->started = true;
+      s->next_row = row.ToString();
+      std::span<const Cell> cells = res.cells;
+      if (s->filter) {
+        if (s->filter->FilterAllRemaining()) return false;
+        filtered_.clear();
+        filter_storage_.clear();
+        if (!FilterOneRow(s->filter.get(), row, res.cells, s->max_versions, &filtered_,
+                          &filter_storage_))
+          continue;
+        cells = std::span<const Cell>(filtered_.data(), filtered_.size());
+      }
+      // Scan.batch: a row's cells in Results of at most `batch` cells; all
+      // but the last flagged partial (mayHaveMoreCellsInRow).
+      const size_t step = s->batch > 0 ? s->batch : cells.size();
+      for (size_t at = 0; at < cells.size(); at += step) {
+        const size_t k = std::min(step, cells.size() - at);
+        Result part;
+        part.cells = cells.subspan(at, k);
+        pbw::Result pr;
+        EmitResult(part, ByteView(), &pr);
+        AddScanResult(&pr, at + k < cells.size(), resp);
+      }
+      ++n;
+    }
+    if (!r.more_results) return false;
+    if (n >= max_rows) return true;
+  }
+}
+
+Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
+  pbw::ScanRequest req;
+  if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
+    return Status::InvalidArgument("malformed ScanRequest");
+  if (!req.has_scanner_id()) return OpenScan(req, resp);
+  return ContinueScan(req, resp);
+}
+
+Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
+  if (!req.has_scan() || !req.has_region())
+    return Status::InvalidArgument("a ScanRequest without scanner_id must carry region and scan");
+  const ByteView region(req.region().value());
+  const pbw::Scan& scan = req.scan();
+  // HBase's Scan refuses these too; a scanner keeps its bounds for its life.
+  for (const auto& [what, key] : {std::pair{"startRow", &scan.start_row()},
+                                  std::pair{"stopRow", &scan.stop_row()}})
+    if (key->size() > kMaxRowBytes)
+      return Status::InvalidArgument(std::string("java.lang.IllegalArgumentException: ") + what +
+                                     "'s length must be less than or equal to " +
+                                     std::to_string(kMaxRowBytes) +
+                                     " to meet the rowkey restriction (it is " +
+                                     std::to_string(key->size()) + ")");
+  Scanner& s = *out;
+  s.meta = IsMetaRegion(region);
+  if (!s.meta && region.empty())
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) +
+                            ": the request names no region");
+  if (scan.has_filter() && !s.meta) {
+    if (defer_filters_) return Defer();
+    auto f = ParseFilter(scan.filter());
+    if (!f.ok()) return f.status();
+    s.filter = std::shared_ptr<Filter>(std::move(f).value());
+  }
+  auto tr = ReadTimeRange(scan.time_range());
+  if (!tr.ok()) return tr.status();
+  s.time_range = *tr;
+  s.max_versions = std::max<uint32_t>(1, scan.max_versions());
+  s.batch = scan.batch_size();
+  s.caching = scan.caching();
+  s.start_row = scan.start_row();
+  s.include_start = scan.include_start_row();
+  s.stop_row = scan.stop_row();
+  s.include_stop = scan.include_stop_row();
+  s.reversed = scan.reversed();
+  for (const auto& col : scan.column()) {
+    if (col.qualifier_size() == 0) s.columns.emplace_back(col.family(), "");
+    for (const auto& q : col.qualifier()) s.columns.emplace_back(col.family(), q);
+  }
+  s.rows_left = req.limit_of_rows();
+  if (!s.meta && service_->regions_per_table() > 1) WB_RETURN_IF_ERROR(BoundToRegion(region, &s));
+  if (s.meta) {
+    s.table = std::string(TableOf(s.start_row));
+    if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
+  } else {
+    s.table = std::string(TableOf(region.str()));
+  }
+  s.owner = owner_;
+  s.bytes = sizeof(Scanner) + s.start_row.size() + s.stop_row.size() + s.table.size() +
+            kMaxRowBytes /* next_row */ + 4 * scan.filter().size();
+  // A regex comparator's RE2 may grow to its memory budget as it runs.
+  if (scan.filter().find("RegexStringComparator") != std::string::npos)
+    s.bytes += kRegexMemoryBytes;
+  for (const auto& [f, q] : s.columns) s.bytes += 32 + f.size() + q.size();
+  return Status::Ok();
+}
+
+Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
+  const uint32_t regions = service_->regions_per_table();
+  const int index = RegionIndex(region.str(), regions);
+  if (index < 0)
+    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
+                            region.ToString() + " is not online on this server");
+  s->region_start = SplitPoint(uint32_t(index), regions);
+  s->region_end =
+      uint32_t(index) + 1 < regions ? SplitPoint(uint32_t(index) + 1, regions) : std::string();
+  // Start where the scan starts, within the region.
+  if (!s->reversed) {
+    if (s->start_row < s->region_start) {
+      s->start_row = s->region_start;
+      s->include_start = true;
+    }
+    s->cut_by_region = !s->region_end.empty() &&
+                       (s->stop_row.empty() || s->stop_row > s->region_end ||
+                        (s->stop_row == s->region_end && s->include_stop));
+  } else {
+    if (!s->region_end.empty() && (s->start_row.empty() || s->start_row >= s->region_end)) {
+      // Reversed from the region's last key: its end key is not in it.
+      s->start_row = s->region_end;
+      s->include_start = false;
+    }
+    s->cut_by_region =
+        !s->region_start.empty() && (s->stop_row.empty() || s->stop_row < s->region_start);
+  }
+  return Status::Ok();
+}
+
+Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
+  Scanner s;
+  WB_RETURN_IF_ERROR(ReadScan(req, &s));
+  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s.caching;
+  if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+  // The first batch runs before the scanner takes a slot: a scan that ends
+  // here (a region lookup, a small scan, limit 1) never needs one.
+  bool more = false;
+  WB_RETURN_IF_ERROR(NextBatch(&s, req, rows, resp, &more));
+  const bool cut_by_region = s.cut_by_region;
+  uint64_t id;
+  if (more && !req.close_scanner()) {
+    std::string why;
+    id = service_->OpenScanner(std::move(s), &why);
+    if (id == 0) {
+      resp->Clear();
+      block_.Clear();
+      return Status::ResourceExhausted(
+          std::string(exceptions::kIOException) + ": " + why +
+          ": close scanners (ScanRequest.close_scanner) when done, or let their leases (60 s) "
+          "run out");
+    }
+  } else {
+    id = service_->FinishedId();
+  }
+  resp->set_scanner_id(id);
+  FinishReply(req, more, cut_by_region, resp);
+  return Status::Ok();
+}
+
+Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
+  const uint64_t id = req.scanner_id();
+  if (defer_filters_ && !req.renew() &&
+      service_->WithScanner(id, [](Scanner* s) { return s != nullptr && s->filter != nullptr; }))
+    return Defer();
+  resp->set_scanner_id(id);
+  if (req.renew()) {
+    const bool known = service_->WithScanner(id, [](Scanner* s) { return s != nullptr; });
+    if (!known)
+      return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
+                              std::to_string(id) + "'; it was closed, its lease expired, or it was never opened");
+    resp->set_more_results(true);
+    resp->set_ttl(kScannerLeaseMs);
+    return Status::Ok();
+  }
+  Status st;
+  bool known = true;
+  bool cut_by_region = false;
+  bool more = service_->WithScanner(id, [&](Scanner* s) {
+    cut_by_region = s != nullptr && s->cut_by_region;
+    if (s == nullptr) {
+      known = false;
+      return false;
+    }
+    uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s->caching;
+    if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+    bool m = false;
+    st = NextBatch(s, req, rows, resp, &m);
+    return st.ok() && m;
+  });
+  if (!known) {
+    // Closing what is already gone is not an error; a call on a scanner that
+    // ran out of rows gets an empty last batch (see FinishScanner).
+    if (req.close_scanner() || service_->WasFinished(id)) {
+      resp->set_more_results(false);
+      resp->set_more_results_in_region(false);
+      return Status::Ok();
+    }
+    return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
+                            std::to_string(id) +
+                            "'. This can happen due to any of the following reasons: the "
+                            "scanner was closed, its lease expired, or it was never opened here");
+  }
+  if (!st.ok()) {
+    if (st.message().substr(0, exceptions::kOutOfOrderScannerNext.size()) ==
+        exceptions::kOutOfOrderScannerNext)
+      service_->CloseScanner(id);
+    return st;
+  }
+  if (req.close_scanner()) {
+    service_->CloseScanner(id);
+  } else if (!more) {
+    service_->FinishScanner(id);
+  }
+  FinishReply(req, more, cut_by_region, resp);
+  return Status::Ok();
+}
+
+Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t rows,
+                              pbw::ScanResponse* resp, bool* more) {
+  *more = false;
+  if (req.has_next_call_seq() && req.next_call_seq() != s->next_call_seq)
+    return Status::InvalidArgument(std::string(exceptions::kOutOfOrderScannerNext) +
+                                   ": Expected nextCallSeq: " + std::to_string(s->next_call_seq) +
+                                   " But the nextCallSeq got from client: " +
+                                   std::to_string(req.next_call_seq()));
+  ++s->next_call_seq;
+  uint32_t n = std::min(rows, kMaxBatchRows);
+  if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
+  const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
+  auto b = ScanBatch(s, n, resp);
+  if (!b.ok()) return b.status();
+  if (s->rows_left > 0) {
+    // Rows, not batch parts: count the Results that end a row.
+    uint64_t got = 0;
+    for (int i = before; i < resp->partial_flag_per_result_size(); ++i)
+      if (!resp->partial_flag_per_result(i)) ++got;
+    s->rows_left -= std::min<uint64_t>(s->rows_left, got);
+    if (s->rows_left == 0) return Status::Ok();
+  }
+  *more = *b;
+  return Status::Ok();
+}
+
+void CallHandler::FinishReply(const pbw::ScanRequest& req, bool more, bool cut_by_region,
+                              pbw::ScanResponse* resp) {
+  // A scan that goes on past its region: HBase 2 says more results, none in
+  // this region, and the client moves to the next region.
+  resp->set_more_results((more || cut_by_region) && !req.close_scanner());
+  resp->set_more_results_in_region(more);
+  resp->set_ttl(kScannerLeaseMs);
+}
+
+}  // namespace wirebench::hbaserpc

@@ -1,0 +1,147 @@
+#include "transports/hbase/hbase_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "codecs/pb/pb_wire.h"
+#include "transports/hbase/hbase_wire.pb.h"
+
+namespace wirebench::hbaserpc {
+
+namespace pbw = hbasewire;
+
+std::string ServerIdentity::ServerNameString() const {
+  return host + "," + std::to_string(port) + "," + std::to_string(start_code);
+}
+
+std::string NewClusterId() {
+  std::random_device rd;
+  std::mt19937_64 gen((uint64_t(rd()) << 32) ^ rd());
+  const uint64_t a = gen(), b = gen();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", uint32_t(a >> 32),
+                uint32_t(a >> 16) & 0xFFFF, uint32_t(a) & 0xFFF,
+                uint32_t(0x8000 | ((b >> 48) & 0x3FFF)),
+                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
+uint64_t ScannerNowMs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+void HBaseService::EraseLocked(std::map<uint64_t, Scanner>::iterator it) {
+  auto owner = per_owner_.find(it->second.owner);
+  if (owner != per_owner_.end() && --owner->second == 0) per_owner_.erase(owner);
+  scanner_bytes_ -= std::min(scanner_bytes_, it->second.bytes);
+  scanners_.erase(it);
+}
+
+void HBaseService::ExpireScanners(uint64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = scanners_.begin(); it != scanners_.end();) {
+    auto next = std::next(it);
+    if (now_ms - it->second.last_used_ms > kScannerLeaseMs) EraseLocked(it);
+    it = next;
+  }
+}
+
+uint64_t HBaseService::NewOwner() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_owner_++;
+}
+
+uint64_t HBaseService::OpenScanner(Scanner s, std::string* why) {
+  const uint64_t now = ScannerNowMs();
+  ExpireScanners(now);
+  s.last_used_ms = now;
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t mine = per_owner_.count(s.owner) ? per_owner_[s.owner] : 0;
+  if (scanners_.size() >= kMaxOpenScanners) {
+    *why = std::to_string(kMaxOpenScanners) + " scanners are open on this server";
+  } else if (mine >= kMaxScannersPerConnection) {
+    *why = std::to_string(kMaxScannersPerConnection) + " scanners are open on this connection";
+  } else if (scanner_bytes_ + s.bytes > kMaxScannerBytes) {
+    *why = "open scanners hold " + std::to_string(scanner_bytes_ >> 20) + " MiB of keys, columns "
+           "and filters (at most " + std::to_string(kMaxScannerBytes >> 20) + " MiB)";
+  } else {
+    const uint64_t id = next_scanner_++;
+    ++per_owner_[s.owner];
+    scanner_bytes_ += s.bytes;
+    scanners_.emplace(id, std::move(s));
+    return id;
+  }
+  ++refused_scanners_;
+  return 0;
+}
+
+uint64_t HBaseService::FinishedId() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t id = next_scanner_++;
+  finished_.push_back(id);
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
+  return id;
+}
+
+uint64_t HBaseService::refused_scanners() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refused_scanners_;
+}
+
+void HBaseService::CloseScanner(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = scanners_.find(id);
+  if (it != scanners_.end()) EraseLocked(it);
+}
+
+void HBaseService::FinishScanner(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = scanners_.find(id);
+  if (it != scanners_.end()) EraseLocked(it);
+  finished_.push_back(id);
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
+}
+
+bool HBaseService::WasFinished(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::find(finished_.begin(), finished_.end(), id) != finished_.end();
+}
+
+size_t HBaseService::open_scanners() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return scanners_.size();
+}
+
+void AppendReply(const pbw::ResponseHeader& h, const google::protobuf::MessageLite* resp,
+                 ByteBuffer* out) {
+  const size_t hs = h.ByteSizeLong();
+  const size_t rs = resp ? resp->ByteSizeLong() : 0;
+  const size_t total =
+      pb::VarintSize(hs) + hs + (resp ? pb::VarintSize(rs) + rs : 0);
+  uint8_t* p = out->Extend(4 + total);
+  StoreBE32(p, uint32_t(total));
+  p = pb::WriteVarint(p + 4, hs);
+  p = h.SerializeWithCachedSizesToArray(p);
+  if (resp) {
+    p = pb::WriteVarint(p, rs);
+    resp->SerializeWithCachedSizesToArray(p);
+  }
+}
+
+void AppendExceptionReply(uint32_t call_id, std::string_view exception_class,
+                          std::string_view message, bool do_not_retry, ByteBuffer* out) {
+  pbw::ResponseHeader h;
+  h.set_call_id(call_id);
+  pbw::ExceptionResponse* e = h.mutable_exception();
+  e->set_exception_class_name(std::string(exception_class));
+  // HBase sends the stringified exception: "Class: message" and its stack.
+  e->set_stack_trace(std::string(exception_class) + ": " + std::string(message));
+  e->set_do_not_retry(do_not_retry);
+  AppendReply(h, nullptr, out);
+}
+
+}  // namespace wirebench::hbaserpc
