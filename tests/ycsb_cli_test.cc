@@ -19,6 +19,7 @@
 
 #include "bench/hdr/histogram_log.h"
 #include "bench/loadgen/status_line.h"
+#include "bench/results/report.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
@@ -160,13 +161,18 @@ TEST(YcsbCli, SectionsOfWorkloadsAToFInBothNullReadModes) {
 }
 
 // Issue 20 item 9: with a JSON exporter and no exportfile, stdout is the
-// JSON export alone, integral values as integers.
+// JSON export alone, integral values as integers. Issue 35 item 9: every
+// value is a number, as YCSB's exporter interface writes only numbers; the
+// text lines (the basic binding's absent [SERVER], "unavailable (...)") are
+// left out and named on stderr.
 TEST(YcsbCli, JsonExporterStdoutIsTheJsonAlone) {
-  for (const std::string exporter : {"JSONArrayMeasurementsExporter", "JSONMeasurementsExporter"}) {
-    SCOPED_TRACE(exporter);
+  for (const std::string exporter : {"JSONArrayMeasurementsExporter", "JSONMeasurementsExporter"})
+    for (const std::string binding : {"hbase2", "basic"}) {
+    SCOPED_TRACE(exporter + " " + binding);
     const Outcome o =
-        RunWirebench(exporter, {"run", "-P", Workload("workloada"), "--ops", "100", "-p",
-                       "exporter=site.ycsb.measurements.exporter." + exporter});
+        RunWirebench(exporter, {"run", binding, "-P", Workload("workloada"), "--ops", "100", "-p",
+                       "exporter=site.ycsb.measurements.exporter." + exporter, "-p",
+                       "basicdb.verbose=false"});
     ASSERT_EQ(o.rc, 0) << o.err;
     std::istringstream in(o.out);
     std::vector<nlohmann::json> values;
@@ -188,9 +194,22 @@ TEST(YcsbCli, JsonExporterStdoutIsTheJsonAlone) {
     EXPECT_TRUE(values[0]["value"].is_number_integer());
     EXPECT_TRUE(values[1]["value"].is_number_float());  // Throughput(ops/sec).
     for (const auto& v : values) {
+      EXPECT_TRUE(v["value"].is_number()) << v;
       if (v["measurement"] == "Operations") {
         EXPECT_TRUE(v["value"].is_number_integer()) << v;
       }
+    }
+    const bool server_absent = std::any_of(values.begin(), values.end(), [](const auto& v) {
+      return v["metric"] == "SERVER";
+    });
+    EXPECT_EQ(server_absent, binding == "hbase2");  // The basic binding's [SERVER] is text.
+    if (binding == "basic") {
+      EXPECT_NE(o.err.find("note: the JSON export holds numbers only, as YCSB's exporters write "
+                           "them; left out: "),
+                std::string::npos)
+          << o.err;
+      EXPECT_NE(o.err.find("[SERVER] CpuPerOp(us): " + std::string(kNoServer)), std::string::npos)
+          << o.err;
     }
   }
 }
@@ -422,10 +441,17 @@ TEST(YcsbCli, ScanLatencyPerRecord) {
   }
   std::string addr = out.substr(out.find("127.0.0.1:"));
   addr = addr.substr(0, addr.find('\n'));
-  o = RunWirebench("scan_load", {"load", "basic", "-P", Workload("workloade"), "--server", addr,
-                                 "-p", "recordcount=200"});
+  // The basic binding has no server (issue 35 item 5): an HBase binding drives this one.
+  const std::string load_json = TestDir("scan_load") + "load.json";
+  o = RunWirebench("scan_load", {"load", "hbase2", "-P", Workload("workloade"), "--server", addr,
+                                 "-p", "recordcount=200", "--json", load_json});
   ASSERT_EQ(o.rc, 0) << o.err;
-  o = RunWirebench("scan_run", {"run", "basic", "-P", Workload("workloade"), "--server", addr,
+  // The memstore's Stats name YCSB's table (they said "" before).
+  const nlohmann::json loaded = nlohmann::json::parse(ReadFile(load_json));
+  EXPECT_EQ(loaded["results"]["server"]["after"]["memstore"]["tables"],
+            nlohmann::json({{"usertable", 200}}))
+      << loaded["results"]["server"]["after"].dump();
+  o = RunWirebench("scan_run", {"run", "hbase2", "-P", Workload("workloade"), "--server", addr,
                                 "-p", "recordcount=200", "--ops", "300", "-p", "maxscanlength=20"});
   ASSERT_EQ(o.rc, 0) << o.err;
   s = Parse(o.out);
@@ -514,6 +540,96 @@ TEST(YcsbCli, BasicDbSimulatedDelay) {
   EXPECT_EQ(o.rc, 2) << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   EXPECT_NE(o.err.find("'basicdb.simulatedelay'"), std::string::npos) << o.err;
+}
+
+// Issue 35 item 5: the basic binding is YCSB's BasicDB itself: no server is
+// started and nothing crosses a socket; every call is answered in the
+// client's process as BasicDB answers it (OK; a read's result left empty,
+// so dataintegrity's check finds no data), and the report says there is no
+// server instead of giving [SERVER] figures. With --server it refuses.
+TEST(YcsbCli, BasicDbRunsInProcessWithNoServer) {
+  const std::string json = TestDir("basic_inproc") + "r.json";
+  Outcome o = RunWirebench("basic_inproc", {"run", "-db", "site.ycsb.BasicDB", "-P",
+                                            Workload("workloada"), "-p", "operationcount=10",
+                                            "-threads", "2", "--json", json});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find(" server=none (the basic binding: YCSB's BasicDB, every call answered in "
+                       "this process)\n"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("co-located"), std::string::npos) << o.err;
+  Sections s = Parse(o.out);
+  EXPECT_EQ(s["SERVER"], (std::map<std::string, std::string>{{"CpuPerOp(us)", std::string(kNoServer)}}))
+      << o.out;
+  EXPECT_EQ(s["CLIENT"]["WireBytesOutPerOp"], "0.000") << o.out;
+  EXPECT_EQ(s["CLIENT"]["WireBytesInPerOp"], "0.000") << o.out;
+  EXPECT_EQ(s["TOTAL"]["CpuPerOp(us)"], s["CLIENT"]["CpuPerOp(us)"]) << o.out;
+  EXPECT_EQ(std::max<int64_t>(0, Int(s, "READ", "Return=OK")) +
+                std::max<int64_t>(0, Int(s, "UPDATE", "Return=OK")),
+            10)
+      << o.out;
+  EXPECT_EQ(Int(s, "CLEANUP", "Operations"), 2) << o.out;
+  const nlohmann::json result = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(result["config"]["server"], "none (basic binding: YCSB's BasicDB, in-process)");
+  EXPECT_TRUE(result["results"]["server"].value("after", nlohmann::json()).is_null())
+      << result["results"]["server"].dump();
+
+  o = RunWirebench("basic_integrity", {"run", "basic", "-P", Workload("workloadc"), "--ops", "30",
+                                       "-p", "dataintegrity=true", "-p", "basicdb.verbose=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_EQ(Int(s, "READ", "Return=OK"), 30) << o.out;
+  EXPECT_EQ(Int(s, "VERIFY", "Return=ERROR"), 30) << o.out;  // verifyRow: no data.
+
+  o = RunWirebench("basic_server", {"run", "basic", "-P", Workload("workloada"), "--ops", "5",
+                                    "--server", "127.0.0.1:1"});
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find("--server 127.0.0.1:1: the basic binding (YCSB's BasicDB, "
+                       "db=site.ycsb.BasicDB) has no server"),
+            std::string::npos)
+      << o.err;
+}
+
+// Issue 35 item 11: bin/ycsb appends the command's own flag (-t for run,
+// -load for load) after the user's arguments, and YCSB's Client lets the
+// later one win: `run ... -load` runs the transaction phase and `load ...
+// -t` loads, whatever -p dotransactions says; a note says so.
+TEST(YcsbCli, TheCommandDecidesThePhaseAsBinYcsbDoes) {
+  auto ok = [](const Sections& s, const char* op) {
+    return std::max<int64_t>(0, Int(s, op, "Return=OK"));
+  };
+  Outcome o = RunWirebench("run_load", {"run", "basic", "-P", Workload("workloada"), "--ops", "20",
+                                        "-load"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  Sections s = Parse(o.out);
+  EXPECT_EQ(ok(s, "READ") + ok(s, "UPDATE"), 20) << o.out;
+  EXPECT_EQ(s.count("INSERT"), 0u) << o.out;
+  EXPECT_EQ(CountLines(o.out, "\"dotransactions\"=\"true\""), 1u) << o.out;
+  EXPECT_NE(o.err.find("wirebench: note: -load is overridden by the run command, as bin/ycsb "
+                       "appends -t after your arguments"),
+            std::string::npos)
+      << o.err;
+  o = RunWirebench("load_t", {"load", "basic", "-P", Workload("workloada"), "-p", "recordcount=15",
+                              "-t"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_EQ(ok(s, "INSERT"), 15) << o.out;
+  EXPECT_EQ(s.count("READ") + s.count("UPDATE"), 0u) << o.out;
+  EXPECT_EQ(CountLines(o.out, "\"dotransactions\"=\"false\""), 1u) << o.out;
+  EXPECT_NE(o.err.find("wirebench: note: -t is overridden by the load command"), std::string::npos)
+      << o.err;
+  o = RunWirebench("run_dotx", {"run", "basic", "-P", Workload("workloada"), "--ops", "20", "-p",
+                                "dotransactions=false", "-p", "basicdb.verbose=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_EQ(ok(s, "READ") + ok(s, "UPDATE"), 20) << o.out;
+  EXPECT_NE(o.err.find("note: dotransactions=false (set at "), std::string::npos) << o.err;
+  o = RunWirebench("run_t", {"run", "basic", "-P", Workload("workloada"), "--ops", "20", "-t",
+                             "-p", "basicdb.verbose=false"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.err.find("overridden"), std::string::npos) << o.err;
 }
 
 // Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the

@@ -22,7 +22,11 @@ namespace {
 // unused, and --zookeeper, resolved into --server first. Owned by the
 // command's callback, which CLI11 keeps as long as the parser.
 struct IgnoredYcsbFlags {
-  bool run_flag = false;  // -t: the run phase, implied by the subcommand.
+  // -t and -load: bin/ycsb appends the command's own flag (-t for run, -load
+  // for load) after the user's arguments, and YCSB's Client lets the later
+  // one win, so the subcommand decides the phase whatever these say.
+  bool run_flag = false;
+  bool load_flag = false;
   std::string zookeeper;  // --zookeeper: resolved into --server before the run.
   bool mpi = false;       // --mpi: this process is one rank of an MPI job (bench/mpi/).
 };
@@ -207,8 +211,12 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   cmd->add_option("-p", o->properties, "key=value property override (repeatable)");
   cmd->add_flag("-s", o->status, "Print a status line every status.interval seconds to stderr");
   cmd->add_option("-l,--label", o->label, "Label prefixed to status lines (YCSB's -l)");
-  cmd->add_flag("--load", o->load_phase, "YCSB's -load (same as the load subcommand)");
-  cmd->add_flag("-t", ignored->run_flag, "YCSB's -t (the run phase; accepted for compatibility)");
+  cmd->add_flag("--load", ignored->load_flag,
+                "YCSB's -load (accepted; as with bin/ycsb, the subcommand decides the phase: "
+                "`run ... -load` runs the transaction phase)");
+  cmd->add_flag("-t", ignored->run_flag,
+                "YCSB's -t (accepted; as with bin/ycsb, the subcommand decides the phase: `load "
+                "... -t` loads)");
   cmd->add_option("--db", o->db,
                   "YCSB's -db binding class (= -p db=CLASS; recorded: wirebench is the binding)");
   cmd->add_option("binding", o->binding,
@@ -239,7 +247,7 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   AddInstructionFlags(cmd, o.get());
   // The callback owns every object the options write into (CLI11 keeps
   // pointers to them for the parser's lifetime).
-  cmd->callback([o, ignored, exit_code, cmd] {
+  cmd->callback([o, ignored, exit_code, cmd, load] {
     if (cmd->count("--codec") == 0) o->codec = DefaultCodecFor(o->rpc, o->codec);
     if (ignored->mpi && o->instructions) {
       std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
@@ -248,6 +256,14 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       return;
     }
     if (ReRunUnderCallgrind(*o, exit_code)) return;
+    if (const char* flag = load ? (ignored->run_flag ? "-t" : nullptr)
+                                : (ignored->load_flag ? "-load" : nullptr))
+      std::fprintf(stderr,
+                   "wirebench: note: %s is overridden by the %s command, as bin/ycsb appends %s "
+                   "after your arguments and YCSB's later flag wins: this %s (use `wirebench "
+                   "%s` for the other phase)\n",
+                   flag, load ? "load" : "run", load ? "-load" : "-t",
+                   load ? "loads" : "runs the transaction phase", load ? "run" : "load");
     if (Status st = ResolveZooKeeper(ignored->zookeeper, o.get()); !st.ok()) {
       std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
       *exit_code = 2;

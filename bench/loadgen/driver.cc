@@ -207,8 +207,8 @@ class LoadRun {
   uint8_t codec_id_ = 0;
   // OS-thread model over a transport whose client threads share
   // connections: those connections, and the driver's own channel for Stats.
-  const bool shared_os_ =
-      o_.thread_model == ThreadModel::kOs && o_.transport->SharesConnectionsAcrossThreads();
+  const bool shared_os_ = o_.thread_model == ThreadModel::kOs && !o_.in_process &&
+                          o_.transport->SharesConnectionsAcrossThreads();
   std::vector<std::unique_ptr<rpc::SharedConnection>> shared_;
   std::unique_ptr<rpc::SharedChannel> stats_channel_;
   std::vector<std::unique_ptr<ClientThread>> threads_;
@@ -338,7 +338,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
 }
 
 Status LoadRun::Connect() {
-  if (shared_os_) return Status::Ok();  // ConnectShared did.
+  if (shared_os_ || o_.in_process) return Status::Ok();  // ConnectShared did, or none.
   for (int i = 0; i < layout_.client_threads; ++i) {
     const int n = layout_.connections / layout_.client_threads +
                   (i < layout_.connections % layout_.client_threads ? 1 : 0);
@@ -353,14 +353,18 @@ void LoadRun::PlaceClients() {
   const double per_client_interval_ns = o_.target_ops > 0 ? 1e9 * o_.threads / o_.target_ops : 0;
   for (int i = 0; i < o_.threads; ++i) {
     ClientThread* t = threads_[size_t(i % nthreads)].get();
-    const size_t ci = t->os_channel ? 0 : size_t(i / nthreads) % t->conns.size();
+    // In-process (YCSB's BasicDB): no connection and no codec.
+    const size_t ci = t->os_channel || o_.in_process ? 0 : size_t(i / nthreads) % t->conns.size();
     const int64_t quota =
         o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
                           : 0;
     rpc::CallChannel* channel =
-        t->os_channel ? static_cast<rpc::CallChannel*>(t->os_channel.get()) : t->conns[ci].get();
+        o_.in_process ? nullptr
+        : t->os_channel ? static_cast<rpc::CallChannel*>(t->os_channel.get())
+                        : t->conns[ci].get();
     t->clients.push_back(std::make_unique<LogicalClient>(
-        &state_, t, channel, t->codecs[ci].get(), workload_->NewStream(i, o_.threads),
+        &state_, t, channel, o_.in_process ? nullptr : t->codecs[ci].get(),
+        workload_->NewStream(i, o_.threads),
         quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
     if (o_.keep_samples) {
       // Up to three samples an operation (read-modify-write: READ, UPDATE and
@@ -410,7 +414,7 @@ void LoadRun::BeginMeasure() {
   // nothing runs before the start, so Stats taken before it are exact.
   const bool running = o_.warmup_seconds > 0;
   if (o_.on_start && running) o_.on_start();
-  if (o_.fetch_server_stats && !StopRequested()) {
+  if (o_.fetch_server_stats && !o_.in_process && !StopRequested()) {
     auto before = FetchServerStats();
     if (before.ok()) {
       result_.server_before = *before;
@@ -581,7 +585,8 @@ void LoadRun::Collect() {
   }
   // No "after" without a "before" (a server that did not answer it would
   // only hold the end of the run up again).
-  if (o_.fetch_server_stats && !state_.failed.load() && result_.server_stats_error.empty()) {
+  if (o_.fetch_server_stats && !o_.in_process && !state_.failed.load() &&
+      result_.server_stats_error.empty()) {
     auto after = FetchServerStats();
     if (after.ok()) {
       result_.server_after = *after;

@@ -130,6 +130,12 @@ struct DriverOptions {
   // ms in [0, call_delay_ms) instead, as ThreadLocalRandom.nextInt draws it.
   int64_t call_delay_ms = 0;
   bool call_delay_random = true;
+  // YCSB's BasicDB itself (the basic binding): no server and no connection.
+  // Each planned call is answered in the client's own process as BasicDB
+  // answers it (Status.OK; a read leaves its result empty, a scan returns no
+  // records), so the run measures the client's own cost alone: workload,
+  // keys, values, measurement. host, port and fetch_server_stats are unused.
+  bool in_process = false;
   // A run of several client processes measured as one (--mpi, bench/mpi/):
   // called on the driver's thread at the phase boundaries, and only there.
   // `ready`: every connection is up and the warm-up has run; a non-OK status

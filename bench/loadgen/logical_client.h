@@ -140,7 +140,9 @@ struct ClientThread {
 class LogicalClient final : public rpc::PendingCall {
  public:
   // `interval_ns` > 0: open loop, one operation every interval_ns, offset by
-  // `stagger_ns` (as YCSB spreads its threads' schedules).
+  // `stagger_ns` (as YCSB spreads its threads' schedules). `conn` and
+  // `codec` null: in-process (DriverOptions::in_process), every call
+  // answered by the client itself as YCSB's BasicDB answers it.
   LogicalClient(RunState* state, ClientThread* thread, rpc::CallChannel* conn, Codec* codec,
                 std::unique_ptr<OpStream> stream, int64_t quota, double interval_ns,
                 double stagger_ns);
@@ -176,7 +178,8 @@ class LogicalClient final : public rpc::PendingCall {
   int64_t CallDelayMs();
   // Starts call call_index_ of op_. True if it went out (its reply will
   // drive the client); false if the operation ended without it (encoding
-  // failed: read_result_ says so; or the client failed).
+  // failed: read_result_ says so; or the client failed) or, in-process, the
+  // call was answered at once.
   bool IssueCall();
   // Starts the planned op_ at `now`; true if a call is in flight.
   bool StartOp(LoadClock::time_point now);
@@ -188,6 +191,12 @@ class LogicalClient final : public rpc::PendingCall {
   // Ends the client: reports a failure and tells the run it is done.
   void End();
   void DecodeReply(ByteView payload);
+  // A Get's reply: its result to count, and the data-integrity check if any.
+  void TakeRead(const GetResponse& read);
+  // DriverOptions::in_process (YCSB's BasicDB, conn_ null): answers call
+  // call_index_ of op_ here as BasicDB does (OK; a read with no fields, a
+  // scan with no records).
+  void AnswerInProcess();
   // Records one finished operation: its latency (RecordLatency) and its
   // count towards the run's operations.
   void Record(OpType type, OpResult result, LoadClock::time_point intended,

@@ -69,6 +69,20 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
                           [](const std::string& p) { return p.rfind("db=", 0) == 0; })) {
     props->Set("db", YcsbBindingClass(o.binding), "binding " + o.binding);
   }
+  // bin/ycsb appends the command's flag (-t for run, -load for load) after
+  // the user's arguments, and YCSB's Client sets dotransactions from the
+  // later one: the command decides the phase, whatever -p dotransactions
+  // (or a workload file) said.
+  if (props->Has("dotransactions") && props->GetYcsbBool("dotransactions") == o.load_phase &&
+      !o.quiet)
+    std::fprintf(stderr,
+                 "wirebench: note: dotransactions=%s (set at %s) is overridden by the %s "
+                 "command, as bin/ycsb appends %s after your arguments: this %s\n",
+                 o.load_phase ? "true" : "false", props->SourceOf("dotransactions").c_str(),
+                 o.load_phase ? "load" : "run", o.load_phase ? "-load" : "-t",
+                 o.load_phase ? "loads" : "runs the transaction phase");
+  props->Set("dotransactions", o.load_phase ? "false" : "true",
+             o.load_phase ? "the load command (bin/ycsb's -load)" : "the run command (bin/ycsb's -t)");
   if (o.threads) props->Set("threadcount", std::to_string(*o.threads), "-threads");
   if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
@@ -245,6 +259,10 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.target_ops = *target;
   d.stall_timeout_s = o.stall_timeout;
   d.binding_times_cleanup = !IsBasicDb(props);
+  // The basic binding is YCSB's BasicDB itself: no server, every call
+  // answered in this process (issue 35 item 5).
+  d.in_process = IsBasicDb(props);
+  r.report.no_server = d.in_process;
   if (IsBasicDb(props)) {  // BasicDB's delay(); YCSB delays nothing for a value <= 0.
     auto delay = props.GetInt("basicdb.simulatedelay");
     if (!delay.ok()) return delay.status();
@@ -330,7 +348,9 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["target_ops"] = d.target_ops;
   c["warmup_s"] = d.warmup_seconds;
   c["seed"] = cfg.seed;
-  c["server"] = colocated ? "co-located" : o.server;
+  c["server"] = d.in_process ? "none (basic binding: YCSB's BasicDB, in-process)"
+                : colocated   ? "co-located"
+                              : o.server;
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
   c["region"] = o.colocated.region.name;
@@ -403,6 +423,30 @@ Status WriteRawData(const YcsbRunOptions& o, const YcsbOutcome& out, const RunSe
   return Status::Ok();
 }
 
+// The JSON exporters write numbers only (as YCSB's exporter interface
+// does): the text measurements they leave out ("unavailable (...)") are
+// named on stderr with their reasons, once per distinct reason.
+void NoteLeftOut(const std::vector<Measurement>& left_out) {
+  std::vector<std::pair<std::string, std::string>> by_reason;  // (value, names), in order.
+  for (const Measurement& m : left_out) {
+    auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                           [&](const auto& r) { return r.first == m.value; });
+    if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {m.value, ""});
+    // Appended piece by piece: GCC 12's -O3 -Wrestrict false positive on "literal" + string&&.
+    if (!it->second.empty()) it->second += ", ";
+    it->second.append("[").append(m.section).append("] ").append(m.name);
+  }
+  std::string text;
+  for (const auto& [value, names] : by_reason) {
+    if (!text.empty()) text += "; ";
+    text.append(names).append(": ").append(value);
+  }
+  std::fprintf(stderr,
+               "wirebench: note: the JSON export holds numbers only, as YCSB's exporters write "
+               "them; left out: %s\n",
+               text.c_str());
+}
+
 // Every file is written atomically, partial results included. As YCSB's
 // Client: the exporter's output goes to exportfile when set, else to stdout
 // (with a JSON exporter and no exportfile, stdout is the JSON alone).
@@ -419,10 +463,12 @@ Status WriteOutputs(const YcsbRunOptions& o, const ycsb::Properties& props, cons
   if (!json && exporter.find("TextMeasurementsExporter") == std::string::npos && !o.quiet)
     std::fprintf(stderr, "Could not find exporter %s, will use default text reporter.\n",
                  exporter.c_str());
+  std::vector<Measurement> left_out;
   const std::string doc =
       json ? YcsbJsonExport(out.result, out.costs, report,
-                            exporter.find("JSONArray") != std::string::npos)
+                            exporter.find("JSONArray") != std::string::npos, &left_out)
            : out.text;
+  if (!left_out.empty() && !o.quiet) NoteLeftOut(left_out);
   if (exportfile.ok()) {
     if (!o.quiet) std::fputs(out.text.c_str(), stdout);  // wirebench's habit: the text too.
     WB_RETURN_IF_ERROR(WriteFileAtomically(*exportfile, doc));
@@ -456,7 +502,7 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
 // SCAN-LATENCY-PER-RECORD has no sample for a scan that returned no
 // records (YCSB master divides by zero there and the run dies): say how
 // many, and where scans return records.
-void NoteEmptyScans(const RunResult& r) {
+void NoteEmptyScans(const RunResult& r, bool in_process) {
   const uint64_t scans = r.ops[size_t(OpType::kScan)].count();
   const uint64_t per_record =
       uint64_t(r.ops[size_t(OpType::kScanPerRecord)].latency.total_count());
@@ -464,11 +510,13 @@ void NoteEmptyScans(const RunResult& r) {
   std::fprintf(stderr,
                "wirebench: note: %llu of %llu SCANs returned no records, so "
                "[SCAN-LATENCY-PER-RECORD] has no sample for them (there is no latency per record "
-               "of none; YCSB master would stop the run with a division by zero); the null "
-               "region answers every Scan with no rows: load a memstore server (wirebench "
-               "server --region memstore) for scans that return records\n",
+               "of none; YCSB master would stop the run with a division by zero); %s\n",
                static_cast<unsigned long long>(scans - per_record),
-               static_cast<unsigned long long>(scans));
+               static_cast<unsigned long long>(scans),
+               in_process ? "the basic binding's scans return no records, as YCSB's BasicDB's"
+                          : "the null region answers every Scan with no rows: load a memstore "
+                            "server (wirebench server --region memstore) for scans that return "
+                            "records");
 }
 
 }  // namespace
@@ -496,8 +544,15 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   d.on_start = o.on_start;
   d.on_end = o.on_end;
   std::unique_ptr<LocalServer> local;
-  WB_RETURN_IF_ERROR(ChooseServer(o, cfg, &d, &local));
-  if (o.on_server) o.on_server(d.host, d.port);
+  // (--mpi: rank 0 passes its "server" to the other ranks, in-process here.)
+  if (d.in_process && !o.server.empty() && o.parts <= 1)
+    return Status::InvalidArgument(
+        "--server " + o.server +
+        ": the basic binding (YCSB's BasicDB, db=" + *props.GetString("db") +
+        ") has no server: it answers every call in the client's own process; leave out "
+        "--server, or give an HBase binding (e.g. `wirebench run hbase2 ...`) to drive a server");
+  if (!d.in_process) WB_RETURN_IF_ERROR(ChooseServer(o, cfg, &d, &local));
+  if (o.on_server) o.on_server(d.in_process ? "in-process" : d.host, d.in_process ? 0 : d.port);
   if (!o.client_cpus.empty()) {
     auto cpus = ParseCpuList(o.client_cpus);
     if (!cpus.ok()) return cpus.status();
@@ -518,7 +573,12 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {
       status_line.OnSnapshot(elapsed, s);
     };
-  if (!o.quiet)
+  if (!o.quiet && d.in_process)
+    std::fprintf(stderr,
+                 "wirebench %s: threads=%d seed=%llu server=none (the basic binding: YCSB's "
+                 "BasicDB, every call answered in this process)\n",
+                 o.load_phase ? "load" : "run", d.threads, static_cast<unsigned long long>(cfg.seed));
+  else if (!o.quiet)
     std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
                  o.load_phase ? "load" : "run", o.codec.c_str(),
                  std::string(d.transport->name()).c_str(), d.threads,
@@ -556,6 +616,8 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   if (out.result.partial && local && !local->Alive())
     out.result.error =
         Status::Unavailable("the co-located server process died: " + out.result.error.ToString());
+  if (d.in_process && out.result.server_stats_error.empty())
+    out.result.server_stats_error = "no server: the basic binding is YCSB's BasicDB";
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = kResultVersion;
@@ -568,7 +630,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));
-  if (!o.quiet) NoteEmptyScans(out.result);
+  if (!o.quiet) NoteEmptyScans(out.result, d.in_process);
   return out;
 }
 

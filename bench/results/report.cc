@@ -459,9 +459,15 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   const bool instructions = r.instructions.has_value();
   SideMeasurements(l, "CLIENT", c.client, false, instructions);
   l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
-  SideMeasurements(l, "SERVER", c.server, true, instructions);
+  if (o.no_server) {
+    l.Text("SERVER", "CpuPerOp(us)", std::string(kNoServer));
+  } else {
+    SideMeasurements(l, "SERVER", c.server, true, instructions);
+  }
   if (instructions) InstructionMeasurements(l, r);
-  if (c.server.available) {
+  if (o.no_server && c.client.available) {  // The client's cost is the whole cost.
+    l.Fixed("TOTAL", "CpuPerOp(us)", c.client.cpu_us);
+  } else if (c.server.available) {
     l.Fixed("TOTAL", "CpuPerOp(us)", c.client.cpu_us + c.server.cpu_us);
   } else {
     l.Text("TOTAL", "CpuPerOp(us)", "unavailable");
@@ -486,11 +492,10 @@ std::string JsonString(const std::string& s) { return nlohmann::json(s).dump(); 
 // One measurement as Jackson's DefaultPrettyPrinter writes an object at the
 // root or inside an array (arrays do not indent: their objects' fields are
 // indented by two spaces and the closing brace is at the start of a line).
+// REQUIRES: m.number (the exporters write numbers only).
 std::string JacksonObject(const Measurement& m) {
   std::string value;
-  if (!m.number) {
-    value = JsonString(m.value);
-  } else if (m.integral) {
+  if (m.integral) {
     value = m.value;
   } else if (!std::isfinite(*m.number)) {  // Jackson quotes NaN and Infinity.
     value = JsonString(hdr::JavaDoubleToString(*m.number));
@@ -504,14 +509,20 @@ std::string JacksonObject(const Measurement& m) {
 }  // namespace
 
 std::string YcsbJsonExport(const RunResult& r, const RunCosts& c, const ReportOptions& o,
-                           bool array) {
+                           bool array, std::vector<Measurement>* left_out) {
   const std::vector<Measurement> ms = ReportMeasurements(r, c, o);
   std::string out = array ? "[ " : "";
-  for (size_t i = 0; i < ms.size(); ++i) {
-    if (i > 0) out += array ? ", " : " ";
-    out += JacksonObject(ms[i]);
+  bool first = true;
+  for (const Measurement& m : ms) {
+    if (!m.number) {  // Text ("unavailable (...)"): YCSB's exporters write numbers only.
+      if (left_out) left_out->push_back(m);
+      continue;
+    }
+    if (!first) out += array ? ", " : " ";
+    first = false;
+    out += JacksonObject(m);
   }
-  if (array) out += ms.empty() ? "]" : " ]";
+  if (array) out += first ? "]" : " ]";
   return out + "\n";
 }
 

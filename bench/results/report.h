@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,11 @@ struct Measurement {
   bool integral = false;
 };
 
+// [SERVER]'s one line when the run had no server (ReportOptions::no_server).
+inline constexpr std::string_view kNoServer =
+    "absent (no server: the basic binding is YCSB's BasicDB, every call answered in the "
+    "client's own process)";
+
 // The report's measurements in YCSB's order, then wirebench's.
 std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& costs,
                                             const ReportOptions& o);
@@ -42,12 +48,16 @@ std::string FormatTextReport(const RunResult& r, const RunCosts& costs, const Re
 // YCSB's JSON exporters, from the same measurements, as YCSB's Jackson
 // generator with its default pretty printer writes them: each measurement an
 // object {"metric" : section, "measurement" : name, "value" : v} over four
-// lines, v an integer where YCSB wrote a long, a double as Java prints it, or
-// text; `array` = JSONArrayMeasurementsExporter ("[ {...}, {...} ]"),
-// otherwise JSONMeasurementsExporter (objects separated by a space).
-// Ends with a newline.
+// lines, v an integer where YCSB wrote a long, a double as Java prints it
+// (NaN and Infinity quoted, as Jackson writes them); `array` =
+// JSONArrayMeasurementsExporter ("[ {...}, {...} ]"), otherwise
+// JSONMeasurementsExporter (objects separated by a space). YCSB's exporter
+// interface writes numbers only, so a measurement whose value is text
+// ("unavailable (...)", a partial run's reason) is left out, and appended
+// to `left_out` when given (the caller says why elsewhere). Ends with a
+// newline.
 std::string YcsbJsonExport(const RunResult& r, const RunCosts& costs, const ReportOptions& o,
-                           bool array);
+                           bool array, std::vector<Measurement>* left_out = nullptr);
 
 // One kept sample as a YCSB measurement sees it: the wall-clock ms of its
 // end (currentTimeMillis) and its whole microseconds.

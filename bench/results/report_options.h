@@ -32,6 +32,10 @@ struct ReportOptions {
   // under <OP>-FAILED.
   bool report_latency_for_each_error = false;
   std::vector<std::string> latency_tracked_errors;
+  // The run had no server (the basic binding, YCSB's BasicDB, answered in
+  // the client's process): [SERVER] says so instead of giving figures, and
+  // [TOTAL] is the client's own cost.
+  bool no_server = false;
 };
 
 }  // namespace wirebench
