@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace wirebench::hdr {
 namespace {
@@ -81,6 +83,59 @@ TEST(HdrYcsbSummary, ExporterLinesMatchYcsb) {
       "[READ], 99.9PercentileLatency(us), 4",
   };
   EXPECT_EQ(lines, expected);
+}
+
+// YCSB's microsecond bucket of `us` (HdrHistogram, lowest 1, 3 digits):
+// its lowest and highest values, written out from the layout's rule
+// (exact below 2048, then 2^(floor(log2 us) - 10) us wide).
+std::pair<int64_t, int64_t> YcsbBucket(int64_t us) {
+  if (us < 2048) return {us, us};
+  const int64_t width = int64_t(1) << (63 - __builtin_clzll(uint64_t(us)) - 10);
+  return {us / width * width, us / width * width + width - 1};
+}
+
+// Issue 35 item 10: YCSB master pins HdrHistogram 2.1.12, whose
+// getValueAtPercentile ranks as wirebench does (one ulp below the
+// percentile, the count rounded up; 2.1.4 rounded to nearest), and its
+// histogram holds whole microseconds, bucketed 2, 4, 8 ... us wide above
+// 2048 us: a percentile or maximum is the highest value of its bucket (a
+// 2.5 ms sample is 2501), the minimum the lowest, the mean over the
+// buckets' medians. From wirebench's nanosecond histogram (buckets about as
+// wide there) each figure is in YCSB's bucket or the next one.
+TEST(HdrYcsbSummary, FiguresFallInYcsbsMicrosecondBuckets) {
+  Histogram ten;  // 1 .. 10 us.
+  for (int64_t us = 1; us <= 10; ++us) ten.Record(us * 1000);
+  const YcsbLatencySummary r = SummarizeForYcsb(ten, {90, 94, 95});
+  EXPECT_EQ(r.percentiles_us[0].second, 9);
+  EXPECT_EQ(r.percentiles_us[1].second, 10);  // ceil(9.4): 2.1.4's round-to-nearest gave 9.
+  EXPECT_EQ(r.percentiles_us[2].second, 10);
+
+  Histogram h;
+  h.Record(2'500'000);
+  YcsbLatencySummary s = SummarizeForYcsb(h, {50, 100});
+  EXPECT_EQ(s.max_us, 2501);  // YCSB: highestEquivalentValue(2500) in its 2-us bucket.
+  EXPECT_EQ(s.percentiles_us[0].second, 2501);
+  EXPECT_EQ(s.percentiles_us[1].second, 2501);
+  EXPECT_EQ(FormatYcsbStatusSummary("READ", h).substr(0, 26), "[READ: Count=1, Max=2501, ");
+
+  for (double ns = 1000; ns < 2e8; ns *= 1.0137) {
+    SCOPED_TRACE(int64_t(ns));
+    Histogram one;
+    one.Record(int64_t(ns));
+    s = SummarizeForYcsb(one, {50});
+    const auto [low, high] = YcsbBucket(int64_t(ns) / 1000);  // YCSB's figures.
+    const auto next = YcsbBucket(high + 1);
+    const auto previous = YcsbBucket(std::max<int64_t>(low - 1, 0));
+    EXPECT_EQ(YcsbBucket(s.max_us).second, s.max_us);  // A value YCSB can print.
+    EXPECT_EQ(s.percentiles_us[0].second, s.max_us);
+    EXPECT_GE(s.max_us, high);
+    EXPECT_LE(s.max_us, next.second);
+    EXPECT_EQ(YcsbBucket(s.min_us).first, s.min_us);
+    EXPECT_LE(s.min_us, low);
+    EXPECT_GE(s.min_us, previous.first);
+    const double ycsb_mean = double(low + (high - low + 1) / 2);
+    EXPECT_LE(std::fabs(s.average_us - ycsb_mean), double(next.second - low)) << s.average_us;
+  }
 }
 
 // Issue 20 item 14: 1999 ns is 1 us to YCSB, so the mean of 999 ns and

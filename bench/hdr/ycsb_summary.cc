@@ -107,13 +107,49 @@ StatusOr<std::vector<double>> ParseYcsbPercentiles(std::string_view list) {
   return out;
 }
 
+namespace {
+
+// YCSB's HdrHistogram (2.1.12) holds whole microseconds with our layout
+// (lowest discernible value 1, 3 significant digits) over a microsecond
+// axis. Only this histogram's layout is read.
+const Histogram& MicrosecondLayout() {
+  static const Histogram layout;
+  return layout;
+}
+
+}  // namespace
+
+int64_t YcsbHdrUs(int64_t us, bool lowest) {
+  if (us <= 0) return 0;
+  const Histogram& layout = MicrosecondLayout();
+  return lowest ? layout.LowestEquivalentValue(us) : layout.HighestEquivalentValue(us);
+}
+
+double YcsbHdrMeanUs(const Histogram& h) {
+  if (h.total_count() == 0) return 0.0;
+  const Histogram& layout = MicrosecondLayout();
+  double total = 0.0;
+  for (int32_t i = 0; i < h.counts_array_length(); ++i) {
+    const int64_t count = h.CountAtIndex(i);
+    if (count != 0) {
+      const int64_t us = h.MedianEquivalentValue(h.ValueFromIndex(i)) / 1000;
+      total += double(layout.MedianEquivalentValue(us)) * double(count);
+    }
+  }
+  return total / double(h.total_count());
+}
+
 YcsbLatencySummary SummarizeForYcsb(const Histogram& h, const std::vector<double>& percentiles) {
   YcsbLatencySummary s;
   s.operations = h.total_count();
-  s.average_us = MeanOfWholeMicros(h);
-  s.min_us = h.Min() / 1000;
-  s.max_us = h.Max() / 1000;
-  for (double p : percentiles) s.percentiles_us.emplace_back(p, h.ValueAtPercentile(p) / 1000);
+  s.average_us = YcsbHdrMeanUs(h);
+  // getMinValue, getMaxValue and getValueAtPercentile on YCSB's microsecond
+  // histogram: the lowest (Min, the 0th percentile) or highest value
+  // equivalent to the sample's whole microseconds.
+  s.min_us = YcsbHdrUs(h.Min() / 1000, /*lowest=*/true);
+  s.max_us = YcsbHdrUs(h.Max() / 1000, /*lowest=*/false);
+  for (double p : percentiles)
+    s.percentiles_us.emplace_back(p, YcsbHdrUs(h.ValueAtPercentile(p) / 1000, p == 0.0));
   return s;
 }
 
@@ -179,10 +215,11 @@ std::vector<std::string> FormatYcsbLatencyLines(std::string_view section, const 
 }
 
 std::string FormatYcsbStatusSummary(std::string_view name, const Histogram& h) {
-  auto us = [&](double p) { return std::to_string(h.ValueAtPercentile(p) / 1000); };
+  auto us = [&](double p) { return std::to_string(YcsbHdrUs(h.ValueAtPercentile(p) / 1000, false)); };
   return StrCat("[", name, ": Count=", std::to_string(h.total_count()),
-                ", Max=", std::to_string(h.Max() / 1000), ", Min=", std::to_string(h.Min() / 1000),
-                ", Avg=", YcsbDecimalFormat(h.Mean() / 1000.0), ", 50=", us(50), ", 90=", us(90),
+                ", Max=", std::to_string(YcsbHdrUs(h.Max() / 1000, false)),
+                ", Min=", std::to_string(YcsbHdrUs(h.Min() / 1000, true)),
+                ", Avg=", YcsbDecimalFormat(YcsbHdrMeanUs(h)), ", 50=", us(50), ", 90=", us(90),
                 ", 99=", us(99), ", 99.9=", us(99.9), ", 99.99=", us(99.99), "]");
 }
 

@@ -44,7 +44,21 @@ struct YcsbLatencySummary {
   std::vector<std::pair<double, int64_t>> percentiles_us;
 };
 
+// From a nanosecond histogram, what YCSB's OneMeasurementHdrHistogram
+// (HdrHistogram 2.1.12 over whole microseconds) reports: percentiles ranked
+// as getValueAtPercentile ranks them (one ulp down, the count rounded up),
+// each figure then placed in YCSB's microsecond buckets (YcsbHdrUs), the
+// average over those buckets' medians (YcsbHdrMeanUs).
 YcsbLatencySummary SummarizeForYcsb(const Histogram& histogram_ns, const std::vector<double>& percentiles);
+
+// A whole-microsecond value as YCSB's HdrHistogram reports it: exact below
+// 2048 us; above, the highest (`lowest`: the lowest) value of its bucket,
+// buckets 2 us wide to 4095 us, 4 us to 8191 us, and so on (a 2500 us
+// sample is reported as 2501, as highestEquivalentValue gives it).
+int64_t YcsbHdrUs(int64_t us, bool lowest);
+// getMean on YCSB's microsecond histogram: each sample's whole
+// microseconds, taken as the median of its microsecond bucket (2500 -> 2501).
+double YcsbHdrMeanUs(const Histogram& histogram_ns);
 
 // The mean of the samples' whole microseconds (YCSB's (int) (ns / 1000) per
 // sample): about 0.5 us below Mean() / 1000. 0 when empty.
