@@ -581,6 +581,19 @@ TEST(YcsbCli, BasicDbRunsInProcessWithNoServer) {
   EXPECT_EQ(Int(s, "READ", "Return=OK"), 30) << o.out;
   EXPECT_EQ(Int(s, "VERIFY", "Return=ERROR"), 30) << o.out;  // verifyRow: no data.
 
+  // clientbuffering is HBaseClient2's: BasicDB has no buffer, every insert is a call.
+  o = RunWirebench("basic_buffering", {"load", "basic", "-P", Workload("workloada"), "-p",
+                                       "recordcount=20", "-p", "clientbuffering=true"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_EQ(Int(s, "INSERT", "Return=OK"), 20) << o.out;
+  EXPECT_EQ(CountLines(o.out, "INSERT usertable user"), 20u) << o.out;
+  EXPECT_EQ(s.count("UPDATE"), 0u) << o.out;  // No final flush.
+  EXPECT_NE(o.err.find("note: property 'clientbuffering' = 'true' (set at -p) is YCSB's HBase "
+                       "binding's; site.ycsb.BasicDB has no buffer and ignores it"),
+            std::string::npos)
+      << o.err;
+
   o = RunWirebench("basic_server", {"run", "basic", "-P", Workload("workloada"), "--ops", "5",
                                     "--server", "127.0.0.1:1"});
   EXPECT_EQ(o.rc, 2) << o.err;

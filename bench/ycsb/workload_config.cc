@@ -1,5 +1,7 @@
 #include "bench/ycsb/workload_config.h"
 
+#include "common/str_cat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -165,7 +167,15 @@ StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties
     StatusOr<std::string> b = props.GetString("clientbuffering");
     if (!b.ok()) return b.status();
     c.client_buffering = *b == "true";
-    if (*b != "true" && *b != "false")
+    // YCSB's BasicDB (the basic binding) has no buffer: each put is a call.
+    StatusOr<std::string> db = props.GetString("db");
+    if (c.client_buffering && props.Has("db") && db.ok() &&
+        (*db == "site.ycsb.BasicDB" || *db == "com.yahoo.ycsb.BasicDB")) {
+      c.client_buffering = false;
+      props.Note(StrCat("property 'clientbuffering' = 'true' (set at ",
+                        props.SourceOf("clientbuffering"), ") is YCSB's HBase binding's; ", *db,
+                        " has no buffer and ignores it, so every put is its own call"));
+    } else if (*b != "true" && *b != "false")
       props.Note("property 'clientbuffering' = '" + *b + "' (set at " +
                  props.SourceOf("clientbuffering") +
                  "): YCSB's HBase binding buffers only for exactly 'true'; so does wirebench");
