@@ -191,6 +191,34 @@ std::vector<nlohmann::json> ParseJsonValues(const std::string& doc) {
   return out;
 }
 
+// Issue 35 item 5: a run of the basic binding (YCSB's BasicDB, no server):
+// [SERVER] is one line saying there is none, also with --instructions, and
+// [TOTAL] is the client's own cost.
+TEST(ReportText, NoServerIsSaidOnce) {
+  RunResult r = MakeResult();
+  r.client_usage.threads = 1;
+  r.client_usage.cpu_ns = 2e6;
+  r.server_stats_error = "no server";
+  r.instructions.emplace();
+  r.instructions->operations = 1000;
+  r.instructions->client.available = true;
+  r.instructions->client.total = 1700;
+  r.instructions->server.unavailable_reason = "not co-located";
+  ReportOptions o;
+  o.no_server = true;
+  const RunCosts c = ComputeCosts(r);
+  std::vector<std::string> server;
+  std::string total, client;
+  for (const Measurement& m : ReportMeasurements(r, c, o)) {
+    if (m.section == "SERVER") server.push_back(m.name + ", " + m.value);
+    if (m.section == "TOTAL" && m.name == "CpuPerOp(us)") total = m.value;
+    if (m.section == "CLIENT" && m.name == "CpuPerOp(us)") client = m.value;
+  }
+  EXPECT_EQ(server, std::vector<std::string>{"CpuPerOp(us), " + std::string(kNoServer)});
+  EXPECT_EQ(total, client);
+  EXPECT_EQ(client, "2.000");
+}
+
 // Issue 20 item 9: YCSB's exporters as its Jackson generator writes them,
 // every value parsed back equal to the text report's, integral ones (YCSB's
 // longs) as JSON integers and doubles as doubles.

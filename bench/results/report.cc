@@ -391,7 +391,8 @@ void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bo
 
 // --instructions: each side's instructions per op and its layers, then what
 // they leave out (socket calls; context switches are in the side's lines).
-void InstructionMeasurements(Lines& l, const RunResult& r) {
+// `no_server`: the basic binding's run, whose [SERVER] line says there is none.
+void InstructionMeasurements(Lines& l, const RunResult& r, bool no_server) {
   const InstructionFigures& f = *r.instructions;
   auto side = [&](std::string_view section, const LayerInstructions& s, bool server) {
     if (!s.available) {
@@ -414,7 +415,7 @@ void InstructionMeasurements(Lines& l, const RunResult& r) {
     one("InstructionsPerOp.other", s.other);
   };
   side("CLIENT", f.client, false);
-  side("SERVER", f.server, true);
+  if (!no_server) side("SERVER", f.server, true);
   const double ops = f.operations > 0 ? double(f.operations) : 1.0;
   l.Fixed("CLIENT", "SocketCallsPerOp", double(r.connections.reads + r.connections.writes) / ops);
   l.Integer("INSTRUCTIONS", "MeasuredOperations", int64_t(f.operations));
@@ -464,7 +465,7 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   } else {
     SideMeasurements(l, "SERVER", c.server, true, instructions);
   }
-  if (instructions) InstructionMeasurements(l, r);
+  if (instructions) InstructionMeasurements(l, r, o.no_server);
   if (o.no_server && c.client.available) {  // The client's cost is the whole cost.
     l.Fixed("TOTAL", "CpuPerOp(us)", c.client.cpu_us);
   } else if (c.server.available) {
