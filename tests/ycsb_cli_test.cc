@@ -529,6 +529,18 @@ TEST(YcsbCli, BasicDbSimulatedDelay) {
     if (s.count(op)) {
       EXPECT_GE(Int(s, op, "MinLatency(us)"), 20000) << o.out;
     }
+  // A read-modify-write is BasicDB's read, then its update: each waits.
+  o = RunWirebench("basic_rmw_delay", {"run", "basic", "-P", Workload("workloadf"), "--ops", "10",
+                                       "-p", "basicdb.verbose=false", "-p",
+                                       "basicdb.simulatedelay=15", "-p",
+                                       "basicdb.randomizedelay=false", "-p", "readproportion=0",
+                                       "-p", "readmodifywriteproportion=1"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  s = Parse(o.out);
+  EXPECT_EQ(Int(s, "READ-MODIFY-WRITE", "Operations"), 10) << o.out;
+  EXPECT_GE(Int(s, "READ-MODIFY-WRITE", "MinLatency(us)"), 30000) << o.out;
+  EXPECT_GE(Int(s, "UPDATE", "MinLatency(us)"), 15000) << o.out;
+  EXPECT_GE(Int(s, "READ", "MinLatency(us)"), 15000) << o.out;
   o = RunWirebench("basic_random_delay",
                    {"run", "basic", "-P", Workload("workloadc"), "--ops", "100", "-p",
                     "basicdb.verbose=false", "-p", "basicdb.simulatedelay=3"});

@@ -190,29 +190,36 @@ bool LogicalClient::StartOp(LoadClock::time_point now) {
   read_result_ = OpResult::kOk;
   scanned_rows_ = 0;
   call_index_ = 0;
-  if (const int64_t delay_ms = CallDelayMs(); delay_ms > 0) [[unlikely]] {
-    // BasicDB's delay(): inside the call, so inside the measured latency.
-    wake_.expires_at(start_ + std::chrono::milliseconds(delay_ms));
-    wake_.async_wait([this](const boost::system::error_code&) {
-      if (ContinueOp()) return;
-      if (failed_) {
-        End();
-      } else {
-        Step();
-      }
-    });
-    return true;
-  }
+  delayed_call_ = -1;
   return ContinueOp();
 }
 
 bool LogicalClient::ContinueOp() {
   for (; call_index_ < op_.ncalls && read_result_ != OpResult::kError; ++call_index_) {
+    if (state_->options->call_delay_ms > 0 && delayed_call_ != call_index_) [[unlikely]] {
+      delayed_call_ = call_index_;
+      if (WaitCallDelay()) return true;
+    }
     if (IssueCall()) return true;
     if (failed_) return false;
   }
   FinishOp();
   return false;
+}
+
+bool LogicalClient::WaitCallDelay() {
+  const int64_t delay_ms = CallDelayMs();
+  if (delay_ms <= 0) return false;
+  wake_.expires_after(std::chrono::milliseconds(delay_ms));
+  wake_.async_wait([this](const boost::system::error_code&) {
+    if (ContinueOp()) return;
+    if (failed_) {
+      End();
+    } else {
+      Step();
+    }
+  });
+  return true;
 }
 
 void LogicalClient::FinishOp() {

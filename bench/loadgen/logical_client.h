@@ -174,8 +174,13 @@ class LogicalClient final : public rpc::PendingCall {
   bool PlanNext();
   // The open-loop timer fired (or was interrupted).
   void OnTimer(const boost::system::error_code& ec);
-  // basicdb.simulatedelay: the delay of the operation starting now, 0 for none.
+  // basicdb.simulatedelay: the delay of the call starting now, 0 for none.
   int64_t CallDelayMs();
+  // basicdb.simulatedelay: BasicDB's delay() at the start of each of its
+  // calls (a read-modify-write's read and its update each wait), inside the
+  // measured latency. True if the client sleeps; its timer then goes on
+  // with call call_index_.
+  bool WaitCallDelay();
   // Starts call call_index_ of op_. True if it went out (its reply will
   // drive the client); false if the operation ended without it (encoding
   // failed: read_result_ says so; or the client failed) or, in-process, the
@@ -227,6 +232,7 @@ class LogicalClient final : public rpc::PendingCall {
   boost::asio::steady_timer wake_;
   PlannedOp op_;
   int call_index_ = 0;           // The call of op_ in flight (or next).
+  int delayed_call_ = -1;        // The call of op_ whose simulated delay was waited.
   bool measured_ = false;        // op_ was planned in the measured phase.
   bool flushed_ = false;         // op_ is (or was) the stream's final flush.
   bool waited_ = false;          // op_'s client slept until its start time.
