@@ -587,7 +587,7 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
   EXPECT_TRUE(first.more_results());
   const uint64_t id = first.scanner_id();
   std::vector<std::string> rows;
-  uint64_t seq = 1;
+  uint64_t seq = 0;  // The opening call carries none; the first next sends 0.
   for (int call = 0; call < 4; ++call) {
     pbw::ScanRequest next;
     next.set_scanner_id(id);
@@ -656,10 +656,12 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   ASSERT_TRUE(ri.ParseFromString(found.results(0).cell(0).value().substr(4)));
   EXPECT_EQ(ri.start_key(), "80000000");
   EXPECT_EQ(ri.end_key(), "c0000000");
-  // A forward scan of the table's rows lists all four, in order.
+  // A forward scan of the table's rows (from "t,,", MetaTableAccessor's
+  // getTableStartRowForMeta; in MetaCellComparator's order "t," sorts after
+  // "t,,1") lists all four, in order.
   pbw::ScanRequest all;
   Region(all.mutable_region(), "hbase:meta,,1");
-  all.mutable_scan()->set_start_row("t,");
+  all.mutable_scan()->set_start_row("t,,");
   all.mutable_scan()->set_stop_row("t-");
   all.set_number_of_rows(10);
   ASSERT_TRUE(peer->Send(Call(2, "Scan", all)));
@@ -686,10 +688,10 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   ASSERT_TRUE(peer->Send(Call(4, "Mutate", put("t,,1", "90"))));
   Reply wrong = ReadReply(*peer);
   ASSERT_TRUE(wrong.header.has_exception());
+  // A row outside the named region: HRegion.checkRow's WrongRegionException.
   EXPECT_EQ(wrong.header.exception().exception_class_name(),
-            "org.apache.hadoop.hbase.NotServingRegionException");
-  EXPECT_NE(wrong.header.exception().stack_trace().find("does not hold row '90'"),
-            std::string::npos);
+            "org.apache.hadoop.hbase.regionserver.WrongRegionException");
+  EXPECT_NE(wrong.header.exception().stack_trace().find("row='90'"), std::string::npos);
   pbw::GetRequest g;
   Region(g.mutable_region(), "t,40000000,1");
   g.mutable_get()->set_row("10");
@@ -697,7 +699,7 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   Reply get_wrong = ReadReply(*peer);
   ASSERT_TRUE(get_wrong.header.has_exception());
   EXPECT_EQ(get_wrong.header.exception().exception_class_name(),
-            "org.apache.hadoop.hbase.NotServingRegionException");
+            "org.apache.hadoop.hbase.regionserver.WrongRegionException");
   g.mutable_region()->set_value("t,80000000,1");
   g.mutable_get()->set_row("90");
   ASSERT_TRUE(peer->Send(Call(6, "Get", g)));

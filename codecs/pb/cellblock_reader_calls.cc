@@ -143,7 +143,9 @@ Status CellBlockReader::Read(ByteView payload, GetResponse* out) {
     return ParseResult(sub, &res);
   }));
   WB_RETURN_IF_ERROR(ReadCells(block, res.cells));
-  out->result = Result{std::span<const Cell>(cells_.data(), cells_.size()), res.exists};
+  // A Result with cells exists (HBase writes exists only without cells).
+  out->result = Result{std::span<const Cell>(cells_.data(), cells_.size()),
+                       res.exists || res.cells > 0};
   return Status::Ok();
 }
 
@@ -229,7 +231,7 @@ Status CellBlockReader::Read(ByteView payload, MultiResponse* out) {
     ar.ok = !ref.has_exception;
     ar.error = ref.has_exception ? ref.error : ByteView();
     ar.result = Result{std::span<const Cell>(cells_.data() + next, size_t(ref.result.cells)),
-                       ref.result.exists};
+                       ref.result.exists || ref.result.cells > 0};
     next += size_t(ref.result.cells);
   }
   out->results = std::span<const ActionResult>(action_results_.data(), action_results_.size());

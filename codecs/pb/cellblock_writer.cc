@@ -93,6 +93,16 @@ void EmitGet(S& s, const GetRequest& g) {
 template <typename S>
 void EmitResult(S& s, const Result& r) {
   s.Varint(2, r.cells.size());  // associated_cell_count
+  // HBase sets exists only on a Result without cells (an existence-only
+  // Get): its client's ProtobufUtil.toResult refuses exists with cells.
+  if (r.exists && r.cells.empty()) s.Varint(3, 1);
+}
+
+// A scan row's Result in ScanResponse.results, beside cells_per_result
+// (which HBase's client reads instead): its exists flag as it is.
+template <typename S>
+void EmitScanResult(S& s, const Result& r) {
+  s.Varint(2, r.cells.size());  // associated_cell_count
   if (r.exists) s.Varint(3, 1);
 }
 
@@ -258,7 +268,8 @@ Status AppendCellBlockResponse(uint32_t call_id, const ScanResponse& resp, ByteB
         bool all_exist = true;
         for (const Result& r : resp.results) all_exist = all_exist && r.exists;
         if (!all_exist)
-          for (const Result& r : resp.results) s.Message(5, [&](auto& in) { EmitResult(in, r); });
+          for (const Result& r : resp.results)
+            s.Message(5, [&](auto& in) { EmitScanResult(in, r); });
       },
       [&](auto&& f) {
         for (const Result& r : resp.results)

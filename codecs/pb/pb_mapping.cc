@@ -126,7 +126,9 @@ size_t Fill(const Result& r, hbase::Result* p) {
     Assign(pc->mutable_value(), c.value);
     copied += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
   }
-  if (r.exists) p->set_exists(true);
+  // HBase sets exists only on a Result without cells (an existence-only
+  // Get): its client's ProtobufUtil.toResult refuses exists with cells.
+  if (r.exists && r.cells.empty()) p->set_exists(true);
   return copied;
 }
 
@@ -270,7 +272,7 @@ Status ModelBuilder::ReadResult(const hbase::Result& p, Cell** next, Result* out
     copied_ += pc.row().size() + pc.family().size() + pc.qualifier().size() + pc.value().size();
   }
   out->cells = std::span<const Cell>(begin, size_t(*next - begin));
-  out->exists = p.exists();
+  out->exists = p.exists() || !out->cells.empty();  // A Result with cells exists.
   return Status::Ok();
 }
 

@@ -14,7 +14,9 @@
 //  - Columns become HBase Column messages: consecutive columns of one family
 //    with qualifiers share one Column; a whole-family column (empty
 //    qualifier) gets a Column of its own with no qualifier.
-//  - Result.exists is written only when true; MutateResponse.processed always.
+//  - Result.exists is written only when true and the Result has no cells (as
+//    HBase: its toResult refuses exists with cells); read back, a Result with
+//    cells exists. MutateResponse.processed always.
 //  - A failed Multi action is ResultOrException.exception, a NameBytesPair
 //    named kExceptionName whose value is the error text.
 //

@@ -337,9 +337,18 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
     ByteView region_name;
     if (fast_ && service_->regions_per_table() == 1 &&
         PlainParam(m, c.param, cell_blocks_, &region_name)) {
-      // The codec's requests are in the region's table (c.param holds the name).
-      fast_->set_table(ByteView(TableOf(region_name.str())));
-      if (TryFast(m, c, body, out)) return true;
+      // The codec's requests are in the region's table (c.param holds the
+      // name), if the name is the table's one region's (else the full path
+      // answers NotServingRegionException).
+      const std::string_view table = TableOf(region_name.str());
+      const size_t t = table.size();
+      // "T,,1" (the old format, wirebench's own client's), else the new one.
+      if ((t > 0 && region_name.size() == t + 3 && region_name[t + 1] == ',' &&
+           region_name[t + 2] == '1') ||
+          NewFormatRegionName(region_name, t)) {
+        fast_->set_table(ByteView(table));
+        if (TryFast(m, c, body, out)) return true;
+      }
     }
   }
   HandleClient(c, out);
@@ -348,6 +357,18 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
     if (m != Method(0)) BumpShared(stats_->calls[uint8_t(m)], uint64_t(0) - 1);
     return false;
   }
+  return true;
+}
+
+bool CallHandler::NewFormatRegionName(ByteView name, size_t table) {
+  // "T,,1.ENCODED." (the Java client's; its MD5 checked once per name).
+  const size_t n = name.size();
+  if (table == 0 || n != table + 3 + 34 || name[table + 1] != ',' || name[table + 2] != '1' ||
+      name[table + 3] != '.' || name[n - 1] != '.')
+    return false;
+  if (name == ByteView(known_region_)) return true;
+  if (RegionIndex(name.str(), 1) != 0) return false;
+  known_region_.assign(name.str());
   return true;
 }
 
@@ -419,7 +440,7 @@ void CallHandler::HandleClient(const Call& c, ByteBuffer* out) {
     std::string msg(s.message());
     // A status may name the exception class HBase would send: "Class: text".
     for (std::string_view known :
-         {exceptions::kNotServingRegion, exceptions::kUnknownScanner,
+         {exceptions::kNotServingRegion, exceptions::kWrongRegion, exceptions::kUnknownScanner,
           exceptions::kOutOfOrderScannerNext, exceptions::kUnknownProtocol,
           exceptions::kIOException, exceptions::kRegionTooBusy}) {
       if (msg.compare(0, known.size(), known) == 0 && msg.size() > known.size() + 1 &&
@@ -427,7 +448,7 @@ void CallHandler::HandleClient(const Call& c, ByteBuffer* out) {
         cls = known;
         msg = msg.substr(known.size() + 2);
         dnr = known != exceptions::kIOException && known != exceptions::kNotServingRegion &&
-              known != exceptions::kRegionTooBusy;
+              known != exceptions::kRegionTooBusy && known != exceptions::kWrongRegion;
         break;
       }
     }

@@ -53,6 +53,10 @@ class CallHandler {
   };
 
   bool TryFast(Method m, const Call& c, ByteView body, ByteBuffer* out);
+  // With one region per table: `name` is its region's name in the new
+  // format, "T,,1.ENCODED." (`table`: the length of T); Handle checks the
+  // old, "T,,1", itself.
+  bool NewFormatRegionName(ByteView name, size_t table);
   void HandleClient(const Call& c, ByteBuffer* out);
   void HandleMeta(const Call& c, ByteBuffer* out);
   void HandleWirebench(const Call& c, ByteBuffer* out);
@@ -114,7 +118,7 @@ class CallHandler {
   // its row limit kept); *more when the scanner has rows left.
   Status NextBatch(Scanner* s, const hbasewire::ScanRequest& req, uint32_t rows,
                    hbasewire::ScanResponse* resp, bool* more);
-  // The reply's more_results, more_results_in_region and ttl.
+  // The reply's more_results and more_results_in_region (ttl: OpenScan).
   void FinishReply(const hbasewire::ScanRequest& req, bool more, bool cut_by_region,
                    hbasewire::ScanResponse* resp);
 
@@ -140,6 +144,7 @@ class CallHandler {
   std::unique_ptr<TableCallHandler> fast_;
   bool fast_failed_ = false;  // The codec could not be made: full path only.
   RegionScratch scratch_;
+  std::string known_region_;  // The last new-format region name found good (NewFormatRegionName).
   ByteBuffer block_;  // The reply's cell block, built while the response is.
   std::vector<Cell> mutation_cells_;
   std::string condition_value_;

@@ -37,7 +37,10 @@ void CallHandler::EmitResult(const Result& r, ByteView row, pbw::Result* out) {
 }
 
 Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result* out) {
-  if (IsMetaRegion(region_name)) return GetMetaRow(g, out);
+  if (IsMetaRegion(region_name)) {
+    WB_RETURN_IF_ERROR(CheckRegionName(region_name, 1, service_->identity()));
+    return GetMetaRow(g, out);
+  }
   if (region_name.empty())
     return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                             ": the request names no region");

@@ -131,7 +131,8 @@ Status CallHandler::GetMetaRow(const pbw::Get& g, pbw::Result* out) {
   int found = -1;
   for (uint32_t i = 0; i < n; ++i) {
     const std::string region_row = RegionRow(table, i, n);
-    if (g.closest_row_before() ? region_row <= row : region_row == row) found = int(i);
+    const int c = MetaCompare(region_row, row);
+    if (g.closest_row_before() ? c <= 0 : c == 0) found = int(i);
   }
   if (found >= 0) {
     if (g.existence_only()) {
@@ -155,19 +156,15 @@ StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows, pbw::Sc
   if (s->reversed) std::reverse(rows.begin(), rows.end());
   uint32_t added = 0;
   for (const auto& [index, row] : rows) {
-    bool in_range;
-    if (s->reversed) {
-      in_range = (s->start_row.empty() || row < s->start_row ||
-                  (s->include_start && row == s->start_row)) &&
-                 (s->stop_row.empty() || row > s->stop_row ||
-                  (s->include_stop && row == s->stop_row));
-      if (s->started && !(row < s->next_row)) in_range = false;
-    } else {
-      in_range = (row > s->start_row || (s->include_start && row == s->start_row)) &&
-                 (s->stop_row.empty() || row < s->stop_row ||
-                  (s->include_stop && row == s->stop_row));
-      if (s->started && !(row > s->next_row)) in_range = false;
-    }
+    // In hbase:meta's order (MetaCompare), not byte order.
+    const int vs_start = s->start_row.empty() ? 0 : MetaCompare(row, s->start_row);
+    const int vs_stop = s->stop_row.empty() ? 0 : MetaCompare(row, s->stop_row);
+    const int dir = s->reversed ? -1 : 1;  // Rows come in this order.
+    bool in_range = s->start_row.empty() || vs_start * dir > 0 ||
+                    (s->include_start && vs_start == 0);
+    in_range = in_range && (s->stop_row.empty() || vs_stop * dir < 0 ||
+                            (s->include_stop && vs_stop == 0));
+    if (s->started && !(MetaCompare(row, s->next_row) * dir > 0)) in_range = false;
     if (!in_range) continue;
     if (added == max_rows) return true;
     std::vector<std::string> families;

@@ -18,10 +18,11 @@ namespace {
 
 // A failed action's exception as HBase names it: the status's own class
 // when it names NotServingRegionException or RegionTooBusyException
-// ("Class: text"), else DoNotRetryIOException.
+// ("Class: text"), or WrongRegionException, else DoNotRetryIOException.
 void SetActionException(const Status& s, pbw::NameBytesPair* e) {
   std::string msg(s.message());
-  for (std::string_view cls : {exceptions::kNotServingRegion, exceptions::kRegionTooBusy}) {
+  for (std::string_view cls :
+       {exceptions::kNotServingRegion, exceptions::kWrongRegion, exceptions::kRegionTooBusy}) {
     if (msg.compare(0, cls.size(), cls) == 0 && msg.size() > cls.size() + 1) {
       e->set_name(std::string(cls));
       e->set_value(msg.substr(cls.size() + 2));
@@ -57,12 +58,17 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
   for (const pbw::RegionAction& ra : req.regionaction()) {
     pbw::RegionActionResult* rar = resp->add_regionactionresult();
     const ByteView region(ra.region().value());
-    if (region.empty() ||
+    // A region this server does not hold (RSRpcServices.getRegion), or
+    // mutations for the catalog: the whole region action fails.
+    const Status named = CheckRegionName(region, service_->regions_per_table(),
+                                         service_->identity());
+    if (!named.ok() ||
         (IsMetaRegion(region) && std::any_of(ra.action().begin(), ra.action().end(),
                                              [](const auto& a) { return a.has_mutation(); }))) {
       auto* e = rar->mutable_exception();
       e->set_name(std::string(exceptions::kNotServingRegion));
-      e->set_value("Region " + region.ToString() + " takes no mutations on this server");
+      e->set_value(named.ok() ? "Region " + region.ToString() + " takes no mutations on this server"
+                              : std::string(named.message().substr(exceptions::kNotServingRegion.size() + 2)));
       // Skip the cells of this region action's mutations in the block.
       for (const auto& a : ra.action())
         if (!SkipCells(a, &block))

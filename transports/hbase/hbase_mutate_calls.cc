@@ -95,17 +95,16 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
 
 Status CallHandler::CheckRow(ByteView region_name, ByteView row) {
   const uint32_t n = service_->regions_per_table();
-  if (n <= 1) return Status::Ok();
   const int index = RegionIndex(region_name.str(), n);
-  if (index < 0)
-    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                            region_name.ToString() + " is not online on this server");
-  if (RegionOfRow(row.str(), n) != uint32_t(index))
-    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                            region_name.ToString() + " does not hold row '" + row.ToString() +
-                            "' (its keys are [" + SplitPoint(uint32_t(index), n) + ", " +
-                            SplitPoint(uint32_t(index) + 1 < n ? uint32_t(index) + 1 : 0, n) +
-                            "))");
+  if (index < 0) return CheckRegionName(region_name, n, service_->identity());
+  if (n > 1 && RegionOfRow(row.str(), n) != uint32_t(index))
+    // HRegion.checkRow's exception and words.
+    return Status::NotFound(
+        std::string(exceptions::kWrongRegion) + ": Requested row out of range for " +
+        "the call on HRegion " + region_name.ToString() + ", startKey='" +
+        SplitPoint(uint32_t(index), n) + "', getEndKey()='" +
+        (uint32_t(index) + 1 < n ? SplitPoint(uint32_t(index) + 1, n) : std::string()) +
+        "', row='" + row.ToString() + "'");
   return Status::Ok();
 }
 
@@ -159,7 +158,8 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
   pbw::MutateRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed MutateRequest");
-  if (IsMetaRegion(ByteView(req.region().value())))
+  if (IsMetaRegion(ByteView(req.region().value())) &&
+      IsMetaRegionName(ByteView(req.region().value())))
     return Status::InvalidArgument("hbase:meta is the catalog wirebench answers; it takes no "
                                    "writes");
   if (req.region().value().empty())

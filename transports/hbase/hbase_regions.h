@@ -45,10 +45,27 @@ inline std::string_view TableOf(std::string_view region_name) {
 std::string SplitPoint(uint32_t i, uint32_t n);
 // The catalog's row (and the region's name) for region `i` of `table`.
 std::string RegionRow(std::string_view table, uint32_t i, uint32_t n);
-// Which of the table's n regions a region name names; -1 when none.
+// Which of the table's n regions a region name names, -1 when none: the
+// old format "T,START,1" or the new "T,START,1.ENCODED." (ENCODED being
+// EncodedRegionName of what precedes it), START one of the catalog's split
+// points and 1 the region id it hands out. hbase:meta's is not one of them.
 int RegionIndex(std::string_view name, uint32_t n);
+// HBase's encoded region name (RegionInfo.encodeRegionName for the new
+// format): the MD5 of the region name as 32 lowercase hex digits.
+std::string EncodedRegionName(std::string_view name);
+// The one name of the catalog's region, as every client sends it.
+inline bool IsMetaRegionName(ByteView name) { return name.str() == kMetaRegionName; }
+// NotServingRegionException unless `name` is a region this server holds
+// (RegionIndex), hbase:meta's included.
+Status CheckRegionName(ByteView name, uint32_t n, const ServerIdentity& server);
 // The region (of n) holding `row`.
 uint32_t RegionOfRow(std::string_view row, uint32_t n);
+
+// hbase:meta's row order, as HBase's MetaCellComparator.compareRows: the
+// table name (up to the first ','), then the start key (up to the last
+// ','), then the region id, each part compared byte by byte on its own.
+// <0, 0, >0 as memcmp. (A plain byte order puts "T,\x00..." after "T,,1".)
+int MetaCompare(std::string_view a, std::string_view b);
 
 std::string BigEndian64(uint64_t v);
 void SetTableName(std::string_view table, hbasewire::TableName* t);

@@ -134,7 +134,8 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
     for (const auto& q : col.qualifier()) s.columns.emplace_back(col.family(), q);
   }
   s.rows_left = req.limit_of_rows();
-  if (!s.meta && service_->regions_per_table() > 1) WB_RETURN_IF_ERROR(BoundToRegion(region, &s));
+  if (s.meta) WB_RETURN_IF_ERROR(CheckRegionName(region, 1, service_->identity()));
+  if (!s.meta) WB_RETURN_IF_ERROR(BoundToRegion(region, &s));
   if (s.meta) {
     s.table = std::string(TableOf(s.start_row));
     if (s.table.empty()) s.table = std::string(TableOf(s.stop_row));
@@ -154,9 +155,7 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
 Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
   const uint32_t regions = service_->regions_per_table();
   const int index = RegionIndex(region.str(), regions);
-  if (index < 0)
-    return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
-                            region.ToString() + " is not online on this server");
+  if (index < 0) return CheckRegionName(region, regions, service_->identity());
   s->region_start = SplitPoint(uint32_t(index), regions);
   s->region_end =
       uint32_t(index) + 1 < regions ? SplitPoint(uint32_t(index) + 1, regions) : std::string();
@@ -207,6 +206,10 @@ Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* res
     id = service_->FinishedId();
   }
   resp->set_scanner_id(id);
+  // The lease, as HBase's newRegionScanner: only when a scanner opens (a
+  // client such as the npm one closes its scanner after `ttl`, whenever it
+  // came).
+  resp->set_ttl(kScannerLeaseMs);
   FinishReply(req, more, cut_by_region, resp);
   return Status::Ok();
 }
@@ -222,9 +225,7 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
     if (!known)
       return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
                               std::to_string(id) + "'; it was closed, its lease expired, or it was never opened");
-    resp->set_more_results(true);
-    resp->set_ttl(kScannerLeaseMs);
-    return Status::Ok();
+    return Status::Ok();  // HBase answers a renewal with the scanner id alone.
   }
   Status st;
   bool known = true;
@@ -242,9 +243,11 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
     return st.ok() && m;
   });
   if (!known) {
-    // Closing what is already gone is not an error; a call on a scanner that
-    // ran out of rows gets an empty last batch (see FinishScanner).
-    if (req.close_scanner() || service_->WasFinished(id)) {
+    // A call on a scanner that ran out of rows or was closed gets HBase's
+    // empty ScanResponse (its scanner id alone: see FinishScanner); closing
+    // what is already gone is not an error either.
+    if (service_->WasFinished(id)) return Status::Ok();
+    if (req.close_scanner()) {
       resp->set_more_results(false);
       resp->set_more_results_in_region(false);
       return Status::Ok();
@@ -272,12 +275,17 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
 Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t rows,
                               pbw::ScanResponse* resp, bool* more) {
   *more = false;
-  if (req.has_next_call_seq() && req.next_call_seq() != s->next_call_seq)
-    return Status::InvalidArgument(std::string(exceptions::kOutOfOrderScannerNext) +
-                                   ": Expected nextCallSeq: " + std::to_string(s->next_call_seq) +
-                                   " But the nextCallSeq got from client: " +
-                                   std::to_string(req.next_call_seq()));
-  ++s->next_call_seq;
+  // As RSRpcServices.checkScanNextCallSeq: only a call that carries
+  // next_call_seq is checked and moves it on (the call that opens a scanner
+  // carries none: the Java client's first next sends 0).
+  if (req.has_next_call_seq()) {
+    if (req.next_call_seq() != s->next_call_seq)
+      return Status::InvalidArgument(
+          std::string(exceptions::kOutOfOrderScannerNext) + ": Expected nextCallSeq: " +
+          std::to_string(s->next_call_seq) +
+          " But the nextCallSeq got from client: " + std::to_string(req.next_call_seq()));
+    ++s->next_call_seq;
+  }
   uint32_t n = std::min(rows, kMaxBatchRows);
   if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
   const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
@@ -301,7 +309,6 @@ void CallHandler::FinishReply(const pbw::ScanRequest& req, bool more, bool cut_b
   // this region, and the client moves to the next region.
   resp->set_more_results((more || cut_by_region) && !req.close_scanner());
   resp->set_more_results_in_region(more);
-  resp->set_ttl(kScannerLeaseMs);
 }
 
 }  // namespace wirebench::hbaserpc

@@ -95,7 +95,10 @@ uint64_t HBaseService::refused_scanners() const {
 void HBaseService::CloseScanner(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = scanners_.find(id);
-  if (it != scanners_.end()) EraseLocked(it);
+  if (it == scanners_.end()) return;
+  EraseLocked(it);
+  finished_.push_back(id);  // RSRpcServices' closedScanners.
+  if (finished_.size() > kRememberedScanners) finished_.pop_front();
 }
 
 void HBaseService::FinishScanner(uint64_t id) {

@@ -82,6 +82,8 @@ inline constexpr std::string_view kRequestTooBig =
 inline constexpr std::string_view kDoNotRetry = "org.apache.hadoop.hbase.DoNotRetryIOException";
 inline constexpr std::string_view kUnknownProtocol =
     "org.apache.hadoop.hbase.exceptions.UnknownProtocolException";
+inline constexpr std::string_view kWrongRegion =
+    "org.apache.hadoop.hbase.regionserver.WrongRegionException";
 inline constexpr std::string_view kNotServingRegion =
     "org.apache.hadoop.hbase.NotServingRegionException";
 inline constexpr std::string_view kUnknownScanner = "org.apache.hadoop.hbase.UnknownScannerException";
@@ -204,11 +206,14 @@ class HBaseService {
     if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
     return f(it == scanners_.end() ? nullptr : &it->second);
   }
+  // Closes a scanner at the client's request (ScanRequest.close_scanner)
+  // and, as FinishScanner, remembers its id.
   void CloseScanner(uint64_t id);
   // Closes a scanner that ran out of rows and remembers its id (the last
-  // kRememberedScanners of them): HBase 2 clients stop there, but clients of
-  // the 0.96/0.98 protocol (the npm client) call once more and expect an
-  // empty batch, not UnknownScannerException.
+  // kRememberedScanners of them), as HBase 2's RSRpcServices keeps its
+  // closedScanners: a later call on it (a 0.96/0.98-protocol client such as
+  // the npm client calls once more; an old client's close) is answered with
+  // an empty ScanResponse, not UnknownScannerException.
   void FinishScanner(uint64_t id);
   bool WasFinished(uint64_t id) const;
   static constexpr size_t kRememberedScanners = 4096;

@@ -1,0 +1,760 @@
+// HBase's Java client (hbase-client 2.5/2.6 with its default settings)
+// replayed against `--rpc hbase` over loopback: what that client sends, as
+// its source builds it, and each answer checked the way the client parses
+// it. The server starts through the transport registry, as `wirebench
+// server --rpc hbase --region memstore` starts it, with one and with four
+// regions per table.
+//
+// From the client's source:
+//   - connection: "HBas", version 0, SIMPLE (80); a ConnectionHeader with
+//     user_info, service_name, cell_block_codec_class KeyValueCodec (the
+//     default hbase.client.default.rpc.codec) and version_info
+//     (NettyRpcConnection / RpcConnection.getConnectionHeader);
+//   - the RPC registry (RpcConnectionRegistry): ClientMetaService's
+//     GetClusterId, GetMetaRegionLocations, GetActiveMaster;
+//   - region lookup (ConnectionImplementation.locateRegionInMeta): a
+//     reversed Scan of hbase:meta from "T,ROW,99999999999999" to "T,,"
+//     (stop row included), family info, caching 5, then close; the first
+//     row's info:regioninfo ("PBUF" + RegionInfo) must hold ROW;
+//   - Table.put: a Mutate with its cells in MutationProto.column_value;
+//     Table.get: a Get; Table.batch: a Multi whose puts carry their cells in
+//     a KeyValue cell block (associated_cell_count), one RegionAction per
+//     region; region names in the new format, "T,START,ID.ENCODED."
+//     (RegionInfo.createRegionName: ENCODED the MD5 of what precedes it);
+//   - ClientScanner: a Scan per region with caching 2^31-1 and max result
+//     size 2 MB, next calls with next_call_seq, the next region when
+//     more_results_in_region is false;
+//   - every Result through ProtobufUtil.toResult(proto, cellScanner):
+//     `exists` together with cells is refused ("bad proto: exists with
+//     cells is no allowed"), associated_cell_count cells come from the
+//     block.
+#include <gtest/gtest.h>
+#include <google/protobuf/io/coded_stream.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nullregion/region_service.h"
+#include "regions/memstore/memstore_region.h"
+#include "rpc/transport_server.h"
+#include "tests/raw_peer.h"
+#include "transports/hbase/hbase_wire.pb.h"
+#include "transports/transport.h"
+
+namespace wirebench {
+namespace {
+
+namespace pbw = hbasewire;
+using testing::RawPeer;
+
+constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+constexpr char kTable[] = "jt";
+constexpr char kNines[] = "99999999999999";  // HConstants.NINES
+// HBase's exception classes, as the client matches them.
+constexpr char kNotServingRegion[] = "org.apache.hadoop.hbase.NotServingRegionException";
+constexpr char kWrongRegion[] = "org.apache.hadoop.hbase.regionserver.WrongRegionException";
+
+// The encoded names (MD5, hex) of the catalog's regions of kTable, computed
+// outside wirebench (Python's hashlib.md5 of "jt,,1", "jt,40000000,1", ...),
+// and of the scan test's table "js".
+const std::map<std::string, std::string>& EncodedNames() {
+  static const std::map<std::string, std::string> m = {
+      {"jt,,1", "16e4b50403f2d8dc2347be52b3ae161d"},
+      {"jt,40000000,1", "6958d5c81897a687f969e9a878daab9d"},
+      {"jt,80000000,1", "3c9da553b8cefaddfc78aa4b60ec8372"},
+      {"jt,c0000000,1", "0f8c0029daf247f898a2c2f8da908f69"},
+      {"js,,1", "18df0a7b1d37f5b48da56ca27b620432"},
+      {"js,40000000,1", "5fa97685cf9db1bf4bde3878a110cecc"},
+      {"js,80000000,1", "40b2c9f880fe1fffb774a1c1adff4354"},
+      {"js,c0000000,1", "e5bce03a001cc6004468457de72e7c75"},
+  };
+  return m;
+}
+
+std::string Be32(uint32_t v) {
+  std::string s(4, '\0');
+  StoreBE32(reinterpret_cast<uint8_t*>(s.data()), v);
+  return s;
+}
+
+std::string Varint(uint64_t v) {
+  std::string s;
+  while (v >= 0x80) {
+    s.push_back(char(v | 0x80));
+    v >>= 7;
+  }
+  s.push_back(char(v));
+  return s;
+}
+
+std::string LenField(uint32_t field, const std::string& bytes) {
+  return Varint(uint64_t(field) << 3 | 2) + Varint(bytes.size()) + bytes;
+}
+
+std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t(field) << 3) + Varint(v); }
+
+std::string Delimited(const google::protobuf::MessageLite& m) {
+  const std::string b = m.SerializeAsString();
+  return Varint(b.size()) + b;
+}
+
+// RpcConnection.getConnectionHeader with the client's VersionInfo
+// (VersionInfoUtil.getCurrentClientVersionInfo: version, url, revision,
+// user, date, src_checksum, version_major, version_minor).
+std::string JavaConnectionHeader(const std::string& service) {
+  pbw::ConnectionHeader h;
+  h.mutable_user_info()->set_effective_user("ycsb");
+  h.set_service_name(service);
+  h.set_cell_block_codec_class(kKeyValueCodec);
+  const std::string version = LenField(1, "2.5.8") +
+                              LenField(2, "git://buildhost/hbase") +
+                              LenField(3, "0123456789abcdef0123456789abcdef01234567") +
+                              LenField(4, "builder") + LenField(5, "Thu Mar 28 2024") +
+                              LenField(6, "1f2e3d4c5b6a79881f2e3d4c5b6a7988") +
+                              VarintField(7, 2) + VarintField(8, 5);
+  const std::string b = h.SerializeAsString() + LenField(5, version);
+  return Be32(uint32_t(b.size())) + b;
+}
+
+// KeyValueCodec's cell: int length, then the KeyValue.
+std::string KeyValue(const std::string& row, const std::string& family, const std::string& qual,
+                     uint64_t ts, const std::string& value) {
+  std::string key;
+  key.push_back(char(row.size() >> 8));
+  key.push_back(char(row.size() & 0xFF));
+  key += row;
+  key.push_back(char(family.size()));
+  key += family + qual;
+  std::string t(8, '\0');
+  StoreBE64(reinterpret_cast<uint8_t*>(t.data()), ts);
+  key += t;
+  key.push_back(char(4));  // Put
+  const std::string kv = Be32(uint32_t(key.size())) + Be32(uint32_t(value.size())) + key + value;
+  return Be32(uint32_t(kv.size())) + kv;
+}
+
+std::string Call(uint32_t id, const std::string& method, const google::protobuf::MessageLite& param,
+                 const std::string& block = "") {
+  pbw::RequestHeader h;
+  h.set_call_id(id);
+  h.set_method_name(method);
+  h.set_request_param(true);
+  if (!block.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block.size()));
+  const std::string body = Delimited(h) + Delimited(param) + block;
+  return Be32(uint32_t(body.size())) + body;
+}
+
+struct Kv {
+  std::string row, family, qualifier, value;
+};
+
+struct Reply {
+  pbw::ResponseHeader header;
+  std::string message;
+  std::vector<Kv> cells;  // The cell block, as KeyValueCodec's decoder reads it.
+  bool closed = false;
+  std::string exception() const {
+    return header.has_exception() ? header.exception().exception_class_name() : std::string();
+  }
+};
+
+std::vector<Kv> ParseBlock(const std::string& block) {
+  std::vector<Kv> out;
+  const auto* p = reinterpret_cast<const uint8_t*>(block.data());
+  size_t pos = 0;
+  while (pos + 12 <= block.size()) {
+    pos += 4;
+    const uint32_t klen = LoadBE32(p + pos), vlen = LoadBE32(p + pos + 4);
+    pos += 8;
+    Kv kv;
+    const uint16_t rlen = LoadBE16(p + pos);
+    kv.row = block.substr(pos + 2, rlen);
+    const uint8_t flen = p[pos + 2 + rlen];
+    kv.family = block.substr(pos + 3 + rlen, flen);
+    kv.qualifier = block.substr(pos + 3 + rlen + flen, klen - 2 - rlen - 1 - flen - 9);
+    kv.value = block.substr(pos + klen, vlen);
+    pos += klen + vlen;
+    out.push_back(kv);
+  }
+  return out;
+}
+
+Reply ReadReply(RawPeer& peer) {
+  Reply r;
+  std::string len, body;
+  if (peer.ReadExactly(4, &len) != RawPeer::Read::kOk) {
+    r.closed = true;
+    return r;
+  }
+  EXPECT_EQ(peer.ReadExactly(LoadBE32(reinterpret_cast<const uint8_t*>(len.data())), &body),
+            RawPeer::Read::kOk);
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
+                                            int(body.size()));
+  uint32_t hs = 0, ms = 0;
+  std::string hb, block;
+  EXPECT_TRUE(in.ReadVarint32(&hs) && in.ReadString(&hb, int(hs)));
+  EXPECT_TRUE(r.header.ParseFromString(hb));
+  if (r.header.has_exception()) return r;
+  EXPECT_TRUE(in.ReadVarint32(&ms) && in.ReadString(&r.message, int(ms)));
+  const uint32_t bl = r.header.has_cell_block_meta() ? r.header.cell_block_meta().length() : 0;
+  EXPECT_TRUE(in.ReadString(&block, int(bl)));
+  r.cells = ParseBlock(block);
+  return r;
+}
+
+// ProtobufUtil.toResult(proto, cellScanner): the client's rules. `next`
+// walks the reply's cell block across the Results of one reply.
+struct JavaResult {
+  std::string error;  // What the client would throw; empty when parsed.
+  bool has_exists = false, exists = false;
+  std::vector<Kv> cells;
+};
+
+JavaResult ToResult(const pbw::Result& p, const std::vector<Kv>& block, size_t* next) {
+  JavaResult r;
+  if (p.has_exists()) {
+    if (p.cell_size() > 0 || (p.has_associated_cell_count() && p.associated_cell_count() > 0)) {
+      r.error = "IllegalArgumentException: bad proto: exists with cells is no allowed";
+      return r;
+    }
+    r.has_exists = true;
+    r.exists = p.exists();
+    return r;
+  }
+  for (int i = 0; i < p.associated_cell_count(); ++i) {
+    if (*next >= block.size()) {
+      r.error = "IOException: Failed get " + std::to_string(i);
+      return r;
+    }
+    r.cells.push_back(block[(*next)++]);
+  }
+  for (const pbw::Cell& c : p.cell()) r.cells.push_back({c.row(), c.family(), c.qualifier(), c.value()});
+  return r;
+}
+
+// One server started as `wirebench server --rpc hbase --region memstore`
+// starts it: through the transport registry.
+class JavaServer {
+ public:
+  explicit JavaServer(uint32_t regions) : region_(NewMemstoreRegion()), service_(region_.get()) {
+    rpc::ServerOptions o;
+    o.port = 0;
+    o.regions_per_table = regions;
+    auto transport = FindTransport("hbase");
+    EXPECT_TRUE(transport.ok());
+    auto server = (*transport)->StartServer(o, region_.get(), &service_);
+    EXPECT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+    regions_ = regions;
+  }
+  ~JavaServer() { server_->Stop(); }
+  uint16_t port() const { return server_->port(); }
+  uint32_t regions() const { return regions_; }
+
+  std::unique_ptr<RawPeer> Open(const std::string& service = "ClientService") {
+    auto peer = std::make_unique<RawPeer>(port());
+    EXPECT_TRUE(peer->Send(std::string("HBas\0\x50", 6) + JavaConnectionHeader(service)));
+    return peer;
+  }
+
+ private:
+  std::unique_ptr<Region> region_;
+  RegionService service_;
+  std::unique_ptr<rpc::TransportServer> server_;
+  uint32_t regions_ = 1;
+};
+
+JavaServer* g_one = nullptr;
+JavaServer* g_four = nullptr;
+
+class Servers : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    g_one = new JavaServer(1);
+    g_four = new JavaServer(4);
+  }
+  void TearDown() override {
+    delete g_one;
+    delete g_four;
+  }
+};
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new Servers);
+
+void SetRegion(pbw::RegionSpecifier* r, const std::string& name) {
+  r->set_type(pbw::RegionSpecifier::REGION_NAME);
+  r->set_value(name);
+}
+
+// ScanRequest as ScannerCallable/RequestConverter.buildScanRequest write it.
+pbw::ScanRequest OpenScanRequest(const std::string& region, const pbw::Scan& scan, uint32_t rows) {
+  pbw::ScanRequest req;
+  SetRegion(req.mutable_region(), region);
+  *req.mutable_scan() = scan;
+  req.set_number_of_rows(rows);
+  req.set_close_scanner(false);
+  req.set_client_handles_partials(true);
+  req.set_client_handles_heartbeats(true);
+  req.set_track_scan_metrics(false);
+  req.set_renew(false);
+  return req;
+}
+
+pbw::ScanRequest NextScanRequest(uint64_t id, uint32_t rows, uint64_t seq, bool close) {
+  pbw::ScanRequest req;
+  req.set_scanner_id(id);
+  req.set_number_of_rows(rows);
+  req.set_close_scanner(close);
+  req.set_next_call_seq(seq);
+  req.set_client_handles_partials(true);
+  req.set_client_handles_heartbeats(true);
+  req.set_track_scan_metrics(false);
+  req.set_renew(false);
+  return req;
+}
+
+// The Results of a ScanResponse, as ScannerCallable's
+// ResponseConverter.getResults reads them (cells_per_result with a block).
+std::vector<JavaResult> ScanResults(const Reply& r, const pbw::ScanResponse& resp) {
+  std::vector<JavaResult> out;
+  size_t next = 0;
+  for (int i = 0; i < resp.cells_per_result_size(); ++i) {
+    pbw::Result p;
+    p.set_associated_cell_count(int32_t(resp.cells_per_result(i)));
+    out.push_back(ToResult(p, r.cells, &next));
+  }
+  return out;
+}
+
+struct Location {
+  std::string error;
+  pbw::RegionInfo info;
+  std::string server;
+  std::string region_name;  // As the client names it (new format).
+};
+
+// The new-format name RegionInfo.createRegionName gives the region.
+std::string JavaRegionName(const pbw::RegionInfo& ri) {
+  const std::string base = ri.table_name().qualifier() + "," + ri.start_key() + "," +
+                           std::to_string(ri.region_id());
+  auto it = EncodedNames().find(base);
+  return it == EncodedNames().end() ? base : base + "." + it->second + ".";
+}
+
+Location FromMetaRow(const JavaResult& row) {
+  Location loc;
+  for (const Kv& kv : row.cells) {
+    if (kv.family != "info") continue;
+    if (kv.qualifier == "server") loc.server = kv.value;
+    if (kv.qualifier == "regioninfo") {
+      if (kv.value.compare(0, 4, "PBUF") != 0 || !loc.info.ParseFromString(kv.value.substr(4)))
+        loc.error = "info:regioninfo is not PBUF + RegionInfo";
+    }
+  }
+  if (loc.error.empty() && !loc.info.has_table_name()) loc.error = "no info:regioninfo";
+  loc.region_name = JavaRegionName(loc.info);
+  return loc;
+}
+
+// locateRegionInMeta: the reversed meta scan, then close.
+Location LocateRegion(RawPeer& peer, uint32_t* call_id, const std::string& row,
+                      const std::string& table = kTable) {
+  pbw::Scan scan;
+  scan.add_column()->set_family("info");
+  scan.set_start_row(table + "," + row + "," + kNines);
+  scan.set_stop_row(table + ",,");
+  scan.set_include_stop_row(true);
+  scan.set_reversed(true);
+  scan.set_caching(5);
+  scan.set_max_result_size(2 * 1024 * 1024);
+  scan.set_readtype(2);  // PREAD
+  EXPECT_TRUE(peer.Send(Call(++*call_id, "Scan", OpenScanRequest("hbase:meta,,1", scan, 5))));
+  Reply r = ReadReply(peer);
+  Location loc;
+  pbw::ScanResponse resp;
+  if (!r.exception().empty() || !resp.ParseFromString(r.message)) {
+    loc.error = "the meta scan failed: " + r.exception();
+    return loc;
+  }
+  const auto results = ScanResults(r, resp);
+  if (resp.more_results_in_region()) {  // The client closes what is still open.
+    EXPECT_TRUE(peer.Send(Call(++*call_id, "Scan",
+                               NextScanRequest(resp.scanner_id(), 0, 0, /*close=*/true))));
+    EXPECT_EQ(ReadReply(peer).exception(), "");
+  }
+  if (results.empty()) {
+    loc.error = "TableNotFoundException: the reversed meta scan returned no row";
+    return loc;
+  }
+  if (!results[0].error.empty()) {
+    loc.error = results[0].error;
+    return loc;
+  }
+  return FromMetaRow(results[0]);
+}
+
+// Whether the region holds `row` (byte order, the end key excluded).
+bool Holds(const pbw::RegionInfo& ri, const std::string& row) {
+  return ri.start_key() <= row && (ri.end_key().empty() || row < ri.end_key());
+}
+
+std::vector<std::string> LookupRows() {
+  std::vector<std::string> rows;
+  for (int b = 0; b < 256; ++b) {
+    rows.push_back(std::string(1, char(b)));
+    rows.push_back(std::string(1, char(b)) + "row");
+  }
+  std::string seven(8, '\0');
+  seven[7] = 7;  // Bytes.toBytes(7L)
+  for (const std::string& r : {seven, std::string(" sp"), std::string("+x"), std::string(",0"),
+                               std::string("user1"), std::string("\xff\xff")})
+    rows.push_back(r);
+  return rows;
+}
+
+class JavaClient : public ::testing::TestWithParam<int> {
+ protected:
+  JavaServer& server() { return GetParam() == 1 ? *g_one : *g_four; }
+};
+
+INSTANTIATE_TEST_SUITE_P(Regions, JavaClient, ::testing::Values(1, 4),
+                         [](const auto& info) { return std::to_string(info.param) + "Regions"; });
+
+TEST_P(JavaClient, RegistryCallsNameThisServer) {
+  auto peer = server().Open("ClientMetaService");
+  ASSERT_TRUE(peer->Send(Call(1, "GetClusterId", pbw::GetClusterIdRequest())));
+  Reply r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "");
+  pbw::GetClusterIdResponse id;
+  ASSERT_TRUE(id.ParseFromString(r.message));
+  EXPECT_EQ(id.cluster_id().size(), 36u);  // A UUID string.
+  ASSERT_TRUE(peer->Send(Call(2, "GetMetaRegionLocations", pbw::GetMetaRegionLocationsRequest())));
+  r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "");
+  pbw::GetMetaRegionLocationsResponse meta;
+  ASSERT_TRUE(meta.ParseFromString(r.message));
+  ASSERT_EQ(meta.meta_locations_size(), 1);
+  EXPECT_EQ(meta.meta_locations(0).server_name().port(), server().port());
+  EXPECT_EQ(meta.meta_locations(0).region_info().table_name().namespace_(), "hbase");
+  EXPECT_EQ(meta.meta_locations(0).region_info().table_name().qualifier(), "meta");
+  ASSERT_TRUE(peer->Send(Call(3, "GetActiveMaster", pbw::GetActiveMasterRequest())));
+  r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "");
+}
+
+// Issue 34 item 2: hbase:meta in MetaCellComparator's order, so the
+// reversed lookup finds rows whose first byte sorts below ','.
+TEST_P(JavaClient, ReversedMetaLookupFindsEveryRow) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  for (const std::string& row : LookupRows()) {
+    Location loc = LocateRegion(*peer, &id, row);
+    ASSERT_EQ(loc.error, "") << "row " << ::testing::PrintToString(row);
+    EXPECT_EQ(loc.info.table_name().qualifier(), kTable);
+    EXPECT_TRUE(Holds(loc.info, row)) << ::testing::PrintToString(row) << " located in ["
+                                      << loc.info.start_key() << ", " << loc.info.end_key() << ")";
+    EXPECT_EQ(loc.server, "127.0.0.1:" + std::to_string(server().port()));
+  }
+}
+
+// The same through the closest_row_before Get older clients send.
+TEST_P(JavaClient, ClosestRowBeforeGetFindsEveryRow) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  for (const std::string& row : LookupRows()) {
+    pbw::GetRequest g;
+    SetRegion(g.mutable_region(), "hbase:meta,,1");
+    g.mutable_get()->set_row(std::string(kTable) + "," + row + "," + kNines);
+    g.mutable_get()->add_column()->set_family("info");
+    g.mutable_get()->set_closest_row_before(true);
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    Reply r = ReadReply(*peer);
+    ASSERT_EQ(r.exception(), "");
+    pbw::GetResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    size_t next = 0;
+    const JavaResult jr = ToResult(resp.result(), r.cells, &next);
+    ASSERT_EQ(jr.error, "");
+    ASSERT_FALSE(jr.cells.empty()) << "no row before " << ::testing::PrintToString(row);
+    const Location loc = FromMetaRow(jr);
+    ASSERT_EQ(loc.error, "");
+    EXPECT_TRUE(Holds(loc.info, row)) << ::testing::PrintToString(row);
+  }
+}
+
+// Table.put as ProtobufUtil.toMutation writes it: cells in the message,
+// timestamps HConstants.LATEST_TIMESTAMP.
+pbw::MutateRequest JavaPut(const std::string& region, const std::string& row,
+                           const std::string& value) {
+  pbw::MutateRequest m;
+  SetRegion(m.mutable_region(), region);
+  auto* mu = m.mutable_mutation();
+  mu->set_row(row);
+  mu->set_mutate_type(pbw::MutationProto::PUT);
+  mu->set_timestamp(INT64_MAX);
+  auto* cv = mu->add_column_value();
+  cv->set_family("f");
+  auto* qv = cv->add_qualifier_value();
+  qv->set_qualifier("q");
+  qv->set_value(value);
+  qv->set_timestamp(INT64_MAX);
+  return m;
+}
+
+// ProtobufUtil.toGet of `new Get(row)`: cache_blocks and max_versions set.
+pbw::Get JavaGet(const std::string& row) {
+  pbw::Get g;
+  g.set_row(row);
+  g.set_cache_blocks(true);
+  g.set_max_versions(1);
+  return g;
+}
+
+// Issue 34 item 1: a Get (and a Multi's get) of a row that exists carries
+// its cells and no `exists`; only an existence-only Get carries `exists`.
+TEST_P(JavaClient, PutThenGetParseAsTheJavaClientParsesThem) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  for (const std::string row : {"a-row", "user7", "\\x01bin", "~last"}) {
+    const Location loc = LocateRegion(*peer, &id, row);
+    ASSERT_EQ(loc.error, "");
+    ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, row, "v-" + row))));
+    Reply r = ReadReply(*peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    pbw::MutateResponse mr;
+    ASSERT_TRUE(mr.ParseFromString(r.message));
+    EXPECT_TRUE(mr.processed());
+
+    pbw::GetRequest g;
+    SetRegion(g.mutable_region(), loc.region_name);
+    *g.mutable_get() = JavaGet(row);
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    r = ReadReply(*peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    pbw::GetResponse gr;
+    ASSERT_TRUE(gr.ParseFromString(r.message));
+    size_t next = 0;
+    JavaResult jr = ToResult(gr.result(), r.cells, &next);
+    ASSERT_EQ(jr.error, "") << row;
+    ASSERT_EQ(jr.cells.size(), 1u);
+    EXPECT_EQ(jr.cells[0].value, "v-" + row);
+
+    g.mutable_get()->set_existence_only(true);  // Table.exists
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    r = ReadReply(*peer);
+    ASSERT_TRUE(gr.ParseFromString(r.message));
+    next = 0;
+    jr = ToResult(gr.result(), r.cells, &next);
+    ASSERT_EQ(jr.error, "");
+    EXPECT_TRUE(jr.has_exists && jr.exists);
+  }
+}
+
+TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  // Rows in every region; one RegionAction per region, as the client groups them.
+  std::map<std::string, std::vector<std::string>> by_region;
+  for (const std::string row : {"0m", "5m", "9m", "a0", "f0", "user3"}) {
+    const Location loc = LocateRegion(*peer, &id, row);
+    ASSERT_EQ(loc.error, "");
+    by_region[loc.region_name].push_back(row);
+  }
+  pbw::MultiRequest puts, gets;
+  std::string block;
+  uint32_t index = 0;
+  for (const auto& [region, rows] : by_region) {
+    auto* pra = puts.add_regionaction();
+    SetRegion(pra->mutable_region(), region);
+    auto* gra = gets.add_regionaction();
+    SetRegion(gra->mutable_region(), region);
+    for (const std::string& row : rows) {
+      auto* a = pra->add_action();
+      a->set_index(index);
+      a->mutable_mutation()->set_row(row);
+      a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
+      a->mutable_mutation()->set_associated_cell_count(2);
+      block += KeyValue(row, "f", "a", 1700000000000, "va-" + row);
+      block += KeyValue(row, "f", "b", 1700000000000, "vb-" + row);
+      auto* ga = gra->add_action();
+      ga->set_index(index++);
+      *ga->mutable_get() = JavaGet(row);
+    }
+  }
+  ASSERT_TRUE(peer->Send(Call(++id, "Multi", puts, block)));
+  Reply r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+  ASSERT_TRUE(peer->Send(Call(++id, "Multi", gets)));
+  r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+  pbw::MultiResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_EQ(resp.regionactionresult_size(), int(by_region.size()));
+  size_t next = 0, results = 0;
+  for (const auto& rar : resp.regionactionresult()) {
+    ASSERT_FALSE(rar.has_exception()) << rar.exception().value();
+    for (const auto& roe : rar.resultorexception()) {
+      ASSERT_FALSE(roe.has_exception()) << roe.exception().value();
+      const JavaResult jr = ToResult(roe.result(), r.cells, &next);
+      ASSERT_EQ(jr.error, "") << "action " << roe.index();
+      ASSERT_EQ(jr.cells.size(), 2u);
+      EXPECT_EQ(jr.cells[0].value, "va-" + jr.cells[0].row);
+      ++results;
+    }
+  }
+  EXPECT_EQ(results, size_t(index));
+}
+
+// ClientScanner over every region: each row once, in order; `ttl` only on
+// the call that opens a scanner (issue 34 item 4); a call on a scanner
+// that ran out answered with HBase's empty ScanResponse (item 9).
+TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  const std::string table = "js";  // A table of its own: every row is this test's.
+  std::vector<std::string> want;
+  for (uint32_t i = 0; i < 64; ++i) {
+    char row[16];
+    std::snprintf(row, sizeof row, "%08x", i * 0x04000000u + 7);
+    want.push_back(row);
+    const Location loc = LocateRegion(*peer, &id, row, table);
+    ASSERT_EQ(loc.error, "");
+    ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, row, "x"))));
+    ASSERT_EQ(ReadReply(*peer).exception(), "");
+  }
+  for (bool reversed : {false, true}) {
+    std::vector<std::string> got;
+    // The row whose region comes next: the table's first (forward) or last
+    // (reversed: above every split point) region first.
+    std::string locate = reversed ? std::string(9, '\xff') : std::string();
+    std::string start;  // Where the scan goes on: the previous region's bound.
+    uint64_t last_id = 0;
+    for (int region = 0; region < 8; ++region) {
+      const Location loc = LocateRegion(*peer, &id, locate, table);
+      ASSERT_EQ(loc.error, "");
+      pbw::Scan scan;
+      scan.set_max_result_size(2 * 1024 * 1024);
+      scan.set_caching(2147483647);
+      scan.set_reversed(reversed);
+      scan.add_column()->set_family("f");
+      scan.set_start_row(start);
+      if (reversed && !start.empty()) scan.set_include_start_row(false);
+      ASSERT_TRUE(peer->Send(Call(++id, "Scan", OpenScanRequest(loc.region_name, scan, 2147483647))));
+      Reply r = ReadReply(*peer);
+      ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+      pbw::ScanResponse resp;
+      ASSERT_TRUE(resp.ParseFromString(r.message));
+      EXPECT_TRUE(resp.has_ttl() || !resp.more_results_in_region())
+          << "HBase sends ttl when a scanner opens";
+      uint64_t seq = 0;
+      for (;;) {
+        for (const JavaResult& jr : ScanResults(r, resp)) {
+          ASSERT_EQ(jr.error, "");
+          ASSERT_FALSE(jr.cells.empty());
+          got.push_back(jr.cells[0].row);
+        }
+        last_id = resp.scanner_id();
+        if (!resp.more_results_in_region()) break;
+        ASSERT_TRUE(peer->Send(
+            Call(++id, "Scan", NextScanRequest(resp.scanner_id(), 2147483647, seq++, false))));
+        r = ReadReply(*peer);
+        ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+        ASSERT_TRUE(resp.ParseFromString(r.message));
+        EXPECT_FALSE(resp.has_ttl()) << "HBase sends ttl only when a scanner opens";
+      }
+      if (!resp.more_results()) break;
+      start = reversed ? loc.info.start_key() : loc.info.end_key();
+      ASSERT_FALSE(start.empty()) << "more_results past the table's last region";
+      locate = start;
+      if (reversed) {  // A row just below the region's start key.
+        locate.back() = char(uint8_t(locate.back()) - 1);
+        locate += "\xff\xff";
+      }
+    }
+    std::vector<std::string> expected = want;
+    if (reversed) std::reverse(expected.begin(), expected.end());
+    EXPECT_EQ(got, expected) << (reversed ? "reversed" : "forward");
+
+    // The scanner ran out: HBase 2 remembers it closed and answers a
+    // further call with an empty ScanResponse (no UnknownScannerException).
+    ASSERT_TRUE(peer->Send(Call(++id, "Scan", NextScanRequest(last_id, 10, 1, false))));
+    Reply r = ReadReply(*peer);
+    ASSERT_EQ(r.exception(), "");
+    pbw::ScanResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    EXPECT_EQ(resp.cells_per_result_size(), 0);
+    EXPECT_FALSE(resp.has_more_results());
+  }
+}
+
+// A scanner the client closed: a further call is answered empty, as
+// RSRpcServices' closedScanners does.
+TEST_P(JavaClient, CallOnAClosedScannerIsAnsweredEmpty) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  const Location loc = LocateRegion(*peer, &id, "");
+  ASSERT_EQ(loc.error, "");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(peer->Send(
+        Call(++id, "Mutate", JavaPut(loc.region_name, "0c" + std::to_string(i), "x"))));
+    ASSERT_EQ(ReadReply(*peer).exception(), "");
+  }
+  pbw::Scan scan;
+  scan.set_stop_row("0c9");
+  ASSERT_TRUE(peer->Send(Call(++id, "Scan", OpenScanRequest(loc.region_name, scan, 1))));
+  Reply r = ReadReply(*peer);
+  pbw::ScanResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  ASSERT_TRUE(resp.more_results_in_region());
+  const uint64_t scanner = resp.scanner_id();
+  ASSERT_TRUE(peer->Send(Call(++id, "Scan", NextScanRequest(scanner, 0, 0, /*close=*/true))));
+  ASSERT_EQ(ReadReply(*peer).exception(), "");
+  ASSERT_TRUE(peer->Send(Call(++id, "Scan", NextScanRequest(scanner, 1, 1, false))));
+  r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "") << "HBase 2 answers a closed scanner's call empty";
+  ASSERT_TRUE(resp.ParseFromString(r.message));
+  EXPECT_EQ(resp.cells_per_result_size(), 0);
+}
+
+// Issue 34 item 5: a region this server does not hold gets
+// NotServingRegionException; a row outside the named region,
+// WrongRegionException (HRegion.checkRow).
+TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  const Location loc = LocateRegion(*peer, &id, "row");
+  ASSERT_EQ(loc.error, "");
+  const std::string base = std::string(kTable) + ",,1";
+  for (const std::string& name :
+       {std::string(kTable) + ",,2", std::string(kTable) + ",,7", base + ".00000000000000000000000000000000.",
+        std::string(kTable) + ",12345678,1", std::string("hbase:meta,,2"), std::string("nocomma")}) {
+    pbw::GetRequest g;
+    SetRegion(g.mutable_region(), name);
+    *g.mutable_get() = JavaGet("row");
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    Reply r = ReadReply(*peer);
+    EXPECT_EQ(r.exception(), kNotServingRegion) << name;
+    ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(name, "row", "x"))));
+    EXPECT_EQ(ReadReply(*peer).exception(), kNotServingRegion) << name;
+  }
+  // Both spellings of the region that holds the row are served.
+  for (const std::string& name : {loc.region_name, loc.region_name.substr(0, loc.region_name.find('.'))}) {
+    pbw::GetRequest g;
+    SetRegion(g.mutable_region(), name);
+    *g.mutable_get() = JavaGet("row");
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    EXPECT_EQ(ReadReply(*peer).exception(), "") << name;
+  }
+  if (server().regions() > 1) {
+    pbw::GetRequest g;
+    SetRegion(g.mutable_region(), loc.region_name);  // Holds "row" ('r' = 0x72 > '4'), not "0".
+    *g.mutable_get() = JavaGet("0");
+    ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
+    EXPECT_EQ(ReadReply(*peer).exception(), kWrongRegion);
+  }
+}
+
+}  // namespace
+}  // namespace wirebench
