@@ -689,6 +689,99 @@ TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
   }
 }
 
+// Issue 34 item 3: Scan.max_result_size bounds each reply (HBase's
+// ScannerContext size limit): the Java client's default scan (caching
+// 2^31-1, 2 MB) gets replies of at most the limit plus one row, the scanner
+// staying open (more_results_in_region) until the rows run out.
+TEST_P(JavaClient, MaxResultSizeBoundsEachScanReply) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  const Location loc = LocateRegion(*peer, &id, "big");
+  ASSERT_EQ(loc.error, "");
+  const std::string value(100 * 1000, 'v');
+  std::vector<std::string> want;
+  for (int i = 0; i < 40; ++i) {
+    char row[16];
+    std::snprintf(row, sizeof row, "big%03d", i);
+    want.push_back(row);
+    ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, row, value))));
+    ASSERT_EQ(ReadReply(*peer).exception(), "");
+  }
+  constexpr uint64_t kLimit = 300 * 1000;
+  pbw::Scan scan;
+  scan.set_start_row("big");
+  scan.set_stop_row("bih");
+  scan.set_caching(2147483647);
+  scan.set_max_result_size(kLimit);
+  ASSERT_TRUE(peer->Send(Call(++id, "Scan", OpenScanRequest(loc.region_name, scan, 2147483647))));
+  std::vector<std::string> got;
+  uint64_t seq = 0;
+  int replies = 0;
+  for (;;) {
+    Reply r = ReadReply(*peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    pbw::ScanResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    ++replies;
+    uint64_t bytes = 0;
+    for (const JavaResult& jr : ScanResults(r, resp)) {
+      ASSERT_EQ(jr.error, "");
+      got.push_back(jr.cells.at(0).row);
+      for (const Kv& kv : jr.cells) bytes += kv.row.size() + kv.family.size() + kv.qualifier.size() + kv.value.size();
+    }
+    EXPECT_LE(bytes, kLimit + value.size() + 100) << "a reply past max_result_size plus one row";
+    if (!resp.more_results_in_region()) break;
+    ASSERT_LT(replies, 100);
+    ASSERT_TRUE(peer->Send(Call(++id, "Scan", NextScanRequest(resp.scanner_id(), 2147483647, seq++, false))));
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_GE(replies, 10);  // 40 rows of 100 KB, at most 3 or 4 a reply.
+}
+
+// Issue 34 item 6: a cell over hbase.server.keyvalue.maxsize (10,485,760
+// bytes as a KeyValue with its length) gets HBase's DoNotRetryIOException
+// naming the limit, on every path; a request over the server's frame limit
+// gets RequestTooBigException, as this client announces 2.5.
+TEST_P(JavaClient, CellsOverTheKeyValueLimitAreRefused) {
+  auto peer = server().Open();
+  uint32_t id = 0;
+  const Location loc = LocateRegion(*peer, &id, "huge");
+  ASSERT_EQ(loc.error, "");
+  // Row "huge" (4), family "f", qualifier "q": estimatedSerializedSizeOf is
+  // 30 bytes and the value (int length, key and value lengths 4 + 4, the key
+  // 2 + 4 + 1 + 1 + 1 + 8 + 1). At the limit is accepted; one byte more is not.
+  const std::string fits(10485760 - 30, 'x'), over(10485760 - 29, 'x');
+  ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, "huge", fits))));
+  EXPECT_EQ(ReadReply(*peer).exception(), "");
+  ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, "huge", over))));
+  Reply r = ReadReply(*peer);
+  EXPECT_EQ(r.exception(), "org.apache.hadoop.hbase.DoNotRetryIOException");
+  EXPECT_NE(r.header.exception().stack_trace().find("hbase.server.keyvalue.maxsize"),
+            std::string::npos);
+  // The same cell in a Multi's KeyValue cell block.
+  pbw::MultiRequest multi;
+  auto* ra = multi.add_regionaction();
+  SetRegion(ra->mutable_region(), loc.region_name);
+  auto* a = ra->add_action();
+  a->set_index(0);
+  a->mutable_mutation()->set_row("huge");
+  a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
+  a->mutable_mutation()->set_associated_cell_count(1);
+  ASSERT_TRUE(peer->Send(Call(++id, "Multi", multi, KeyValue("huge", "f", "q", 1, over))));
+  r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "");
+  pbw::MultiResponse mr;
+  ASSERT_TRUE(mr.ParseFromString(r.message));
+  ASSERT_EQ(mr.regionactionresult_size(), 1);
+  ASSERT_EQ(mr.regionactionresult(0).resultorexception_size(), 1);
+  EXPECT_EQ(mr.regionactionresult(0).resultorexception(0).exception().name(),
+            "org.apache.hadoop.hbase.DoNotRetryIOException");
+  // Past the frame limit (16 MiB): RequestTooBigException, then the close.
+  ASSERT_TRUE(peer->Send(Be32(32u << 20)));
+  EXPECT_EQ(ReadReply(*peer).exception(),
+            "org.apache.hadoop.hbase.exceptions.RequestTooBigException");
+}
+
 // A scanner the client closed: a further call is answered empty, as
 // RSRpcServices' closedScanners does.
 TEST_P(JavaClient, CallOnAClosedScannerIsAnsweredEmpty) {

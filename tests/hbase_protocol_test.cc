@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "nullregion/null_region.h"
@@ -621,14 +622,38 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
             "org.apache.hadoop.hbase.UnknownScannerException");
 }
 
-TEST(HBaseCalls, OversizedCallGetsRequestTooBigAndCloses) {
+// As ServerRpcConnection: RequestTooBigException for a client that
+// announces 1.2 or later in its ConnectionHeader's version_info, a
+// DoNotRetryIOException for older clients and those that announce nothing.
+TEST(HBaseCalls, OversizedCallGetsHBasesAnswerForTheClientsVersionAndCloses) {
   auto peer = g_null->Open();
   ASSERT_TRUE(peer->Send(Be32((1u << 20) + 1)));
   Reply r = ReadReply(*peer);
   ASSERT_TRUE(r.header.has_exception());
   EXPECT_EQ(r.header.exception().exception_class_name(),
-            "org.apache.hadoop.hbase.exceptions.RequestTooBigException");
+            "org.apache.hadoop.hbase.DoNotRetryIOException");
   EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
+  for (const auto& [version, major, minor, expected] :
+       {std::tuple{"1.1.2", 0u, 0u, "org.apache.hadoop.hbase.DoNotRetryIOException"},
+        std::tuple{"1.2.0", 0u, 0u, "org.apache.hadoop.hbase.exceptions.RequestTooBigException"},
+        std::tuple{"2.5.8-SNAPSHOT", 0u, 0u,
+                   "org.apache.hadoop.hbase.exceptions.RequestTooBigException"},
+        std::tuple{"junk", 2u, 6u, "org.apache.hadoop.hbase.exceptions.RequestTooBigException"},
+        std::tuple{"junk", 0u, 0u, "org.apache.hadoop.hbase.DoNotRetryIOException"}}) {
+    pbw::ConnectionHeader h;
+    h.set_service_name("ClientService");
+    h.mutable_version_info()->set_version(version);
+    if (major != 0) {
+      h.mutable_version_info()->set_version_major(major);
+      h.mutable_version_info()->set_version_minor(minor);
+    }
+    const std::string hb = h.SerializeAsString();
+    RawPeer versioned(g_null->port());
+    ASSERT_TRUE(versioned.Send(Preamble() + Be32(uint32_t(hb.size())) + hb + Be32((1u << 20) + 1)));
+    Reply v = ReadReply(versioned);
+    ASSERT_TRUE(v.header.has_exception()) << version;
+    EXPECT_EQ(v.header.exception().exception_class_name(), expected) << version;
+  }
 }
 
 }  // namespace

@@ -335,7 +335,9 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
     // With several regions per table the full path checks each row's region.
     ByteView region_name;
-    if (fast_ && service_->regions_per_table() == 1 &&
+    // A call that may hold a cell over hbase.server.keyvalue.maxsize takes
+    // the full path, which checks it.
+    if (fast_ && service_->regions_per_table() == 1 && body.size() <= kMaxCellBytes &&
         PlainParam(m, c.param, cell_blocks_, &region_name)) {
       // The codec's requests are in the region's table (c.param holds the
       // name), if the name is the table's one region's (else the full path

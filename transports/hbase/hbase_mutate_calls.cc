@@ -89,7 +89,25 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
       return Status::InvalidArgument("java.lang.IllegalArgumentException: Family length " +
                                      std::to_string(cell.family.size()) + " is > " +
                                      std::to_string(kMaxFamilyBytes));
+  WB_RETURN_IF_ERROR(CheckCellSizes(*cells));
   out->cells = std::span<const Cell>(cells->data(), cells->size());
+  return Status::Ok();
+}
+
+Status CheckCellSizes(const std::vector<Cell>& cells) {
+  for (const Cell& cell : cells) {
+    // PrivateCellUtil.estimatedSerializedSizeOf: the KeyValue with its int
+    // length (lengths 4 + 4, row length 2, family length 1, timestamp 8,
+    // type 1).
+    const uint64_t size = 4 + 4 + 4 + 2 + cell.row.size() + 1 + cell.family.size() +
+                          cell.qualifier.size() + 8 + 1 + cell.value.size();
+    if (size > kMaxCellBytes)
+      return Status::InvalidArgument(
+          "Cell[" + cell.row.ToString() + "/" + cell.family.ToString() + ":" +
+          cell.qualifier.ToString() + "] with size " + std::to_string(size) +
+          " exceeds limit of " + std::to_string(kMaxCellBytes) +
+          " bytes (hbase.server.keyvalue.maxsize): split the value, or keep it outside HBase");
+  }
   return Status::Ok();
 }
 

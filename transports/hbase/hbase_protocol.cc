@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "codecs/pb/pb_wire.h"
 #include "transports/hbase/hbase_calls.h"
@@ -12,6 +14,43 @@ namespace wirebench::hbaserpc {
 namespace pbw = hbasewire;
 
 namespace {
+
+// VersionInfoUtil.hasMinimumVersion: the client's version at least
+// major.minor (version_major/version_minor, else the version string's first
+// two numbers); no version_info, or one that does not parse, is not.
+bool HasMinimumVersion(const pbw::ConnectionHeader& h, uint32_t major, uint32_t minor) {
+  if (!h.has_version_info()) return false;
+  const pbw::VersionInfo& v = h.version_info();
+  if (v.has_version_major() && v.has_version_minor()) {
+    if (v.version_major() != major) return v.version_major() > major;
+    return v.version_minor() >= minor;
+  }
+  // The version string split at '.' and '-' ("2.5.8-SNAPSHOT"), as
+  // getVersionComponents; a part that is no number: false.
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : v.version() + ".") {
+    if (c == '.' || c == '-') {
+      parts.push_back(part);
+      part.clear();
+    } else {
+      part.push_back(c);
+    }
+  }
+  auto number = [&](size_t i, uint64_t* out) {
+    *out = 0;
+    if (i >= parts.size()) return true;
+    const std::string& p = parts[i];
+    if (p.empty() || p.size() > 9 || p.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    *out = std::stoull(p);
+    return true;
+  };
+  uint64_t client_major, client_minor;
+  if (!number(0, &client_major)) return false;
+  if (client_major != major) return client_major > major;
+  return number(1, &client_minor) && client_minor >= minor;
+}
 
 std::string Printable(ByteView b) {
   std::string s;
@@ -203,6 +242,8 @@ size_t ConnectionCore::OnHeader(ByteView in, ByteBuffer* out, bool* close) {
     }
     cell_blocks_ = true;
   }
+  // RequestTooBigException is for clients of 1.2 and later (ServerRpcConnection).
+  knows_request_too_big_ = HasMinimumVersion(h, 1, 2);
   handler_ = std::make_unique<CallHandler>(service_, stats_source_, stats_, cell_blocks_,
                                            meta_service_);
   handler_->set_defer_filters(defer_filters_);
@@ -223,7 +264,11 @@ size_t ConnectionCore::OnCall(ByteView in, ByteBuffer* out, bool* close) {
       if (rh.ParseFromArray(header.data(), int(header.size())) && rh.has_call_id())
         call_id = rh.call_id();
     }
-    AppendExceptionReply(call_id, exceptions::kRequestTooBig,
+    // As ServerRpcConnection: RequestTooBigException to a client of 1.2 or
+    // later, a DoNotRetryIOException to older ones (and before the header).
+    AppendExceptionReply(call_id,
+                         knows_request_too_big_ ? exceptions::kRequestTooBig
+                                                : exceptions::kDoNotRetry,
                          "RPC data length of " + std::to_string(len) +
                              " received is greater than max allowed " +
                              std::to_string(max_frame_) + " (--max-frame)",

@@ -97,6 +97,8 @@ class ConnectionCore {
   std::unique_ptr<CallHandler> handler_;
   bool defer_filters_ = false;
   bool has_deferred_ = false;
+  // The ConnectionHeader's version_info says 1.2 or later (see OnCall).
+  bool knows_request_too_big_ = false;
   std::string deferred_;  // The deferred call's body (after its length word).
 };
 

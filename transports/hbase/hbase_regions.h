@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/bytes.h"
 #include "common/status.h"
@@ -25,6 +26,20 @@ namespace wirebench::hbaserpc {
 inline constexpr uint32_t kMaxBatchRows = 10000;  // Rows one Scan reply carries at most.
 inline constexpr size_t kMaxRowBytes = 32767;     // HBase's Short.MAX_VALUE.
 inline constexpr size_t kMaxFamilyBytes = 127;    // HBase's Byte.MAX_VALUE.
+// hbase.server.keyvalue.maxsize's default (HRegion.DEFAULT_MAX_CELL_SIZE):
+// a cell whose KeyValue, its length word included, is larger is refused.
+inline constexpr uint64_t kMaxCellBytes = 10485760;
+// DoNotRetryIOException (as InvalidArgument) for a cell over kMaxCellBytes,
+// as RSRpcServices.checkCellSizeLimit.
+Status CheckCellSizes(const std::vector<Cell>& cells);
+// hbase.server.scanner.max.result.size's default: a Scan reply's bytes at
+// most (Scan.max_result_size may ask for less; the Java client's is 2 MB).
+inline constexpr uint64_t kServerMaxResultSize = uint64_t{100} << 20;
+// What a cell costs in a reply beside its row, family, qualifier and value
+// (a KeyValue's lengths, timestamp and type), for the size limit.
+inline constexpr uint64_t kCellOverheadBytes = 21;
+// Rows read from the region at a time by a Scan's batch.
+inline constexpr uint32_t kScanStepRows = 1024;
 
 inline bool IsMetaRegion(ByteView name) {
   constexpr std::string_view kPrefix = "hbase:meta,";

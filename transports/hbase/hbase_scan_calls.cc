@@ -25,6 +25,7 @@ void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse*
 StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanResponse* resp) {
   if (max_rows == 0) return true;
   if (s->meta) return MetaScanBatch(s, max_rows, resp);
+  uint64_t bytes = 0;  // The reply's, about (for the size limit).
   std::vector<Column> cols;
   for (const auto& col : s->columns) cols.push_back(Column{ByteView(col.first), ByteView(col.second)});
   uint32_t n = 0;
@@ -46,7 +47,8 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
       sr.stop_row = ByteView(s->reversed ? s->region_start : s->region_end);
       sr.include_stop = s->reversed;  // A region holds its start key, not its end key.
     }
-    sr.number_of_rows = max_rows - n;
+    // In steps, so that a batch cut short by its size limit reads little more.
+    sr.number_of_rows = std::min<uint32_t>(max_rows - n, kScanStepRows);
     sr.columns = std::span<const Column>(cols.data(), cols.size());
     sr.time_range = s->time_range;
     sr.max_versions = s->filter ? UINT32_MAX : s->max_versions;
@@ -79,6 +81,13 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
         AddScanResult(&pr, at + k < cells.size(), resp);
       }
       ++n;
+      // HBase's ScannerContext size limit (Scan.max_result_size, at most the
+      // server's): the batch ends after the row that reaches it, the scanner
+      // stays open (more_results_in_region) and the next call goes on.
+      for (const Cell& c : cells)
+        bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size() +
+                  kCellOverheadBytes;
+      if (bytes >= s->max_result_size) return true;
     }
     if (!r.more_results) return false;
     if (n >= max_rows) return true;
@@ -122,6 +131,9 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
   if (!tr.ok()) return tr.status();
   s.time_range = *tr;
   s.max_versions = std::max<uint32_t>(1, scan.max_versions());
+  s.max_result_size = scan.max_result_size() > 0
+                          ? std::min<uint64_t>(scan.max_result_size(), kServerMaxResultSize)
+                          : kServerMaxResultSize;
   s.batch = scan.batch_size();
   s.caching = scan.caching();
   s.start_row = scan.start_row();

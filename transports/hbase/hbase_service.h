@@ -151,6 +151,7 @@ struct Scanner {
   TimeRange time_range;
   uint32_t batch = 0;    // Scan.batch_size: the most cells per Result; 0 = a whole row.
   uint32_t caching = 0;  // Scan.caching: rows per call when a call names none.
+  uint64_t max_result_size = 0;  // A reply's bytes at most (Scan.max_result_size).
   std::shared_ptr<Filter> filter;  // Scan.filter, or null.
   uint64_t last_used_ms = 0;       // For the lease.
   uint64_t owner = 0;              // The connection that opened it (HBaseService::NewOwner).
