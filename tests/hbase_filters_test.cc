@@ -187,6 +187,94 @@ TEST(HBaseFilters, FilterListsAndPages) {
   EXPECT_EQ(Apply(page.get(), kRow), "-");
 }
 
+// Issue 34 item 8: the filters HBase ships that clients send most, as
+// HBase 2's classes decide (return codes per cell, per row, and the end of
+// a scan).
+TEST(HBaseFilters, ColumnPaginationRangeAndPrefixes) {
+  pbw::ColumnPaginationFilter page;
+  page.set_limit(1);
+  page.set_offset(1);
+  EXPECT_EQ(Apply(Make(Named("ColumnPaginationFilter", page.SerializeAsString())).get(), kRow),
+            "f:b@1=yes");
+  page.clear_offset();
+  page.set_limit(2);
+  page.set_column_offset("b");
+  EXPECT_EQ(Apply(Make(Named("ColumnPaginationFilter", page.SerializeAsString())).get(), kRow),
+            "f:b@1=yes f:c@1=zz");
+  pbw::ColumnRangeFilter range;
+  range.set_min_column("b");
+  range.set_min_column_inclusive(true);
+  range.set_max_column("c");
+  range.set_max_column_inclusive(false);
+  EXPECT_EQ(Apply(Make(Named("ColumnRangeFilter", range.SerializeAsString())).get(), kRow),
+            "f:b@1=yes");
+  range.set_max_column_inclusive(true);
+  EXPECT_EQ(Apply(Make(Named("ColumnRangeFilter", range.SerializeAsString())).get(), kRow),
+            "f:b@1=yes f:c@1=zz");
+  pbw::MultipleColumnPrefixFilter prefixes;
+  prefixes.add_sorted_prefixes("b");
+  prefixes.add_sorted_prefixes("c");
+  EXPECT_EQ(Apply(Make(Named("MultipleColumnPrefixFilter", prefixes.SerializeAsString())).get(),
+                  kRow),
+            "f:b@1=yes f:c@1=zz");
+}
+
+TEST(HBaseFilters, TimestampsAndColumnCount) {
+  pbw::TimestampsFilter ts;
+  ts.add_timestamps(2);
+  EXPECT_EQ(Apply(Make(Named("TimestampsFilter", ts.SerializeAsString())).get(), kRow, 3),
+            "f:a@2=x2");
+  ts.add_timestamps(1);
+  EXPECT_EQ(Apply(Make(Named("TimestampsFilter", ts.SerializeAsString())).get(), kRow, 3),
+            "f:a@2=x2 f:b@1=yes f:c@1=zz g:a@1=ga");
+  pbw::ColumnCountGetFilter count;
+  count.set_limit(2);
+  auto f = Make(Named("ColumnCountGetFilter", count.SerializeAsString()));
+  EXPECT_EQ(Apply(f.get(), kRow), "f:a@3=x3 f:b@1=yes");
+  EXPECT_TRUE(f->FilterAllRemaining()) << "past its limit it ends the scan";
+}
+
+TEST(HBaseFilters, RowRangesAndStops) {
+  pbw::InclusiveStopFilter stop;
+  stop.set_stop_row_key("user1");
+  auto f = Make(Named("InclusiveStopFilter", stop.SerializeAsString()));
+  EXPECT_NE(Apply(f.get(), kRow), "-") << "the stop row is included";
+  EXPECT_FALSE(f->FilterAllRemaining());
+  EXPECT_EQ(Apply(f.get(), RowCells{"user2", {{"f", "a", 1, "v"}}}), "-");
+  EXPECT_TRUE(f->FilterAllRemaining());
+  pbw::MultiRowRangeFilter ranges;
+  auto* r = ranges.add_row_range_list();
+  r->set_start_row("a");
+  r->set_start_row_inclusive(true);
+  r->set_stop_row("b");
+  r->set_stop_row_inclusive(false);
+  r = ranges.add_row_range_list();
+  r->set_start_row("user1");
+  r->set_start_row_inclusive(true);
+  r->set_stop_row("user1");
+  r->set_stop_row_inclusive(true);
+  auto m = Make(Named("MultiRowRangeFilter", ranges.SerializeAsString()));
+  EXPECT_NE(Apply(m.get(), kRow), "-");
+  EXPECT_NE(Apply(m.get(), RowCells{"a5", {{"f", "a", 1, "v"}}}), "-");
+  EXPECT_EQ(Apply(m.get(), RowCells{"b", {{"f", "a", 1, "v"}}}), "-");
+  EXPECT_EQ(Apply(m.get(), RowCells{"user10", {{"f", "a", 1, "v"}}}), "-");
+}
+
+TEST(HBaseFilters, SkipAndWhileMatchWrappers) {
+  pbw::SkipFilter skip;
+  *skip.mutable_filter() = CompareOf("ValueFilter", pbw::NOT_EQUAL, Cmp("BinaryComparator", "zz"));
+  auto s = Make(Named("SkipFilter", skip.SerializeAsString()));
+  EXPECT_EQ(Apply(s.get(), kRow), "-") << "one cell left out leaves the row out";
+  EXPECT_EQ(Apply(s.get(), RowCells{"r", {{"f", "a", 1, "ok"}}}), "f:a@1=ok");
+  pbw::WhileMatchFilter whilst;
+  *whilst.mutable_filter() = CompareOf("RowFilter", pbw::LESS, Cmp("BinaryComparator", "user2"));
+  auto w = Make(Named("WhileMatchFilter", whilst.SerializeAsString()));
+  EXPECT_NE(Apply(w.get(), kRow), "-");
+  EXPECT_FALSE(w->FilterAllRemaining());
+  EXPECT_EQ(Apply(w.get(), RowCells{"user3", {{"f", "a", 1, "v"}}}), "-");
+  EXPECT_TRUE(w->FilterAllRemaining()) << "the first row left out ends the scan";
+}
+
 TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
   auto f = ParseFilter(Named("FuzzyRowFilter", "").SerializeAsString());
   ASSERT_FALSE(f.ok());

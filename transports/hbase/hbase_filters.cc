@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <set>
 #include <re2/re2.h>
 
 #include "common/bytes.h"
@@ -17,8 +19,10 @@ constexpr std::string_view kPackage = "org.apache.hadoop.hbase.filter.";
 
 constexpr std::string_view kSupported =
     "wirebench evaluates PrefixFilter, ColumnPrefixFilter, SingleColumnValueFilter, FilterList, "
-    "FirstKeyOnlyFilter, KeyOnlyFilter, PageFilter, RowFilter, QualifierFilter, ValueFilter and "
-    "FamilyFilter";
+    "FirstKeyOnlyFilter, KeyOnlyFilter, PageFilter, RowFilter, QualifierFilter, ValueFilter, "
+    "FamilyFilter, ColumnPaginationFilter, ColumnRangeFilter, MultipleColumnPrefixFilter, "
+    "TimestampsFilter, InclusiveStopFilter, ColumnCountGetFilter, MultiRowRangeFilter, "
+    "SkipFilter and WhileMatchFilter";
 
 // The class name without HBase's filter package.
 std::string_view Short(std::string_view name) {
@@ -362,6 +366,214 @@ class PageFilter final : public Filter {
   int64_t accepted_ = 0;
 };
 
+// ColumnPaginationFilter: per row, `limit` columns from the `offset`th (or
+// from the first at or after `column_offset`).
+class ColumnPaginationFilter final : public Filter {
+ public:
+  ColumnPaginationFilter(int32_t limit, int32_t offset, std::optional<std::string> column_offset)
+      : limit_(limit), offset_(offset), column_offset_(std::move(column_offset)) {}
+  void Reset() override { count_ = 0; }
+  FilterCode FilterCell(const Cell& c) override {
+    if (column_offset_) {
+      if (count_ >= limit_) return FilterCode::kNextRow;
+      // Only before the first column is taken: HBase seeks to the offset.
+      if (count_ == 0 && Compare(c.qualifier, ByteView(*column_offset_)) < 0)
+        return FilterCode::kNextCol;
+      ++count_;
+      return FilterCode::kIncludeAndNextCol;
+    }
+    if (count_ >= int64_t(offset_) + limit_) return FilterCode::kNextRow;
+    const FilterCode code = count_ < offset_ ? FilterCode::kNextCol : FilterCode::kIncludeAndNextCol;
+    ++count_;
+    return code;
+  }
+
+ private:
+  int32_t limit_, offset_;
+  std::optional<std::string> column_offset_;
+  int64_t count_ = 0;
+};
+
+// ColumnRangeFilter: qualifiers between min and max, each bound inclusive
+// or not, either absent.
+class ColumnRangeFilter final : public Filter {
+ public:
+  explicit ColumnRangeFilter(const pbw::ColumnRangeFilter& f)
+      : min_(f.has_min_column() ? std::optional<std::string>(f.min_column()) : std::nullopt),
+        max_(f.has_max_column() ? std::optional<std::string>(f.max_column()) : std::nullopt),
+        min_inclusive_(f.min_column_inclusive()),
+        max_inclusive_(f.max_column_inclusive()) {}
+  FilterCode FilterCell(const Cell& c) override {
+    const int cmp_min = min_ ? Compare(c.qualifier, ByteView(*min_)) : 1;
+    if (cmp_min < 0) return FilterCode::kNextCol;  // HBase seeks to the minimum.
+    if (!min_inclusive_ && cmp_min == 0) return FilterCode::kNextCol;
+    if (!max_) return FilterCode::kInclude;
+    const int cmp_max = Compare(c.qualifier, ByteView(*max_));
+    if (cmp_max < 0 || (max_inclusive_ && cmp_max == 0)) return FilterCode::kInclude;
+    return FilterCode::kNextRow;
+  }
+
+ private:
+  std::optional<std::string> min_, max_;
+  bool min_inclusive_, max_inclusive_;
+};
+
+// MultipleColumnPrefixFilter: as HBase's, the largest prefix at or below
+// the qualifier decides (a qualifier it does not start with is left out).
+class MultipleColumnPrefixFilter final : public Filter {
+ public:
+  explicit MultipleColumnPrefixFilter(std::set<std::string> prefixes)
+      : prefixes_(std::move(prefixes)) {}
+  FilterCode FilterCell(const Cell& c) override {
+    const std::string q = c.qualifier.ToString();
+    auto above = prefixes_.upper_bound(q);  // The first prefix greater than q.
+    if (above == prefixes_.begin()) return FilterCode::kNextCol;  // Seek to the first prefix.
+    const std::string& largest = *std::prev(above);
+    if (q.compare(0, largest.size(), largest) == 0) return FilterCode::kInclude;
+    return above == prefixes_.end() ? FilterCode::kNextRow : FilterCode::kNextCol;
+  }
+
+ private:
+  std::set<std::string> prefixes_;
+};
+
+// TimestampsFilter: the versions at the timestamps listed.
+class TimestampsFilter final : public Filter {
+ public:
+  explicit TimestampsFilter(std::set<uint64_t> ts) : ts_(std::move(ts)) {}
+  FilterCode FilterCell(const Cell& c) override {
+    if (ts_.count(c.timestamp)) return FilterCode::kInclude;
+    // Versions come newest first: past the oldest listed, none of the
+    // column's can pass.
+    if (ts_.empty() || c.timestamp < *ts_.begin()) return FilterCode::kNextCol;
+    return FilterCode::kSkip;
+  }
+
+ private:
+  std::set<uint64_t> ts_;
+};
+
+// InclusiveStopFilter: rows up to the stop row, which is included; every
+// row after it ends the scan (forward scans).
+class InclusiveStopFilter final : public Filter {
+ public:
+  explicit InclusiveStopFilter(std::string stop) : stop_(std::move(stop)) {}
+  bool FilterAllRemaining() const override { return done_; }
+  bool FilterRowKey(ByteView row) override {
+    done_ = Compare(ByteView(stop_), row) < 0;
+    return done_;
+  }
+
+ private:
+  std::string stop_;
+  bool done_ = false;
+};
+
+// ColumnCountGetFilter: the first `limit` columns of a row; past them the
+// filter ends the scan (it is meant for a Get).
+class ColumnCountGetFilter final : public Filter {
+ public:
+  explicit ColumnCountGetFilter(int32_t limit) : limit_(limit) {}
+  void Reset() override { count_ = 0; }
+  bool FilterAllRemaining() const override { return count_ > limit_; }
+  FilterCode FilterCell(const Cell&) override {
+    ++count_;
+    return FilterAllRemaining() ? FilterCode::kNextCol : FilterCode::kIncludeAndNextCol;
+  }
+
+ private:
+  int64_t limit_;
+  int64_t count_ = 0;
+};
+
+// MultiRowRangeFilter: rows inside any of the ranges (an empty stop row:
+// to the table's end).
+class MultiRowRangeFilter final : public Filter {
+ public:
+  explicit MultiRowRangeFilter(const pbw::MultiRowRangeFilter& f) {
+    for (const pbw::RowRange& r : f.row_range_list())
+      ranges_.push_back({r.start_row(), r.start_row_inclusive(), r.stop_row(), r.stop_row_inclusive()});
+  }
+  bool FilterRowKey(ByteView row) override {
+    for (const Range& r : ranges_) {
+      const int lo = Compare(row, ByteView(r.start));
+      const bool after_start = lo > 0 || (lo == 0 && r.start_inclusive);
+      const int hi = r.stop.empty() ? -1 : Compare(row, ByteView(r.stop));
+      const bool before_stop = hi < 0 || (hi == 0 && r.stop_inclusive);
+      if (after_start && before_stop) return false;
+    }
+    return true;
+  }
+
+ private:
+  struct Range {
+    std::string start;
+    bool start_inclusive;
+    std::string stop;
+    bool stop_inclusive;
+  };
+  std::vector<Range> ranges_;
+};
+
+// SkipFilter: a row any of whose cells the wrapped filter does not include
+// (INCLUDE) is left out whole.
+class SkipFilter final : public Filter {
+ public:
+  explicit SkipFilter(std::unique_ptr<Filter> f) : f_(std::move(f)) {}
+  void Reset() override {
+    f_->Reset();
+    filter_row_ = false;
+  }
+  bool FilterAllRemaining() const override { return f_->FilterAllRemaining(); }
+  bool FilterRowKey(ByteView row) override { return f_->FilterRowKey(row); }
+  FilterCode FilterCell(const Cell& c) override {
+    const FilterCode code = f_->FilterCell(c);
+    filter_row_ = filter_row_ || code != FilterCode::kInclude;
+    return code;
+  }
+  void TransformCell(Cell* c, std::deque<std::string>* storage) override {
+    f_->TransformCell(c, storage);
+  }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override { return filter_row_; }
+
+ private:
+  std::unique_ptr<Filter> f_;
+  bool filter_row_ = false;
+};
+
+// WhileMatchFilter: rows until the wrapped filter first leaves something
+// out (a row key, a cell it does not INCLUDE, a row); then the scan ends.
+class WhileMatchFilter final : public Filter {
+ public:
+  explicit WhileMatchFilter(std::unique_ptr<Filter> f) : f_(std::move(f)) {}
+  void Reset() override { f_->Reset(); }
+  bool FilterAllRemaining() const override { return done_ || f_->FilterAllRemaining(); }
+  bool FilterRowKey(ByteView row) override {
+    const bool out = f_->FilterRowKey(row);
+    done_ = done_ || out;
+    return out;
+  }
+  FilterCode FilterCell(const Cell& c) override {
+    const FilterCode code = f_->FilterCell(c);
+    done_ = done_ || code != FilterCode::kInclude;
+    return code;
+  }
+  void TransformCell(Cell* c, std::deque<std::string>* storage) override {
+    f_->TransformCell(c, storage);
+  }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override {
+    const bool out = f_->HasFilterRow() && f_->FilterRow();
+    done_ = done_ || out;
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Filter> f_;
+  bool done_ = false;
+};
+
 // Most restrictive first, for MUST_PASS_ALL.
 int Rank(FilterCode c) {
   switch (c) {
@@ -503,6 +715,54 @@ StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view b
     pbw::PageFilter f;
     if (!Parse(&f, bytes)) return Malformed(name);
     return std::unique_ptr<Filter>(new PageFilter(f.page_size()));
+  }
+  if (base == "ColumnPaginationFilter") {
+    pbw::ColumnPaginationFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new ColumnPaginationFilter(
+        f.limit(), f.offset(),
+        f.has_column_offset() ? std::optional<std::string>(f.column_offset()) : std::nullopt));
+  }
+  if (base == "ColumnRangeFilter") {
+    pbw::ColumnRangeFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new ColumnRangeFilter(f));
+  }
+  if (base == "MultipleColumnPrefixFilter") {
+    pbw::MultipleColumnPrefixFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new MultipleColumnPrefixFilter(
+        std::set<std::string>(f.sorted_prefixes().begin(), f.sorted_prefixes().end())));
+  }
+  if (base == "TimestampsFilter") {
+    pbw::TimestampsFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    std::set<uint64_t> ts;
+    for (int64_t t : f.timestamps()) ts.insert(uint64_t(t));
+    return std::unique_ptr<Filter>(new TimestampsFilter(std::move(ts)));
+  }
+  if (base == "InclusiveStopFilter") {
+    pbw::InclusiveStopFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new InclusiveStopFilter(f.stop_row_key()));
+  }
+  if (base == "ColumnCountGetFilter") {
+    pbw::ColumnCountGetFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new ColumnCountGetFilter(f.limit()));
+  }
+  if (base == "MultiRowRangeFilter") {
+    pbw::MultiRowRangeFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new MultiRowRangeFilter(f));
+  }
+  if (base == "SkipFilter" || base == "WhileMatchFilter") {
+    pbw::SkipFilter f;  // WhileMatchFilter has the same layout.
+    if (!Parse(&f, bytes)) return Malformed(name);
+    auto inner = Make(f.filter().name(), f.filter().serialized_filter(), depth + 1);
+    if (!inner.ok()) return inner.status();
+    if (base == "SkipFilter") return std::unique_ptr<Filter>(new SkipFilter(std::move(inner).value()));
+    return std::unique_ptr<Filter>(new WhileMatchFilter(std::move(inner).value()));
   }
   if (base == "FilterList") {
     pbw::FilterList f;

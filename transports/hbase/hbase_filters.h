@@ -8,7 +8,10 @@
 // FilterList (MUST_PASS_ALL, MUST_PASS_ONE, nested), FirstKeyOnlyFilter,
 // KeyOnlyFilter, PageFilter, RowFilter, QualifierFilter, ValueFilter and
 // FamilyFilter with BinaryComparator, BinaryPrefixComparator,
-// RegexStringComparator and SubstringComparator. Anything else is refused
+// RegexStringComparator and SubstringComparator; ColumnPaginationFilter,
+// ColumnRangeFilter, MultipleColumnPrefixFilter, TimestampsFilter,
+// InclusiveStopFilter (forward scans), ColumnCountGetFilter,
+// MultiRowRangeFilter, SkipFilter and WhileMatchFilter. Anything else is refused
 // by ParseFilter with the DoNotRetryIOException HBase would send.
 // Thread-safety: a filter has per-row state; one scanner (one thread at a
 // time) uses it.
