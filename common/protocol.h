@@ -1,6 +1,6 @@
 // Constants of the wirebench wire protocol that more than one layer needs:
 // method ids, call status codes and codec ids (docs/design.md, "Wire format"). The framing
-// itself lives in rpc/frame.h; what a payload means lives in codecs/.
+// itself lives in transports/wirebench/frame.h; what a payload means lives in codecs/.
 // Thread-safety: constants only.
 #pragma once
 

@@ -3,7 +3,7 @@
 
 #include "nullregion/null_region.h"
 #include "nullregion/region_entry.h"
-#include "rpc/frame.h"
+#include "rpc/call_header.h"
 
 namespace wirebench {
 

@@ -21,7 +21,7 @@ class CodecCallHandler final : public TableCallHandler {
 
   void set_table(ByteView table) override { table_ = table; }
 
-  void Handle(const rpc::FrameHeader& h, ByteView payload, ByteBuffer* reply,
+  void Handle(const rpc::CallHeader& h, ByteView payload, ByteBuffer* reply,
               rpc::CallOutcome* outcome) override {
     Status s;
     switch (Method(h.method)) {
@@ -57,7 +57,7 @@ class CodecCallHandler final : public TableCallHandler {
 
  private:
   template <typename Req, typename Resp, typename Fn>
-  Status Serve(const rpc::FrameHeader& h, ByteView payload, ByteBuffer* reply,
+  Status Serve(const rpc::CallHeader& h, ByteView payload, ByteBuffer* reply,
                rpc::CallOutcome* outcome, Fn&& apply) {
     Req req;
     Status s = codec_->DecodeRequest(payload, &req);

@@ -1,6 +1,6 @@
 // CallChannel: what a caller needs from one client connection, whatever the
-// RPC layer under it (wirebench's own framing in rpc/client.h, gRPC in
-// rpc/grpc/grpc_client.h). The contract is ClientConnection's: BeginCall
+// RPC layer under it (wirebench's own framing in transports/wirebench/client.h, gRPC in
+// transports/grpc/grpc_client.h). The contract is ClientConnection's: BeginCall
 // returns the buffer to append the payload to, Send sends it, and the
 // call's PendingCall is told the outcome on the thread that owns the channel.
 //
@@ -14,12 +14,40 @@
 #include <string>
 
 #include "common/bytes.h"
+#include "common/counters.h"
 #include "common/status.h"
+#include "rpc/call_header.h"
 
 namespace wirebench::rpc {
 
-class PendingCall;             // rpc/client.h
-struct ClientConnectionStats;  // rpc/client.h
+// A call waiting for its reply; implemented by the caller.
+class PendingCall {
+ public:
+  // The reply arrived. `payload` is valid only during this call.
+  virtual void OnReply(const CallHeader& header, ByteView payload) = 0;
+  // The connection failed before the reply arrived.
+  virtual void OnFailure(const Status& status) = 0;
+
+ protected:
+  ~PendingCall() = default;
+};
+
+// Counters of one connection (single writer: its thread).
+struct ClientConnectionStats {
+  uint64_t frames_out = 0, frames_in = 0;
+  uint64_t bytes_out = 0, bytes_in = 0;
+  uint64_t writes = 0, reads = 0;  // Socket operations: frames_out / writes = coalescing.
+  uint64_t stray_replies = 0;      // Replies whose call id matched no pending call.
+
+  using Fields = FieldList<&ClientConnectionStats::frames_out, &ClientConnectionStats::frames_in,
+                           &ClientConnectionStats::bytes_out, &ClientConnectionStats::bytes_in,
+                           &ClientConnectionStats::writes, &ClientConnectionStats::reads,
+                           &ClientConnectionStats::stray_replies>;
+  ClientConnectionStats& operator+=(const ClientConnectionStats& o) { return AddFields(*this, o); }
+  ClientConnectionStats operator-(const ClientConnectionStats& o) const {
+    return SubtractFields(*this, o);
+  }
+};
 
 // Calls one channel can have in flight: call ids carry a 16-bit slot index.
 inline constexpr uint32_t kMaxCallsInFlight = 65535;

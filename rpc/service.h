@@ -17,7 +17,7 @@
 #include "common/bytes.h"
 #include "common/protocol.h"
 #include "common/status.h"
-#include "rpc/frame.h"
+#include "rpc/call_header.h"
 
 namespace wirebench::rpc {
 
@@ -35,7 +35,7 @@ class CallHandler {
   // already written the reply's frame header there). On failure, sets
   // outcome->status and ->error; the server then discards what was appended
   // and sends the error as the reply.
-  virtual void Handle(const FrameHeader& header, ByteView payload, ByteBuffer* reply,
+  virtual void Handle(const CallHeader& header, ByteView payload, ByteBuffer* reply,
                       CallOutcome* outcome) = 0;
 };
 

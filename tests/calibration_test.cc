@@ -12,7 +12,7 @@
 #include "bench/loadgen/calibrate.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/server.h"
+#include "transports/wirebench/server.h"
 #include "tests/test_workloads.h"
 #include "tests/sanitized_build.h"
 

@@ -1,4 +1,4 @@
-// The RPC client (rpc/client.h) against peers that are not, or do not behave
+// The RPC client (transports/wirebench/client.h) against peers that are not, or do not behave
 // as, a wirebench server: a listener that accepts and never answers, one that
 // answers HTTP or binary garbage, one that answers late (a timed-out call and
 // the reuse of its slot), a server that refuses an oversized frame, and a
@@ -20,8 +20,8 @@
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/client.h"
-#include "rpc/server.h"
+#include "transports/wirebench/client.h"
+#include "transports/wirebench/server.h"
 #include "tests/raw_peer.h"
 
 namespace wirebench {
@@ -88,7 +88,7 @@ class ConnThread {
 std::future<StatusOr<std::string>> StartCallHere(rpc::ClientConnection& conn, Method method,
                                                  const std::string& payload) {
   struct Call final : rpc::PendingCall {
-    void OnReply(const rpc::FrameHeader& h, ByteView p) override {
+    void OnReply(const rpc::CallHeader& h, ByteView p) override {
       if (h.status != 0) {
         done.set_value(Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) +
                                            ": " + p.ToString()));

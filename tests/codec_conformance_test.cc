@@ -31,7 +31,7 @@
 
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 #include "tests/codec_test_messages.h"
 
 namespace wirebench {

@@ -8,7 +8,7 @@
 
 #include "common/counters.h"
 #include "common/thread_stats.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 
 namespace wirebench {
 namespace {

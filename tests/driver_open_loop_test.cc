@@ -11,7 +11,7 @@
 #include "bench/loadgen/logical_client.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/server.h"
+#include "transports/wirebench/server.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {

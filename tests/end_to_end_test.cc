@@ -14,8 +14,8 @@
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/client.h"
-#include "rpc/server.h"
+#include "transports/wirebench/client.h"
+#include "transports/wirebench/server.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {

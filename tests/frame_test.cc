@@ -1,4 +1,4 @@
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 
 #include <gtest/gtest.h>
 

@@ -16,9 +16,9 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include "rpc/frame.h"
-#include "rpc/grpc/grpc_client.h"
-#include "rpc/grpc/grpc_protocol.h"
+#include "transports/wirebench/frame.h"
+#include "transports/grpc/grpc_client.h"
+#include "transports/grpc/grpc_protocol.h"
 
 namespace wirebench::testing {
 

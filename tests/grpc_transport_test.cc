@@ -27,13 +27,13 @@
 #include "common/thread_stats.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/client.h"
-#include "rpc/grpc/grpc_client.h"
-#include "rpc/grpc/grpc_server.h"
+#include "transports/wirebench/client.h"
+#include "transports/grpc/grpc_client.h"
+#include "transports/grpc/grpc_server.h"
 #include "transports/grpc/native_client.h"
 #include "transports/grpc/native_service.h"
-#include "rpc/grpc/process_threads.h"
-#include "rpc/server.h"
+#include "transports/grpc/process_threads.h"
+#include "transports/wirebench/server.h"
 #include "tests/codec_test_messages.h"
 
 namespace wirebench {
@@ -61,10 +61,10 @@ bool RunUntil(asio::io_context& ctx, Done done) {
 struct Outcome final : rpc::PendingCall {
   bool done = false;
   bool failed = false;
-  rpc::FrameHeader header;
+  rpc::CallHeader header;
   std::string payload;
   Status failure;
-  void OnReply(const rpc::FrameHeader& h, ByteView p) override {
+  void OnReply(const rpc::CallHeader& h, ByteView p) override {
     done = true;
     header = h;
     payload = p.ToString();
@@ -251,7 +251,7 @@ template <typename Channel>
 struct ClosedLoop {
   struct Client final : rpc::PendingCall {
     ClosedLoop* loop = nullptr;
-    void OnReply(const rpc::FrameHeader& h, ByteView) override {
+    void OnReply(const rpc::CallHeader& h, ByteView) override {
       ++(h.status == uint8_t(CallStatus::kOk) ? loop->ok : loop->refused);
       --loop->pending;
       loop->Issue(this);

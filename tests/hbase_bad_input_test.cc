@@ -20,7 +20,7 @@
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 #include "tests/raw_peer.h"
 #include "transports/hbase/hbase_client.h"
 #include "transports/hbase/hbase_server.h"
@@ -73,7 +73,7 @@ class SteadyHBaseClient {
     Method method = Method::kMutate;
     bool done = false;
     std::string error;
-    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+    void OnReply(const rpc::CallHeader& h, ByteView payload) override {
       done = true;
       if (h.status != uint8_t(CallStatus::kOk)) {
         error = "call failed: " + payload.ToString();

@@ -47,12 +47,12 @@ ob=/bin/wirebench
 fl=???
 fn=main
 1 10
-cfl=/src/rpc/server_connection.cc
+cfl=/src/transports/wirebench/server_connection.cc
 cfn=wirebench::rpc::ServerConnection::ReadLoop()
 calls=1 0
 1 990
 
-fl=/src/rpc/server_connection.cc
+fl=/src/transports/wirebench/server_connection.cc
 fn=wirebench::rpc::ServerConnection::ReadLoop()
 5 100
 cfn=wirebench::rpc::ServerConnection::Dispatch(wirebench::rpc::Frame const&)
@@ -114,7 +114,7 @@ TEST(CallgrindParser, ReadsSelfCostsCallsTotalsAndTrigger) {
   EXPECT_EQ(p->SelfSum(), 1000u);
   EXPECT_EQ(p->functions.at("memcpy").self, 200u);
   EXPECT_EQ(p->functions.at("wirebench::rpc::ServerConnection::ReadLoop()").file,
-            "/src/rpc/server_connection.cc");
+            "/src/transports/wirebench/server_connection.cc");
   uint64_t readloop_to_dispatch = 0;
   for (const auto& c : p->calls)
     if (c.caller == "wirebench::rpc::ServerConnection::ReadLoop()" &&

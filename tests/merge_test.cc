@@ -17,7 +17,7 @@
 #include "bench/results/report.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/server.h"
+#include "transports/wirebench/server.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {

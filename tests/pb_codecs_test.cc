@@ -22,7 +22,7 @@
 #include "codecs/schemas/Client.pb.h"
 #include "codecs/schemas/RPC.pb.h"
 #include "common/thread_stats.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 #include "tests/codec_test_messages.h"
 
 namespace wirebench {

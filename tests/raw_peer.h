@@ -22,7 +22,7 @@
 
 #include "common/bytes.h"
 #include "common/protocol.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 
 namespace wirebench::testing {
 

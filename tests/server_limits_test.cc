@@ -20,9 +20,9 @@
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 #include "rpc/log.h"
-#include "rpc/server.h"
+#include "transports/wirebench/server.h"
 #include "tests/raw_peer.h"
 #include "tests/test_workloads.h"
 

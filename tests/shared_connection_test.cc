@@ -1,4 +1,4 @@
-// The OS-thread model's shared connection (rpc/shared_connection.h)
+// The OS-thread model's shared connection (transports/wirebench/shared_connection.h)
 // over real loopback sockets: OS threads sharing one connection each get
 // their own replies (call ids and payloads matched, counters exact); a
 // server that closes the connection while threads wait fails every call
@@ -18,8 +18,8 @@
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
-#include "rpc/server.h"
-#include "rpc/shared_connection.h"
+#include "transports/wirebench/server.h"
+#include "transports/wirebench/shared_connection.h"
 #include "tests/raw_peer.h"
 
 namespace wirebench {
@@ -47,7 +47,7 @@ SharedConnectionOptions OptionsFor(uint16_t port, int channels) {
 // Records the outcome of one call.
 class Outcome final : public rpc::PendingCall {
  public:
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+  void OnReply(const rpc::CallHeader& h, ByteView payload) override {
     ++replies;
     call_id = h.call_id;
     status = h.status;

@@ -24,8 +24,8 @@
 
 #include "codecs/codec.h"
 #include "common/status.h"
-#include "rpc/client.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/client.h"
+#include "transports/wirebench/frame.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench::testing {
@@ -76,7 +76,7 @@ class SteadyClient {
     Method method = Method::kPing;
     bool done = false;
     std::string error;
-    void OnReply(const rpc::FrameHeader& h, ByteView payload) override {
+    void OnReply(const rpc::CallHeader& h, ByteView payload) override {
       done = true;
       if (h.status != uint8_t(CallStatus::kOk)) {
         error = "call failed with " + std::string(CallStatusName(CallStatus(h.status))) + ": " +

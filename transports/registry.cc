@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "transports/transport.h"
+#include "transports/wirebench/shared_connection.h"  // The default ConnectShared's return type.
 
 namespace wirebench {
 
@@ -44,7 +45,7 @@ constexpr std::array<Optional, 2> kOptional = {{
 }  // namespace
 
 StatusOr<std::unique_ptr<rpc::SharedConnection>> Transport::ConnectShared(
-    rpc::SharedConnectionOptions) const {
+    const rpc::SharedConnectionOptions&) const {
   return Status::Internal("--rpc " + std::string(name()) +
                           " has no connections shared across threads");
 }

@@ -36,12 +36,17 @@
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
 #include "rpc/call_channel.h"
-#include "rpc/server.h"
+#include "rpc/server_options.h"
 #include "rpc/service.h"
-#include "rpc/shared_connection.h"
 #include "rpc/transport_server.h"
 
 namespace wirebench {
+
+namespace rpc {
+// The OS-thread model's shared connection (transports/wirebench/shared_connection.h).
+class SharedConnection;
+struct SharedConnectionOptions;
+}  // namespace rpc
 
 // One client connection: where calls go, and the codec that encodes them.
 struct ClientEndpoint {
@@ -104,7 +109,7 @@ class Transport {
   virtual bool SharesConnectionsAcrossThreads() const { return false; }
   // REQUIRES: SharesConnectionsAcrossThreads().
   virtual StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
-      rpc::SharedConnectionOptions options) const;
+      const rpc::SharedConnectionOptions& options) const;
 
   // CPU and allocations of the client-side threads this transport starts on
   // its own and never registers (gRPC's timer and executor threads); zero

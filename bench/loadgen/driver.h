@@ -28,7 +28,7 @@
 #include "bench/results/run_result.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -75,7 +75,7 @@ class Workload {
 enum class ThreadModel {
   kCoroutines,  // Logical clients as coroutines on client_io_threads event loops.
   kOs,          // One OS thread per logical client; the threads share the connections
-                // (rpc/shared_connection.h), or, over a transport without shared
+                // (transports/wirebench/shared_connection.h), or, over a transport without shared
                 // connections, each thread has its own endpoint.
 };
 

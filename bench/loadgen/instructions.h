@@ -9,7 +9,7 @@
 // callgrind's counters where its CPU snapshot is taken and dumps them where
 // the closing one is (driver.cc, common/callgrind_marks.h); the server dumps
 // at every Stats call, so its dump at the closing Stats call covers exactly
-// the measured phase (rpc/server_connection.cc). CollectInstructions then
+// the measured phase (transports/wirebench/server_connection.cc). CollectInstructions then
 // reads both dumps and divides by the measured operation count.
 //
 // Layer attribution (AttributeLayers): every function is given a layer by

@@ -282,7 +282,7 @@ void LogicalClient::End() {
   state_->ClientDone();
 }
 
-void LogicalClient::OnReply(const rpc::FrameHeader& h, ByteView payload) {
+void LogicalClient::OnReply(const rpc::CallHeader& h, ByteView payload) {
   in_flight_ = false;
   if (h.status != uint8_t(CallStatus::kOk)) {
     read_result_ = OpResult::kError;

@@ -24,10 +24,10 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "bench/loadgen/driver.h"
-#include "rpc/shared_connection.h"
+#include "transports/wirebench/shared_connection.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 
 namespace wirebench {
 
@@ -153,7 +153,7 @@ class LogicalClient final : public rpc::PendingCall {
   // Wakes the client if it sleeps until its next scheduled operation (open
   // loop), so it sees that the run is stopping.
   void Interrupt() { wake_.cancel(); }
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override;
+  void OnReply(const rpc::CallHeader& h, ByteView payload) override;
   void OnFailure(const Status& status) override;
 
   // The client's cleanup, as YCSB's ClientThread ends with db.cleanup():

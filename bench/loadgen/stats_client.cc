@@ -6,13 +6,13 @@
 
 #include "codecs/codec.h"
 #include "common/protocol.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 
 namespace wirebench {
 
 namespace asio = boost::asio;
 
-void StatsReplyCall::OnReply(const rpc::FrameHeader& h, ByteView payload) {
+void StatsReplyCall::OnReply(const rpc::CallHeader& h, ByteView payload) {
   if (h.status != uint8_t(CallStatus::kOk)) {
     done.set_value(Status::Unavailable("server Stats call failed: " + payload.ToString()));
     return;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
-#include "rpc/client.h"
+#include "transports/wirebench/client.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -25,7 +25,7 @@ namespace wirebench {
 // connection it already has.
 class StatsReplyCall final : public rpc::PendingCall {
  public:
-  void OnReply(const rpc::FrameHeader& h, ByteView payload) override;
+  void OnReply(const rpc::CallHeader& h, ByteView payload) override;
   void OnFailure(const Status& s) override { done.set_value(s); }
   std::promise<StatusOr<nlohmann::json>> done;
 };

@@ -19,7 +19,7 @@
 #include "bench/results/op_type.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
-#include "rpc/client.h"
+#include "rpc/call_channel.h"
 
 namespace wirebench {
 

@@ -7,7 +7,7 @@
 // write() methods wrote them: big-endian Java DataOutput, Hadoop vints,
 // Bytes.writeByteArray (vint length + bytes) and KeyValues with their 4-byte
 // length. The call id, length and error flag 0.94 put around them are the
-// frame's (rpc/frame.h).
+// frame's (transports/wirebench/frame.h).
 //
 // Encoding sizes the payload exactly, reserves it once and writes through a
 // pointer: each payload byte is copied once (a cell's row is copied into

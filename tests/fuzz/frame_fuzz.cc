@@ -1,4 +1,4 @@
-// libFuzzer target for the frame parser (rpc/frame.h ParseFrame), fed the
+// libFuzzer target for the frame parser (transports/wirebench/frame.h ParseFrame), fed the
 // way a connection feeds it: the input is a byte stream, parsed frame after
 // frame, in two arrival splits (whole, and cut at a point the first byte
 // chooses), against a maximum the second byte chooses. The parser must
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the connection preamble (rpc/frame.h ParsePreamble):
+// libFuzzer target for the connection preamble (transports/wirebench/frame.h ParsePreamble):
 // arbitrary first bytes of a connection, offered one byte at a time as a
 // slow peer would send them. The verdict must be consistent as bytes arrive
 // (kNeedMore only before 8 bytes, never kBad and then not), every kBad says
@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 
 namespace {
 [[noreturn]] void Fail(const char* what) {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "codecs/codec.h"
-#include "rpc/frame.h"
+#include "transports/wirebench/frame.h"
 
 namespace wirebench::fuzz {
 namespace {

@@ -1,6 +1,6 @@
 // `--rpc grpc` and `--rpc grpc-native`, the gRPC transport's two entries.
 //  - grpc: every codec's bytes over gRPC's generic async API
-//    (rpc/grpc/grpc_server.h, rpc/grpc/grpc_client.h), served by the same
+//    (transports/grpc/grpc_server.h, transports/grpc/grpc_client.h), served by the same
 //    RegionService as wirebench's framing.
 //  - grpc-native: gRPC's generated service for HBase's protobuf messages
 //    (native_service.h), codec pb only. Its client is a CallChannel over
@@ -20,10 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rpc/client.h"
-#include "rpc/grpc/grpc_client.h"
-#include "rpc/grpc/grpc_server.h"
-#include "rpc/grpc/process_threads.h"
+#include "transports/wirebench/client.h"
+#include "transports/grpc/grpc_client.h"
+#include "transports/grpc/grpc_server.h"
+#include "transports/grpc/process_threads.h"
 #include "transports/grpc/native_client.h"
 #include "transports/grpc/native_service.h"
 #include "transports/transport.h"
@@ -201,7 +201,7 @@ class NativeChannel final : public rpc::CallChannel {
       return;
     }
     ++stats_.frames_in;
-    rpc::FrameHeader h;
+    rpc::CallHeader h;
     h.call_id = id;
     h.method = uint8_t(reply.method);
     h.status = uint8_t(CallStatus::kOk);

@@ -22,7 +22,7 @@
 
 #include "codecs/message.h"
 #include "common/status.h"
-#include "rpc/grpc/grpc_client.h"
+#include "transports/grpc/grpc_client.h"
 
 namespace wirebench {
 
@@ -64,7 +64,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
   Status Call(const MultiRequest& req, NativePendingCall* pending);
 
   size_t inflight() const { return inflight_.size(); }
-  // Wire bytes both ways, from the socket (rpc/grpc/socket_counter.h).
+  // Wire bytes both ways, from the socket (transports/grpc/socket_counter.h).
   rpc::SocketBytes wire_bytes();
   std::string peer() const;
   // Cancels calls in flight (they complete with CANCELLED) and stops the

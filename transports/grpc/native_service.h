@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "nullregion/region.h"
-#include "rpc/grpc/grpc_server.h"
+#include "transports/grpc/grpc_server.h"
 
 namespace wirebench {
 

@@ -13,7 +13,6 @@
 #include "codecs/wire_reader.h"
 #include "common/protocol.h"
 #include "rpc/asio_io.h"
-#include "rpc/client.h"
 #include "rpc/write_loop.h"
 #include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_protocol.h"
@@ -299,7 +298,7 @@ class HBaseChannel final : public rpc::CallChannel,
     slots_[slot] = Slot{};
     free_slots_.push_back(slot);
     --inflight_;
-    rpc::FrameHeader h;
+    rpc::CallHeader h;
     h.call_id = s.call_id;
     h.method = s.method;
     if (parts.has_exception) {

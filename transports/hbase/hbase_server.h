@@ -1,9 +1,11 @@
-// The `--rpc hbase` server: HBase's RPC protocol (hbase_protocol.h) on N
-// I/O threads with one Asio event loop each, connections assigned
-// round-robin, every call answered inline on its connection's thread. It
-// honours the rpc layer's limits (--max-frame, --max-connections,
-// --max-inflight as the reply backlog, --idle-timeout-ms) and reports the
-// rpc layer's Stats layout (rpc/stats_json.h), plus an "hbase" section.
+// The `--rpc hbase` server: HBase's RPC protocol (hbase_protocol.h) as a
+// protocol of the network core (rpc/net_server.h), which owns the sockets,
+// the I/O and handler threads and the limits (--max-frame,
+// --max-connections, --max-queued-bytes, --max-buffered-bytes,
+// --idle-timeout-ms). Calls are answered inline on their connection's I/O
+// thread, except those that evaluate a filter, which run on a handler
+// thread. Stats: the core's layout (rpc/stats_json.h) plus an "hbase"
+// section.
 //
 // The server's identity (ServerName and cluster id) is fixed at Start: the
 // catalog, ClientMetaService and a ZooKeeper registration all name it
@@ -15,7 +17,7 @@
 
 #include <memory>
 
-#include "rpc/server.h"
+#include "rpc/server_options.h"
 #include "rpc/transport_server.h"
 #include "transports/hbase/hbase_protocol.h"
 
@@ -40,9 +42,9 @@ class HBaseServer final : public rpc::TransportServer {
   // Host, port, start code and cluster id (after Start).
   const ServerIdentity& identity() const;
 
-  class Impl;  // Public so the connections (hbase_server.cc) can name it.
 
  private:
+  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 

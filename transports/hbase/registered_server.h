@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "rpc/server.h"
+#include "rpc/server_options.h"
 #include "rpc/transport_server.h"
 #include "transports/hbase/hbase_server.h"
 

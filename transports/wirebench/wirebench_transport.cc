@@ -1,7 +1,9 @@
-// `--rpc wirebench`: wirebench's own framing (rpc/server.h, rpc/client.h),
+// `--rpc wirebench`: wirebench's own framing (transports/wirebench/server.h, transports/wirebench/client.h),
 // every codec, and the OS-thread model's shared connections
-// (rpc/shared_connection.h).
-#include "rpc/client.h"
+// (transports/wirebench/shared_connection.h).
+#include "transports/wirebench/client.h"
+#include "transports/wirebench/server.h"
+#include "transports/wirebench/shared_connection.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -38,7 +40,7 @@ class WirebenchEntry final : public Transport {
 
   bool SharesConnectionsAcrossThreads() const override { return true; }
   StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
-      rpc::SharedConnectionOptions options) const override {
+      const rpc::SharedConnectionOptions& options) const override {
     return rpc::SharedConnection::Connect(std::move(options));
   }
 };

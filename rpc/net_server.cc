@@ -1,0 +1,509 @@
+#include "rpc/net_server.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/thread_stats.h"
+#include "rpc/asio_io.h"
+#include "rpc/buffer_budget.h"
+#include "rpc/log.h"
+#include "rpc/stats_json.h"
+#include "rpc/write_loop.h"
+
+namespace wirebench::rpc {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// The core's counters of one I/O thread: written only by it (BumpShared),
+// summed by Stats on another thread (common/counters.h).
+struct CoreStats {
+  uint64_t bytes_in = 0, bytes_out = 0;
+  uint64_t accepted = 0, closed = 0, refused = 0;
+  uint64_t idle_closed = 0;     // Closed for sitting idle while the server was crowded.
+  uint64_t budget_refused = 0;  // Closed for want of room in --max-buffered-bytes.
+  int64_t active = 0;
+  using Fields = FieldList<&CoreStats::bytes_in, &CoreStats::bytes_out, &CoreStats::accepted,
+                           &CoreStats::closed, &CoreStats::refused, &CoreStats::idle_closed,
+                           &CoreStats::budget_refused, &CoreStats::active>;
+};
+
+thread_local int tls_handler_index = -1;
+
+std::string BudgetRefusal(const BufferBudget& b) {
+  return "the server holds " + std::to_string(b.used() >> 20) +
+         " MiB for unfinished calls across its connections (--max-buffered-bytes " +
+         std::to_string(b.limit()) + "): send again later, or raise it";
+}
+
+}  // namespace
+
+class Connection;
+
+struct IoThread {
+  explicit IoThread(int index) : index(index), ctx(1) {}
+  int index;
+  asio::io_context ctx;
+  std::thread thread;
+  CoreStats stats;
+  std::unordered_set<Connection*> connections;
+};
+
+class NetServer::Impl {
+ public:
+  Impl(NetServer* owner, const ServerOptions& options, ServerProtocol* protocol, Service* service)
+      : owner_(owner), options_(options), protocol_(protocol), service_(service),
+        acceptor_(accept_ctx_) {}
+
+  Status Start();
+  void Stop();
+  void Wait() {
+    std::unique_lock<std::mutex> lock(stop_mu_);
+    stop_cv_.wait(lock, [this] { return stopped_; });
+  }
+  nlohmann::json StatsJson();
+
+  const ServerOptions& options() const { return options_; }
+  ServerProtocol* protocol() { return protocol_; }
+  uint16_t port() const { return port_; }
+  int io_threads() const { return int(io_.size()); }
+  asio::any_io_executor handler_executor() { return handler_ctx_.get_executor(); }
+
+  std::atomic<int64_t> active_connections{0};
+  BufferBudget buffer_budget;
+
+ private:
+  asio::awaitable<void> AcceptLoop();
+
+  NetServer* owner_;
+  ServerOptions options_;
+  ServerProtocol* protocol_;
+  Service* service_;
+  asio::io_context accept_ctx_{1};
+  tcp::acceptor acceptor_;
+  std::thread accept_thread_;
+  std::vector<std::unique_ptr<IoThread>> io_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  asio::io_context handler_ctx_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> handler_guard_;
+  std::vector<std::thread> handlers_;
+  uint16_t port_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  std::chrono::steady_clock::time_point start_time_;
+};
+
+// One accepted connection: a reader, a writer and an idle watchdog on its
+// I/O thread around the protocol's connection state.
+class Connection final : public std::enable_shared_from_this<Connection>, public ConnectionHost {
+ public:
+  Connection(NetServer::Impl* server, IoThread* io, tcp::socket socket, std::string peer)
+      : server_(server),
+        io_(io),
+        socket_(std::move(socket)),
+        peer_(std::move(peer)),
+        input_(&server->buffer_budget),
+        in_(input_.buf()),
+        q_(io->ctx.get_executor(), kReadChunk),
+        read_signal_(io->ctx),
+        watchdog_(io->ctx),
+        last_read_(std::chrono::steady_clock::now()) {}
+
+  void Start(std::string refuse_reason);
+  void Close();
+
+  // ConnectionHost.
+  ByteBuffer& out() override { return q_.out; }
+  void Flush() override { q_.Wake(); }
+  void ResumeReading() override {
+    if (reader_waiting_ && !Backlogged()) read_signal_.cancel();
+  }
+  void FinishAfterFlush() override {
+    close_after_flush_ = true;
+    q_.Wake();
+  }
+  bool Backlogged() const override {
+    return q_.out.size() >= server_->options().max_queued_bytes || protocol_->Holding();
+  }
+  bool closed() const override { return closed_; }
+  asio::any_io_executor executor() override { return io_->ctx.get_executor(); }
+  std::shared_ptr<void> KeepAlive() override { return shared_from_this(); }
+  const std::string& peer() const override { return peer_; }
+  int io_index() const override { return io_->index; }
+
+ private:
+  asio::awaitable<void> ReadLoop();
+  asio::awaitable<void> WriteLoop();
+  asio::awaitable<void> Watchdog();
+  asio::awaitable<void> RunDeferred(std::function<void(ByteBuffer*)> work);
+  // Makes room for the next unit (or the next read); false after refusing.
+  bool MakeRoom();
+
+  friend struct CoreWriteHooks;
+  NetServer::Impl* server_;
+  IoThread* io_;
+  tcp::socket socket_;
+  std::string peer_;
+  std::unique_ptr<ProtocolConnection> protocol_;
+  BudgetedInput input_;
+  ByteBuffer& in_;  // input_'s buffer.
+  OutputQueue q_;
+  asio::steady_timer read_signal_;
+  asio::steady_timer watchdog_;
+  std::chrono::steady_clock::time_point last_read_;
+  bool reader_waiting_ = false;
+  bool close_after_flush_ = false;
+  bool closed_ = false;
+  bool in_handler_ = false;  // A deferred call of this connection runs on a handler thread.
+};
+
+void Connection::Start(std::string refuse_reason) {
+  protocol_ = server_->protocol()->NewConnection(this);
+  io_->connections.insert(this);
+  BumpShared(io_->stats.accepted, 1);
+  BumpShared(io_->stats.active, 1);
+  auto self = shared_from_this();
+  asio::co_spawn(io_->ctx, [self]() { return self->WriteLoop(); }, asio::detached);
+  if (!refuse_reason.empty()) {
+    BumpShared(io_->stats.refused, 1);
+    LogRateLimited("refused connection from " + peer_ + ": " + refuse_reason);
+    protocol_->AppendRefusal(Refusal::kConnectionLimit, refuse_reason, {}, &q_.out);
+    FinishAfterFlush();
+    return;
+  }
+  asio::co_spawn(io_->ctx, [self]() { return self->ReadLoop(); }, asio::detached);
+  if (server_->options().idle_timeout_ms > 0)
+    asio::co_spawn(io_->ctx, [self]() { return self->Watchdog(); }, asio::detached);
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  q_.Cancel();
+  read_signal_.cancel();
+  watchdog_.cancel();
+  input_.Release();
+  io_->connections.erase(this);
+  BumpShared(io_->stats.closed, 1);
+  BumpShared(io_->stats.active, -1);
+  server_->active_connections.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool Connection::MakeRoom() {
+  // Room for the whole next unit once its length is known, and a quarter
+  // chunk at least for the next read.
+  const size_t unit = protocol_->UnitSize(in_.view());
+  const bool ok = (unit <= in_.size() || input_.Reserve(unit)) &&
+                  (in_.capacity() - in_.size() >= kReadChunk / 4 ||
+                   input_.Reserve(in_.size() + kReadChunk));
+  if (ok) return true;
+  BumpShared(io_->stats.budget_refused, 1);
+  const std::string why = BudgetRefusal(server_->buffer_budget);
+  LogRateLimited("closing " + std::string(server_->protocol()->name()) + " connection from " +
+                 peer_ + ": " + why);
+  protocol_->AppendRefusal(Refusal::kBufferBudget, why, in_.view(), &q_.out);
+  FinishAfterFlush();
+  return false;
+}
+
+asio::awaitable<void> Connection::RunDeferred(std::function<void(ByteBuffer*)> work) {
+  // The call runs on a handler thread; this connection reads on when it is
+  // answered, every other connection goes on now.
+  ByteBuffer reply;
+  in_handler_ = true;
+  co_await asio::co_spawn(
+      server_->handler_executor(),
+      [&work, &reply]() -> asio::awaitable<void> {
+        work(&reply);
+        co_return;
+      },
+      asio::use_awaitable);
+  in_handler_ = false;
+  if (closed_) co_return;
+  q_.out.Append(reply.view());
+  q_.Wake();
+}
+
+asio::awaitable<void> Connection::ReadLoop() {
+  auto self = shared_from_this();
+  for (;;) {
+    const size_t used = protocol_->Consume(in_.view());
+    in_.Consume(used);
+    input_.Trim();
+    if (!q_.out.empty()) q_.Wake();
+    if (closed_ || close_after_flush_) co_return;
+    std::function<void(ByteBuffer*)> work;
+    if (protocol_->TakeDeferred(&work)) {
+      co_await RunDeferred(std::move(work));
+      if (closed_) co_return;
+      continue;
+    }
+    if (Backlogged()) {
+      while (Backlogged() && !closed_) {
+        reader_waiting_ = true;
+        read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+        co_await read_signal_.async_wait(kNoThrow);
+        reader_waiting_ = false;
+      }
+      // Calls already received but held back are handled before reading
+      // more: the client may be waiting for their replies and have nothing
+      // more to send.
+      if (!closed_ && !close_after_flush_) continue;
+      co_return;
+    }
+    if (!MakeRoom()) co_return;
+    auto [ec, n] = co_await socket_.async_read_some(
+        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+    if (ec) {
+      // EOF or error: let queued replies go out, then close.
+      FinishAfterFlush();
+      co_return;
+    }
+    in_.Resize(in_.size() + n);
+    BumpShared(io_->stats.bytes_in, n);
+    last_read_ = std::chrono::steady_clock::now();
+  }
+}
+
+// What RunWriteLoop needs from a connection.
+struct CoreWriteHooks {
+  Connection* c;
+  bool Stopped() const { return c->closed_; }
+  bool CanSend() const { return true; }
+  // After a fatal error or EOF, once every call still being answered is out.
+  bool Finished() const { return c->close_after_flush_ && c->protocol_->Outstanding() == 0; }
+  // Room in the output buffer may unblock a reader held back by the limit.
+  void OnSwapped() { c->ResumeReading(); }
+  void OnWritten(size_t n) { BumpShared(c->io_->stats.bytes_out, n); }
+};
+
+asio::awaitable<void> Connection::WriteLoop() {
+  auto self = shared_from_this();
+  CoreWriteHooks hooks{this};
+  co_await RunWriteLoop(socket_, q_, hooks);
+  Close();
+}
+
+asio::awaitable<void> Connection::Watchdog() {
+  auto self = shared_from_this();
+  const ServerOptions& o = server_->options();
+  const auto timeout = std::chrono::milliseconds(o.idle_timeout_ms);
+  const std::string who =
+      std::string(server_->protocol()->name()) + " connection from " + peer_ + ": idle for " +
+      std::to_string(timeout.count()) + " ms";
+  while (!closed_) {
+    watchdog_.expires_at(last_read_ + timeout);
+    co_await watchdog_.async_wait(kNoThrow);
+    if (closed_) break;
+    const bool idle = std::chrono::steady_clock::now() - last_read_ >= timeout;
+    // Only a connection part-way through something (a handshake, an
+    // incomplete call) is closed for being idle. One between calls is not:
+    // a client may pause as long as it likes once it has made one.
+    const char* partial = protocol_->PartialState(in_.size());
+    if (partial != nullptr && idle) {
+      LogRateLimited("closing " + who + " " + partial + " (--idle-timeout-ms)");
+      Close();
+      break;
+    }
+    // Past half the connection limit, a connection idle between calls is
+    // closed too (HBase's rule: idle connections are reaped once there are
+    // many), so connections that only sit cannot lock every new client out.
+    const bool crowded =
+        server_->active_connections.load(std::memory_order_relaxed) * 2 > o.max_connections;
+    if (partial == nullptr && crowded && idle && !in_handler_ &&
+        protocol_->Outstanding() == 0) {
+      BumpShared(io_->stats.idle_closed, 1);
+      LogRateLimited("closing " + who + " while the server holds over half its --max-connections");
+      Close();
+      break;
+    }
+    if (partial == nullptr) last_read_ = std::chrono::steady_clock::now();
+  }
+}
+
+Status NetServer::Impl::Start() {
+  if (options_.io_threads < 1) return Status::InvalidArgument("--io-threads must be at least 1");
+  if (options_.handlers < 0) return Status::InvalidArgument("--handlers must be 0 or more");
+  buffer_budget.set_limit(options_.max_buffered_bytes);
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(options_.bind, ec);
+  if (ec)
+    return Status::InvalidArgument("--bind '" + options_.bind +
+                                   "' is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)");
+  tcp::endpoint ep(addr, options_.port);
+  acceptor_.open(ep.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(ep, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    return Status::Unavailable("cannot listen on " + options_.bind + ":" +
+                               std::to_string(options_.port) + ": " + ec.message());
+  port_ = acceptor_.local_endpoint().port();
+  if (!addr.is_loopback())
+    LogLine("warning: bound to non-loopback address " + options_.bind +
+            "; anyone who can reach it can connect");
+  for (int i = 0; i < options_.io_threads; ++i) io_.push_back(std::make_unique<IoThread>(i));
+  WB_RETURN_IF_ERROR(protocol_->Start(owner_));
+  for (auto& io : io_) {
+    guards_.emplace_back(asio::make_work_guard(io->ctx));
+    IoThread* t = io.get();
+    t->thread = std::thread([t] {
+      std::string name = "server-io-" + std::to_string(t->index);
+      RegisterThisThread(ThreadRole::kServerIo, name.c_str());
+      t->ctx.run();
+    });
+  }
+  handler_guard_.emplace(asio::make_work_guard(handler_ctx_));
+  for (int i = 0; i < protocol_->HandlerThreads(); ++i) {
+    handlers_.emplace_back([this, i] {
+      std::string name = "server-handler-" + std::to_string(i);
+      RegisterThisThread(ThreadRole::kServerHandler, name.c_str());
+      tls_handler_index = i;
+      handler_ctx_.run();
+    });
+  }
+  asio::co_spawn(accept_ctx_, AcceptLoop(), asio::detached);
+  accept_thread_ = std::thread([this] {
+    RegisterThisThread(ThreadRole::kServerOther, "server-accept");
+    accept_ctx_.run();
+  });
+  started_ = true;
+  start_time_ = std::chrono::steady_clock::now();
+  return Status::Ok();
+}
+
+void NetServer::Impl::Stop() {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (stopped_ || !started_) {
+    stopped_ = true;
+    stop_cv_.notify_all();
+    return;
+  }
+  asio::post(accept_ctx_, [this] {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+  });
+  accept_thread_.join();
+  for (auto& io : io_) {
+    IoThread* t = io.get();
+    asio::post(t->ctx, [t] {
+      std::vector<Connection*> all(t->connections.begin(), t->connections.end());
+      for (Connection* c : all) c->Close();
+    });
+  }
+  guards_.clear();
+  // A connection waiting for a deferred call keeps its I/O thread running
+  // until a handler finishes the call: handlers stop after the I/O threads.
+  for (auto& io : io_) io->thread.join();
+  handler_guard_.reset();
+  for (auto& h : handlers_) h.join();
+  protocol_->Stop();
+  stopped_ = true;
+  stop_cv_.notify_all();
+}
+
+asio::awaitable<void> NetServer::Impl::AcceptLoop() {
+  size_t next = 0;
+  for (;;) {
+    IoThread* io = io_[next++ % io_.size()].get();
+    auto [ec, socket] = co_await acceptor_.async_accept(io->ctx, kNoThrow);
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      LogRateLimited("accept failed: " + ec.message() + " (raise the fd limit with ulimit -n?)");
+      asio::steady_timer pause(accept_ctx_, std::chrono::milliseconds(20));
+      co_await pause.async_wait(kNoThrow);
+      continue;
+    }
+    boost::system::error_code opt_ec;
+    if (options_.tcp_nodelay) socket.set_option(tcp::no_delay(true), opt_ec);
+    std::string peer = "?";
+    auto remote = socket.remote_endpoint(opt_ec);
+    if (!opt_ec) peer = remote.address().to_string() + ":" + std::to_string(remote.port());
+    std::string refuse;
+    if (active_connections.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections)
+      refuse = "server is at its connection limit (" + std::to_string(options_.max_connections) +
+               "); raise --max-connections";
+    asio::post(io->ctx, [this, io, s = std::move(socket), peer = std::move(peer),
+                         refuse = std::move(refuse)]() mutable {
+      auto c = std::make_shared<Connection>(this, io, std::move(s), std::move(peer));
+      c->Start(std::move(refuse));
+    });
+  }
+}
+
+nlohmann::json NetServer::Impl::StatsJson() {
+  using nlohmann::json;
+  json j;
+  j["server"] = {{"io_threads", options_.io_threads},
+                 {"handlers", std::max(options_.handlers, protocol_->HandlerThreads())},
+                 {"bind", options_.bind},
+                 {"port", port_},
+                 {"rpc", std::string(protocol_->name())},
+                 {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                            start_time_)
+                                  .count()}};
+  CoreStats sum;
+  for (auto& io : io_) CoreStats::Fields::AddShared(sum, io->stats);
+  j["bytes_in"] = sum.bytes_in;
+  j["bytes_out"] = sum.bytes_out;
+  j["connections"] = {{"accepted", sum.accepted},
+                      {"closed", sum.closed},
+                      {"refused", sum.refused},
+                      {"idle_closed", sum.idle_closed},
+                      {"budget_refused", sum.budget_refused},
+                      {"buffered_bytes", buffer_budget.used()},
+                      {"active", sum.active}};
+  protocol_->AppendStats(&j);
+  j["threads"] = ServerThreadsJson();
+  AppendProcessAndServiceStats(service_, &j);
+  return j;
+}
+
+NetServer::NetServer(const ServerOptions& options, ServerProtocol* protocol, Service* service)
+    : impl_(std::make_unique<Impl>(this, options, protocol, service)) {}
+NetServer::~NetServer() { impl_->Stop(); }
+Status NetServer::Start() { return impl_->Start(); }
+uint16_t NetServer::port() const { return impl_->port(); }
+std::string NetServer::address() const {
+  return impl_->options().bind + ":" + std::to_string(impl_->port());
+}
+void NetServer::Stop() { impl_->Stop(); }
+void NetServer::Wait() { impl_->Wait(); }
+nlohmann::json NetServer::StatsJson() { return impl_->StatsJson(); }
+const ServerOptions& NetServer::options() const { return impl_->options(); }
+int NetServer::io_threads() const { return impl_->io_threads(); }
+asio::any_io_executor NetServer::handler_executor() { return impl_->handler_executor(); }
+int NetServer::CurrentHandlerIndex() { return tls_handler_index; }
+
+std::string NetServer::StatsReply(const CounterTotals& own_at_entry) {
+  nlohmann::json j = StatsJson();
+  // This thread's counters as they were when the Stats call arrived.
+  const int tid = int(gettid());
+  for (auto& t : j["threads"]) {
+    if (t["tid"].get<int>() != tid) continue;
+    t["allocs"] = own_at_entry.allocs;
+    t["alloc_bytes"] = own_at_entry.alloc_bytes;
+  }
+  return j.dump();
+}
+
+}  // namespace wirebench::rpc

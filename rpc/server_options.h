@@ -1,0 +1,55 @@
+// What every server of the network core takes: where to listen, its
+// threads, and the limits that protect it from its clients. A transport's
+// own settings travel as data beside it (transports/transport.h).
+// Thread-safety: a plain value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "rpc/call_header.h"
+
+namespace wirebench::rpc {
+
+struct ServerOptions {
+  // Address to bind; loopback by default so a benchmark server is not exposed.
+  std::string bind = "127.0.0.1";
+  // TCP port; 0 picks a free one (see Server::port()).
+  uint16_t port = 0;
+  // Event-loop threads serving connections.
+  int io_threads = 1;
+  // Handler threads; 0 runs the region inline on the I/O thread.
+  int handlers = 0;
+  // Largest accepted frame `length` (bytes after the length word).
+  uint32_t max_frame = kDefaultMaxFrame;
+  // TCP_NODELAY on accepted sockets (HBase's default too).
+  bool tcp_nodelay = true;
+  // Most open connections; further ones get an error frame and are closed.
+  int max_connections = 10000;
+  // Most calls of one connection being handled or waiting for their reply to
+  // be written; the reader stops reading beyond it (back-pressure).
+  int max_inflight_per_connection = 4096;
+  // Most reply bytes queued for one connection before the reader stops
+  // reading (back-pressure against clients that never read).
+  size_t max_queued_bytes = 64u << 20;
+  // Most bytes all connections together hold for calls still arriving,
+  // beyond each one's 64 KiB read buffer (rpc/buffer_budget.h); a
+  // connection that needs more is refused and closed. 0 = no limit.
+  uint64_t max_buffered_bytes = uint64_t{256} << 20;
+  // A connection that sends nothing for this long while a frame is
+  // incomplete, before its preamble, or after it but before its first
+  // call, is closed (one idle between calls is not). 0 = never.
+  int idle_timeout_ms = 30000;
+  // HOST:PORT[,HOST:PORT...][/ROOT]: register the server in ZooKeeper as
+  // HBase does, so HBase clients find it (only transports whose
+  // Transport::RegistersInZooKeeper() says so; empty = no registration).
+  std::string zookeeper;
+  // How long the registration waits for ZooKeeper before it fails the start.
+  int zookeeper_timeout_ms = 10000;
+  // --rpc hbase: regions the catalog lists per table, split at HBase's
+  // HexStringSplit points (1 = one region covering every key).
+  uint32_t regions_per_table = 1;
+};
+
+}  // namespace wirebench::rpc

@@ -1,0 +1,425 @@
+#include "transports/wirebench/client.h"
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <future>
+
+#include "rpc/asio_io.h"
+
+namespace wirebench::rpc {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// "2 s" or "1500 ms".
+std::string DurationText(int ms) {
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
+// Statuses after which the server closes the connection (common/protocol.h).
+bool ClosesConnection(uint8_t status) {
+  switch (CallStatus(status)) {
+    case CallStatus::kFrameTooLarge:
+    case CallStatus::kBadPreamble:
+    case CallStatus::kOverloaded:
+    case CallStatus::kShuttingDown:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+std::string FrameLimitText(uint32_t bytes) {
+  if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::string PrintablePrefix(ByteView bytes, size_t max_chars) {
+  std::string text;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const uint8_t c = bytes[i];
+    if (c == '\r' || c == '\n') break;
+    if (c < 0x20 || c > 0x7e) return i < 4 ? std::string() : text;  // Not text at all.
+    if (text.size() == max_chars) return text + "...";
+    text.push_back(char(c));
+  }
+  return text;
+}
+
+Status RequestTooLargeError(size_t length, uint32_t limit) {
+  return Status::InvalidArgument("request of " + std::to_string(length) + " bytes exceeds the " +
+                                 FrameLimitText(limit) +
+                                 " frame limit (--max-frame on the server); make the request "
+                                 "smaller or raise --max-frame");
+}
+
+Status PreambleUnansweredError(const std::string& peer, int timeout_ms) {
+  return Status::Unavailable(peer + " did not answer the wirebench preamble within " +
+                             DurationText(timeout_ms) + ": is it a wirebench server?");
+}
+
+Status ServerClosedError(const std::string& peer, const FrameHeader& h, ByteView payload) {
+  return Status::Unavailable("server " + peer + " closed the connection (" +
+                             std::string(CallStatusName(CallStatus(h.status))) +
+                             "): " + payload.ToString());
+}
+
+Status BadReplyError(const std::string& peer, bool had_valid_frame, ByteView received,
+                     const std::string& why) {
+  if (had_valid_frame)
+    return Status::Corruption("bad reply frame from server " + peer + ": " + why);
+  // Nothing valid has come back yet: the peer speaks another protocol.
+  const std::string text = PrintablePrefix(received);
+  return Status::Unavailable(
+      peer + " is not a wirebench server: " +
+      (text.empty() ? "its first reply is not a wirebench frame (" + why + ")"
+                    : "it answered '" + text + "'"));
+}
+
+Status ConnectionLostError(const std::string& peer, std::string cause,
+                           bool preamble_unanswered) {
+  if (preamble_unanswered)
+    cause += " before answering the wirebench preamble (is it a wirebench server?)";
+  return Status::Unavailable("connection to server " + peer + " lost: " + cause);
+}
+
+// What RunWriteLoop needs from a client connection.
+struct ClientWriteHooks {
+  ClientConnection* c;
+  bool Stopped() const { return c->closed_; }
+  bool CanSend() const { return c->open_frame_ == SIZE_MAX; }
+  bool Finished() const { return false; }
+  void OnSwapped() {}
+  void OnWritten(size_t n) {
+    ++c->stats_.writes;
+    c->stats_.bytes_out += n;
+  }
+};
+
+asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::Connect(
+    asio::io_context& ctx, ClientOptions options) {
+  const std::string where = options.host + ":" + std::to_string(options.port);
+  tcp::resolver resolver(ctx);
+  auto [rec, endpoints] =
+      co_await resolver.async_resolve(options.host, std::to_string(options.port), kNoThrow);
+  if (rec)
+    co_return Status::Unavailable("cannot resolve server " + where + ": " + rec.message());
+  tcp::socket socket(ctx);
+  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, kNoThrow);
+  if (cec)
+    co_return Status::Unavailable("cannot connect to server " + where + ": " + cec.message() +
+                                  " (is `wirebench server` running there?)");
+  boost::system::error_code ignored;
+  if (options.tcp_nodelay) socket.set_option(tcp::no_delay(true), ignored);
+  auto conn = std::make_shared<ClientConnection>(ctx, std::move(socket), std::move(options));
+  conn->StartLoops();
+  co_return conn;
+}
+
+ClientConnection::ClientConnection(asio::io_context& ctx, tcp::socket socket,
+                                   ClientOptions options)
+    : ctx_(ctx),
+      socket_(std::move(socket)),
+      options_(std::move(options)),
+      q_(ctx.get_executor(), kReadChunk),
+      handshake_timer_(ctx) {
+  in_.Reserve(kReadChunk);
+  WritePreamble(options_.codec_id, &q_.out);
+}
+
+ClientConnection::~ClientConnection() = default;
+
+std::string ClientConnection::peer() const {
+  return options_.host + ":" + std::to_string(options_.port);
+}
+
+void ClientConnection::StartLoops() {
+  auto self = shared_from_this();
+  asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
+  asio::co_spawn(ctx_, [self]() { return self->WriteLoop(); }, asio::detached);
+}
+
+ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id) {
+  if (!error_.ok() || closed_) return nullptr;
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    if (slots_.size() >= kMaxCallsInFlight) return nullptr;
+    slot = uint32_t(slots_.size());
+    slots_.emplace_back();
+    // Every slot can be free at once: size the free list with the table, so
+    // freeing a slot in the reply path never grows (allocates) it later.
+    free_slots_.reserve(slots_.capacity());
+  }
+  const uint32_t id = call_ids_.Next(slot);
+  slots_[slot] = Slot{pending, id};
+  open_slot_ = slot;
+  open_frame_ = BeginFrame(&q_.out, id, method, 0);
+  if (call_id) *call_id = id;
+  return &q_.out;
+}
+
+void ClientConnection::Send() {
+  const size_t length = q_.out.size() - open_frame_ - kLengthSize;
+  if (length > options_.max_request_frame) {
+    PendingCall* p = slots_[open_slot_].pending;
+    Abandon();
+    p->OnFailure(RequestTooLargeError(length, options_.max_request_frame));
+    return;
+  }
+  EndFrame(&q_.out, open_frame_);
+  open_frame_ = SIZE_MAX;
+  ++inflight_;
+  ++stats_.frames_out;
+  if (!handshake_armed_) ArmHandshakeTimer();
+  // Calls made while replies are dispatched leave together, in one send at
+  // the end of the read (ReadLoop's FlushNow), without waking the writer.
+  if (!dispatching_) q_.Wake();
+}
+
+void ClientConnection::ArmHandshakeTimer() {
+  handshake_armed_ = true;
+  if (answered_ || options_.handshake_timeout_ms <= 0) return;
+  handshake_timer_.expires_after(std::chrono::milliseconds(options_.handshake_timeout_ms));
+  auto self = shared_from_this();
+  handshake_timer_.async_wait([self](const boost::system::error_code& ec) {
+    if (ec || self->answered_ || self->closed_) return;
+    self->FailAll(PreambleUnansweredError(self->peer(), self->options_.handshake_timeout_ms));
+    self->Close();
+  });
+}
+
+void ClientConnection::Abandon() {
+  q_.out.Resize(open_frame_);
+  open_frame_ = SIZE_MAX;
+  slots_[open_slot_] = Slot{};
+  free_slots_.push_back(open_slot_);
+}
+
+void ClientConnection::Cancel(uint32_t call_id) {
+  uint32_t slot = call_id & 0xFFFF;
+  if (slot < slots_.size() && slots_[slot].call_id == call_id && slots_[slot].pending) {
+    slots_[slot] = Slot{};
+    free_slots_.push_back(slot);
+    --inflight_;
+  }
+}
+
+void ClientConnection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  q_.Cancel();
+  handshake_timer_.cancel();
+  FailAll(error_.ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
+                      : error_);
+}
+
+void ClientConnection::CloseFromAnyThread() {
+  asio::post(ctx_, [self = shared_from_this()] { self->Close(); });
+}
+
+void ClientConnection::FailAll(const Status& status) {
+  if (error_.ok()) error_ = status;
+  // Collect first: OnFailure may start new calls (which fail at once).
+  std::vector<PendingCall*> failed;
+  for (Slot& s : slots_) {
+    if (s.pending) failed.push_back(s.pending);
+    s = Slot{};
+  }
+  free_slots_.clear();
+  for (uint32_t i = 0; i < slots_.size(); ++i) free_slots_.push_back(uint32_t(slots_.size() - 1 - i));
+  inflight_ = 0;
+  for (PendingCall* p : failed) p->OnFailure(error_);
+}
+
+void ClientConnection::DispatchFrame(const Frame& f) {
+  ++stats_.frames_in;
+  const FrameHeader& h = f.header;
+  if (h.status != uint8_t(CallStatus::kOk) && (h.call_id == 0 || ClosesConnection(h.status))) {
+    // The server is closing the connection (bad preamble, unknown codec,
+    // limits, an oversized frame): keep its reason for every call it strands.
+    if (error_.ok()) error_ = ServerClosedError(peer(), h, f.payload);
+    if (h.call_id == 0) return;
+  }
+  const uint32_t slot = h.call_id & 0xFFFF;
+  if (slot >= slots_.size() || slots_[slot].call_id != h.call_id || !slots_[slot].pending) {
+    ++stats_.stray_replies;
+    return;
+  }
+  PendingCall* p = slots_[slot].pending;
+  slots_[slot] = Slot{};
+  free_slots_.push_back(slot);
+  --inflight_;
+  p->OnReply(h, f.payload);
+}
+
+void ClientConnection::FailBadReply(const std::string& why) {
+  FailAll(BadReplyError(peer(), stats_.frames_in > 0, in_.view(), why));
+  Close();
+}
+
+void ClientConnection::OnReadError(const boost::system::error_code& ec) {
+  if (closed_) return;
+  FailAll(error_.ok() ? ConnectionLostError(
+                            peer(), ec == asio::error::eof ? "closed by the server" : ec.message(),
+                            !answered_ && inflight_ > 0)
+                      : error_);
+  Close();
+}
+
+asio::awaitable<void> ClientConnection::ReadLoop() {
+  auto self = shared_from_this();
+  for (;;) {
+    if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+    auto [ec, n] = co_await socket_.async_read_some(
+        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+    if (ec) {
+      OnReadError(ec);
+      co_return;
+    }
+    if (!answered_) {
+      answered_ = true;
+      handshake_timer_.cancel();
+    }
+    ++stats_.reads;
+    stats_.bytes_in += n;
+    in_.Resize(in_.size() + n);
+    size_t pos = 0;
+    dispatching_ = true;
+    for (;;) {
+      Frame f;
+      std::string why;
+      ByteView rest(in_.data() + pos, in_.size() - pos);
+      ParseResult r = ParseFrame(rest, options_.max_frame, &f, &why);
+      if (r == ParseResult::kNeedMore) {
+        if (rest.size() >= kLengthSize) in_.Reserve(pos + kLengthSize + LoadLE32(rest.data()));
+        break;
+      }
+      if (r == ParseResult::kBad) {
+        dispatching_ = false;
+        FailBadReply(why);
+        co_return;
+      }
+      DispatchFrame(f);
+      pos += f.total_size;
+    }
+    dispatching_ = false;
+    in_.Consume(pos);
+    if (closed_) co_return;
+    ClientWriteHooks hooks{this};
+    FlushNow(socket_, q_, hooks);
+  }
+}
+
+asio::awaitable<void> ClientConnection::WriteLoop() {
+  auto self = shared_from_this();
+  ClientWriteHooks hooks{this};
+  const boost::system::error_code ec = co_await RunWriteLoop(socket_, q_, hooks);
+  if (ec && !closed_)
+    FailAll(Status::Unavailable("cannot write to server " + peer() + ": " + ec.message()));
+  Close();
+}
+
+namespace {
+
+// A PendingCall that hands its outcome to a waiting thread through a promise.
+struct ReplyPromise final : PendingCall {
+  void OnReply(const CallHeader& h, ByteView p) override {
+    if (h.status != uint8_t(CallStatus::kOk)) {
+      Complete(Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) + ": " +
+                                   p.ToString()));
+    } else {
+      Complete(p.ToString());
+    }
+  }
+  void OnFailure(const Status& s) override { Complete(s); }
+  void Complete(StatusOr<std::string> r) {
+    if (completed) return;
+    completed = true;
+    done.set_value(std::move(r));
+  }
+  bool completed = false;
+  uint32_t call_id = 0;
+  std::promise<StatusOr<std::string>> done;
+};
+
+}  // namespace
+
+StatusOr<std::string> CallOnce(const ClientOptions& options, Method method, ByteView payload,
+                               int timeout_ms) {
+  ReplyPromise waiter;
+  auto reply = waiter.done.get_future();
+  asio::io_context ctx(1);
+  Status result = Status::Unavailable("no reply from server " + options.host + ":" +
+                                      std::to_string(options.port) + " within " +
+                                      std::to_string(timeout_ms) + " ms");
+  std::shared_ptr<ClientConnection> conn;
+  asio::co_spawn(
+      ctx,
+      [&]() -> asio::awaitable<void> {
+        auto c = co_await ClientConnection::Connect(ctx, options);
+        if (!c.ok()) {
+          result = c.status();
+          ctx.stop();
+          co_return;
+        }
+        conn = *c;
+        ByteBuffer* out = conn->BeginCall(uint8_t(method), &waiter);
+        if (out == nullptr) {
+          result = conn->error();
+          ctx.stop();
+          co_return;
+        }
+        out->Append(payload);
+        conn->Send();
+      },
+      asio::detached);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!waiter.completed && !ctx.stopped() && std::chrono::steady_clock::now() < deadline)
+    ctx.run_one_for(std::chrono::milliseconds(50));
+  const bool completed = waiter.completed;
+  // Close fails the call if it is still pending, so `waiter` is never
+  // touched after this function returns.
+  if (conn) conn->Close();
+  ctx.restart();
+  ctx.poll();
+  if (completed) return reply.get();
+  return result;
+}
+
+StatusOr<std::string> CallFromOtherThread(ClientConnection& conn, Method method,
+                                          ByteView payload, std::chrono::milliseconds timeout) {
+  // Shared with the connection's thread: it lives until the call can no
+  // longer be completed (replied, failed or cancelled there).
+  auto waiter = std::make_shared<ReplyPromise>();
+  auto reply = waiter->done.get_future();
+  auto self = conn.shared_from_this();
+  asio::post(conn.context(), [self, waiter, method, body = payload.ToString()] {
+    ByteBuffer* out = self->BeginCall(uint8_t(method), waiter.get(), &waiter->call_id);
+    if (out == nullptr) {
+      waiter->Complete(self->ok() ? Status::ResourceExhausted("too many calls in flight on " +
+                                                              self->peer())
+                                  : self->error());
+      return;
+    }
+    out->Append(ByteView(body));
+    self->Send();
+  });
+  if (reply.wait_for(timeout) == std::future_status::ready) return reply.get();
+  // Unregister the call on its own thread; `waiter` stays alive until then.
+  asio::post(conn.context(), [self, waiter] { self->Cancel(waiter->call_id); });
+  return Status::Unavailable("no " + std::string(MethodName(method)) + " reply from server " +
+                             conn.peer() + " within " +
+                             DurationText(int(timeout.count())));
+}
+
+}  // namespace wirebench::rpc

@@ -1,0 +1,75 @@
+// The wirebench wire format (docs/design.md, "Wire format"): the connection preamble and the
+// length-prefixed call frame, with an incremental parser for each.
+//
+//   Preamble (client -> server, once): "WBNC" magic, u8 version, u8 codec id,
+//   2 reserved bytes (zero).
+//   Frame: u32 length (of everything after it), u32 call_id, u8 method,
+//   u8 status, u16 flags, then the payload. All little-endian.
+//
+// The parsers are pure functions over the bytes received so far: they return
+// kComplete with the frame's extent, kNeedMore, or kBad with a reason, and
+// never look past the view they are given.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/bytes.h"
+#include "common/protocol.h"
+#include "rpc/call_header.h"
+
+namespace wirebench::rpc {
+
+inline constexpr uint8_t kMagic[4] = {'W', 'B', 'N', 'C'};
+inline constexpr uint8_t kProtocolVersion = 1;
+inline constexpr size_t kPreambleSize = 8;
+inline constexpr size_t kLengthSize = 4;
+inline constexpr size_t kFixedHeaderSize = 8;  // call_id, method, status, flags.
+inline constexpr size_t kFrameHeaderSize = kLengthSize + kFixedHeaderSize;
+
+enum class ParseResult { kComplete, kNeedMore, kBad };
+
+struct Preamble {
+  uint8_t version = kProtocolVersion;
+  uint8_t codec_id = 0;
+};
+
+// The call header as this framing carries it: the length word, then the
+// call header (rpc/call_header.h).
+struct FrameHeader : CallHeader {
+  uint32_t length = 0;  // Bytes after the length word: fixed header + payload.
+  size_t payload_size() const { return length - kFixedHeaderSize; }
+};
+
+struct Frame {
+  FrameHeader header;
+  ByteView payload;
+  size_t total_size = 0;  // kLengthSize + header.length.
+};
+
+// Parses a preamble from the first bytes of a connection. Checks the magic
+// and the reserved bytes; the version and codec are checked by the caller,
+// which knows what it supports. On kBad, *why says what was wrong.
+ParseResult ParsePreamble(ByteView in, Preamble* out, std::string* why);
+void WritePreamble(uint8_t codec_id, ByteBuffer* out);
+
+// Parses the frame at the start of `in`. A length below the fixed header
+// size or above `max_length` is kBad (checked as soon as the length word is
+// in, so an oversized frame is refused before it is buffered).
+ParseResult ParseFrame(ByteView in, uint32_t max_length, Frame* out, std::string* why);
+
+// Appends a frame header with a zero length and returns its offset; the
+// caller appends the payload and then calls EndFrame to fill in the length.
+size_t BeginFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, uint8_t status,
+                  uint16_t flags = 0);
+// REQUIRES: `offset` came from BeginFrame on the same buffer.
+void EndFrame(ByteBuffer* out, size_t offset);
+// Overwrites the status byte of the frame that starts at `offset`.
+void SetFrameStatus(ByteBuffer* out, size_t offset, uint8_t status);
+// Appends a whole frame whose payload is a readable reason (error replies).
+void AppendErrorFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, CallStatus status,
+                      std::string_view reason);
+
+}  // namespace wirebench::rpc
