@@ -103,6 +103,25 @@ _layer_rule(FILES "^bench/" ALLOW "${_below_bench}|^bench/"
             DENY "${_no_transport}|^bench/cli/"
             TEXT "nothing includes bench/cli/. ${_bench_text}")
 
+# Includes that break the rule today and are known, each FILE>INCLUDED (both
+# relative to the root): what bench/ and transports/grpc/ still take from the
+# wirebench transport's client and server after issue 33's moves (items 1-3
+# in progress). They are reported on every run; an exception that no longer
+# occurs fails the check, so that the list only shrinks. -DLAYERING_EXCEPTIONS=
+# (empty) checks with none.
+if(NOT DEFINED LAYERING_EXCEPTIONS)
+  set(LAYERING_EXCEPTIONS
+      "bench/cli/server_command.cc>transports/wirebench/server.h"
+      "bench/loadgen/driver.h>transports/wirebench/client.h"
+      "bench/loadgen/logical_client.h>transports/wirebench/shared_connection.h"
+      "bench/loadgen/logical_client.h>transports/wirebench/client.h"
+      "bench/loadgen/stats_client.cc>transports/wirebench/client.h"
+      "bench/loadgen/stats_client.h>transports/wirebench/client.h"
+      "transports/grpc/grpc_client.h>transports/wirebench/client.h"
+      "transports/grpc/grpc_transport.cc>transports/wirebench/client.h")
+endif()
+set(_exceptions_seen "")
+
 # Resolves one include path (`inc`, as written) from the file `rel` (relative
 # to the root) to a root-relative path in `out`, or "" when it is not the
 # project's.
@@ -191,7 +210,9 @@ function(_check_directive rel line text n)
   if(ok AND NOT deny STREQUAL "" AND target MATCHES "${deny}")
     set(ok FALSE)
   endif()
-  if(NOT ok)
+  if(NOT ok AND "${rel}>${target}" IN_LIST LAYERING_EXCEPTIONS)
+    set(_exceptions_seen ${_exceptions_seen} "${rel}>${target}" PARENT_SCOPE)
+  elseif(NOT ok)
     set(_bad "${_bad}${where}\n    includes ${target}: ${_rule_${n}_text}\n" PARENT_SCOPE)
   endif()
 endfunction()
@@ -266,6 +287,20 @@ endforeach()
 if(_checked EQUAL 0)
   message(FATAL_ERROR "check_layering.cmake: no source file under ${_root}/{common,rpc,codecs,"
                       "nullregion,regions,transports,bench}: is SOURCE_DIR the repository root?")
+endif()
+set(_known "")
+foreach(e IN LISTS LAYERING_EXCEPTIONS)
+  string(REPLACE ">" " includes " shown "${e}")
+  if(e IN_LIST _exceptions_seen)
+    string(APPEND _known "  ${shown}\n")
+  else()
+    string(APPEND _bad "  ${shown} no more: remove \"${e}\" from LAYERING_EXCEPTIONS "
+                       "in cmake/check_layering.cmake\n")
+  endif()
+endforeach()
+if(_known)
+  message(STATUS "known exceptions to the layering (LAYERING_EXCEPTIONS, "
+                 "cmake/check_layering.cmake):\n${_known}")
 endif()
 if(_bad)
   message(FATAL_ERROR "layering broken (see docs/design.md, 'Layers'); "
