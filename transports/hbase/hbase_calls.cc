@@ -286,41 +286,29 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
   Call c;
   ByteView header;
   ByteView rest = body;
-  if (!FastDelimited(&rest, &header)) {
-    Fail(kNoCallId, exceptions::kDoNotRetry, "cannot read the RequestHeader of a call", true, out);
+  // A call refused before it runs: DoNotRetryIOException, the call answered.
+  auto refuse = [&](uint32_t id, const std::string& why) {
+    Fail(id, exceptions::kDoNotRetry, why, true, out);
     return true;
-  }
+  };
+  if (!FastDelimited(&rest, &header))
+    return refuse(kNoCallId, "cannot read the RequestHeader of a call");
   uint64_t block_len = 0;
   bool has_block = false;
   const bool header_ok =
       ReadRequestHeader(header, &c.id, &c.method, &c.has_param, &has_block, &block_len);
-  if (!header_ok) {
-    Fail(c.id, exceptions::kDoNotRetry, "malformed RequestHeader", true, out);
-    return true;
-  }
-  if (!c.has_param) {
-    Fail(c.id, exceptions::kDoNotRetry,
-         "Invalid request header: method " + std::string(c.method) +
-             ", should have param set in it",
-         true, out);
-    return true;
-  }
-  if (!FastDelimited(&rest, &c.param)) {
-    Fail(c.id, exceptions::kDoNotRetry,
-         "unable to read call parameter: the " + std::string(c.method) + " param is cut short",
-         true, out);
-    return true;
-  }
-  if (has_block) {
-    if (block_len > rest.size()) {
-      Fail(c.id, exceptions::kDoNotRetry,
-           "unable to read call parameter: cell_block_meta.length is " + std::to_string(block_len) +
-               " but only " + std::to_string(rest.size()) + " bytes follow the param",
-           true, out);
-      return true;
-    }
-    c.block = rest.Sub(0, size_t(block_len));
-  }
+  if (!header_ok) return refuse(c.id, "malformed RequestHeader");
+  if (!c.has_param)
+    return refuse(c.id, "Invalid request header: method " + std::string(c.method) +
+                            ", should have param set in it");
+  if (!FastDelimited(&rest, &c.param))
+    return refuse(c.id, "unable to read call parameter: the " + std::string(c.method) +
+                            " param is cut short");
+  if (has_block && block_len > rest.size())
+    return refuse(c.id, "unable to read call parameter: cell_block_meta.length is " +
+                            std::to_string(block_len) + " but only " +
+                            std::to_string(rest.size()) + " bytes follow the param");
+  if (has_block) c.block = rest.Sub(0, size_t(block_len));
   const Method m = MethodOf(c.method);
   if (m == Method(0) && (c.method == "WirebenchStats" || c.method == "WirebenchPing")) {
     HandleWirebench(c, out);

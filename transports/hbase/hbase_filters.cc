@@ -680,42 +680,12 @@ StatusOr<std::unique_ptr<Filter>> MakeCompare(Part part, std::string_view name,
       new CompareFilter(part, f.compare_filter().compare_op(), std::move(cmp).value()));
 }
 
-StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
-                                       int depth) {
-  if (depth > 32) return Status::InvalidArgument("FilterList nested more than 32 deep");
-  const std::string_view base = Short(name);
-  if (base == "PrefixFilter") {
-    pbw::PrefixFilter f;
-    if (!Parse(&f, bytes)) return Malformed(name);
-    return std::unique_ptr<Filter>(new PrefixFilter(f.prefix()));
-  }
-  if (base == "ColumnPrefixFilter") {
-    pbw::ColumnPrefixFilter f;
-    if (!Parse(&f, bytes)) return Malformed(name);
-    return std::unique_ptr<Filter>(new ColumnPrefixFilter(f.prefix()));
-  }
-  if (base == "RowFilter") return MakeCompare(Part::kRow, name, bytes);
-  if (base == "FamilyFilter") return MakeCompare(Part::kFamily, name, bytes);
-  if (base == "QualifierFilter") return MakeCompare(Part::kQualifier, name, bytes);
-  if (base == "ValueFilter") return MakeCompare(Part::kValue, name, bytes);
-  if (base == "SingleColumnValueFilter") {
-    pbw::SingleColumnValueFilter f;
-    if (!Parse(&f, bytes)) return Malformed(name);
-    auto cmp = MakeComparator(f.comparator());
-    if (!cmp.ok()) return cmp.status();
-    return std::unique_ptr<Filter>(new SingleColumnValueFilter(f, std::move(cmp).value()));
-  }
-  if (base == "FirstKeyOnlyFilter") return std::unique_ptr<Filter>(new FirstKeyOnlyFilter());
-  if (base == "KeyOnlyFilter") {
-    pbw::KeyOnlyFilter f;
-    if (!Parse(&f, bytes)) return Malformed(name);
-    return std::unique_ptr<Filter>(new KeyOnlyFilter(f.len_as_val()));
-  }
-  if (base == "PageFilter") {
-    pbw::PageFilter f;
-    if (!Parse(&f, bytes)) return Malformed(name);
-    return std::unique_ptr<Filter>(new PageFilter(f.page_size()));
-  }
+// The column, timestamp, row-range and wrapper filters; nullopt when
+// `base` is none of them.
+std::optional<StatusOr<std::unique_ptr<Filter>>> MakeColumnOrRowFilter(std::string_view base,
+                                                                       std::string_view name,
+                                                                       std::string_view bytes,
+                                                                       int depth) {
   if (base == "ColumnPaginationFilter") {
     pbw::ColumnPaginationFilter f;
     if (!Parse(&f, bytes)) return Malformed(name);
@@ -764,6 +734,46 @@ StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view b
     if (base == "SkipFilter") return std::unique_ptr<Filter>(new SkipFilter(std::move(inner).value()));
     return std::unique_ptr<Filter>(new WhileMatchFilter(std::move(inner).value()));
   }
+  return std::nullopt;
+}
+
+StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
+                                       int depth) {
+  if (depth > 32) return Status::InvalidArgument("FilterList nested more than 32 deep");
+  const std::string_view base = Short(name);
+  if (base == "PrefixFilter") {
+    pbw::PrefixFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new PrefixFilter(f.prefix()));
+  }
+  if (base == "ColumnPrefixFilter") {
+    pbw::ColumnPrefixFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new ColumnPrefixFilter(f.prefix()));
+  }
+  if (base == "RowFilter") return MakeCompare(Part::kRow, name, bytes);
+  if (base == "FamilyFilter") return MakeCompare(Part::kFamily, name, bytes);
+  if (base == "QualifierFilter") return MakeCompare(Part::kQualifier, name, bytes);
+  if (base == "ValueFilter") return MakeCompare(Part::kValue, name, bytes);
+  if (base == "SingleColumnValueFilter") {
+    pbw::SingleColumnValueFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    auto cmp = MakeComparator(f.comparator());
+    if (!cmp.ok()) return cmp.status();
+    return std::unique_ptr<Filter>(new SingleColumnValueFilter(f, std::move(cmp).value()));
+  }
+  if (base == "FirstKeyOnlyFilter") return std::unique_ptr<Filter>(new FirstKeyOnlyFilter());
+  if (base == "KeyOnlyFilter") {
+    pbw::KeyOnlyFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new KeyOnlyFilter(f.len_as_val()));
+  }
+  if (base == "PageFilter") {
+    pbw::PageFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new PageFilter(f.page_size()));
+  }
+  if (auto more = MakeColumnOrRowFilter(base, name, bytes, depth)) return std::move(*more);
   if (base == "FilterList") {
     pbw::FilterList f;
     if (!Parse(&f, bytes)) return Malformed(name);

@@ -13,22 +13,15 @@ namespace wirebench::hbaserpc {
 
 namespace pbw = hbasewire;
 
-Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block, Mutation* out,
-                                 std::vector<Cell>* cells) {
-  cells->clear();
-  out->row = ByteView(p.row());
-  out->timestamp = p.timestamp();
-  switch (p.mutate_type()) {
-    case pbw::MutationProto::PUT: out->type = MutationType::kPut; break;
-    case pbw::MutationProto::DELETE: out->type = MutationType::kDelete; break;
-    case pbw::MutationProto::INCREMENT: out->type = MutationType::kIncrement; break;
-    case pbw::MutationProto::APPEND: out->type = MutationType::kAppend; break;
-  }
+namespace {
+
+// The cells of a MutationProto's column_value (the message's own cells).
+Status ReadColumnValues(const pbw::MutationProto& p, ByteView row, std::vector<Cell>* cells) {
   const bool is_delete = p.mutate_type() == pbw::MutationProto::DELETE;
   for (const auto& cv : p.column_value()) {
     if (cv.qualifier_value_size() == 0 && is_delete) {
       Cell cell;
-      cell.row = out->row;
+      cell.row = row;
       cell.family = ByteView(cv.family());
       cell.type = CellType::kDeleteFamily;
       cell.timestamp = p.timestamp();
@@ -36,7 +29,7 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
     }
     for (const auto& qv : cv.qualifier_value()) {
       Cell cell;
-      cell.row = out->row;
+      cell.row = row;
       cell.family = ByteView(cv.family());
       cell.qualifier = ByteView(qv.qualifier());
       cell.value = ByteView(qv.value());
@@ -64,6 +57,23 @@ Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block,
       cells->push_back(cell);
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block, Mutation* out,
+                                 std::vector<Cell>* cells) {
+  cells->clear();
+  out->row = ByteView(p.row());
+  out->timestamp = p.timestamp();
+  switch (p.mutate_type()) {
+    case pbw::MutationProto::PUT: out->type = MutationType::kPut; break;
+    case pbw::MutationProto::DELETE: out->type = MutationType::kDelete; break;
+    case pbw::MutationProto::INCREMENT: out->type = MutationType::kIncrement; break;
+    case pbw::MutationProto::APPEND: out->type = MutationType::kAppend; break;
+  }
+  WB_RETURN_IF_ERROR(ReadColumnValues(p, out->row, cells));
   const int32_t n = p.associated_cell_count();
   if (n < 0) return Status::InvalidArgument("MutationProto.associated_cell_count is negative");
   for (int32_t i = 0; i < n; ++i) {
