@@ -1,19 +1,18 @@
-// The bad-input matrix, end to end: a live rpc::Server with the null region
-// on port 0, one well-behaved client making calls on its own connection for
-// the whole test, and one misbehaving peer per case on blocking POSIX
-// sockets. Every case must leave the well-behaved client with zero failed
-// calls (and still being served afterwards), the server with no leftover
-// connections, and its memory bounded.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+// The bad-input cases only wirebench's framing has (the matrix every
+// transport shares, run over this one too, is transport_bad_input_test.cc):
+// a live server of `--rpc wirebench` started through the registry with the
+// null region on port 0, one well-behaved client making calls on its own
+// connection for the whole test, and one misbehaving peer per case on
+// blocking POSIX sockets (tests/bad_input_fixture.h). Every case must leave
+// the well-behaved client with zero failed calls (and still being served
+// afterwards), the server with no leftover connections, and its memory
+// bounded.
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <unistd.h>
+#include <sys/time.h>
 
 #include <gtest/gtest.h>
 
-#include <boost/asio.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -24,19 +23,15 @@
 #include <vector>
 
 #include "codecs/codec.h"
-#include "nullregion/null_region.h"
-#include "nullregion/region_service.h"
-#include "transports/wirebench/client.h"
-#include "transports/wirebench/frame.h"
-#include "transports/wirebench/server.h"
+#include "common/protocol.h"
+#include "tests/bad_input_fixture.h"
 #include "tests/heap_bytes.h"
 #include "tests/raw_peer.h"
-#include "tests/steady_client.h"
+#include "tests/transport_cases.h"
 
 namespace wirebench {
 namespace {
 
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 using testing::FrameBytes;
@@ -47,13 +42,8 @@ using testing::RawPeer;
 
 // Sends a ping on `peer` and checks that it comes back intact.
 void ExpectPingWorks(RawPeer* peer, uint32_t call_id) {
-  ASSERT_TRUE(peer->Send(FrameBytes(call_id, uint8_t(Method::kPing), "still there?")));
-  rpc::FrameHeader h;
-  std::string payload;
-  ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
-  EXPECT_EQ(h.call_id, call_id);
-  EXPECT_EQ(h.status, uint8_t(CallStatus::kOk)) << payload;
-  EXPECT_EQ(payload, "still there?");
+  ASSERT_TRUE(peer->Send(testing::WirebenchPing(call_id)));
+  testing::ExpectWirebenchPing(peer, call_id);
 }
 
 // Reads the error frame a refused or failed peer gets, then the close.
@@ -66,100 +56,9 @@ void ExpectErrorThenClose(RawPeer* peer, CallStatus status, const std::string& r
   EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
 }
 
-// The well-behaved client (tests/steady_client.h) on a wirebench connection.
-using SteadyClient = testing::SteadyClient<rpc::ClientConnection>;
-
-std::unique_ptr<SteadyClient> StartSteadyClient(uint16_t port) {
-  return std::make_unique<SteadyClient>(
-      [port](asio::io_context& ctx) {
-        rpc::ClientOptions co;
-        co.port = port;
-        co.codec_id = uint8_t(CodecId::kRaw);
-        return rpc::ClientConnection::Connect(ctx, co);
-      },
-      /*cancelled_call_still_ends=*/false);
-}
-
-// ---------------------------------------------------------------------------
-
-class BadInput : public ::testing::Test {
+class BadInput : public testing::BadInputTest {
  protected:
-  void StartServer(rpc::ServerOptions o = {}) {
-    ::testing::internal::CaptureStderr();
-    capturing_ = true;
-    region_ = NewNullRegion({});
-    service_ = std::make_unique<RegionService>(region_.get());
-    server_ = std::make_unique<rpc::Server>(o, service_.get());
-    ASSERT_TRUE(server_->Start().ok());
-    port_ = server_->port();
-    heap_at_start_ = HeapBytesInUse();
-    ASSERT_GT(heap_at_start_, 0u) << "the allocator reports no heap statistics";
-    client_ = StartSteadyClient(port_);
-    // The misbehaving peer starts only once the good client is being served.
-    ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
-  }
-
-  void TearDown() override {
-    if (client_) {
-      // The good client is still being served after the bad peer is done...
-      EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
-      client_->Stop();
-      // ... and never had a call fail.
-      EXPECT_EQ(client_->failed(), 0u) << client_->first_error();
-      EXPECT_GT(client_->ok(), 100u);
-      // Every misbehaving connection is gone from the server.
-      EXPECT_TRUE(WaitForActiveConnections(0)) << server_->StatsJson()["connections"].dump();
-      // Bounded memory: nothing a bad peer sent is held on to. Heap bytes
-      // in use, not RSS: RSS also counts the allocator's cache and, in the
-      // sanitizer stages, shadow memory, neither of which the server holds.
-      // Once every bad connection is gone the heap is back within 1 MiB of
-      // where it started in every build; the bound leaves room for the
-      // largest legitimate buffer here (the 16 MiB max-frame case).
-      const size_t heap = HeapBytesInUse();
-      EXPECT_LT(heap, heap_at_start_ + (32u << 20))
-          << "heap in use grew from " << heap_at_start_ << " to " << heap << " bytes";
-    }
-    if (server_) server_->Stop();
-    if (capturing_) log_ = ::testing::internal::GetCapturedStderr();
-    if (HasFailure()) std::printf("server log:\n%.20000s\n", log_.c_str());
-  }
-
-  int64_t ActiveConnections() {
-    return server_->StatsJson()["connections"]["active"].get<int64_t>();
-  }
-  // Waits (polling the server's counters) until `n` connections are open.
-  bool WaitForActiveConnections(int64_t n) {
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (ActiveConnections() != n && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return ActiveConnections() == n;
-  }
-  // The server's log so far (stops capturing it).
-  std::string TakeLog() {
-    capturing_ = false;
-    log_ = ::testing::internal::GetCapturedStderr();
-    return log_;
-  }
-  static int Count(const std::string& haystack, const std::string& needle) {
-    int n = 0;
-    for (size_t p = haystack.find(needle); p != std::string::npos;
-         p = haystack.find(needle, p + 1))
-      ++n;
-    return n;
-  }
-  void ExpectLoggedOnce(const std::string& reason_part) {
-    std::string log = TakeLog();
-    EXPECT_EQ(Count(log, reason_part), 1) << log;
-  }
-
-  std::unique_ptr<Region> region_;
-  std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
-  std::unique_ptr<SteadyClient> client_;
-  uint16_t port_ = 0;
-  size_t heap_at_start_ = 0;
-  bool capturing_ = false;
-  std::string log_;
+  void StartServer(rpc::ServerOptions o = {}) { StartServerOf("wirebench", o); }
 };
 
 TEST_F(BadInput, WrongMagicGetsAReasonAndIsClosed) {
@@ -226,16 +125,6 @@ TEST_F(BadInput, FrameLengthAllOnesIsRefused) {
   ExpectErrorThenClose(&peer, CallStatus::kFrameTooLarge, "4294967295 bytes exceeds the maximum");
 }
 
-TEST_F(BadInput, FrameCutShortThenClosed) {
-  StartServer();
-  RawPeer peer(port_);
-  std::string frame = FrameBytes(5, uint8_t(Method::kPing), std::string(100, 'c'));
-  ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + frame.substr(0, 40)));
-  // Half-close: the server sees EOF mid-frame and must close its side.
-  ASSERT_EQ(shutdown(peer.fd(), SHUT_WR), 0);
-  EXPECT_EQ(peer.ReadUntilClosed(), RawPeer::Read::kClosed);
-}
-
 TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
   rpc::ServerOptions o;
   o.idle_timeout_ms = 200;
@@ -269,67 +158,6 @@ TEST_F(BadInput, PreambleOnlyIsClosedByTheIdleTimeoutButACallerIsNot) {
   // The caller has been idle at least as long, and is still served.
   ExpectPingWorks(&caller, 2);
   ExpectLoggedOnce("idle for 200 ms after its preamble without making a call (--idle-timeout-ms)");
-}
-
-// Callers that made a call and then only sit hold connection slots; while
-// the server holds over half its limit they are closed after the idle
-// timeout, so they cannot lock every new client out (10,000 of them did,
-// for as long as they were held).
-TEST_F(BadInput, IdleCallersAreClosedOnceTheServerIsCrowded) {
-  rpc::ServerOptions o;
-  o.idle_timeout_ms = 200;
-  o.max_connections = 8;
-  StartServer(o);  // The steady client holds one.
-  std::vector<std::unique_ptr<RawPeer>> idle;
-  for (int i = 0; i < 6; ++i) {
-    idle.push_back(std::make_unique<RawPeer>(port_, /*recv_timeout_ms=*/5000));
-    ASSERT_TRUE(idle.back()->Send(PreambleBytes(uint8_t(CodecId::kRaw))));
-    ExpectPingWorks(idle.back().get(), 1);
-  }
-  // Seven open of eight: idle ones are closed until half the limit is left.
-  auto closed = [&] { return server_->StatsJson()["connections"]["idle_closed"].get<uint64_t>(); };
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
-  while (closed() < 3 && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(closed(), 3u);
-  EXPECT_EQ(ActiveConnections(), 4);
-  // A new client gets in.
-  RawPeer late(port_, /*recv_timeout_ms=*/5000);
-  ASSERT_TRUE(late.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
-  ExpectPingWorks(&late, 1);
-}
-
-// Connections that each announce a large call and never finish it: the room
-// made for them comes out of --max-buffered-bytes, and past it a connection
-// is refused (an error frame naming the flag, then closed) instead of the
-// server's memory growing with every such connection.
-TEST_F(BadInput, UnfinishedLargeCallsAreBoundedAcrossConnections) {
-  rpc::ServerOptions o;
-  o.max_buffered_bytes = 8u << 20;
-  StartServer(o);
-  auto stats = [&] { return server_->StatsJson()["connections"]; };
-  std::vector<std::unique_ptr<RawPeer>> peers;
-  for (int i = 0; i < 6; ++i) {
-    // 1 MiB announced: room of 2 MiB (the buffer doubles), 2 MiB - 64 KiB budgeted.
-    peers.push_back(std::make_unique<RawPeer>(port_, /*recv_timeout_ms=*/10000));
-    ASSERT_TRUE(peers.back()->Send(PreambleBytes(uint8_t(CodecId::kRaw)) + LengthWord(1u << 20) +
-                                   std::string(8, '\x01')));
-    // Each is taken in turn: the first four get room, the rest are refused.
-    const uint64_t held = uint64_t(std::min(i + 1, 4)) * ((2u << 20) - (64u << 10));
-    const uint64_t refused = uint64_t(std::max(0, i - 3));
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while ((stats()["buffered_bytes"].get<uint64_t>() != held ||
-            stats()["budget_refused"].get<uint64_t>() != refused) &&
-           Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_EQ(stats()["buffered_bytes"].get<uint64_t>(), 4u * ((2u << 20) - (64u << 10)));
-  EXPECT_EQ(stats()["budget_refused"].get<uint64_t>(), 2u);
-  for (int i = 4; i < 6; ++i)
-    ExpectErrorThenClose(peers[size_t(i)].get(), CallStatus::kOverloaded, "--max-buffered-bytes 8388608");
-  peers.clear();
-  EXPECT_TRUE(WaitForActiveConnections(1));
-  EXPECT_EQ(stats()["buffered_bytes"].get<uint64_t>(), 0u);
 }
 
 TEST_F(BadInput, ValidFramesFollowedByGarbage) {

@@ -1,12 +1,15 @@
-// The gRPC cases of the bad-input matrix (tests/bad_input_test.cc has the
-// wirebench transport's): a live GrpcServer with the null region on port 0,
-// one well-behaved GrpcConnection client making calls for the whole test,
-// and peers that open gRPC streams and never send a message on them. Every
-// case must leave the good client with zero failed calls, still served,
-// and the server holding a bounded number of waiting calls.
+// The bad-input cases only gRPC has (the matrix every transport shares, run
+// over gRPC too, is transport_bad_input_test.cc): a live `--rpc grpc` server
+// started through the registry with the null region on port 0, one
+// well-behaved client of the transport's own making calls for the whole test
+// (tests/bad_input_fixture.h), and peers that open gRPC streams and never
+// send a message on them. Every case must leave the good client with zero
+// failed calls, still served, and the server holding a bounded number of
+// waiting calls. The registry's server options become gRPC's limits:
+// max_inflight_per_connection its MAX_CONCURRENT_STREAMS, max_connections
+// its bound on calls waiting for their message, idle_timeout_ms theirs.
 #include <gtest/gtest.h>
 
-#include <boost/asio.hpp>
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,18 +18,13 @@
 #include <vector>
 
 #include "codecs/codec.h"
-#include "nullregion/null_region.h"
-#include "nullregion/region_service.h"
-#include "transports/grpc/grpc_client.h"
-#include "transports/grpc/grpc_server.h"
-#include "transports/grpc/native_service.h"
+#include "tests/bad_input_fixture.h"
 #include "tests/grpc_idle_streams.h"
-#include "tests/steady_client.h"
+#include "transports/grpc/grpc_client.h"
 
 namespace wirebench {
 namespace {
 
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 using testing::IdleStreams;
 
@@ -44,79 +42,24 @@ bool WaitFor(Pred pred) {
   }
 }
 
-// The well-behaved client (tests/steady_client.h) on a gRPC connection.
-using SteadyGrpcClient = testing::SteadyClient<rpc::GrpcConnection>;
-
-std::unique_ptr<SteadyGrpcClient> StartSteadyClient(uint16_t port) {
-  return std::make_unique<SteadyGrpcClient>(
-      [port](asio::io_context& ctx)
-          -> asio::awaitable<StatusOr<std::shared_ptr<rpc::GrpcConnection>>> {
-        rpc::GrpcClientOptions co;
-        co.port = port;
-        co.codec_id = uint8_t(CodecId::kRaw);
-        co_return rpc::GrpcConnection::Connect(ctx, co);
-      },
-      /*cancelled_call_still_ends=*/true);
-}
-
-class GrpcBadInput : public ::testing::Test {
+class GrpcBadInput : public testing::BadInputTest {
  protected:
-  void StartServer(rpc::GrpcServerOptions o = {}) {
-    ::testing::internal::CaptureStderr();
-    capturing_ = true;
-    region_ = NewNullRegion({});
-    service_ = std::make_unique<RegionService>(region_.get());
-    native_ = std::make_unique<NativeRegionService>(region_.get());
-    server_ = std::make_unique<rpc::GrpcServer>(o, service_.get(), native_.get());
-    ASSERT_TRUE(server_->Start().ok());
-    port_ = server_->port();
-    client_ = StartSteadyClient(port_);
-    ASSERT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
-  }
-
-  void TearDown() override {
-    if (client_) {
-      EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
-      client_->Stop();
-      EXPECT_EQ(client_->failed(), 0u) << client_->first_error();
-      EXPECT_GT(client_->ok(), 100u);
-    }
-    if (server_) server_->Stop();
-    if (capturing_) log_ = ::testing::internal::GetCapturedStderr();
-    if (HasFailure()) std::printf("server log:\n%.20000s\n", log_.c_str());
-  }
-
-  // -1 when the server does not report it.
-  int64_t Stat(const char* name) { return server_->StatsJson().value(name, int64_t(-1)); }
-  std::string TakeLog() {
-    capturing_ = false;
-    log_ = ::testing::internal::GetCapturedStderr();
-    return log_;
-  }
-
-  std::unique_ptr<Region> region_;
-  std::unique_ptr<RegionService> service_;
-  std::unique_ptr<NativeRegionService> native_;
-  std::unique_ptr<rpc::GrpcServer> server_;
-  std::unique_ptr<SteadyGrpcClient> client_;
-  uint16_t port_ = 0;
-  bool capturing_ = false;
-  std::string log_;
+  void StartServer(rpc::ServerOptions o = {}) { StartServerOf("grpc", o); }
 };
 
 // More idle streams than the server keeps calls requested (64 per queue):
 // each is accepted and waits for its message outside the accept slots.
 TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
   StartServer();
-  IdleStreams idle(port_, 200);
+  IdleStreams idle(port(), 200);
   ASSERT_EQ(idle.error(), "");
   ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 200; }))
       << server_->StatsJson().dump();
   EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
   // Stats (served by the generic service on grpc-native too) still answers.
-  rpc::GrpcClientOptions o;
-  o.port = port_;
-  auto stats = rpc::GrpcCallOnce(o, Method::kStats, "", 5000);
+  rpc::GrpcClientOptions co;
+  co.port = port();
+  auto stats = rpc::GrpcCallOnce(co, Method::kStats, "", 5000);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   // The 200 idle streams, and the steady client's one call when Stats was
   // taken between that call's accept and its message (seen once in CI: 201).
@@ -131,7 +74,7 @@ TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
 // HTTP/2 "rapid reset") end on the server too, and are counted.
 TEST_F(GrpcBadInput, StreamsResetByTheClientAreCounted) {
   StartServer();
-  auto idle = std::make_unique<IdleStreams>(port_, 200);
+  auto idle = std::make_unique<IdleStreams>(port(), 200);
   ASSERT_EQ(idle->error(), "");
   ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 200; }))
       << server_->StatsJson().dump();
@@ -144,11 +87,11 @@ TEST_F(GrpcBadInput, StreamsResetByTheClientAreCounted) {
 }
 
 TEST_F(GrpcBadInput, IdleStreamsAreCancelledAfterTheIdleTimeout) {
-  rpc::GrpcServerOptions o;
+  rpc::ServerOptions o;
   o.idle_timeout_ms = 200;
   StartServer(o);
   const auto opened = Clock::now();
-  IdleStreams idle(port_, 100);
+  IdleStreams idle(port(), 100);
   ASSERT_EQ(idle.error(), "");
   ASSERT_TRUE(WaitFor([&] { return idle.ended() == 100; })) << idle.ended() << " ended";
   EXPECT_GE(Clock::now() - opened, std::chrono::milliseconds(150)) << "cancelled too soon";
@@ -167,16 +110,16 @@ TEST_F(GrpcBadInput, IdleStreamsAreCancelledAfterTheIdleTimeout) {
 // MAX_CONCURRENT_STREAMS: a connection opening more streams than allowed
 // gets only that many onto the server; the rest wait in its client.
 TEST_F(GrpcBadInput, StreamsPerConnectionAreCapped) {
-  rpc::GrpcServerOptions o;
-  o.max_streams_per_connection = 50;
+  rpc::ServerOptions o;
+  o.max_inflight_per_connection = 50;  // MAX_CONCURRENT_STREAMS.
   o.idle_timeout_ms = 0;
   StartServer(o);
-  IdleStreams idle(port_, 120);
+  IdleStreams idle(port(), 120);
   ASSERT_EQ(idle.error(), "");
   ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 50; }))
       << server_->StatsJson().dump();
   // A second connection gets its own 50.
-  IdleStreams more(port_, 10);
+  IdleStreams more(port(), 10);
   ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 60; }))
       << server_->StatsJson().dump();
   ASSERT_TRUE(client_->WaitForMoreCalls(100)) << client_->first_error();
@@ -190,18 +133,18 @@ TEST_F(GrpcBadInput, StreamsPerConnectionAreCapped) {
 // 100 ms grace, or at once past twice the limit): memory stays bounded
 // however many connections open idle streams.
 TEST_F(GrpcBadInput, WaitingCallsAreCappedOverTheServer) {
-  rpc::GrpcServerOptions o;
-  o.max_waiting_calls = 100;
+  rpc::ServerOptions o;
+  o.max_connections = 100;  // Calls waiting for their message.
   o.idle_timeout_ms = 0;
   StartServer(o);
   std::vector<std::unique_ptr<IdleStreams>> peers;
-  peers.push_back(std::make_unique<IdleStreams>(port_, 100));
+  peers.push_back(std::make_unique<IdleStreams>(port(), 100));
   ASSERT_EQ(peers.back()->error(), "");
   ASSERT_TRUE(WaitFor([&] { return Stat("calls_waiting_for_request") == 100; }));
   ASSERT_TRUE(client_->WaitForMoreCalls(20)) << client_->first_error();
   // Two more connections' worth: the first peer's calls, the oldest, go.
   for (int i = 0; i < 2; ++i) {
-    peers.push_back(std::make_unique<IdleStreams>(port_, 100));
+    peers.push_back(std::make_unique<IdleStreams>(port(), 100));
     ASSERT_EQ(peers.back()->error(), "");
   }
   // (Each good call arriving while 100 idle ones wait also pushes one out,

@@ -1,53 +1,45 @@
-// The well-behaved client of the bad-input matrices (tests/bad_input_test.cc
-// for the wirebench transport, tests/grpc_bad_input_test.cc for gRPC): one
-// connection on its own thread, alternating a raw-codec Mutate and a Ping,
-// one call in flight, until stopped. A call that fails, comes back wrong or
-// gets no reply within 10 s is counted as failed (the first reason is kept)
-// and ends the client.
-//
-// `Connection` is rpc::ClientConnection or rpc::GrpcConnection (anything
-// with their BeginCall/Send/Abandon/Cancel/Close/error); the test says how
-// to connect one.
-// Thread-safety: construct, Stop and destroy on one thread; the counters
-// and WaitForMoreCalls may be used from any.
+// The well-behaved client of the bad-input matrices, for any registered
+// transport: one endpoint opened through the registry (Transport::Connect,
+// the transport's own client and codec), on its own thread, alternating a
+// Mutate and a Get, one call in flight, until stopped. A call that fails,
+// comes back wrong or gets no reply within 10 s is counted as failed (the
+// first reason is kept) and ends the client.
+// Thread-safety: construct, Stop and destroy on one thread; the counters and
+// WaitForMoreCalls may be used from any.
 #pragma once
 
 #include <atomic>
 #include <boost/asio.hpp>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "codecs/codec.h"
+#include "common/protocol.h"
 #include "common/status.h"
-#include "transports/wirebench/client.h"
-#include "transports/wirebench/frame.h"
+#include "rpc/call_channel.h"
 #include "tests/test_workloads.h"
+#include "transports/transport.h"
 
 namespace wirebench::testing {
 
-template <typename Connection>
-class SteadyClient {
+class EndpointSteadyClient {
  public:
-  using Connect = std::function<boost::asio::awaitable<StatusOr<std::shared_ptr<Connection>>>(
-      boost::asio::io_context&)>;
-  // `cancelled_call_still_ends`: whether a call given up with Cancel still
-  // ends through its PendingCall (gRPC's do; the wirebench client's are
-  // unregistered at once), which the client then waits for.
-  SteadyClient(Connect connect, bool cancelled_call_still_ends)
-      : connect_(std::move(connect)), cancelled_call_still_ends_(cancelled_call_still_ends) {
+  EndpointSteadyClient(const Transport& transport, uint16_t port, uint8_t codec_id)
+      : transport_(transport) {
+    options_.port = port;
+    options_.codec_id = codec_id;
     thread_ = std::thread([this] {
       boost::asio::co_spawn(ctx_, Run(), boost::asio::detached);
       ctx_.run();
     });
   }
-  ~SteadyClient() { Stop(); }
-  SteadyClient(const SteadyClient&) = delete;
-  SteadyClient& operator=(const SteadyClient&) = delete;
+  ~EndpointSteadyClient() { Stop(); }
+  EndpointSteadyClient(const EndpointSteadyClient&) = delete;
+  EndpointSteadyClient& operator=(const EndpointSteadyClient&) = delete;
 
   void Stop() {
     stop_.store(true);
@@ -73,7 +65,7 @@ class SteadyClient {
   struct Waiter final : rpc::PendingCall {
     boost::asio::steady_timer* wake = nullptr;
     Codec* codec = nullptr;
-    Method method = Method::kPing;
+    Method method = Method::kMutate;
     bool done = false;
     std::string error;
     void OnReply(const rpc::CallHeader& h, ByteView payload) override {
@@ -85,15 +77,17 @@ class SteadyClient {
         MutateResponse resp;
         Status s = codec->DecodeResponse(payload, &resp);
         if (!s.ok() || !resp.processed) error = "bad Mutate reply: " + s.ToString();
-      } else if (payload.str() != "ping") {
-        error = "ping echoed '" + payload.ToString() + "'";
+      } else {
+        GetResponse resp;
+        Status s = codec->DecodeResponse(payload, &resp);
+        if (!s.ok()) error = "bad Get reply: " + s.ToString();
       }
-      wake->cancel();
+      if (wake != nullptr) wake->cancel();
     }
     void OnFailure(const Status& status) override {
       done = true;
       error = status.ToString();
-      wake->cancel();
+      if (wake != nullptr) wake->cancel();
     }
   };
 
@@ -105,68 +99,69 @@ class SteadyClient {
 
   boost::asio::awaitable<void> Run() {
     constexpr auto kNoThrow = boost::asio::as_tuple(boost::asio::use_awaitable);
-    auto made = co_await connect_(ctx_);
+    auto made = co_await transport_.Connect(ctx_, options_);
     if (!made.ok()) {
       Fail(made.status().ToString());
       co_return;
     }
-    std::shared_ptr<Connection> conn = *made;
-    auto codec = NewCodec(uint8_t(CodecId::kRaw));
-    if (!codec.ok()) {
-      Fail(codec.status().ToString());
-      conn->Close();
-      co_return;
-    }
+    std::shared_ptr<rpc::CallChannel> conn = made->channel;
+    std::unique_ptr<Codec> codec = std::move(made->codec);
     Record rec;
     boost::asio::steady_timer wake(ctx_);
-    Waiter w;
-    w.wake = &wake;
-    w.codec = codec->get();
+    // On the heap: a call that never ends keeps a pointer to it (see below).
+    auto* w = new Waiter;
+    w->wake = &wake;
+    w->codec = codec.get();
     for (uint64_t n = 0; !stop_.load(); ++n) {
-      w.done = false;
-      w.error.clear();
-      w.method = n % 2 == 0 ? Method::kMutate : Method::kPing;
+      w->done = false;
+      w->error.clear();
+      w->method = n % 2 == 0 ? Method::kMutate : Method::kGet;
       uint32_t id = 0;
-      ByteBuffer* out = conn->BeginCall(uint8_t(w.method), &w, &id);
+      ByteBuffer* out = conn->BeginCall(uint8_t(w->method), w, &id);
       if (out == nullptr) {
         Fail("BeginCall failed: " + conn->error().ToString());
         break;
       }
-      if (w.method == Method::kMutate) {
+      Status s;
+      if (w->method == Method::kMutate) {
         MutateRequest req;
         req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
-        Status s = (*codec)->EncodeRequest(id, req, out);
-        if (!s.ok()) {
-          conn->Abandon();
-          Fail("encode failed: " + s.ToString());
-          break;
-        }
+        s = codec->EncodeRequest(id, req, out);
       } else {
-        out->Append(ByteView("ping"));
+        GetRequest req;
+        req.row = ByteView(rec.row);
+        s = codec->EncodeRequest(id, req, out);
+      }
+      if (!s.ok()) {
+        conn->Abandon();
+        Fail("encode failed: " + s.ToString());
+        break;
       }
       conn->Send();
       wake.expires_after(std::chrono::seconds(10));
-      if (!w.done) co_await wake.async_wait(kNoThrow);
-      if (!w.done) {
+      if (!w->done) co_await wake.async_wait(kNoThrow);
+      if (!w->done) {
         Fail("no reply within 10 s");
-        conn->Cancel(id);
-        while (cancelled_call_still_ends_ && !w.done) {  // It ends through w.
-          wake.expires_after(std::chrono::milliseconds(100));
-          co_await wake.async_wait(kNoThrow);
-        }
-        break;
+        // Closing fails the call (now, or later on a transport whose calls
+        // end on their own): the waiter stays allocated for that.
+        w->wake = nullptr;
+        conn->Close();
+        co_return;
       }
-      if (!w.error.empty()) {
-        Fail(w.error);
+      if (!w->error.empty()) {
+        Fail(w->error);
         break;
       }
       ok_.fetch_add(1);
     }
+    // No call of `w` is outstanding here.
+    w->wake = nullptr;
     conn->Close();
+    delete w;
   }
 
-  Connect connect_;
-  const bool cancelled_call_still_ends_;
+  const Transport& transport_;
+  EndpointOptions options_;
   boost::asio::io_context ctx_{1};
   std::thread thread_;
   std::atomic<bool> stop_{false};

@@ -1,0 +1,168 @@
+// `wirebench run --rpc NAME` end to end through the real binary, for every
+// registered transport (tests/transport_cases.h): a co-located server
+// started with the same --rpc, every codec the transport carries with a
+// small operation count and zero failed operations, server figures from the
+// Stats call over the transport; and the refusals: every codec it refuses
+// (named, with what to use), server flags it refuses (--handlers), and an
+// --rpc no transport has.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "codecs/codec.h"
+#include "tests/silent_listener.h"
+#include "tests/transport_cases.h"
+#include "transports/transport.h"
+
+namespace wirebench {
+namespace {
+
+using testing::TransportCodec;
+using testing::WirebenchProcess;
+
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
+constexpr auto kBound = std::chrono::seconds(120);
+
+std::string Stem(const std::string& name) {
+  return std::string(WIREBENCH_BINARY_DIR) + "/transport_run_" + testing::ParamName(name);
+}
+
+struct RunOutcome {
+  int rc = -1;
+  std::string err;
+  nlohmann::json results;
+};
+
+// `wirebench run` with a co-located server over `rpc`, `ops` operations on 4
+// clients, plus `extra`.
+RunOutcome RunOver(const std::string& rpc, const std::string& codec, int64_t ops,
+                   const std::vector<std::string>& extra = {}) {
+  const std::string stem = Stem(rpc + "_" + codec);
+  const std::string json_path = stem + ".json";
+  std::remove(json_path.c_str());
+  std::vector<std::string> args = {"run",     "-P",   kWorkloadA,          "--rpc",
+                                   rpc,       "--codec", codec,            "-threads",
+                                   "4",       "--ops", std::to_string(ops), "-p",
+                                   "recordcount=1000", "--json", json_path};
+  args.insert(args.end(), extra.begin(), extra.end());
+  WirebenchProcess p(kBinary, args, stem);
+  RunOutcome out;
+  out.rc = p.Wait(kBound);
+  out.err = p.Stderr();
+  std::ifstream in(json_path);
+  if (in) out.results = nlohmann::json::parse(in, nullptr, false).value("results", nlohmann::json());
+  return out;
+}
+
+int64_t Count(const nlohmann::json& results, const std::string& what) {
+  int64_t n = 0;
+  for (const auto& [op, e] : results.at("ops").items()) n += e.at("return").value(what, int64_t(0));
+  return n;
+}
+
+class TransportRun : public ::testing::TestWithParam<TransportCodec> {};
+
+TEST_P(TransportRun, RunsWithoutFailedOperations) {
+  const Transport& t = *GetParam().transport;
+  const testing::TransportCase& c = testing::CaseOf(t);
+  const RunOutcome r =
+      RunOver(std::string(t.name()), std::string(GetParam().codec->name), c.run_ops, c.run_args);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(r.results.is_object()) << r.err;
+  EXPECT_FALSE(r.results.at("partial").get<bool>()) << r.results.dump();
+  const int64_t ops = r.results.at("operations").get<int64_t>();
+  if (c.ops_rounded_up) {
+    EXPECT_GE(ops, c.run_ops);
+  } else {
+    EXPECT_EQ(ops, c.run_ops);
+  }
+  EXPECT_EQ(Count(r.results, "ERROR"), 0) << r.results.at("ops").dump();
+  if (c.every_op_ok) {
+    EXPECT_EQ(Count(r.results, "OK"), ops) << r.results.at("ops").dump();
+  } else {
+    EXPECT_EQ(Count(r.results, "OK") + Count(r.results, "NOT_FOUND"), ops)
+        << r.results.at("ops").dump();
+  }
+  // Server figures came from the Stats call over the transport, before and after.
+  const auto& after = r.results.at("server").at("after");
+  ASSERT_TRUE(after.is_object()) << r.results.at("server").dump();
+  EXPECT_EQ(after.at("failed_calls").get<int64_t>(), 0) << after.dump();
+  EXPECT_GT(r.results.at("client_raw").at("cpu_ns").get<double>(), 0);
+  if (c.check_run_server) c.check_run_server(after);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
+                         ::testing::ValuesIn(testing::CarriedCodecs()),
+                         testing::TransportCodecParamName());
+
+// A codec the transport does not carry: refused before anything starts,
+// naming the transport and what to use instead.
+class TransportRefusesCodec : public ::testing::TestWithParam<TransportCodec> {};
+
+TEST_P(TransportRefusesCodec, NamingTheOnesThatWork) {
+  const Transport& t = *GetParam().transport;
+  const std::string codec(GetParam().codec->name);
+  const RunOutcome r = RunOver(std::string(t.name()), codec, 300);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--rpc " + std::string(t.name())), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(t.CheckCodec(codec).message()), std::string::npos) << r.err;
+  for (const std::string& word : testing::CaseOf(t).codec_refusal_words)
+    EXPECT_NE(r.err.find(word), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRefusedCodec, TransportRefusesCodec,
+                         ::testing::ValuesIn(testing::RefusedCodecs()),
+                         testing::TransportCodecParamName());
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TransportRefusesCodec);  // Every one carries all.
+
+// Server flags a transport refuses (its CheckServerOptions): `server` and a
+// co-located `run` both exit 2 with its reason.
+std::vector<const Transport*> RefusingHandlerThreads() {
+  std::vector<const Transport*> out;
+  rpc::ServerOptions o;
+  o.handlers = 4;
+  for (const Transport* t : Transports())
+    if (!t->CheckServerOptions(o).ok()) out.push_back(t);
+  return out;
+}
+
+class TransportServerOptions : public ::testing::TestWithParam<const Transport*> {};
+
+TEST_P(TransportServerOptions, HandlerThreadsAreRefusedByServerAndRun) {
+  const Transport& t = *GetParam();
+  rpc::ServerOptions o;
+  o.handlers = 4;
+  const Status refusal = t.CheckServerOptions(o);
+  ASSERT_FALSE(refusal.ok());
+  WirebenchProcess server(kBinary,
+                          {"server", "--rpc", std::string(t.name()), "--handlers", "4", "--quiet"},
+                          Stem(std::string(t.name()) + "_server_handlers"));
+  EXPECT_EQ(server.Wait(kBound), 2);
+  EXPECT_NE(server.Stderr().find(refusal.message()), std::string::npos) << server.Stderr();
+
+  o.handlers = 2;
+  const std::string codec(FindCodec(uint8_t(testing::ClientCodecOf(t)))->name);
+  const RunOutcome r = RunOver(std::string(t.name()), codec, 300, {"--handlers", "2"});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find(t.CheckServerOptions(o).message()), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(RefusingHandlerThreads, TransportServerOptions,
+                         ::testing::ValuesIn(RefusingHandlerThreads()),
+                         testing::TransportParamName());
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TransportServerOptions);
+
+TEST(TransportRunRefusals, UnknownRpcIsRefusedNamingTheValues) {
+  const RunOutcome r = RunOver("http", "raw", 300);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--rpc must be one of " + TransportNames()), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace wirebench
