@@ -12,7 +12,7 @@
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
 #include "nullregion/region_service.h"
-#include "transports/wirebench/server.h"
+#include "rpc/server_options.h"
 #include "transports/transport.h"
 
 namespace wirebench {

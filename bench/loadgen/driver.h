@@ -28,7 +28,7 @@
 #include "bench/results/run_result.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 #include "transports/transport.h"
 
 namespace wirebench {

@@ -27,7 +27,7 @@
 #include "transports/wirebench/shared_connection.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 
 namespace wirebench {
 

@@ -6,7 +6,7 @@
 
 #include "codecs/codec.h"
 #include "common/protocol.h"
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 
 namespace wirebench {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 #include "transports/transport.h"
 
 namespace wirebench {

@@ -36,7 +36,7 @@
 #include "common/bytes.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 #include "transports/grpc/grpc_protocol.h"
 #include "transports/grpc/socket_counter.h"
 

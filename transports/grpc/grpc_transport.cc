@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "transports/wirebench/client.h"
+#include "rpc/call_channel.h"
 #include "transports/grpc/grpc_client.h"
 #include "transports/grpc/grpc_server.h"
 #include "transports/grpc/process_threads.h"

@@ -13,6 +13,7 @@
 #include "codecs/wire_reader.h"
 #include "common/protocol.h"
 #include "rpc/asio_io.h"
+#include "rpc/call_slots.h"
 #include "rpc/write_loop.h"
 #include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_protocol.h"
@@ -169,20 +170,9 @@ class HBaseChannel final : public rpc::CallChannel,
 
   ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) override {
     if (!error_.ok() || closed_) return nullptr;
-    uint32_t slot;
-    if (!free_slots_.empty()) {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-    } else {
-      if (slots_.size() >= rpc::kMaxCallsInFlight) return nullptr;
-      slot = uint32_t(slots_.size());
-      slots_.emplace_back();
-      free_slots_.reserve(slots_.capacity());
-    }
-    const uint32_t id = call_ids_.Next(slot);
+    uint32_t slot, hid;
     // Java's call ids are non-negative ints: keep the top bit clear.
-    const uint32_t hid = id & 0x7FFFFFFFu;
-    slots_[slot] = Slot{pending, hid, method};
+    if (!slots_.Take(pending, method, &slot, &hid, 0x7FFFFFFFu)) return nullptr;
     open_slot_ = slot;
     if (call_id) *call_id = hid;
     if (IsRegionMethod(method)) {
@@ -197,18 +187,18 @@ class HBaseChannel final : public rpc::CallChannel,
   }
 
   void Send() override {
-    Slot& s = slots_[open_slot_];
+    const auto& s = slots_[open_slot_];
     if (open_frame_ == kSideCall) {
       pbw::WirebenchBlob blob;
       blob.set_data(side_.data(), side_.size());
       AppendCall(s.call_id,
-                 s.method == uint8_t(Method::kStats) ? "WirebenchStats" : "WirebenchPing", blob,
+                 s.extra == uint8_t(Method::kStats) ? "WirebenchStats" : "WirebenchPing", blob,
                  &q_.out);
     } else {
       StoreBE32(q_.out.data() + open_frame_, uint32_t(q_.out.size() - open_frame_ - 4));
     }
     open_frame_ = SIZE_MAX;
-    ++inflight_;
+    slots_.Sent();
     ++stats_.frames_out;
     if (!dispatching_) q_.Wake();
   }
@@ -216,22 +206,14 @@ class HBaseChannel final : public rpc::CallChannel,
   void Abandon() override {
     if (open_frame_ != kSideCall) q_.out.Resize(open_frame_);
     open_frame_ = SIZE_MAX;
-    slots_[open_slot_] = Slot{};
-    free_slots_.push_back(open_slot_);
+    slots_.Abandon(open_slot_);
   }
 
-  void Cancel(uint32_t call_id) override {
-    const uint32_t slot = call_id & 0xFFFF;
-    if (slot < slots_.size() && slots_[slot].call_id == call_id && slots_[slot].pending) {
-      slots_[slot] = Slot{};
-      free_slots_.push_back(slot);
-      --inflight_;
-    }
-  }
+  void Cancel(uint32_t call_id) override { slots_.Finish(call_id); }
 
   bool ok() const override { return error_.ok(); }
   const Status& error() const override { return error_; }
-  size_t inflight() const override { return inflight_; }
+  size_t inflight() const override { return slots_.inflight(); }
   const rpc::ClientConnectionStats& stats() const override { return stats_; }
   std::string peer() const override { return peer_; }
 
@@ -249,11 +231,6 @@ class HBaseChannel final : public rpc::CallChannel,
  private:
   friend struct ChannelWriteHooks;
   static constexpr size_t kSideCall = SIZE_MAX - 1;
-  struct Slot {
-    rpc::PendingCall* pending = nullptr;
-    uint32_t call_id = 0;
-    uint8_t method = 0;
-  };
 
   static bool IsRegionMethod(uint8_t m) {
     return m == uint8_t(Method::kMutate) || m == uint8_t(Method::kGet) ||
@@ -262,16 +239,7 @@ class HBaseChannel final : public rpc::CallChannel,
 
   void FailAll(const Status& status) {
     if (error_.ok()) error_ = status;
-    std::vector<rpc::PendingCall*> failed;
-    for (Slot& s : slots_) {
-      if (s.pending) failed.push_back(s.pending);
-      s = Slot{};
-    }
-    free_slots_.clear();
-    for (uint32_t i = 0; i < slots_.size(); ++i)
-      free_slots_.push_back(uint32_t(slots_.size() - 1 - i));
-    inflight_ = 0;
-    for (rpc::PendingCall* p : failed) p->OnFailure(error_);
+    for (rpc::PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
   }
 
   void Dispatch(ByteView body) {
@@ -289,18 +257,14 @@ class HBaseChannel final : public rpc::CallChannel,
                                   ExceptionText(parts)));
       return;
     }
-    const uint32_t slot = parts.call_id & 0xFFFF;
-    if (slot >= slots_.size() || slots_[slot].call_id != parts.call_id || !slots_[slot].pending) {
+    const auto s = slots_.Finish(parts.call_id);
+    if (s.pending == nullptr) {
       ++stats_.stray_replies;
       return;
     }
-    const Slot s = slots_[slot];
-    slots_[slot] = Slot{};
-    free_slots_.push_back(slot);
-    --inflight_;
     rpc::CallHeader h;
     h.call_id = s.call_id;
-    h.method = s.method;
+    h.method = s.extra;
     if (parts.has_exception) {
       h.status = uint8_t(CallStatus::kServerError);
       const std::string text = ExceptionText(parts);
@@ -308,7 +272,7 @@ class HBaseChannel final : public rpc::CallChannel,
       return;
     }
     h.status = uint8_t(CallStatus::kOk);
-    if (IsRegionMethod(s.method)) {
+    if (IsRegionMethod(s.extra)) {
       s.pending->OnReply(h, body);
       return;
     }
@@ -393,10 +357,7 @@ class HBaseChannel final : public rpc::CallChannel,
   rpc::OutputQueue q_;
   ByteBuffer in_;
   ByteBuffer side_;  // The payload of a Stats or Ping call.
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> free_slots_;
-  rpc::CallIdGenerator call_ids_;
-  size_t inflight_ = 0;
+  rpc::CallSlots<uint8_t> slots_;  // Extra: the call's method.
   size_t open_frame_ = SIZE_MAX;
   uint32_t open_slot_ = 0;
   bool dispatching_ = false;

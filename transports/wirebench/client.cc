@@ -145,20 +145,8 @@ void ClientConnection::StartLoops() {
 
 ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id) {
   if (!error_.ok() || closed_) return nullptr;
-  uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    if (slots_.size() >= kMaxCallsInFlight) return nullptr;
-    slot = uint32_t(slots_.size());
-    slots_.emplace_back();
-    // Every slot can be free at once: size the free list with the table, so
-    // freeing a slot in the reply path never grows (allocates) it later.
-    free_slots_.reserve(slots_.capacity());
-  }
-  const uint32_t id = call_ids_.Next(slot);
-  slots_[slot] = Slot{pending, id};
+  uint32_t slot, id;
+  if (!slots_.Take(pending, {}, &slot, &id)) return nullptr;
   open_slot_ = slot;
   open_frame_ = BeginFrame(&q_.out, id, method, 0);
   if (call_id) *call_id = id;
@@ -175,7 +163,7 @@ void ClientConnection::Send() {
   }
   EndFrame(&q_.out, open_frame_);
   open_frame_ = SIZE_MAX;
-  ++inflight_;
+  slots_.Sent();
   ++stats_.frames_out;
   if (!handshake_armed_) ArmHandshakeTimer();
   // Calls made while replies are dispatched leave together, in one send at
@@ -198,18 +186,10 @@ void ClientConnection::ArmHandshakeTimer() {
 void ClientConnection::Abandon() {
   q_.out.Resize(open_frame_);
   open_frame_ = SIZE_MAX;
-  slots_[open_slot_] = Slot{};
-  free_slots_.push_back(open_slot_);
+  slots_.Abandon(open_slot_);
 }
 
-void ClientConnection::Cancel(uint32_t call_id) {
-  uint32_t slot = call_id & 0xFFFF;
-  if (slot < slots_.size() && slots_[slot].call_id == call_id && slots_[slot].pending) {
-    slots_[slot] = Slot{};
-    free_slots_.push_back(slot);
-    --inflight_;
-  }
-}
+void ClientConnection::Cancel(uint32_t call_id) { slots_.Finish(call_id); }
 
 void ClientConnection::Close() {
   if (closed_) return;
@@ -230,15 +210,7 @@ void ClientConnection::CloseFromAnyThread() {
 void ClientConnection::FailAll(const Status& status) {
   if (error_.ok()) error_ = status;
   // Collect first: OnFailure may start new calls (which fail at once).
-  std::vector<PendingCall*> failed;
-  for (Slot& s : slots_) {
-    if (s.pending) failed.push_back(s.pending);
-    s = Slot{};
-  }
-  free_slots_.clear();
-  for (uint32_t i = 0; i < slots_.size(); ++i) free_slots_.push_back(uint32_t(slots_.size() - 1 - i));
-  inflight_ = 0;
-  for (PendingCall* p : failed) p->OnFailure(error_);
+  for (PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
 }
 
 void ClientConnection::DispatchFrame(const Frame& f) {
@@ -250,15 +222,11 @@ void ClientConnection::DispatchFrame(const Frame& f) {
     if (error_.ok()) error_ = ServerClosedError(peer(), h, f.payload);
     if (h.call_id == 0) return;
   }
-  const uint32_t slot = h.call_id & 0xFFFF;
-  if (slot >= slots_.size() || slots_[slot].call_id != h.call_id || !slots_[slot].pending) {
+  PendingCall* p = slots_.Finish(h.call_id).pending;
+  if (p == nullptr) {
     ++stats_.stray_replies;
     return;
   }
-  PendingCall* p = slots_[slot].pending;
-  slots_[slot] = Slot{};
-  free_slots_.push_back(slot);
-  --inflight_;
   p->OnReply(h, f.payload);
 }
 
@@ -271,7 +239,7 @@ void ClientConnection::OnReadError(const boost::system::error_code& ec) {
   if (closed_) return;
   FailAll(error_.ok() ? ConnectionLostError(
                             peer(), ec == asio::error::eof ? "closed by the server" : ec.message(),
-                            !answered_ && inflight_ > 0)
+                            !answered_ && slots_.inflight() > 0)
                       : error_);
   Close();
 }

@@ -32,6 +32,7 @@
 #include "common/counters.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
+#include "rpc/call_slots.h"
 #include "transports/wirebench/frame.h"
 #include "rpc/write_loop.h"
 
@@ -85,7 +86,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   bool ok() const { return error_.ok(); }
   // Why the connection failed: names the server and the cause.
   const Status& error() const { return error_; }
-  size_t inflight() const { return inflight_; }
+  size_t inflight() const { return slots_.inflight(); }
   const ClientConnectionStats& stats() const { return stats_; }
   std::string peer() const;
   // Closes the socket; pending calls fail with Aborted (or with the error
@@ -97,10 +98,6 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   boost::asio::io_context& context() { return ctx_; }
 
  private:
-  struct Slot {
-    PendingCall* pending = nullptr;
-    uint32_t call_id = 0;
-  };
   void StartLoops();
   boost::asio::awaitable<void> ReadLoop();
   boost::asio::awaitable<void> WriteLoop();
@@ -125,10 +122,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   bool closed_ = false;
   bool dispatching_ = false;  // ReadLoop is handing replies to their calls.
   Status error_;
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> free_slots_;
-  CallIdGenerator call_ids_;
-  size_t inflight_ = 0;
+  CallSlots<> slots_;
   size_t open_frame_ = SIZE_MAX;  // Offset in q_.out of the frame being encoded.
   uint32_t open_slot_ = 0;
   ClientConnectionStats stats_;
