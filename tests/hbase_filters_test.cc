@@ -2,6 +2,8 @@
 // model's cells, built from the same protobuf messages a client sends.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -275,11 +277,155 @@ TEST(HBaseFilters, SkipAndWhileMatchWrappers) {
   EXPECT_TRUE(w->FilterAllRemaining()) << "the first row left out ends the scan";
 }
 
+// FuzzyRowFilter with one pair: key "ab?d", mask as `mask`.
+std::unique_ptr<Filter> Fuzzy(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  pbw::FuzzyRowFilter f;
+  for (const auto& [key, mask] : pairs) {
+    pbw::BytesBytesPair* p = f.add_fuzzy_keys_data();
+    p->set_first(key);
+    p->set_second(mask);
+  }
+  return Make(Named("FuzzyRowFilter", f.SerializeAsString()));
+}
+
+// Which of these rows (each one cell f:q@1=v) a filter keeps, as "row,row".
+std::string KeptRows(Filter* f, const std::vector<std::string>& rows) {
+  std::string kept;
+  for (const std::string& r : rows)
+    if (Apply(f, RowCells{r, {{"f", "q", 1, "v"}, {"g", "q", 1, "v"}}}) != "-")
+      kept += (kept.empty() ? "" : ",") + r;
+  return kept;
+}
+
+// HBase 2.x's FuzzyRowFilter on an x86-64 region server: mask 0 = fixed,
+// 1 = fuzzy as a caller writes it; the 2.x client's constructor turns the
+// mask into 0xFF (fixed) / 2 (fuzzy) and zeroes the key's fuzzy bytes before
+// toByteArray, which is what arrives. satisfies() compares the row's first
+// min(row, key) bytes, so "ab" (shorter) and "abcdzz" (longer) match.
+TEST(HBaseFilters, FuzzyRowFilter) {
+  const std::vector<std::string> rows = {"abcd", "abzd", "abce", "xbcd", "ab", "abcdzz", "a\x01" "cd"};
+  const std::string raw_mask("\x00\x00\x01\x00", 4);
+  auto raw = Fuzzy({{"ab?d", raw_mask}});
+  EXPECT_EQ(KeptRows(raw.get(), rows), "abcd,abzd,ab,abcdzz");
+  // What hbase-client 2.5/2.6 sends for new FuzzyRowFilter([("ab?d", {0,0,1,0})]).
+  const std::string sent_key("ab\x00" "d", 4), sent_mask("\xff\xff\x02\xff", 4);
+  auto sent = Fuzzy({{sent_key, sent_mask}});
+  EXPECT_EQ(KeptRows(sent.get(), rows), "abcd,abzd,ab,abcdzz");
+  // Every cell of a kept row, in each family; none of a row left out.
+  EXPECT_EQ(Apply(sent.get(), kRow), "-");
+  EXPECT_EQ(Apply(sent.get(), RowCells{"abqd", {{"f", "a", 1, "v"}, {"g", "b", 2, "w"}}}),
+            "f:a@1=v g:b@2=w");
+  // Two pairs: a row matching either is kept.
+  auto two = Fuzzy({{"ab?d", raw_mask}, {"x??d", std::string("\x00\x01\x01\x00", 4)}});
+  EXPECT_EQ(KeptRows(two.get(), rows), "abcd,abzd,xbcd,ab,abcdzz");
+  // No pair: no row.
+  auto none = Fuzzy({});
+  EXPECT_EQ(KeptRows(none.get(), rows), "");
+  pbw::FuzzyRowFilter bad;
+  pbw::BytesBytesPair* p = bad.add_fuzzy_keys_data();
+  p->set_first("abc");
+  p->set_second(std::string("\x00\x01", 2));
+  auto refused = ParseFilter(Named("FuzzyRowFilter", bad.SerializeAsString()).SerializeAsString());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("Fuzzy pair lengths do not match"), std::string::npos)
+      << refused.status().ToString();
+}
+
+pbw::Filter Dependent(bool drop, std::optional<pbw::Comparator> cmp = std::nullopt) {
+  pbw::DependentColumnFilter f;
+  f.mutable_compare_filter()->set_compare_op(cmp ? pbw::EQUAL : pbw::NO_OP);
+  if (cmp) *f.mutable_compare_filter()->mutable_comparator() = *cmp;
+  f.set_column_family("f");
+  f.set_column_qualifier("d");
+  f.set_drop_dependent_column(drop);
+  return Named("DependentColumnFilter", f.SerializeAsString());
+}
+
+// DependentColumnFilter(f, d): filterCell collects the timestamps of f:d's
+// cells (those passing the comparator, if any), filterRowCells keeps only
+// the row's cells at one of them.
+TEST(HBaseFilters, DependentColumnFilter) {
+  const RowCells row{"r",
+                     {{"f", "a", 2, "a2"},
+                      {"f", "a", 1, "a1"},
+                      {"f", "b", 3, "b3"},
+                      {"f", "d", 3, "x"},
+                      {"f", "d", 1, "y"},
+                      {"g", "d", 2, "gd"}}};
+  auto keep = Make(Dependent(false));
+  EXPECT_EQ(Apply(keep.get(), row, 3), "f:a@1=a1 f:b@3=b3 f:d@3=x f:d@1=y");
+  auto drop = Make(Dependent(true));
+  EXPECT_EQ(Apply(drop.get(), row, 3), "f:a@1=a1 f:b@3=b3");
+  auto valued = Make(Dependent(false, Cmp("BinaryComparator", "x")));
+  EXPECT_EQ(Apply(valued.get(), row, 3), "f:b@3=b3 f:d@3=x");
+  // Versions are counted before filterRowCells: with one version f:a@2 is
+  // the one read, and no f:d cell has its timestamp.
+  EXPECT_EQ(Apply(keep.get(), row, 1), "f:b@3=b3 f:d@3=x");
+  // A row without the dependent column keeps nothing.
+  EXPECT_EQ(Apply(keep.get(), kRow, 3), "-");
+  // In a FilterList the members' filterRowCells run too.
+  pbw::FilterList list;
+  list.set_operator_(pbw::FilterList::MUST_PASS_ALL);
+  *list.add_filters() = Dependent(true);
+  *list.add_filters() = CompareOf("QualifierFilter", pbw::NOT_EQUAL, Cmp("BinaryComparator", "b"));
+  auto listed = Make(Named("FilterList", list.SerializeAsString()));
+  EXPECT_EQ(Apply(listed.get(), row, 3), "f:a@1=a1");
+}
+
+// FirstKeyValueMatchingQualifiersFilter({b}): every cell up to the first
+// f:b or g:b, that one included, then NEXT_ROW.
+TEST(HBaseFilters, FirstKeyValueMatchingQualifiersFilter) {
+  pbw::FirstKeyValueMatchingQualifiersFilter f;
+  f.add_qualifiers("b");
+  f.add_qualifiers("zz");
+  auto made = Make(Named("FirstKeyValueMatchingQualifiersFilter", f.SerializeAsString()));
+  EXPECT_EQ(Apply(made.get(), kRow, 3), "f:a@3=x3 f:a@2=x2 f:b@1=yes");
+  EXPECT_EQ(Apply(made.get(), RowCells{"r", {{"f", "b", 5, "v5"}, {"f", "b", 4, "v4"}, {"f", "c", 1, "c"}}}, 3),
+            "f:b@5=v5") << "the older version of the matching column comes after the match";
+  EXPECT_EQ(Apply(made.get(), RowCells{"r", {{"f", "a", 1, "v"}, {"f", "c", 1, "c"}}}),
+            "f:a@1=v f:c@1=c") << "no match: the whole row";
+  auto empty = Make(Named("FirstKeyValueMatchingQualifiersFilter", ""));
+  EXPECT_EQ(Apply(empty.get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
+}
+
+pbw::Filter RandomRows(float chance) {
+  pbw::RandomRowFilter f;
+  f.set_chance(chance);
+  return Named("RandomRowFilter", f.SerializeAsString());
+}
+
+// RandomRowFilter: chance 0 (or below, or NaN) keeps no row, 1 (or above)
+// every row; between, wirebench's seeded draw keeps some, the same ones for
+// the same chance each time the filter is read.
+TEST(HBaseFilters, RandomRowFilter) {
+  std::vector<std::string> rows;
+  for (int i = 0; i < 200; ++i) rows.push_back("row" + std::to_string(i));
+  std::string all;
+  for (const std::string& r : rows) all += (all.empty() ? "" : ",") + r;
+  for (float chance : {0.0f, -1.0f, std::nanf("")}) {
+    auto f = Make(RandomRows(chance));
+    EXPECT_EQ(KeptRows(f.get(), rows), "") << chance;
+  }
+  for (float chance : {1.0f, 2.0f}) {
+    auto f = Make(RandomRows(chance));
+    EXPECT_EQ(KeptRows(f.get(), rows), all) << chance;
+  }
+  auto half = Make(RandomRows(0.5f));
+  const std::string kept = KeptRows(half.get(), rows);
+  EXPECT_FALSE(kept.empty());
+  EXPECT_NE(kept, all);
+  auto again = Make(RandomRows(0.5f));
+  EXPECT_EQ(KeptRows(again.get(), rows), kept) << "seeded: the same rows each time";
+  // A kept row keeps all its cells; a dropped row none.
+  auto one = Make(RandomRows(1.0f));
+  EXPECT_EQ(Apply(one.get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
+}
+
 TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
-  auto f = ParseFilter(Named("FuzzyRowFilter", "").SerializeAsString());
+  auto f = ParseFilter(Named("ColumnValueFilter", "").SerializeAsString());
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find(
-                "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.FuzzyRowFilter"),
+                "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.ColumnValueFilter"),
             std::string::npos)
       << f.status().ToString();
   auto c = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <random>
 #include <set>
 #include <re2/re2.h>
 
@@ -22,7 +23,8 @@ constexpr std::string_view kSupported =
     "FirstKeyOnlyFilter, KeyOnlyFilter, PageFilter, RowFilter, QualifierFilter, ValueFilter, "
     "FamilyFilter, ColumnPaginationFilter, ColumnRangeFilter, MultipleColumnPrefixFilter, "
     "TimestampsFilter, InclusiveStopFilter, ColumnCountGetFilter, MultiRowRangeFilter, "
-    "SkipFilter and WhileMatchFilter";
+    "SkipFilter, WhileMatchFilter, FuzzyRowFilter, DependentColumnFilter, "
+    "FirstKeyValueMatchingQualifiersFilter and RandomRowFilter";
 
 // The class name without HBase's filter package.
 std::string_view Short(std::string_view name) {
@@ -574,6 +576,148 @@ class WhileMatchFilter final : public Filter {
   bool done_ = false;
 };
 
+// FuzzyRowFilter: rows matching any (key, mask) pair, as HBase 2.x's
+// server reads the pairs on x86-64 (UNSAFE_UNALIGNED). A mask of only 0xFF
+// and 2 bytes is what a 2.x client sends (its constructor turned 0, fixed,
+// into 0xFF and 1, fuzzy, into 2, before toByteArray); any other mask is
+// turned so on the server (0 -> 0xFF, 1 -> 2, other bytes kept). The key's
+// bytes under a 2 become 0, and each mask byte is shifted right by 2 (signed:
+// 0xFF stays 0xFF, 2 becomes 0). A row matches a pair when
+// (row[i] & mask[i]) == key[i] for i below the shorter of the row and the
+// key: as HBase, a row shorter than the key is compared on its own length
+// and a longer one on the key's.
+class FuzzyRowFilter final : public Filter {
+ public:
+  struct Pair {
+    std::string key, mask;  // As matched: fuzzy key bytes 0, mask 0xFF or 0.
+  };
+  explicit FuzzyRowFilter(std::vector<Pair> pairs) : pairs_(std::move(pairs)) {}
+  void Reset() override { filter_row_ = false; }
+  // HBase decides in filterCell (SEEK_NEXT_USING_HINT to the next row that
+  // could match, and filterRow); wirebench leaves out the row's cells.
+  FilterCode FilterCell(const Cell& c) override {
+    for (const Pair& p : pairs_)
+      if (Matches(c.row, p)) return FilterCode::kInclude;
+    filter_row_ = true;
+    return FilterCode::kNextRow;
+  }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override { return filter_row_; }
+
+  // The pair as HBase's server holds it after the constructor and the
+  // first filterCell's shift.
+  static Pair Prepare(std::string key, std::string mask) {
+    const bool preprocessed = std::all_of(mask.begin(), mask.end(), [](char m) {
+      return static_cast<uint8_t>(m) == 0xFF || m == 2;
+    });
+    for (size_t i = 0; i < mask.size(); ++i) {
+      if (!preprocessed && mask[i] == 0) mask[i] = char(0xFF);
+      else if (!preprocessed && mask[i] == 1) mask[i] = 2;
+      if (mask[i] == 2) key[i] = 0;
+      mask[i] = char(static_cast<int8_t>(mask[i]) >> 2);
+    }
+    return {std::move(key), std::move(mask)};
+  }
+
+ private:
+  static bool Matches(ByteView row, const Pair& p) {
+    const size_t n = std::min(row.size(), p.key.size());
+    for (size_t i = 0; i < n; ++i)
+      if ((row[i] & static_cast<uint8_t>(p.mask[i])) != static_cast<uint8_t>(p.key[i])) return false;
+    return true;
+  }
+  std::vector<Pair> pairs_;
+  bool filter_row_ = false;
+};
+
+// DependentColumnFilter: of a row, only the cells whose timestamp one of
+// the dependent column's (family:qualifier) cells has, those whose value
+// passes the comparator when there is one; the dependent column's own
+// cells are dropped when drop_dependent_column is set.
+class DependentColumnFilter final : public Filter {
+ public:
+  DependentColumnFilter(const pbw::DependentColumnFilter& f, std::unique_ptr<Comparator> cmp)
+      : family_(f.column_family()),
+        qualifier_(f.column_qualifier()),
+        drop_(f.drop_dependent_column()),
+        op_(f.compare_filter().compare_op()),
+        cmp_(std::move(cmp)) {}
+  void Reset() override { stamps_.clear(); }
+  FilterCode FilterCell(const Cell& c) override {
+    if (c.family != ByteView(family_) || c.qualifier != ByteView(qualifier_))
+      return FilterCode::kInclude;  // Judged by FilterRowCells.
+    if (cmp_ && !Passes(op_, cmp_->CompareTo(c.value))) return FilterCode::kSkip;
+    stamps_.insert(c.timestamp);
+    return drop_ ? FilterCode::kSkip : FilterCode::kInclude;
+  }
+  bool HasFilterRow() const override { return true; }
+  void FilterRowCells(std::vector<Cell>* cells, size_t first) override {
+    const auto kept = std::remove_if(cells->begin() + ptrdiff_t(first), cells->end(),
+                                     [&](const Cell& c) { return !stamps_.contains(c.timestamp); });
+    cells->erase(kept, cells->end());
+  }
+
+ private:
+  std::string family_, qualifier_;
+  bool drop_;
+  pbw::CompareType op_;
+  std::unique_ptr<Comparator> cmp_;  // None: every dependent cell counts.
+  std::set<uint64_t> stamps_;
+};
+
+// FirstKeyValueMatchingQualifiersFilter (deprecated in HBase 2): a row's
+// cells up to and including the first whose qualifier is one of the set;
+// the rest of the row is left out.
+class FirstKeyValueMatchingQualifiersFilter final : public Filter {
+ public:
+  explicit FirstKeyValueMatchingQualifiersFilter(std::set<std::string, std::less<>> qualifiers)
+      : qualifiers_(std::move(qualifiers)) {}
+  void Reset() override { found_ = false; }
+  FilterCode FilterCell(const Cell& c) override {
+    if (found_) return FilterCode::kNextRow;
+    found_ = qualifiers_.contains(c.qualifier.str());
+    return FilterCode::kInclude;
+  }
+
+ private:
+  std::set<std::string, std::less<>> qualifiers_;
+  bool found_ = false;
+};
+
+// RandomRowFilter: each row kept when a draw in [0, 1) is below `chance`
+// (a Java float, compared as HBase does: 0 or less keeps none, 1 or more
+// keeps all, NaN none). HBase draws from an unseeded java.util.Random;
+// wirebench draws 24-bit floats from a Mersenne Twister seeded with
+// kRandomRowSeed when the filter is read, so a scan with the same chance
+// over the same rows keeps the same rows each time.
+constexpr uint32_t kRandomRowSeed = 0x5EEDu;
+class RandomRowFilter final : public Filter {
+ public:
+  explicit RandomRowFilter(float chance) : chance_(chance), rng_(kRandomRowSeed) {}
+  void Reset() override { out_ = false; }
+  bool FilterRowKey(ByteView) override {
+    if (chance_ < 0) {
+      out_ = true;
+    } else if (chance_ > 1) {
+      out_ = false;
+    } else {
+      const float draw = float(rng_() >> 8) * (1.0f / 16777216.0f);
+      out_ = !(draw < chance_);  // NaN: out.
+    }
+    return out_;
+  }
+  FilterCode FilterCell(const Cell&) override {
+    return out_ ? FilterCode::kNextRow : FilterCode::kInclude;
+  }
+  bool HasFilterRow() const override { return true; }
+  bool FilterRow() override { return out_; }
+
+ private:
+  float chance_;
+  std::mt19937 rng_;
+  bool out_ = false;
+};
+
 // Most restrictive first, for MUST_PASS_ALL.
 int Rank(FilterCode c) {
   switch (c) {
@@ -648,6 +792,9 @@ class FilterList final : public Filter {
     return std::any_of(filters_.begin(), filters_.end(),
                        [](const auto& f) { return f->HasFilterRow(); });
   }
+  void FilterRowCells(std::vector<Cell>* cells, size_t first) override {
+    for (auto& f : filters_) f->FilterRowCells(cells, first);  // As FilterListBase.
+  }
   bool FilterRow() override {
     if (filters_.empty()) return false;
     bool any = false, every = true;
@@ -678,6 +825,50 @@ StatusOr<std::unique_ptr<Filter>> MakeCompare(Part part, std::string_view name,
   if (!cmp.ok()) return cmp.status();
   return std::unique_ptr<Filter>(
       new CompareFilter(part, f.compare_filter().compare_op(), std::move(cmp).value()));
+}
+
+// FuzzyRowFilter, DependentColumnFilter, FirstKeyValueMatchingQualifiersFilter
+// and RandomRowFilter; nullopt when `base` is none of them.
+std::optional<StatusOr<std::unique_ptr<Filter>>> MakeRowSampleFilter(std::string_view base,
+                                                                     std::string_view name,
+                                                                     std::string_view bytes) {
+  if (base == "FuzzyRowFilter") {
+    pbw::FuzzyRowFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    std::vector<FuzzyRowFilter::Pair> pairs;
+    for (const pbw::BytesBytesPair& p : f.fuzzy_keys_data()) {
+      if (p.first().size() != p.second().size())
+        return Status::InvalidArgument(
+            "java.lang.IllegalArgumentException: Fuzzy pair lengths do not match: a " +
+            std::to_string(p.first().size()) + "-byte key with a " +
+            std::to_string(p.second().size()) + "-byte mask (give each key a mask byte per key byte)");
+      pairs.push_back(FuzzyRowFilter::Prepare(p.first(), p.second()));
+    }
+    return std::unique_ptr<Filter>(new FuzzyRowFilter(std::move(pairs)));
+  }
+  if (base == "DependentColumnFilter") {
+    pbw::DependentColumnFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    std::unique_ptr<Comparator> cmp;
+    if (f.compare_filter().has_comparator()) {
+      auto made = MakeComparator(f.compare_filter().comparator());
+      if (!made.ok()) return made.status();
+      cmp = std::move(made).value();
+    }
+    return std::unique_ptr<Filter>(new DependentColumnFilter(f, std::move(cmp)));
+  }
+  if (base == "FirstKeyValueMatchingQualifiersFilter") {
+    pbw::FirstKeyValueMatchingQualifiersFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new FirstKeyValueMatchingQualifiersFilter(
+        std::set<std::string, std::less<>>(f.qualifiers().begin(), f.qualifiers().end())));
+  }
+  if (base == "RandomRowFilter") {
+    pbw::RandomRowFilter f;
+    if (!Parse(&f, bytes)) return Malformed(name);
+    return std::unique_ptr<Filter>(new RandomRowFilter(f.chance()));
+  }
+  return std::nullopt;
 }
 
 // The column, timestamp, row-range and wrapper filters; nullopt when
@@ -734,7 +925,7 @@ std::optional<StatusOr<std::unique_ptr<Filter>>> MakeColumnOrRowFilter(std::stri
     if (base == "SkipFilter") return std::unique_ptr<Filter>(new SkipFilter(std::move(inner).value()));
     return std::unique_ptr<Filter>(new WhileMatchFilter(std::move(inner).value()));
   }
-  return std::nullopt;
+  return MakeRowSampleFilter(base, name, bytes);
 }
 
 StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
@@ -839,9 +1030,12 @@ bool FilterOneRow(Filter* f, ByteView row, std::span<const Cell> cells, uint32_t
     f->TransformCell(&kept, storage);
     out->push_back(kept);
   }
-  if (f->HasFilterRow() && f->FilterRow()) {
-    out->resize(first);
-    return false;
+  if (f->HasFilterRow()) {
+    f->FilterRowCells(out, first);
+    if (f->FilterRow()) {
+      out->resize(first);
+      return false;
+    }
   }
   return out->size() > first;
 }

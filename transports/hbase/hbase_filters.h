@@ -11,8 +11,10 @@
 // RegexStringComparator and SubstringComparator; ColumnPaginationFilter,
 // ColumnRangeFilter, MultipleColumnPrefixFilter, TimestampsFilter,
 // InclusiveStopFilter (forward scans), ColumnCountGetFilter,
-// MultiRowRangeFilter, SkipFilter and WhileMatchFilter. Anything else is refused
-// by ParseFilter with the DoNotRetryIOException HBase would send.
+// MultiRowRangeFilter, SkipFilter, WhileMatchFilter, FuzzyRowFilter,
+// DependentColumnFilter, FirstKeyValueMatchingQualifiersFilter and
+// RandomRowFilter. Anything else is refused by ParseFilter with the
+// DoNotRetryIOException HBase would send.
 // Thread-safety: a filter has per-row state; one scanner (one thread at a
 // time) uses it.
 #pragma once
@@ -51,6 +53,9 @@ class Filter {
   virtual void TransformCell(Cell* /*c*/, std::deque<std::string>* /*storage*/) {}
   // True when FilterRow must be asked after the row's cells.
   virtual bool HasFilterRow() const { return false; }
+  // Drops cells from the row's passing cells, (*cells)[first..], before
+  // FilterRow is asked (HBase's filterRowCells; DependentColumnFilter).
+  virtual void FilterRowCells(std::vector<Cell>* /*cells*/, size_t /*first*/) {}
   // True to leave the row out after seeing its cells.
   virtual bool FilterRow() { return false; }
 };
