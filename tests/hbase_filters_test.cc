@@ -303,12 +303,12 @@ std::string KeptRows(Filter* f, const std::vector<std::string>& rows) {
 // toByteArray, which is what arrives. satisfies() compares the row's first
 // min(row, key) bytes, so "ab" (shorter) and "abcdzz" (longer) match.
 TEST(HBaseFilters, FuzzyRowFilter) {
-  const std::vector<std::string> rows = {"abcd", "abzd", "abce", "xbcd", "ab", "abcdzz", "a\x01" "cd"};
+  const std::vector<std::string> rows = {"abcd", "abzd", "abce", "xbcd", "ab", "abcdzz", "a\001cd"};
   const std::string raw_mask("\x00\x00\x01\x00", 4);
   auto raw = Fuzzy({{"ab?d", raw_mask}});
   EXPECT_EQ(KeptRows(raw.get(), rows), "abcd,abzd,ab,abcdzz");
   // What hbase-client 2.5/2.6 sends for new FuzzyRowFilter([("ab?d", {0,0,1,0})]).
-  const std::string sent_key("ab\x00" "d", 4), sent_mask("\xff\xff\x02\xff", 4);
+  const std::string sent_key("ab\0d", 4), sent_mask("\xff\xff\x02\xff", 4);
   auto sent = Fuzzy({{sent_key, sent_mask}});
   EXPECT_EQ(KeptRows(sent.get(), rows), "abcd,abzd,ab,abcdzz");
   // Every cell of a kept row, in each family; none of a row left out.
@@ -380,10 +380,13 @@ TEST(HBaseFilters, FirstKeyValueMatchingQualifiersFilter) {
   f.add_qualifiers("zz");
   auto made = Make(Named("FirstKeyValueMatchingQualifiersFilter", f.SerializeAsString()));
   EXPECT_EQ(Apply(made.get(), kRow, 3), "f:a@3=x3 f:a@2=x2 f:b@1=yes");
-  EXPECT_EQ(Apply(made.get(), RowCells{"r", {{"f", "b", 5, "v5"}, {"f", "b", 4, "v4"}, {"f", "c", 1, "c"}}}, 3),
-            "f:b@5=v5") << "the older version of the matching column comes after the match";
+  EXPECT_EQ(Apply(made.get(),
+                  RowCells{"r", {{"f", "b", 5, "v5"}, {"f", "b", 4, "v4"}, {"f", "c", 1, "c"}}}, 3),
+            "f:b@5=v5")
+      << "the older version of the matching column comes after the match";
   EXPECT_EQ(Apply(made.get(), RowCells{"r", {{"f", "a", 1, "v"}, {"f", "c", 1, "c"}}}),
-            "f:a@1=v f:c@1=c") << "no match: the whole row";
+            "f:a@1=v f:c@1=c")
+      << "no match: the whole row";
   auto empty = Make(Named("FirstKeyValueMatchingQualifiersFilter", ""));
   EXPECT_EQ(Apply(empty.get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
 }
@@ -424,9 +427,10 @@ TEST(HBaseFilters, RandomRowFilter) {
 TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
   auto f = ParseFilter(Named("ColumnValueFilter", "").SerializeAsString());
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(f.status().message().find(
-                "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.ColumnValueFilter"),
-            std::string::npos)
+  EXPECT_NE(
+      f.status().message().find(
+          "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.ColumnValueFilter"),
+      std::string::npos)
       << f.status().ToString();
   auto c = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
   ASSERT_FALSE(c.ok());

@@ -114,7 +114,8 @@ std::optional<Fields> ParseFields(const std::string& in) {
         f.bytes[field] = in.substr(pos, v);
         pos += v;
         break;
-      default: return std::nullopt;  // None of these messages has another wire type.
+      default:
+        return std::nullopt;  // None of these messages has another wire type.
     }
   }
   return f;
@@ -283,8 +284,8 @@ void ReplayRegistry(const std::string& flag, const std::string& parent, const st
   const std::string stem =
       ::testing::TempDir() + "/hbase_java_zk_" + name + "_" + std::to_string(getpid());
   testing::WirebenchProcess server(
-      kBinary, {"server", "--rpc", "hbase", "--port", "0", "--region", "memstore", "--zookeeper",
-                flag},
+      kBinary,
+      {"server", "--rpc", "hbase", "--port", "0", "--region", "memstore", "--zookeeper", flag},
       stem);
   ZooKeeperReader zk(quorum);
   ASSERT_TRUE(zk.connected()) << "cannot connect to ZooKeeper at " << quorum;
@@ -330,7 +331,8 @@ void ReplayRegistry(const std::string& flag, const std::string& parent, const st
 
   // getClusterId.
   auto id_data = zk.Get(parent + "/hbaseid");
-  ASSERT_TRUE(id_data.has_value()) << parent << "/hbaseid missing: the client logs a null cluster id";
+  ASSERT_TRUE(id_data.has_value())
+      << parent << "/hbaseid missing: the client logs a null cluster id";
   const std::string id_pb = RemoveMetaData(*id_data);
   ASSERT_EQ(id_pb.substr(0, 4), "PBUF") << "without PBUF the client reads the bytes as the id";
   auto cluster = ParseFields(id_pb.substr(4));

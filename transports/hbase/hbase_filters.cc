@@ -607,12 +607,13 @@ class FuzzyRowFilter final : public Filter {
   // The pair as HBase's server holds it after the constructor and the
   // first filterCell's shift.
   static Pair Prepare(std::string key, std::string mask) {
-    const bool preprocessed = std::all_of(mask.begin(), mask.end(), [](char m) {
-      return static_cast<uint8_t>(m) == 0xFF || m == 2;
-    });
+    const bool preprocessed = std::all_of(
+        mask.begin(), mask.end(), [](char m) { return static_cast<uint8_t>(m) == 0xFF || m == 2; });
     for (size_t i = 0; i < mask.size(); ++i) {
-      if (!preprocessed && mask[i] == 0) mask[i] = char(0xFF);
-      else if (!preprocessed && mask[i] == 1) mask[i] = 2;
+      if (!preprocessed && mask[i] == 0)
+        mask[i] = char(0xFF);
+      else if (!preprocessed && mask[i] == 1)
+        mask[i] = 2;
       if (mask[i] == 2) key[i] = 0;
       mask[i] = char(static_cast<int8_t>(mask[i]) >> 2);
     }
@@ -623,7 +624,8 @@ class FuzzyRowFilter final : public Filter {
   static bool Matches(ByteView row, const Pair& p) {
     const size_t n = std::min(row.size(), p.key.size());
     for (size_t i = 0; i < n; ++i)
-      if ((row[i] & static_cast<uint8_t>(p.mask[i])) != static_cast<uint8_t>(p.key[i])) return false;
+      if ((row[i] & static_cast<uint8_t>(p.mask[i])) != static_cast<uint8_t>(p.key[i]))
+        return false;
     return true;
   }
   std::vector<Pair> pairs_;
@@ -841,7 +843,8 @@ std::optional<StatusOr<std::unique_ptr<Filter>>> MakeRowSampleFilter(std::string
         return Status::InvalidArgument(
             "java.lang.IllegalArgumentException: Fuzzy pair lengths do not match: a " +
             std::to_string(p.first().size()) + "-byte key with a " +
-            std::to_string(p.second().size()) + "-byte mask (give each key a mask byte per key byte)");
+            std::to_string(p.second().size()) +
+            "-byte mask (give each key a mask byte per key byte)");
       pairs.push_back(FuzzyRowFilter::Prepare(p.first(), p.second()));
     }
     return std::unique_ptr<Filter>(new FuzzyRowFilter(std::move(pairs)));
