@@ -14,34 +14,15 @@
 #include <string_view>
 #include <vector>
 
+#include "common/option_settings.h"
 #include "common/status.h"
 #include "nullregion/region.h"
 
 namespace wirebench {
 
-struct RegionOptionSpec {
-  std::string_view flag;           // "--wal-dir"
-  std::string_view help;           // One sentence for --help.
-  std::string_view default_value;  // "" = none; an empty value is never forwarded.
-};
-
-// Region option values keyed by flag, as the command line set them.
-class RegionSettings {
- public:
-  // Sets `flag` unless it already has a value (so a command's own default,
-  // set first, survives the registry's).
-  void SetDefault(std::string_view flag, std::string_view value);
-  void Set(std::string_view flag, std::string value);
-  // The value, or "" when the flag has none.
-  const std::string& Get(std::string_view flag) const;
-  // A whole number in [min, max]; the error names the flag and the range.
-  StatusOr<uint32_t> GetUint32(std::string_view flag, uint32_t min, uint32_t max) const;
-  // Where the command line writes `flag`'s value; stable while this object lives.
-  std::string* Slot(std::string_view flag);
-
- private:
-  std::map<std::string, std::string, std::less<>> values_;
-};
+// Options as data (common/option_settings.h), named for regions.
+using RegionOptionSpec = OptionSpec;
+using RegionSettings = OptionSettings;
 
 struct RegionEntry {
   std::string_view name;     // --region NAME

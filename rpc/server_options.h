@@ -41,15 +41,6 @@ struct ServerOptions {
   // incomplete, before its preamble, or after it but before its first
   // call, is closed (one idle between calls is not). 0 = never.
   int idle_timeout_ms = 30000;
-  // HOST:PORT[,HOST:PORT...][/ROOT]: register the server in ZooKeeper as
-  // HBase does, so HBase clients find it (only transports whose
-  // Transport::RegistersInZooKeeper() says so; empty = no registration).
-  std::string zookeeper;
-  // How long the registration waits for ZooKeeper before it fails the start.
-  int zookeeper_timeout_ms = 10000;
-  // --rpc hbase: regions the catalog lists per table, split at HBase's
-  // HexStringSplit points (1 = one region covering every key).
-  uint32_t regions_per_table = 1;
 };
 
 }  // namespace wirebench::rpc

@@ -142,7 +142,15 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"compare", "--warmup", "inf"}, "--warmup inf: must be a finite number"},
        {{"compare", "--client-cpus", "99"}, "the CPUs available are"},
        {{"run", "--client-cpus", "99"}, "CPU 99 is not one this process may run on"},
-       {{"server", "--cpus", "4096"}, "the CPUs available are"}});
+       {{"server", "--cpus", "4096"}, "the CPUs available are"},
+       // Issue 33: a transport's own option (its entry's ServerOptionSpecs) is
+       // refused for another transport, naming the one it belongs to.
+       {{"server", "--rpc", "wirebench", "--regions-per-table", "4"},
+        "--regions-per-table is a server option of --rpc hbase, and --rpc wirebench has none"},
+       {{"server", "--rpc", "grpc", "--zookeeper", "127.0.0.1:2181"},
+        "--zookeeper is a server option of --rpc hbase"},
+       {{"server", "--rpc", "hbase", "--regions-per-table", "0"},
+        "--regions-per-table must be a whole number from 1 to 4096, got '0'"}});
 }
 
 // Issue 32, "Defaults": `run -P workloads/workloada` reported every read

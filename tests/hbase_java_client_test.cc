@@ -242,10 +242,11 @@ class JavaServer {
   explicit JavaServer(uint32_t regions) : region_(NewMemstoreRegion()), service_(region_.get()) {
     rpc::ServerOptions o;
     o.port = 0;
-    o.regions_per_table = regions;
+    OptionSettings own;  // The hbase transport's own options.
+    own.Set("--regions-per-table", std::to_string(regions));
     auto transport = FindTransport("hbase");
     EXPECT_TRUE(transport.ok());
-    auto server = (*transport)->StartServer(o, region_.get(), &service_);
+    auto server = (*transport)->StartServer(o, own, region_.get(), &service_);
     EXPECT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(server).value();
     regions_ = regions;

@@ -169,9 +169,9 @@ class HBaseServerFixture {
       : region_(std::move(region)), service_(region_.get()) {
     rpc::ServerOptions o;
     o.port = 0;
-    o.regions_per_table = regions_per_table;
     o.max_frame = 1 << 20;
-    server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
+    server_ =
+        std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_, regions_per_table);
     EXPECT_TRUE(server_->Start().ok());
   }
   uint16_t port() const { return server_->port(); }

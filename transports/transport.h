@@ -32,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "codecs/codec.h"
+#include "common/option_settings.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
@@ -80,9 +81,14 @@ class Transport {
   virtual Status CheckServerOptions(const rpc::ServerOptions& options) const {
     return Status::Ok();
   }
-  // Whether StartServer honours ServerOptions::zookeeper (HBase's registry
-  // nodes); the `server` command refuses --zookeeper for the others.
-  virtual bool RegistersInZooKeeper() const { return false; }
+  // The server options of this transport's own (HBase's --zookeeper,
+  // --regions-per-table), as data (common/option_settings.h): the `server`
+  // command offers every transport's, and refuses one given to a transport
+  // that does not list it, naming the transport that does.
+  virtual std::span<const OptionSpec> ServerOptionSpecs() const { return {}; }
+  // Checks the values of those options (unset ones at their defaults);
+  // errors name the flag.
+  virtual Status CheckOwnOptions(const OptionSettings& own) const { return Status::Ok(); }
   // Where a client of this transport finds the server from ZooKeeper
   // (`load`/`run --zookeeper QUORUM[/ROOT]`), as HOST:PORT. The default
   // refuses: only a transport that registers there can be found there.
@@ -95,9 +101,18 @@ class Transport {
   }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
-  // `region` too. Both must outlive the server. Errors name the cause.
+  // `region` too. Both must outlive the server. `own` holds the values of
+  // ServerOptionSpecs() (one not set is at its default). Errors name the
+  // cause.
   virtual StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
-      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const = 0;
+      const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
+      rpc::Service* service) const = 0;
+  // The same with every option of the transport's own at its default.
+  StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
+                                                              Region* region,
+                                                              rpc::Service* service) const {
+    return StartServer(options, OptionSettings(), region, service);
+  }
 
   // Opens one client endpoint.
   virtual boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "bench/loadgen/local_server.h"
@@ -23,10 +25,37 @@ struct ServerCommandOptions {
   std::string rpc = "wirebench";
   rpc::ServerOptions server;
   RegionConfig region;
+  // The transports' own server options (Transport::ServerOptionSpecs), and
+  // which of them the command line set.
+  OptionSettings transport_options;
+  std::vector<std::pair<std::string_view, CLI::Option*>> transport_flags;
   std::string cpus;
   bool quiet = false;
   int port = 0;  // --port, checked 0-65535 before it becomes server.port.
 };
+
+// A transport's own option given to a transport that does not list it is
+// refused, naming the transports it belongs to.
+Status CheckTransportFlags(const ServerCommandOptions& o, const Transport& chosen) {
+  for (const auto& [flag, option] : o.transport_flags) {
+    if (option->count() == 0) continue;
+    bool own = false;
+    std::string owners;
+    for (const Transport* t : Transports()) {
+      for (const OptionSpec& spec : t->ServerOptionSpecs()) {
+        if (spec.flag != flag) continue;
+        if (t == &chosen) own = true;
+        owners += (owners.empty() ? "--rpc " : " or --rpc ") + std::string(t->name());
+      }
+    }
+    if (!own)
+      return Status::InvalidArgument(std::string(flag) + " is a server option of " + owners +
+                                     ", and --rpc " + std::string(chosen.name()) +
+                                     " has none: use " + owners + ", or leave " +
+                                     std::string(flag) + " out");
+  }
+  return Status::Ok();
+}
 
 // The codecs `transport` carries ("pb, cellblock" for hbase), for the banner.
 std::string CarriedCodecNames(const Transport& transport) {
@@ -64,15 +93,8 @@ int RunServer(const ServerCommandOptions& o) {
   auto transport = FindTransport(o.rpc);
   Status checked =
       transport.ok() ? (*transport)->CheckServerOptions(o.server) : transport.status();
-  if (checked.ok() && !o.server.zookeeper.empty() && !(*transport)->RegistersInZooKeeper())
-    checked = Status::InvalidArgument(
-        "--zookeeper registers an HBase-protocol server, and --rpc " + o.rpc +
-        " is not one: use --rpc hbase (HBase clients find it through ZooKeeper), or leave "
-        "--zookeeper out");
-  if (checked.ok() && o.server.regions_per_table != 1 && o.rpc != "hbase")
-    checked = Status::InvalidArgument(
-        "--regions-per-table splits the tables of HBase's catalog, and --rpc " + o.rpc +
-        " has none: use --rpc hbase, or leave --regions-per-table out");
+  if (checked.ok()) checked = CheckTransportFlags(o, **transport);
+  if (checked.ok()) checked = (*transport)->CheckOwnOptions(o.transport_options);
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
@@ -83,7 +105,7 @@ int RunServer(const ServerCommandOptions& o) {
     return 2;
   }
   RegionService service(region->get());
-  auto server = (*transport)->StartServer(o.server, region->get(), &service);
+  auto server = (*transport)->StartServer(o.server, o.transport_options, region->get(), &service);
   if (!server.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", server.status().ToString().c_str());
     return 1;
@@ -173,20 +195,24 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--zookeeper", s.zookeeper,
-                  "--rpc hbase: register in ZooKeeper at HOST:PORT[,HOST:PORT...][/ROOT] (root "
-                  "/hbase by default) as HBase does, so HBase clients given the quorum find this "
-                  "server; the nodes are removed on a clean stop");
-  cmd->add_option("--regions-per-table", s.regions_per_table,
-                  "--rpc hbase: regions hbase:meta lists per table, split at HBase's "
-                  "HexStringSplit points (8 hex digits: 00000000..ffffffff in N equal parts); a "
-                  "key outside the region a call names gets NotServingRegionException")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
-  cmd->add_option("--zookeeper-timeout-ms", s.zookeeper_timeout_ms,
-                  "How long to wait for ZooKeeper at start before failing")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 600000));
+  // Every transport's own options, as its entry lists them.
+  for (const Transport* t : Transports()) {
+    for (const OptionSpec& spec : t->ServerOptionSpecs()) {
+      bool seen = false;
+      for (const auto& f : opts->transport_flags) seen = seen || f.first == spec.flag;
+      if (seen) continue;
+      opts->transport_options.SetDefault(spec.flag, spec.default_value);
+      CLI::Option* option = cmd->add_option(std::string(spec.flag),
+                                            *opts->transport_options.Slot(spec.flag),
+                                            "--rpc " + std::string(t->name()) + ": " +
+                                                std::string(spec.help));
+      const bool number = !spec.default_value.empty() &&
+                          spec.default_value.find_first_not_of("0123456789") == std::string::npos;
+      option->type_name(number ? "UINT" : "VALUE");
+      if (!spec.default_value.empty()) option->capture_default_str();
+      opts->transport_flags.emplace_back(spec.flag, option);
+    }
+  }
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);

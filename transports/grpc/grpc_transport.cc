@@ -348,7 +348,8 @@ class GrpcEntry final : public Transport {
   }
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
-      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {
+      const rpc::ServerOptions& options, const OptionSettings&, Region* region,
+      rpc::Service* service) const override {
     auto serving = std::make_unique<GrpcServing>(options, region, service, native_);
     WB_RETURN_IF_ERROR(serving->Start());
     return std::unique_ptr<rpc::TransportServer>(std::move(serving));

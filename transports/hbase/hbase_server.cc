@@ -31,11 +31,11 @@ uint64_t NowMs() {
 class HBaseProtocol final : public rpc::ServerProtocol, public StatsSource {
  public:
   HBaseProtocol(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-                std::string advertised_host)
+                uint32_t regions_per_table, std::string advertised_host)
       : options_(options),
         service_(region, codec_service, ServerIdentity{}),
         advertised_host_(std::move(advertised_host)) {
-    service_.set_regions_per_table(options.regions_per_table);
+    service_.set_regions_per_table(regions_per_table);
   }
 
   std::string_view name() const override { return "hbase"; }
@@ -164,16 +164,18 @@ void HBaseProtocol::AppendStats(nlohmann::json* j) {
 class HBaseServer::Impl {
  public:
   Impl(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-       std::string advertised_host)
-      : protocol(options, region, codec_service, std::move(advertised_host)),
+       uint32_t regions_per_table, std::string advertised_host)
+      : protocol(options, region, codec_service, regions_per_table, std::move(advertised_host)),
         net(options, &protocol, codec_service) {}
   HBaseProtocol protocol;
   rpc::NetServer net;
 };
 
 HBaseServer::HBaseServer(const rpc::ServerOptions& options, Region* region,
-                         rpc::Service* codec_service, std::string advertised_host)
-    : impl_(std::make_unique<Impl>(options, region, codec_service, std::move(advertised_host))) {}
+                         rpc::Service* codec_service, uint32_t regions_per_table,
+                         std::string advertised_host)
+    : impl_(std::make_unique<Impl>(options, region, codec_service, regions_per_table,
+                                   std::move(advertised_host))) {}
 HBaseServer::~HBaseServer() { impl_->net.Stop(); }
 Status HBaseServer::Start() { return impl_->net.Start(); }
 uint16_t HBaseServer::port() const { return impl_->net.port(); }

@@ -29,8 +29,10 @@ class HBaseServer final : public rpc::TransportServer {
   // come from) must outlive the server. `advertised_host` is the host name
   // clients are told to connect to; empty = the bind address, or this
   // machine's host name when bound to a wildcard address.
+  // `regions_per_table`: the regions hbase:meta lists per table
+  // (--regions-per-table).
   HBaseServer(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-              std::string advertised_host = {});
+              uint32_t regions_per_table = 1, std::string advertised_host = {});
   ~HBaseServer() override;
 
   Status Start() override;

@@ -12,6 +12,43 @@ namespace wirebench {
 
 namespace {
 
+// The server options of the hbase transport's own.
+constexpr OptionSpec kOwnOptions[] = {
+    {"--zookeeper",
+     "register in ZooKeeper at HOST:PORT[,HOST:PORT...][/ROOT] (root /hbase by default) as "
+     "HBase does, so HBase clients given the quorum find this server; the nodes are removed on "
+     "a clean stop",
+     ""},
+    {"--zookeeper-timeout-ms", "how long to wait for ZooKeeper at start before failing",
+     "10000"},
+    {"--regions-per-table",
+     "regions hbase:meta lists per table, split at HBase's HexStringSplit points (8 hex "
+     "digits: 00000000..ffffffff in N equal parts); a key outside the region a call names gets "
+     "WrongRegionException",
+     "1"},
+};
+
+struct OwnOptions {
+  hbaserpc::ZooKeeperOptions zookeeper;
+  uint32_t regions_per_table = 1;
+};
+
+// The entry's own options from their values (unset ones at their defaults).
+StatusOr<OwnOptions> Own(const OptionSettings& given) {
+  OptionSettings s = given;
+  for (const OptionSpec& o : kOwnOptions) s.SetDefault(o.flag, o.default_value);
+  OwnOptions out;
+  out.zookeeper.zookeeper = s.Get("--zookeeper");
+  auto timeout = s.GetUint32("--zookeeper-timeout-ms", 1, 600000);
+  if (!timeout.ok()) return timeout.status();
+  out.zookeeper.timeout_ms = int(*timeout);
+  auto regions = s.GetUint32("--regions-per-table", 1, 4096);
+  if (!regions.ok()) return regions.status();
+  out.regions_per_table = *regions;
+  WB_RETURN_IF_ERROR(hbaserpc::CheckZooKeeperOption(out.zookeeper));
+  return out;
+}
+
 class HBaseEntry final : public Transport {
  public:
   std::string_view name() const override { return "hbase"; }
@@ -36,21 +73,28 @@ class HBaseEntry final : public Transport {
           "--handlers " + std::to_string(s.handlers) +
           " with --rpc hbase: the HBase server answers calls inline on its I/O threads; use "
           "--handlers 0 and --io-threads N");
-    return hbaserpc::CheckZooKeeperOption(s);
+    return Status::Ok();
   }
 
-  bool RegistersInZooKeeper() const override { return true; }
+  std::span<const OptionSpec> ServerOptionSpecs() const override { return kOwnOptions; }
+  Status CheckOwnOptions(const OptionSettings& own) const override {
+    return Own(own).status();
+  }
   StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
                                               std::chrono::milliseconds timeout) const override {
     return hbaserpc::FindServerInZooKeeper(zookeeper, timeout);
   }
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
-      const rpc::ServerOptions& options, Region* region, rpc::Service* service) const override {
-    auto server = std::make_unique<hbaserpc::HBaseServer>(options, region, service);
+      const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
+      rpc::Service* service) const override {
+    auto o = Own(own);
+    if (!o.ok()) return o.status();
+    auto server =
+        std::make_unique<hbaserpc::HBaseServer>(options, region, service, o->regions_per_table);
     WB_RETURN_IF_ERROR(server->Start());
     // With --zookeeper: registered under the identity its catalog hands out.
-    return hbaserpc::MaybeRegisterInZooKeeper(std::move(server), options);
+    return hbaserpc::MaybeRegisterInZooKeeper(std::move(server), o->zookeeper);
   }
 
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(

@@ -35,9 +35,9 @@ class RegisteredServer final : public rpc::TransportServer {
 
 }  // namespace
 
-Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
+Status CheckZooKeeperOption(const ZooKeeperOptions& options) {
   if (options.zookeeper.empty()) return Status::Ok();
-  if (options.zookeeper_timeout_ms < 1)
+  if (options.timeout_ms < 1)
     return Status::InvalidArgument("--zookeeper-timeout-ms must be at least 1");
   auto target = hbase::ParseZooKeeperFlag(options.zookeeper);
   return target.ok() ? Status::Ok() : target.status();
@@ -58,14 +58,14 @@ StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
 }
 
 StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
-    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options) {
+    std::unique_ptr<HBaseServer> server, const ZooKeeperOptions& options) {
   if (options.zookeeper.empty()) return std::unique_ptr<rpc::TransportServer>(std::move(server));
   auto target = hbase::ParseZooKeeperFlag(options.zookeeper);
   if (!target.ok()) return target.status();
   const ServerIdentity& id = server->identity();
   const hbase::ServerName name{id.host, id.port, int64_t(id.start_code)};
   auto registration = hbase::ZooKeeperRegistration::Register(
-      *target, name, id.cluster_id, std::chrono::milliseconds(options.zookeeper_timeout_ms));
+      *target, name, id.cluster_id, std::chrono::milliseconds(options.timeout_ms));
   if (!registration.ok()) {
     server->Stop();
     return Status(registration.status().code() == Status::Code::kInvalidArgument
@@ -80,7 +80,7 @@ StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
 
 #else  // !WIREBENCH_HAVE_ZOOKEEPER
 
-Status CheckZooKeeperOption(const rpc::ServerOptions& options) {
+Status CheckZooKeeperOption(const ZooKeeperOptions& options) {
   if (options.zookeeper.empty()) return Status::Ok();
   return Status::InvalidArgument(
       "--zookeeper: this wirebench was built without ZooKeeper's C client; install "
@@ -95,7 +95,7 @@ StatusOr<std::string> FindServerInZooKeeper(const std::string&, std::chrono::mil
 }
 
 StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
-    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options) {
+    std::unique_ptr<HBaseServer> server, const ZooKeeperOptions& options) {
   WB_RETURN_IF_ERROR(CheckZooKeeperOption(options));
   return std::unique_ptr<rpc::TransportServer>(std::move(server));
 }

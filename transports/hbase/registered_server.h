@@ -19,9 +19,18 @@
 
 namespace wirebench::hbaserpc {
 
+// The server's --zookeeper and --zookeeper-timeout-ms (the hbase entry's own
+// options, hbase_transport.cc).
+struct ZooKeeperOptions {
+  // HOST:PORT[,HOST:PORT...][/ROOT]; empty = no registration.
+  std::string zookeeper;
+  // How long the registration waits for ZooKeeper before it fails the start.
+  int timeout_ms = 10000;
+};
+
 // OK when `options.zookeeper` is empty or well-formed and this build has the
 // ZooKeeper client; otherwise the error names the flag and the fix.
-Status CheckZooKeeperOption(const rpc::ServerOptions& options);
+Status CheckZooKeeperOption(const ZooKeeperOptions& options);
 
 // HOST:PORT of the server ZooKeeper's meta-region-server node names, as an
 // HBase client finds it (`load`/`run --zookeeper`).
@@ -29,9 +38,9 @@ StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
                                             std::chrono::milliseconds timeout);
 
 // Registers the started `server` in ZooKeeper when options.zookeeper is set
-// (waiting at most options.zookeeper_timeout_ms for it), and returns the
+// (waiting at most options.timeout_ms for it), and returns the
 // server to drive; an unreachable ZooKeeper stops the server and is the error.
 StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
-    std::unique_ptr<HBaseServer> server, const rpc::ServerOptions& options);
+    std::unique_ptr<HBaseServer> server, const ZooKeeperOptions& options);
 
 }  // namespace wirebench::hbaserpc

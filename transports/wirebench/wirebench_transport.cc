@@ -18,7 +18,7 @@ class WirebenchEntry final : public Transport {
   }
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
-                                                              Region*,
+                                                              const OptionSettings&, Region*,
                                                               rpc::Service* service) const override {
     auto server = std::make_unique<rpc::Server>(options, service);
     WB_RETURN_IF_ERROR(server->Start());

@@ -1,24 +1,24 @@
-#include "nullregion/region_entry.h"
+#include "common/option_settings.h"
 
 #include <charconv>
 
 namespace wirebench {
 
-void RegionSettings::SetDefault(std::string_view flag, std::string_view value) {
+void OptionSettings::SetDefault(std::string_view flag, std::string_view value) {
   values_.try_emplace(std::string(flag), std::string(value));
 }
 
-void RegionSettings::Set(std::string_view flag, std::string value) {
+void OptionSettings::Set(std::string_view flag, std::string value) {
   values_.insert_or_assign(std::string(flag), std::move(value));
 }
 
-const std::string& RegionSettings::Get(std::string_view flag) const {
+const std::string& OptionSettings::Get(std::string_view flag) const {
   static const std::string kNone;
   auto it = values_.find(flag);
   return it == values_.end() ? kNone : it->second;
 }
 
-StatusOr<uint32_t> RegionSettings::GetUint32(std::string_view flag, uint32_t min,
+StatusOr<uint32_t> OptionSettings::GetUint32(std::string_view flag, uint32_t min,
                                              uint32_t max) const {
   const std::string& v = Get(flag);
   uint64_t n = 0;
@@ -30,7 +30,7 @@ StatusOr<uint32_t> RegionSettings::GetUint32(std::string_view flag, uint32_t min
   return uint32_t(n);
 }
 
-std::string* RegionSettings::Slot(std::string_view flag) {
+std::string* OptionSettings::Slot(std::string_view flag) {
   return &values_.try_emplace(std::string(flag)).first->second;
 }
 
