@@ -314,6 +314,12 @@ asio::awaitable<void> Connection::Watchdog() {
     watchdog_.expires_at(last_read_ + timeout);
     co_await watchdog_.async_wait(kNoThrow);
     if (closed_) break;
+    if (in_handler_) {
+      // A call of this connection runs on a handler thread, which owns the
+      // protocol's state until it returns: the connection is busy, not idle.
+      last_read_ = std::chrono::steady_clock::now();
+      continue;
+    }
     const bool idle = std::chrono::steady_clock::now() - last_read_ >= timeout;
     // Only a connection part-way through something (a handshake, an
     // incomplete call) is closed for being idle. One between calls is not:
@@ -329,8 +335,7 @@ asio::awaitable<void> Connection::Watchdog() {
     // many), so connections that only sit cannot lock every new client out.
     const bool crowded =
         server_->active_connections.load(std::memory_order_relaxed) * 2 > o.max_connections;
-    if (partial == nullptr && crowded && idle && !in_handler_ &&
-        protocol_->Outstanding() == 0) {
+    if (partial == nullptr && crowded && idle && protocol_->Outstanding() == 0) {
       BumpShared(io_->stats.idle_closed, 1);
       LogRateLimited("closing " + who + " while the server holds over half its --max-connections");
       Close();
