@@ -40,6 +40,7 @@
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
 #include "rpc/transport_server.h"
+#include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
 #include "transports/hbase/hbase_wire.pb.h"
 #include "transports/transport.h"
@@ -48,6 +49,11 @@ namespace wirebench {
 namespace {
 
 namespace pbw = hbasewire;
+using testing::Be32;
+using testing::Call;
+using testing::Delimited;
+using testing::KeyValue;
+using testing::Varint;
 using testing::RawPeer;
 
 constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
@@ -74,32 +80,11 @@ const std::map<std::string, std::string>& EncodedNames() {
   return m;
 }
 
-std::string Be32(uint32_t v) {
-  std::string s(4, '\0');
-  StoreBE32(reinterpret_cast<uint8_t*>(s.data()), v);
-  return s;
-}
-
-std::string Varint(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) {
-    s.push_back(char(v | 0x80));
-    v >>= 7;
-  }
-  s.push_back(char(v));
-  return s;
-}
-
 std::string LenField(uint32_t field, const std::string& bytes) {
   return Varint(uint64_t(field) << 3 | 2) + Varint(bytes.size()) + bytes;
 }
 
 std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t(field) << 3) + Varint(v); }
-
-std::string Delimited(const google::protobuf::MessageLite& m) {
-  const std::string b = m.SerializeAsString();
-  return Varint(b.size()) + b;
-}
 
 // RpcConnection.getConnectionHeader with the client's VersionInfo
 // (VersionInfoUtil.getCurrentClientVersionInfo: version, url, revision,
@@ -117,34 +102,6 @@ std::string JavaConnectionHeader(const std::string& service) {
                               VarintField(7, 2) + VarintField(8, 5);
   const std::string b = h.SerializeAsString() + LenField(5, version);
   return Be32(uint32_t(b.size())) + b;
-}
-
-// KeyValueCodec's cell: int length, then the KeyValue.
-std::string KeyValue(const std::string& row, const std::string& family, const std::string& qual,
-                     uint64_t ts, const std::string& value) {
-  std::string key;
-  key.push_back(char(row.size() >> 8));
-  key.push_back(char(row.size() & 0xFF));
-  key += row;
-  key.push_back(char(family.size()));
-  key += family + qual;
-  std::string t(8, '\0');
-  StoreBE64(reinterpret_cast<uint8_t*>(t.data()), ts);
-  key += t;
-  key.push_back(char(4));  // Put
-  const std::string kv = Be32(uint32_t(key.size())) + Be32(uint32_t(value.size())) + key + value;
-  return Be32(uint32_t(kv.size())) + kv;
-}
-
-std::string Call(uint32_t id, const std::string& method, const google::protobuf::MessageLite& param,
-                 const std::string& block = "") {
-  pbw::RequestHeader h;
-  h.set_call_id(id);
-  h.set_method_name(method);
-  h.set_request_param(true);
-  if (!block.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block.size()));
-  const std::string body = Delimited(h) + Delimited(param) + block;
-  return Be32(uint32_t(body.size())) + body;
 }
 
 struct Kv {
@@ -577,8 +534,8 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
       a->mutable_mutation()->set_row(row);
       a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
       a->mutable_mutation()->set_associated_cell_count(2);
-      block += KeyValue(row, "f", "a", 1700000000000, "va-" + row);
-      block += KeyValue(row, "f", "b", 1700000000000, "vb-" + row);
+      block += KeyValue(row, "f", "a", 1700000000000, 4, "va-" + row);
+      block += KeyValue(row, "f", "b", 1700000000000, 4, "vb-" + row);
       auto* ga = gra->add_action();
       ga->set_index(index++);
       *ga->mutable_get() = JavaGet(row);
@@ -768,7 +725,7 @@ TEST_P(JavaClient, CellsOverTheKeyValueLimitAreRefused) {
   a->mutable_mutation()->set_row("huge");
   a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
   a->mutable_mutation()->set_associated_cell_count(1);
-  ASSERT_TRUE(peer->Send(Call(++id, "Multi", multi, KeyValue("huge", "f", "q", 1, over))));
+  ASSERT_TRUE(peer->Send(Call(++id, "Multi", multi, KeyValue("huge", "f", "q", 1, 4, over))));
   r = ReadReply(*peer);
   ASSERT_EQ(r.exception(), "");
   pbw::MultiResponse mr;

@@ -18,6 +18,7 @@
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
+#include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
 #include "transports/hbase/hbase_server.h"
 #include "transports/hbase/hbase_wire.pb.h"
@@ -26,33 +27,16 @@ namespace wirebench {
 namespace {
 
 namespace pbw = hbasewire;
+using testing::Be32;
+using testing::Call;
+using testing::Delimited;
+using testing::KeyValue;
 using testing::RawPeer;
 
 constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
 std::string Preamble(uint8_t version = 0, uint8_t auth = 80) {
   return std::string("HBas") + char(version) + char(auth);
-}
-
-std::string Be32(uint32_t v) {
-  std::string s(4, '\0');
-  StoreBE32(reinterpret_cast<uint8_t*>(s.data()), v);
-  return s;
-}
-
-std::string Varint(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) {
-    s.push_back(char(v | 0x80));
-    v >>= 7;
-  }
-  s.push_back(char(v));
-  return s;
-}
-
-std::string Delimited(const google::protobuf::MessageLite& m) {
-  const std::string b = m.SerializeAsString();
-  return Varint(b.size()) + b;
 }
 
 std::string ConnectionHeader(const std::string& service, const std::string& codec = "",
@@ -64,34 +48,6 @@ std::string ConnectionHeader(const std::string& service, const std::string& code
   if (!compressor.empty()) h.set_cell_block_compressor_class(compressor);
   const std::string b = h.SerializeAsString();
   return Be32(uint32_t(b.size())) + b;
-}
-
-// One KeyValue as KeyValueCodec writes it: int length, then the KeyValue.
-std::string KeyValue(const std::string& row, const std::string& family, const std::string& qual,
-                     uint64_t ts, uint8_t type, const std::string& value) {
-  std::string key;
-  key.push_back(char(row.size() >> 8));
-  key.push_back(char(row.size() & 0xFF));
-  key += row;
-  key.push_back(char(family.size()));
-  key += family + qual;
-  std::string t(8, '\0');
-  StoreBE64(reinterpret_cast<uint8_t*>(t.data()), ts);
-  key += t;
-  key.push_back(char(type));
-  const std::string kv = Be32(uint32_t(key.size())) + Be32(uint32_t(value.size())) + key + value;
-  return Be32(uint32_t(kv.size())) + kv;
-}
-
-std::string Call(uint32_t id, const std::string& method, const google::protobuf::MessageLite& param,
-                 const std::string& block = "") {
-  pbw::RequestHeader h;
-  h.set_call_id(id);
-  h.set_method_name(method);
-  h.set_request_param(true);
-  if (!block.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block.size()));
-  const std::string body = Delimited(h) + Delimited(param) + block;
-  return Be32(uint32_t(body.size())) + body;
 }
 
 struct Reply {
