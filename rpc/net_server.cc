@@ -44,6 +44,11 @@ struct CoreStats {
 
 thread_local int tls_handler_index = -1;
 
+// The tag of this file's own copy of Asio's read and timer code (see
+// TaggedHandler in rpc/write_loop.h): every transport's server reads
+// through it, whatever else the program links.
+struct ConnectionIo {};
+
 std::string BudgetRefusal(const BufferBudget& b) {
   return "the server holds " + std::to_string(b.used() >> 20) +
          " MiB for unfinished calls across its connections (--max-buffered-bytes " +
@@ -152,8 +157,9 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
   asio::awaitable<void> WriteLoop();
   asio::awaitable<void> Watchdog();
   asio::awaitable<void> RunDeferred(std::function<void(ByteBuffer*)> work);
-  // Makes room for the next unit (or the next read); false after refusing.
-  bool MakeRoom();
+  // Makes room for a unit of `unit` bytes (0: not known) and the next read;
+  // false after refusing. ReadLoop calls it only when the buffer lacks room.
+  bool MakeRoom(size_t unit);
 
   friend struct CoreWriteHooks;
   NetServer::Impl* server_;
@@ -208,10 +214,7 @@ void Connection::Close() {
   server_->active_connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
-bool Connection::MakeRoom() {
-  // Room for the whole next unit once its length is known, and a quarter
-  // chunk at least for the next read.
-  const size_t unit = protocol_->UnitSize(in_.view());
+bool Connection::MakeRoom(size_t unit) {
   const bool ok = (unit <= in_.size() || input_.Reserve(unit)) &&
                   (in_.capacity() - in_.size() >= kReadChunk / 4 ||
                    input_.Reserve(in_.size() + kReadChunk));
@@ -245,15 +248,16 @@ asio::awaitable<void> Connection::RunDeferred(std::function<void(ByteBuffer*)> w
 
 asio::awaitable<void> Connection::ReadLoop() {
   auto self = shared_from_this();
+  std::function<void(ByteBuffer*)> work;
   for (;;) {
     const size_t used = protocol_->Consume(in_.view());
     in_.Consume(used);
     input_.Trim();
     if (!q_.out.empty()) q_.Wake();
     if (closed_ || close_after_flush_) co_return;
-    std::function<void(ByteBuffer*)> work;
     if (protocol_->TakeDeferred(&work)) {
       co_await RunDeferred(std::move(work));
+      work = nullptr;
       if (closed_) co_return;
       continue;
     }
@@ -261,7 +265,7 @@ asio::awaitable<void> Connection::ReadLoop() {
       while (Backlogged() && !closed_) {
         reader_waiting_ = true;
         read_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-        co_await read_signal_.async_wait(kNoThrow);
+        co_await AsyncWaitTimer<ConnectionIo>(read_signal_);
         reader_waiting_ = false;
       }
       // Calls already received but held back are handled before reading
@@ -270,9 +274,13 @@ asio::awaitable<void> Connection::ReadLoop() {
       if (!closed_ && !close_after_flush_) continue;
       co_return;
     }
-    if (!MakeRoom()) co_return;
-    auto [ec, n] = co_await socket_.async_read_some(
-        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+    // Room for the whole next unit once its length is known, and a quarter
+    // chunk at least for the next read.
+    const size_t unit = protocol_->UnitSize(in_.view());
+    if ((unit > in_.size() || in_.capacity() - in_.size() < kReadChunk / 4) && !MakeRoom(unit))
+      co_return;
+    auto [ec, n] = co_await AsyncReadSome<ConnectionIo>(
+        socket_, asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()));
     if (ec) {
       // EOF or error: let queued replies go out, then close.
       FinishAfterFlush();

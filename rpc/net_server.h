@@ -42,6 +42,7 @@ namespace wirebench::rpc {
 class ConnectionHost {
  public:
   // Replies go here; the writer sends whatever has accumulated in one write.
+  // The same buffer for the connection's life (a protocol may keep a pointer).
   virtual ByteBuffer& out() = 0;
   // Wakes the writer after appending to out() outside Consume.
   virtual void Flush() = 0;

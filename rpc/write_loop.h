@@ -23,8 +23,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <tuple>
+#include <utility>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/associator.hpp>
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -34,6 +38,72 @@
 #include "common/bytes.h"
 
 namespace wirebench::rpc {
+
+// Socket and timer operations awaited as `as_tuple(use_awaitable)` would
+// be (the results as one tuple), whose Asio code is compiled for `Tag`
+// alone.
+//
+// Asio's operations are templates over the completion handler: every file
+// that awaits a read, a write or a timer with as_tuple(use_awaitable)
+// instantiates the very same functions (the initiation, the operation's
+// perform and complete, the coroutine's resumption), each file compiles
+// them with its own inlining, and the linker keeps one file's copy for the
+// whole program: whichever archive member it happens to load first. The hot
+// path of a connection then runs another file's code, and moving a file
+// between libraries moves instructions per call (issue 33: the hbase server
+// ran the wirebench client's copy of the read, with epoll_reactor::start_op,
+// awaitable_thread::pump and the handler allocator out of line, some 250
+// instructions per operation). A handler type that names `Tag` makes the
+// instantiations the tag's: a tag private to a file (an anonymous
+// namespace) gives that file its own copy, compiled with the code around
+// it, whatever the link order. Behaviour is as_tuple's: the handler packs
+// the results into a tuple for the coroutine's handler, and its associated
+// executor, allocator and cancellation slot are that handler's.
+template <typename Tag, typename Handler>
+struct TaggedHandler {
+  Handler handler;  // The coroutine's (use_awaitable's awaitable_handler).
+  // Flattened: the coroutine's resumption (awaitable_handler,
+  // awaitable_thread::pump) is compiled into the tag's copy too.
+  template <typename... Args>
+  [[gnu::flatten]] void operator()(Args&&... args) {
+    std::move(handler)(std::make_tuple(std::forward<Args>(args)...));
+  }
+};
+
+// `co_await AsyncReadSome<Tag>(socket, buffer)`: (error_code, bytes).
+template <typename Tag, typename Stream, typename Buffer>
+auto AsyncReadSome(Stream& stream, const Buffer& buffer) {
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                     void(std::tuple<boost::system::error_code, size_t>)>(
+      [&stream](auto handler, const Buffer& b) {
+        stream.async_read_some(b, TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+      },
+      boost::asio::use_awaitable, buffer);
+}
+
+// `co_await AsyncWriteAll<Tag>(socket, buffer)`: asio::async_write's
+// (error_code, bytes).
+template <typename Tag, typename Stream, typename Buffer>
+auto AsyncWriteAll(Stream& stream, const Buffer& buffer) {
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                     void(std::tuple<boost::system::error_code, size_t>)>(
+      [&stream](auto handler, const Buffer& b) {
+        boost::asio::async_write(stream, b,
+                                 TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+      },
+      boost::asio::use_awaitable, buffer);
+}
+
+// `co_await AsyncWaitTimer<Tag>(timer)`: (error_code).
+template <typename Tag, typename Timer>
+auto AsyncWaitTimer(Timer& timer) {
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                     void(std::tuple<boost::system::error_code>)>(
+      [&timer](auto handler) {
+        timer.async_wait(TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+      },
+      boost::asio::use_awaitable);
+}
 
 struct OutputQueue {
   template <typename Executor>
@@ -73,7 +143,7 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
         if (q.out.empty() && hooks.Finished()) break;
         q.waiting = true;
         q.signal.expires_at(std::chrono::steady_clock::time_point::max());
-        co_await q.signal.async_wait(asio::as_tuple(asio::use_awaitable));
+        co_await AsyncWaitTimer<Hooks>(q.signal);
         q.waiting = false;
         continue;
       }
@@ -81,9 +151,8 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
       q.out.Clear();
       hooks.OnSwapped();
     }
-    auto [ec, n] = co_await asio::async_write(
-        socket, asio::buffer(q.writing.data(), q.writing.size()),
-        asio::as_tuple(asio::use_awaitable));
+    auto [ec, n] =
+        co_await AsyncWriteAll<Hooks>(socket, asio::buffer(q.writing.data(), q.writing.size()));
     if (ec) co_return ec;
     hooks.OnWritten(n);
     q.writing.Clear();
@@ -121,3 +190,20 @@ void FlushNow(boost::asio::ip::tcp::socket& socket, OutputQueue& q, Hooks& hooks
 }
 
 }  // namespace wirebench::rpc
+
+// TaggedHandler is its handler to Asio: the same executor, allocator and
+// cancellation slot.
+template <template <typename, typename> class Associator, typename Tag, typename Handler,
+          typename DefaultCandidate>
+struct boost::asio::associator<Associator, wirebench::rpc::TaggedHandler<Tag, Handler>,
+                               DefaultCandidate> : Associator<Handler, DefaultCandidate> {
+  static typename Associator<Handler, DefaultCandidate>::type get(
+      const wirebench::rpc::TaggedHandler<Tag, Handler>& h) noexcept {
+    return Associator<Handler, DefaultCandidate>::get(h.handler);
+  }
+  static auto get(const wirebench::rpc::TaggedHandler<Tag, Handler>& h,
+                  const DefaultCandidate& c) noexcept
+      -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler, c)) {
+    return Associator<Handler, DefaultCandidate>::get(h.handler, c);
+  }
+};

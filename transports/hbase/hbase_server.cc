@@ -69,6 +69,7 @@ class HBaseConnection final : public rpc::ProtocolConnection {
   HBaseConnection(HBaseProtocol* protocol, rpc::ConnectionHost* host)
       : protocol_(protocol),
         host_(host),
+        out_(&host->out()),
         core_(protocol->service(), protocol, protocol->io_stats(host->io_index()),
               protocol->options().max_frame) {
     core_.set_defer_filters(true);
@@ -76,11 +77,8 @@ class HBaseConnection final : public rpc::ProtocolConnection {
 
   size_t Consume(ByteView in) override {
     bool close = false;
-    const size_t used = core_.Consume(in, &host_->out(), &close);
-    if (close) {
-      if (!host_->closed()) rpc::LogRateLimited("closing HBase connection from " + host_->peer());
-      host_->FinishAfterFlush();
-    }
+    const size_t used = core_.Consume(in, out_, &close);
+    if (close) Finish();
     return used;
   }
   size_t UnitSize(ByteView in) const override { return core_.UnitSize(in); }
@@ -106,8 +104,15 @@ class HBaseConnection final : public rpc::ProtocolConnection {
   }
 
  private:
+  // After a refused preamble or header or an oversized call.
+  [[gnu::noinline, gnu::cold]] void Finish() {
+    if (!host_->closed()) rpc::LogRateLimited("closing HBase connection from " + host_->peer());
+    host_->FinishAfterFlush();
+  }
+
   HBaseProtocol* protocol_;
   rpc::ConnectionHost* host_;
+  ByteBuffer* out_;  // host_->out(): the same buffer for the connection's life.
   ConnectionCore core_;
 };
 
