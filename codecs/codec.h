@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "codecs/message.h"
 #include "common/bytes.h"
 #include "common/protocol.h"
+#include "common/registry.h"
 #include "common/status.h"
 
 namespace wirebench {
@@ -84,23 +86,27 @@ struct DecodeGuarantees {
   bool rejects_all_garbage = false;
 };
 
-// What the registry knows of a codec: the one place a codec is described.
-struct CodecInfo {
+// A codec's registry entry: the one place a codec is described. Its name,
+// summary and symbol prefixes (the code it runs besides its Codec class: its
+// generated code, its library) are every entry's (common/registry.h).
+struct CodecInfo : RegistryEntry {
+  CodecInfo(CodecId id, std::string_view name, std::string_view summary,
+            std::unique_ptr<Codec> (*factory)(), DecodeGuarantees guarantees,
+            std::initializer_list<std::string_view> symbol_prefixes)
+      : RegistryEntry(name, summary, symbol_prefixes),
+        id(id),
+        factory(factory),
+        guarantees(guarantees) {}
+
   CodecId id;  // The preamble's codec byte; a new codec takes the next free number.
-  std::string_view name;
-  std::string_view description;
   std::unique_ptr<Codec> (*factory)();
   DecodeGuarantees guarantees;
-  // Qualified-name prefixes of the code the codec runs besides its Codec
-  // class (its generated code, its library), which `--instructions`
-  // attributes to the codec layer (bench/loadgen/instructions.cc).
-  std::vector<std::string_view> symbol_prefixes;
 };
 
-// Every codec wirebench knows, in id order.
-const std::vector<CodecInfo>& AllCodecs();
-// Lookups; nullptr when unknown.
-const CodecInfo* FindCodec(std::string_view name);
+// Every codec wirebench knows, in id order (codecs/codec_registry.cc); the
+// first is the default.
+const Registry<CodecInfo>& Codecs();
+// The entry for a preamble's codec byte; nullptr when unknown.
 const CodecInfo* FindCodec(uint8_t id);
 // A new instance, or an error naming the codecs that exist.
 StatusOr<std::unique_ptr<Codec>> NewCodec(std::string_view name);

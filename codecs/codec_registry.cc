@@ -14,7 +14,9 @@
 
 namespace wirebench {
 
-const std::vector<CodecInfo>& AllCodecs() {
+namespace {
+
+const std::vector<CodecInfo>& Entries() {
   static const std::vector<CodecInfo> kCodecs = {
       // Lengths and an exact end: every truncation and all garbage is caught.
       {CodecId::kRaw, "raw", "hand-packed binary; the floor (one copy on encode, none on decode)",
@@ -59,33 +61,29 @@ const std::vector<CodecInfo>& AllCodecs() {
   return kCodecs;
 }
 
-const CodecInfo* FindCodec(std::string_view name) {
-  for (const CodecInfo& c : AllCodecs())
-    if (c.name == name) return &c;
-  return nullptr;
+}  // namespace
+
+const Registry<CodecInfo>& Codecs() {
+  static const Registry<CodecInfo> registry("--codec", [] {
+    std::vector<const CodecInfo*> entries;
+    for (const CodecInfo& c : Entries()) entries.push_back(&c);
+    return entries;
+  }());
+  return registry;
 }
 
 const CodecInfo* FindCodec(uint8_t id) {
-  for (const CodecInfo& c : AllCodecs())
-    if (uint8_t(c.id) == id) return &c;
+  for (const CodecInfo* c : Codecs().all())
+    if (uint8_t(c->id) == id) return c;
   return nullptr;
 }
 
-std::string CodecNames() {
-  std::string out;
-  for (const CodecInfo& c : AllCodecs()) {
-    if (!out.empty()) out += ", ";
-    out += c.name;
-  }
-  return out;
-}
+std::string CodecNames() { return Codecs().Names(); }
 
 StatusOr<std::unique_ptr<Codec>> NewCodec(std::string_view name) {
-  const CodecInfo* c = FindCodec(name);
-  if (c == nullptr)
-    return Status::InvalidArgument("unknown codec '" + std::string(name) +
-                                   "'; known codecs: " + CodecNames());
-  return c->factory();
+  auto c = Codecs().Resolve(name);
+  if (!c.ok()) return c.status();
+  return (*c)->factory();
 }
 
 StatusOr<std::unique_ptr<Codec>> NewCodec(uint8_t id) {

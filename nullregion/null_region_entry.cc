@@ -65,8 +65,9 @@ StatusOr<std::unique_ptr<Region>> Make(const RegionSettings& s) {
 
 const RegionEntry& NullRegionEntry() {
   static const RegionEntry entry{
-      "null",
-      "writes discarded, reads empty or canned (HBASE-10001)",
+      {"null",
+       "writes discarded, reads empty or canned (HBASE-10001)",
+       {"wirebench::NullRegion::", "wirebench::SpinCpu", "wirebench::SpinInstructions"}},
       {{"--null-reads",
         "What the null region answers to Get: empty (HBASE-10001) or canned (one pre-built "
         "record of --canned-fields x --canned-field-length bytes)",
@@ -79,8 +80,7 @@ const RegionEntry& NullRegionEntry() {
         "Bytes per field of the canned record (0-67108864; default 100, or the workload's "
         "fieldlength when co-located)",
         ""},
-       {"--spin-us", "Calibration: burn this many us of CPU per operation in the null region",
-        "0"},
+       {"--spin-us", "Calibration: burn this many us of CPU per operation in the null region", "0"},
        {"--delay-us", "Calibration: hold every reply this many us without using CPU", "0"},
        {"--spin-instructions",
         "Calibration for --instructions: execute this many instructions per operation in the "

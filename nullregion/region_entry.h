@@ -1,5 +1,6 @@
-// A region's registry entry (regions/registry.h lists them): its --region
-// name, its command-line options as data, and how to make one from their
+// A region's registry entry (regions/registry.h lists them): what every
+// entry has (common/registry.h: its --region name, summary and symbol
+// prefixes), its command-line options as data, and how to make one from their
 // values. Options are data rather than CLI code so the `server` command, the
 // co-located child's command line and `run`/`compare` all get them from one
 // place: a region with options is its folder plus its entry.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "common/option_settings.h"
+#include "common/registry.h"
 #include "common/status.h"
 #include "nullregion/region.h"
 
@@ -24,9 +26,7 @@ namespace wirebench {
 using RegionOptionSpec = OptionSpec;
 using RegionSettings = OptionSettings;
 
-struct RegionEntry {
-  std::string_view name;     // --region NAME
-  std::string_view summary;  // One phrase for --help.
+struct RegionEntry : RegistryEntry {
   std::vector<RegionOptionSpec> options;
   // Checks the settings without making anything (a co-located run checks
   // them before it starts the child); errors name the flag.

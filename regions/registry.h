@@ -19,19 +19,17 @@
 namespace wirebench {
 
 struct RegionConfig {
-  std::string name = "null";
+  // The region (--region NAME, resolved once where it is parsed).
+  const RegionEntry* entry = &NullRegionEntry();
   // Every region's options, by flag (the command line writes them).
   RegionSettings settings;
 };
 
-std::span<const RegionEntry* const> AllRegions();
-// nullptr when unknown.
-const RegionEntry* FindRegion(std::string_view name);
-// "null, memstore, wal".
-std::string RegionNames();
+// Every region this binary has; the first (null) is the default.
+const Registry<RegionEntry>& Regions();
 // Fills every option the command line left unset with its entry's default.
 void SetRegionDefaults(RegionConfig* config);
-// OK when the region exists and its options are valid; errors name the flag.
+// OK when the region's options are valid; errors name the flag.
 Status CheckRegion(const RegionConfig& config);
 StatusOr<std::unique_ptr<Region>> NewRegion(const RegionConfig& config);
 // The chosen region's warning for `handlers` handler threads, or "".

@@ -36,7 +36,8 @@ void ExpectPutsAllocateNothing(DriverOptions d, int client_threads, const char* 
   ASSERT_TRUE(server.Start().ok());
   testing::MixedWorkload w(puts_only);
   d.port = server.port();
-  d.codec = codec;
+  d.codec = Codecs().Find(codec);
+  ASSERT_NE(d.codec, nullptr) << codec;
   d.warmup_seconds = 1.0;
   d.operations = 20000;
   auto r = RunLoad(d, &w);
@@ -70,7 +71,7 @@ TEST(AllocSteadyState, OsModelPutRoundTripAllocatesNothing) {
 // Puts and gets with the codecs that promise no allocation per op on either
 // side: capnp (built only where Cap'n Proto is) and writable.
 TEST(AllocSteadyState, CapnpRoundTripsAllocateNothing) {
-  if (FindCodec("capnp") == nullptr) GTEST_SKIP() << "built without Cap'n Proto";
+  if (Codecs().Find("capnp") == nullptr) GTEST_SKIP() << "built without Cap'n Proto";
   DriverOptions d;
   d.threads = 8;
   ExpectPutsAllocateNothing(d, /*client_threads=*/1, "capnp", /*puts_only=*/false);

@@ -39,7 +39,7 @@ class BadInputTest : public ::testing::Test {
   // is false) with `o`.
   void StartServerOf(std::string_view transport, rpc::ServerOptions o = {},
                      bool with_client = true) {
-    auto t = FindTransport(transport);
+    auto t = Transports().Resolve(transport);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     StartServerOf(**t, o, with_client);
   }

@@ -194,8 +194,9 @@ TEST_F(BadInput, UnknownMethodGetsAnErrorAndTheConnectionSurvives) {
 TEST_F(BadInput, UndecodablePayloadGetsAReasonForEveryCodecAndMethod) {
   StartServer();
   const std::string garbage(64, '\xFF');
-  for (const CodecInfo& info : AllCodecs()) {
-    SCOPED_TRACE(std::string(info.name));
+  for (const CodecInfo* entry : Codecs()) {
+    const CodecInfo& info = *entry;
+    SCOPED_TRACE(std::string(info.name()));
     RawPeer peer(port_);
     ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(info.id))));
     uint32_t id = 100;

@@ -22,7 +22,7 @@ namespace wirebench {
 namespace {
 
 std::unique_ptr<Codec> NewCapnp() {
-  const CodecInfo* info = FindCodec("capnp");
+  const CodecInfo* info = Codecs().Find("capnp");
   EXPECT_NE(info, nullptr);
   return info->factory();
 }

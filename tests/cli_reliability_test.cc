@@ -45,7 +45,8 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "-threads", "0"}, "-threads (threadcount) must be 1 or more"},
       {{"run", "-P", kWorkloadA, "-threads", "-1"}, "-threads (threadcount) must be 1 or more"},
       // -target 0 is YCSB's "unthrottled" (issue 20, tests/ycsb_cli_test.cc).
-      {{"run", "-P", kWorkloadA, "-target", "nan"}, "property 'target' must be a number, got 'nan'"},
+      {{"run", "-P", kWorkloadA, "-target", "nan"},
+       "property 'target' must be a number, got 'nan'"},
       {{"run", "-P", "/tmp"}, "-P /tmp is a directory"},
       {{"run", "-P", kWorkloadA, "--connections", "0"}, "--connections must be 1 or more"},
       {{"run", "-P", kWorkloadA, "--client-io-threads", "0"}, "--client-io-threads must be 1"},
@@ -62,7 +63,12 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "--server", "::1:80"}, "[IPV6]:PORT"},
       {{"server", "--max-connections", "-1"}, "--max-connections: Value -1 not in range 1"},
       {{"server", "--max-frame", "0"}, "--max-frame: Value 0 not in range 1024"},
-      {{"calibrate", "--codec", "nope"}, "unknown codec 'nope'; known codecs:"},
+      // Issue 33: every registry name is refused in one form, naming the flag.
+      {{"calibrate", "--codec", "nope"}, "--codec must be one of raw, pb, pb-arena, cellblock"},
+      {{"run", "--region", "nope"}, "--region must be one of null, memstore, wal, got 'nope'"},
+      {{"server", "--rpc", "nope"}, "--rpc must be one of wirebench"},
+      {{"compare", "--codecs", "raw,nope"}, "--codecs must be one of raw, pb"},
+      {{"compare", "--rpcs", "wirebench,nope"}, "--rpcs must be one of wirebench"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Outcome o = RunWirebench("bad" + std::to_string(i), cases[i].args);

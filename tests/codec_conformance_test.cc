@@ -1,5 +1,5 @@
 // The conformance suite every codec in the registry must pass. It is
-// instantiated over AllCodecs(), so a codec added to codecs/codec_registry.cc
+// instantiated over Codecs(), so a codec added to codecs/codec_registry.cc
 // is covered without touching this file. Inputs: Cases() in
 // tests/codec_test_messages.h.
 //
@@ -139,7 +139,7 @@ class CodecConformance : public ::testing::TestWithParam<const CodecInfo*> {
 TEST_P(CodecConformance, RoundTripsEveryMessageAndEncodesDeterministically) {
   auto encoder = NewInstance();
   auto decoder = NewInstance();
-  EXPECT_EQ(encoder->name(), GetParam()->name);
+  EXPECT_EQ(encoder->name(), GetParam()->name());
   EXPECT_EQ(encoder->id(), GetParam()->id);
   for (const MessageCase& c : Cases()) {
     SCOPED_TRACE(c.name);
@@ -435,13 +435,12 @@ TEST_P(CodecConformance, CountsItsCopiesHonestly) {
 
 std::vector<const CodecInfo*> RegisteredCodecs() {
   std::vector<const CodecInfo*> out;
-  for (const CodecInfo& c : AllCodecs()) out.push_back(&c);
-  return out;
+  return {Codecs().begin(), Codecs().end()};
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecConformance, ::testing::ValuesIn(RegisteredCodecs()),
                          [](const ::testing::TestParamInfo<const CodecInfo*>& info) {
-                           std::string name(info.param->name);
+                           std::string name(info.param->name());
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
@@ -580,25 +579,25 @@ TEST(CodecRegistry, CodecFoldersNameExactlyTheRegisteredCodecs) {
     list.remove_prefix(std::min(comma + 1, list.size()));
   }
   std::vector<std::string> registered;
-  for (const CodecInfo& c : AllCodecs()) registered.emplace_back(c.name);
+  for (const CodecInfo* c : Codecs()) registered.emplace_back(c->name());
   std::sort(from_build.begin(), from_build.end());
   std::sort(registered.begin(), registered.end());
   EXPECT_EQ(from_build, registered)
       << "add wirebench_codec_names(<name>) to the codec folder's CMakeLists.txt";
 }
 
-// Every registry entry has a description, a unique name and id, and makes a
+// Every registry entry has a summary, a unique name and id, and makes a
 // codec that reports them.
 TEST(CodecRegistry, EntriesAreUniqueAndDescribed) {
   std::set<std::string_view> names;
   std::set<uint8_t> ids;
-  for (const CodecInfo& c : AllCodecs()) {
-    EXPECT_TRUE(names.insert(c.name).second) << c.name;
-    EXPECT_TRUE(ids.insert(uint8_t(c.id)).second) << c.name;
-    EXPECT_FALSE(c.description.empty()) << c.name;
-    auto codec = c.factory();
-    EXPECT_EQ(codec->name(), c.name);
-    EXPECT_EQ(codec->id(), c.id);
+  for (const CodecInfo* c : Codecs()) {
+    EXPECT_TRUE(names.insert(c->name()).second) << c->name();
+    EXPECT_TRUE(ids.insert(uint8_t(c->id)).second) << c->name();
+    EXPECT_FALSE(c->summary().empty()) << c->name();
+    auto codec = c->factory();
+    EXPECT_EQ(codec->name(), c->name());
+    EXPECT_EQ(codec->id(), c->id);
   }
 }
 

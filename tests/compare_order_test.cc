@@ -85,7 +85,7 @@ TEST(CompareRecordShapes, ListsCrossAndBadSizesAreRefused) {
 // Issue 18 item 10: a --baseline that is no column of the matrix.
 TEST(CompareBaseline, AGivenBaselineOutsideTheMatrixIsRefused) {
   CompareOptions o;
-  o.codecs = {"raw"};
+  o.codecs = {Codecs().Find("raw")};
   o.baseline = "flatbuffers";
   o.baseline_given = true;
   o.out = std::string(WIREBENCH_BINARY_DIR) + "/compare_baseline_test";

@@ -305,7 +305,7 @@ TEST(DriverOptionsCheck, RangesNameTheFlag) {
   EXPECT_NE(message([](DriverOptions& d) { d.operations = -1; }).find("--ops"), std::string::npos);
   EXPECT_NE(message([](DriverOptions& d) { d.target_ops = std::nan(""); }).find("-target"),
             std::string::npos);
-  EXPECT_NE(message([](DriverOptions& d) { d.codec = "nope"; }).find("known codecs"),
+  EXPECT_NE(message([](DriverOptions& d) { d.codec = nullptr; }).find("--codec"),
             std::string::npos);
   EXPECT_TRUE(ValidateDriverOptions(DriverOptions{}).ok());
 }

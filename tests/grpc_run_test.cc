@@ -54,7 +54,7 @@ TEST(GrpcRun, FiveSecondRunHasNoFailedOperations) {
 // (they never register); over wirebench's layer there are none to add.
 TEST(GrpcRun, ClientCountsGrpcsOwnThreads) {
   EXPECT_EQ(DefaultTransport().OwnThreadsUsage().threads, 0);
-  auto grpc = FindTransport("grpc");
+  auto grpc = Transports().Resolve("grpc");
   ASSERT_TRUE(grpc.ok()) << grpc.status().ToString();
   std::thread unregistered([&grpc] {
     const ThreadUsage u = (*grpc)->OwnThreadsUsage();

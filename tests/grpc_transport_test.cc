@@ -157,8 +157,9 @@ class GrpcTransportTest : public ::testing::Test {
 };
 
 TEST_F(GrpcTransportTest, EveryCodecAndMethodRoundTrips) {
-  for (const CodecInfo& info : AllCodecs()) {
-    SCOPED_TRACE(std::string(info.name));
+  for (const CodecInfo* entry : Codecs()) {
+    const CodecInfo& info = *entry;
+    SCOPED_TRACE(std::string(info.name()));
     std::unique_ptr<Codec> codec = info.factory();
     auto conn = Connect(Options(uint8_t(info.id)));
     ASSERT_NE(conn, nullptr);

@@ -87,7 +87,7 @@ TEST(HBaseRegexOnLargeValues, AnsweredWithoutCrashing) {
   RegionService service(region.get());
   rpc::ServerOptions o;
   o.max_frame = 1 << 20;
-  auto hbase = FindTransport("hbase");
+  auto hbase = Transports().Resolve("hbase");
   ASSERT_TRUE(hbase.ok()) << hbase.status().ToString();
   auto started = (*hbase)->StartServer(o, region.get(), &service);
   ASSERT_TRUE(started.ok()) << started.status().ToString();

@@ -201,7 +201,7 @@ class JavaServer {
     o.port = 0;
     OptionSettings own;  // The hbase transport's own options.
     own.Set("--regions-per-table", std::to_string(regions));
-    auto transport = FindTransport("hbase");
+    auto transport = Transports().Resolve("hbase");
     EXPECT_TRUE(transport.ok());
     auto server = (*transport)->StartServer(o, own, region_.get(), &service_);
     EXPECT_TRUE(server.ok()) << server.status().ToString();

@@ -5,6 +5,8 @@
 // which also checks its instruction rows), and the null region's known-cost
 // knob shows up as +N +-2% in the server's region layer. The Valgrind tests
 // skip, saying why, when valgrind is not installed.
+#include "bench/loadgen/instructions.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,13 +17,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
-#include "bench/loadgen/instructions.h"
+#include "codecs/codec.h"
+#include "regions/registry.h"
 #include "tests/sanitized_build.h"
 #include "tests/shell.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 namespace {
@@ -177,25 +180,39 @@ TEST(CollectInstructions, AllInOtherIsNamedAsAStrippedBinary) {
   EXPECT_EQ(NoSymbolsWarning(f), "");
 }
 
-TEST(LayerAttribution, LayersByNameThenFile) {
-  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::RawCodec::ReadResult(int)",
-                            "/src/common/bytes.h"),
+// Layers come from the registries' entries (their symbol prefixes), the
+// network core's prefixes and the seams' interfaces, never from source
+// paths: a Release binary without line tables splits the same way.
+TEST(LayerAttribution, LayersComeFromTheEntriesSymbolPrefixes) {
+  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::RawCodec::ReadResult(int)"),
             Layer::kCodec);
-  EXPECT_EQ(LayerOfFunction("wirebench::CodecAdapter<wirebench::Raw>::EncodeRequest(int)", ""),
+  EXPECT_EQ(LayerOfFunction("wirebench::CodecAdapter<wirebench::Raw>::EncodeRequest(int)"),
             Layer::kCodec);
-  EXPECT_EQ(LayerOfFunction("wirebench::hbase::Cell::_InternalParse(char const*)", ""),
-            Layer::kCodec);
-  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::NullRegion::Get(int)", ""),
+  EXPECT_EQ(LayerOfFunction("wirebench::hbase::Cell::_InternalParse(char const*)"), Layer::kCodec);
+  EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::NullRegion::Get(int)"),
             Layer::kRegion);
-  EXPECT_EQ(LayerOfFunction("boost::asio::detail::socket_ops::recv1(int)", ""), Layer::kRpc);
-  EXPECT_EQ(LayerOfFunction("wirebench::ycsb::BuildKeyName(long)", ""), Layer::kHarness);
+  EXPECT_EQ(LayerOfFunction("wirebench::Region::Multi(int)"), Layer::kRegion);
+  EXPECT_EQ(LayerOfFunction("boost::asio::detail::socket_ops::recv1(int)"), Layer::kRpc);
+  EXPECT_EQ(LayerOfFunction("wirebench::hbaserpc::HBaseConnection::Consume(int)"), Layer::kRpc);
+  EXPECT_EQ(LayerOfFunction("wirebench::ycsb::BuildKeyName(long)"), Layer::kHarness);
+  // Every entry's prefixes put its functions in its layer.
+  for (const CodecInfo* c : Codecs())
+    for (std::string_view prefix : c->symbol_prefixes())
+      EXPECT_EQ(LayerOfFunction(std::string(prefix) + "X::f()"), Layer::kCodec) << prefix;
+  for (const RegionEntry* r : Regions())
+    for (std::string_view prefix : r->symbol_prefixes())
+      EXPECT_EQ(LayerOfFunction(std::string(prefix) + "X::f()"), Layer::kRegion) << prefix;
+  for (const Transport* t : Transports()) {
+    EXPECT_FALSE(t->symbol_prefixes().empty()) << t->name();
+    for (std::string_view prefix : t->symbol_prefixes())
+      EXPECT_EQ(LayerOfFunction(std::string(prefix) + "X::f()"), Layer::kRpc) << prefix;
+  }
   // The service glue, template arguments naming a layer, and helpers have
   // no layer of their own: they take their callers'.
-  EXPECT_FALSE(LayerOfFunction("wirebench::(anonymous namespace)::CodecCallHandler::Handle(int)",
-                               "/src/nullregion/region_service.cc"));
+  EXPECT_FALSE(LayerOfFunction("wirebench::(anonymous namespace)::CodecCallHandler::Handle(int)"));
   EXPECT_FALSE(LayerOfFunction(
-      "void boost::asio::detail::executor_function::complete<wirebench::rpc::X>(int)", ""));
-  EXPECT_FALSE(LayerOfFunction("memcpy", "???"));
+      "void boost::asio::detail::executor_function::complete<wirebench::rpc::X>(int)"));
+  EXPECT_FALSE(LayerOfFunction("memcpy"));
 }
 
 TEST(LayerAttribution, InnermostLayerOwnsEachInstructionAndPartsSumToTotal) {

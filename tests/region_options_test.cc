@@ -12,7 +12,8 @@ namespace {
 
 Status Check(const std::string& region, std::initializer_list<std::pair<std::string, std::string>> flags) {
   RegionConfig c;
-  c.name = region;
+  c.entry = Regions().Find(region);
+  if (c.entry == nullptr) return Status::InvalidArgument("no region " + region);
   for (const auto& [flag, value] : flags) c.settings.Set(flag, value);
   SetRegionDefaults(&c);
   return CheckRegion(c);

@@ -161,11 +161,11 @@ const TransportCase& CaseOf(const Transport& t) {
 CodecId ClientCodecOf(const Transport& t) {
   const TransportCase& c = CaseOf(t);
   if (!c.client_codec.empty()) {
-    const CodecInfo* info = FindCodec(c.client_codec);
-    if (info != nullptr && t.CheckCodec(info->name).ok()) return info->id;
+    const CodecInfo* info = Codecs().Find(c.client_codec);
+    if (info != nullptr && t.CheckCodec(*info).ok()) return info->id;
   }
-  for (const CodecInfo& info : AllCodecs())
-    if (t.CheckCodec(info.name).ok()) return info.id;
+  for (const CodecInfo* info : Codecs())
+    if (t.CheckCodec(*info).ok()) return info->id;
   ADD_FAILURE() << "--rpc " << t.name() << " carries no codec";
   return CodecId::kRaw;
 }
@@ -180,17 +180,17 @@ std::string ParamName(std::string_view name) {
 std::vector<TransportCodec> CarriedCodecs() {
   std::vector<TransportCodec> out;
   for (const Transport* t : Transports())
-    for (const CodecInfo& c : AllCodecs())
-      if (t->CheckCodec(c.name).ok()) out.push_back({t, &c});
+    for (const CodecInfo* c : Codecs())
+      if (t->CheckCodec(*c).ok()) out.push_back({t, c});
   return out;
 }
 
 std::vector<TransportCodec> RefusedCodecs() {
   std::vector<TransportCodec> out;
   for (const Transport* t : Transports()) {
-    for (const CodecInfo& c : AllCodecs()) {
-      if (!t->CheckCodec(c.name).ok()) {
-        out.push_back({t, &c});
+    for (const CodecInfo* c : Codecs()) {
+      if (!t->CheckCodec(*c).ok()) {
+        out.push_back({t, c});
         break;
       }
     }
@@ -201,7 +201,7 @@ std::vector<TransportCodec> RefusedCodecs() {
 std::vector<TransportRegion> TransportsTimesRegions() {
   std::vector<TransportRegion> out;
   for (const Transport* t : Transports())
-    for (const RegionEntry* r : AllRegions()) out.push_back({t, r});
+    for (const RegionEntry* r : Regions()) out.push_back({t, r});
   return out;
 }
 

@@ -121,7 +121,7 @@ std::vector<TransportCodec> CarriedCodecs();
 std::vector<TransportCodec> RefusedCodecs();
 struct TransportCodecParamName {
   std::string operator()(const ::testing::TestParamInfo<TransportCodec>& info) const {
-    return ParamName(info.param.transport->name()) + "_" + ParamName(info.param.codec->name);
+    return ParamName(info.param.transport->name()) + "_" + ParamName(info.param.codec->name());
   }
 };
 
@@ -133,7 +133,7 @@ struct TransportRegion {
 std::vector<TransportRegion> TransportsTimesRegions();
 struct TransportRegionParamName {
   std::string operator()(const ::testing::TestParamInfo<TransportRegion>& info) const {
-    return ParamName(info.param.transport->name()) + "_" + ParamName(info.param.region->name);
+    return ParamName(info.param.transport->name()) + "_" + ParamName(info.param.region->name());
   }
 };
 

@@ -72,7 +72,7 @@ TEST_P(TransportRun, RunsWithoutFailedOperations) {
   const Transport& t = *GetParam().transport;
   const testing::TransportCase& c = testing::CaseOf(t);
   const RunOutcome r =
-      RunOver(std::string(t.name()), std::string(GetParam().codec->name), c.run_ops, c.run_args);
+      RunOver(std::string(t.name()), std::string(GetParam().codec->name()), c.run_ops, c.run_args);
   ASSERT_EQ(r.rc, 0) << r.err;
   ASSERT_TRUE(r.results.is_object()) << r.err;
   EXPECT_FALSE(r.results.at("partial").get<bool>()) << r.results.dump();
@@ -107,11 +107,11 @@ class TransportRefusesCodec : public ::testing::TestWithParam<TransportCodec> {}
 
 TEST_P(TransportRefusesCodec, NamingTheOnesThatWork) {
   const Transport& t = *GetParam().transport;
-  const std::string codec(GetParam().codec->name);
+  const std::string codec(GetParam().codec->name());
   const RunOutcome r = RunOver(std::string(t.name()), codec, 300);
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("--rpc " + std::string(t.name())), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(t.CheckCodec(codec).message()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(t.CheckCodec(*GetParam().codec).message()), std::string::npos) << r.err;
   for (const std::string& word : testing::CaseOf(t).codec_refusal_words)
     EXPECT_NE(r.err.find(word), std::string::npos) << r.err;
 }
@@ -147,7 +147,7 @@ TEST_P(TransportServerOptions, HandlerThreadsAreRefusedByServerAndRun) {
   EXPECT_NE(server.Stderr().find(refusal.message()), std::string::npos) << server.Stderr();
 
   o.handlers = 2;
-  const std::string codec(FindCodec(uint8_t(testing::ClientCodecOf(t)))->name);
+  const std::string codec(FindCodec(uint8_t(testing::ClientCodecOf(t)))->name());
   const RunOutcome r = RunOver(std::string(t.name()), codec, 300, {"--handlers", "2"});
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find(t.CheckServerOptions(o).message()), std::string::npos) << r.err;

@@ -43,7 +43,7 @@ class TransportStats : public ::testing::TestWithParam<TransportRegion> {
   // gets a fresh one.
   void MakeRegion() {
     RegionConfig config;
-    config.name = std::string(GetParam().region->name);
+    config.entry = GetParam().region;
     SetRegionDefaults(&config);
     for (const RegionOptionSpec& spec : GetParam().region->options) {
       if (!spec.flag.ends_with("-dir") || !config.settings.Get(spec.flag).empty()) continue;
@@ -101,7 +101,7 @@ TEST_P(TransportStats, CountsEveryCallAndCarriesTheRegionsFigures) {
 
   nlohmann::json region;
   region_->AppendStats(&region);
-  ASSERT_FALSE(region.empty()) << "region " << GetParam().region->name << " reports nothing";
+  ASSERT_FALSE(region.empty()) << "region " << GetParam().region->name() << " reports nothing";
 
   // The server's own view (its counters may trail the last reply a moment).
   const auto deadline = Clock::now() + std::chrono::seconds(10);

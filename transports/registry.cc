@@ -1,5 +1,6 @@
 // The transport registry: one line per transport built into this binary.
-#include <array>
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "transports/transport.h"
@@ -13,62 +14,81 @@ const Transport& HBaseTransport();
 #ifdef WIREBENCH_HAVE_GRPC
 const Transport& GrpcTransport();
 const Transport& GrpcNativeTransport();
+#else
+// What a user who asks for a transport this build left out is told.
+constexpr std::string_view kWithoutGrpc =
+    "this wirebench was built without gRPC (WIREBENCH_GRPC=OFF); install libgrpc++-dev and "
+    "protobuf-compiler-grpc and rebuild";
 #endif
 
-namespace {
-
-const std::vector<const Transport*>& Registry() {
-  static const std::vector<const Transport*> entries = {
-      &WirebenchTransport(),
+const Registry<Transport>& Transports() {
+  static const Registry<Transport> registry("--rpc",
+                                            {
+                                                &WirebenchTransport(),
 #ifdef WIREBENCH_HAVE_GRPC
-      &GrpcTransport(),
-      &GrpcNativeTransport(),
+                                                &GrpcTransport(),
+                                                &GrpcNativeTransport(),
 #endif
-      &HBaseTransport(),
-  };
-  return entries;
+                                                &HBaseTransport(),
+                                            },
+#ifdef WIREBENCH_HAVE_GRPC
+                                            {}
+#else
+                                             {{"grpc", kWithoutGrpc}, {"grpc-native", kWithoutGrpc}}
+#endif
+  );
+  return registry;
 }
 
-// Transports this source tree has but a build may leave out, with the
-// switch that builds them in.
-struct Optional {
-  std::string_view name;
-  std::string_view how;
-};
-constexpr std::array<Optional, 2> kOptional = {{
-    {"grpc", "this wirebench was built without gRPC (WIREBENCH_GRPC=OFF); install "
-             "libgrpc++-dev and protobuf-compiler-grpc and rebuild"},
-    {"grpc-native", "this wirebench was built without gRPC (WIREBENCH_GRPC=OFF); install "
-                    "libgrpc++-dev and protobuf-compiler-grpc and rebuild"},
-}};
+const Transport& DefaultTransport() { return Transports().front(); }
 
-}  // namespace
+std::string TransportNames() { return Transports().Names(); }
+
+std::string TransportHelp() {
+  std::string out;
+  for (const Transport* t : Transports().all()) {
+    std::string carried;
+    for (std::string_view c : t->traits().codecs)
+      carried += (carried.empty() ? "; codec " : ", ") + std::string(c);
+    if (t->traits().codecs.size() > 1) carried.insert(carried.find("codec ") + 5, "s");
+    out += (out.empty() ? "" : "; ") + std::string(t->name()) + " (" + std::string(t->summary()) +
+           carried + (carried.empty() ? "" : " only") + ")";
+  }
+  return out;
+}
+
+Status Transport::CheckCodec(const CodecInfo& codec) const {
+  const auto& carried = traits_.codecs;
+  if (carried.empty() || std::find(carried.begin(), carried.end(), codec.name()) != carried.end())
+    return Status::Ok();
+  std::string use;
+  for (std::string_view c : carried)
+    use += (use.empty() ? "" : " or ") + std::string("--codec ") + std::string(c);
+  const std::string got(codec.name());
+  return Status::InvalidArgument("--rpc " + std::string(name()) + " carries " +
+                                 std::string(traits_.codecs_why) + "; got codec '" + got +
+                                 "': use " + use + ", or --rpc " +
+                                 std::string(traits_.codecs_otherwise) + " for '" + got + "'");
+}
+
+StatusOr<std::string> Transport::FindServerInZooKeeper(const std::string& zookeeper,
+                                                       std::chrono::milliseconds timeout) const {
+  if (traits_.find_in_zookeeper != nullptr) return traits_.find_in_zookeeper(zookeeper, timeout);
+  std::string registering;
+  for (const Transport* t : Transports().all())
+    if (t->traits().find_in_zookeeper != nullptr)
+      registering += (registering.empty() ? "--rpc " : " or --rpc ") + std::string(t->name());
+  return Status::InvalidArgument(
+      "--zookeeper finds a server registered in ZooKeeper by `wirebench "
+      "server " +
+      registering + " --zookeeper ...`; --rpc " + std::string(name()) +
+      " does not register there: use " + registering + ", or --server HOST:PORT");
+}
 
 StatusOr<std::unique_ptr<rpc::SharedConnection>> Transport::ConnectShared(
     const rpc::SharedConnectionOptions&) const {
   return Status::Internal("--rpc " + std::string(name()) +
                           " has no connections shared across threads");
-}
-
-const Transport& DefaultTransport() { return WirebenchTransport(); }
-
-std::span<const Transport* const> Transports() { return Registry(); }
-
-std::string TransportNames() {
-  std::string names;
-  for (const Transport* t : Registry()) names += (names.empty() ? "" : ", ") + std::string(t->name());
-  return names;
-}
-
-StatusOr<const Transport*> FindTransport(std::string_view name) {
-  for (const Transport* t : Registry())
-    if (t->name() == name) return t;
-  for (const Optional& o : kOptional)
-    if (o.name == name)
-      return Status::InvalidArgument("--rpc " + std::string(name) + ": " + std::string(o.how) +
-                                     ", or use --rpc " + std::string(DefaultTransport().name()));
-  return Status::InvalidArgument("--rpc must be one of " + TransportNames() + ", got '" +
-                                 std::string(name) + "'");
 }
 
 }  // namespace wirebench

@@ -1,38 +1,36 @@
 // The transport seam: one registry entry per RPC layer (`--rpc NAME`), the
-// way codecs have one (codecs/codec.h). An entry makes its layer's server
-// (an rpc::TransportServer serving a region) and opens its client endpoints
-// (an rpc::CallChannel and the Codec that encodes onto it); the load
-// generator, the `server` command and the co-located child reach every
-// transport through it and never name one.
+// way codecs and regions have one (common/registry.h: every entry has a name,
+// a summary and its code's symbol prefixes). An entry says what its layer
+// carries and offers as data (the codecs it carries, its own server options,
+// how a client finds its server in ZooKeeper) and makes its layer's server (an
+// rpc::TransportServer serving a region on the network core, rpc/net_server.h)
+// and client endpoints (an rpc::CallChannel and the Codec that encodes onto
+// it); the load generator, the `server` command and the co-located child reach
+// every transport through it and never name one.
 //
-// This folder is where the layers meet: rpc/ (bytes only), codecs/ and the
-// Region interface (nullregion/). A transport whose bytes-level code needs
-// none of those keeps it under rpc/ (rpc/grpc/) and only its entry here; a
-// part that needs the message model or a region (grpc-native's generated
-// service and its client-side codec) lives here, in the transport's folder.
-//
-// Adding a transport: a folder transports/NAME/ with its entry (a final
-// class implementing Transport, returned by a function), one line in
-// transports/registry.cc and one add_subdirectory in
-// transports/CMakeLists.txt.
+// Adding a transport: a folder transports/NAME/ with all of its code and its
+// entry (a final class implementing Transport, returned by a function), one
+// line in transports/registry.cc and one add_subdirectory in
+// transports/CMakeLists.txt (docs/design.md, "Adding a transport").
 //
 // Thread-safety: entries are immutable singletons; every method may be
 // called from any thread. Connect runs on the io_context the endpoint will
 // belong to.
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/io_context.hpp>
+#include <vector>
 
 #include "codecs/codec.h"
 #include "common/option_settings.h"
+#include "common/registry.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
@@ -65,18 +63,37 @@ struct EndpointOptions {
   int transport_threads = 1;
 };
 
-class Transport {
+// What a transport's entry declares besides its name (RegistryEntry).
+struct TransportTraits {
+  // The codecs it carries (registry names), the first the default for a run
+  // over it that names none; empty: every codec. When only some: why
+  // (completing "--rpc NAME carries ..."), and the transport that carries
+  // the others.
+  std::vector<std::string_view> codecs;
+  std::string_view codecs_why;
+  std::string_view codecs_otherwise;
+  // Where a client finds this transport's server from ZooKeeper (`load`/`run
+  // --zookeeper QUORUM[/ROOT]`), as HOST:PORT; nullptr for a transport whose
+  // servers do not register there.
+  StatusOr<std::string> (*find_in_zookeeper)(const std::string& zookeeper,
+                                             std::chrono::milliseconds timeout) = nullptr;
+};
+
+class Transport : public RegistryEntry {
  public:
+  Transport(RegistryEntry entry, TransportTraits traits = {})
+      : RegistryEntry(std::move(entry)), traits_(std::move(traits)) {}
   virtual ~Transport() = default;
 
-  // The --rpc name ("wirebench", "grpc", ...), as results record it.
-  virtual std::string_view name() const = 0;
-  // One phrase for help texts and reports: what this layer is.
-  virtual std::string_view summary() const = 0;
+  const TransportTraits& traits() const { return traits_; }
 
-  // OK when this transport carries `codec` (a registry name); otherwise the
-  // error says what to use instead.
-  virtual Status CheckCodec(std::string_view codec) const { return Status::Ok(); }
+  // OK when this transport carries `codec`; otherwise the error says what to
+  // use instead.
+  Status CheckCodec(const CodecInfo& codec) const;
+  // Where the client finds the server from ZooKeeper; an error naming the
+  // transport that registers there when this one does not.
+  StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
+                                              std::chrono::milliseconds timeout) const;
   // Refuses server flags this transport does not honour, naming the flag.
   virtual Status CheckServerOptions(const rpc::ServerOptions& options) const {
     return Status::Ok();
@@ -89,16 +106,6 @@ class Transport {
   // Checks the values of those options (unset ones at their defaults);
   // errors name the flag.
   virtual Status CheckOwnOptions(const OptionSettings& own) const { return Status::Ok(); }
-  // Where a client of this transport finds the server from ZooKeeper
-  // (`load`/`run --zookeeper QUORUM[/ROOT]`), as HOST:PORT. The default
-  // refuses: only a transport that registers there can be found there.
-  virtual StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
-                                                      std::chrono::milliseconds timeout) const {
-    return Status::InvalidArgument("--zookeeper finds a server registered by `wirebench server "
-                                   "--rpc hbase --zookeeper ...`; --rpc " + std::string(name()) +
-                                   " does not register there: use --rpc hbase, or --server "
-                                   "HOST:PORT");
-  }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. `own` holds the values of
@@ -131,16 +138,20 @@ class Transport {
   // for a transport whose threads are all the driver's.
   virtual ThreadUsage OwnThreadsUsage() const { return {}; }
   virtual CounterTotals OwnThreadsCounters() const { return {}; }
+
+ private:
+  TransportTraits traits_;
 };
 
-// wirebench's own framing: the default --rpc.
+// Every transport built into this binary, in help-text order; the first
+// (wirebench's own framing) is the default. Resolve's error lists the valid
+// names, or says this build left the transport out and how to build it in.
+const Registry<Transport>& Transports();
 const Transport& DefaultTransport();
-// Every transport built into this binary, in help-text order.
-std::span<const Transport* const> Transports();
-// The entry for an --rpc value. The error lists the valid names, or says
-// this build left the transport out and how to build it in.
-StatusOr<const Transport*> FindTransport(std::string_view name);
 // The names, comma separated, for help texts and errors.
 std::string TransportNames();
+// Each transport with its summary and the codecs it carries, for --help:
+// "wirebench (...); grpc (...); hbase (...; codecs cellblock, pb)".
+std::string TransportHelp();
 
 }  // namespace wirebench

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/cli/entry_option.h"
 #include "bench/loadgen/calibrate.h"
 #include "codecs/codec.h"
 
@@ -24,7 +25,7 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--warmup-ops", o->warmup_operations,
                   "Unmeasured operations before each point (a separate run)")
       ->capture_default_str();
-  cmd->add_option("--codec", o->codec, "Codec: " + CodecNames())->capture_default_str();
+  AddEntryOption(cmd, "--codec", &o->codec, Codecs(), "Codec: " + CodecNames());
   cmd->add_option("--server-cpus", o->server_cpus, "Pin the co-located server to these CPUs");
   cmd->add_option("--timing-iterations", o->timing_iterations,
                   "Iterations of the timing-cost loop")

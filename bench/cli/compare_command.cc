@@ -4,6 +4,7 @@
 #include <fstream>
 #include <memory>
 
+#include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/cli/ycsb_command.h"
 #include "bench/loadgen/build_runner.h"
@@ -148,14 +149,13 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
       "Codec comparison: codecs x workloads x record sizes x thread counts, co-located, repeated; "
       "tables, charts "
       "and HdrHistogram logs in --out");
-  cmd->add_option("--codecs", o->codecs, "Codecs to compare (default: all: " + CodecNames() + ")")
-      ->delimiter(',');
-  cmd->add_option("--rpcs", o->rpcs,
-                  "RPC layers each codec runs over: wirebench, grpc, grpc-native (pb only), hbase "
-                  "(HBase's own protocol: pb and cellblock only); more than one makes columns like "
-                  "raw, raw@grpc, pb@grpc-native")
-      ->delimiter(',')
-      ->capture_default_str();
+  AddEntryListOption(cmd, "--codecs", &o->codecs, Codecs(),
+                     "Codecs to compare (default: all: " + CodecNames() + ")");
+  AddEntryListOption(cmd, "--rpcs", &o->rpcs, Transports(),
+                     "RPC layers each codec runs over (default " +
+                         std::string(DefaultTransport().name()) + "): " + TransportHelp() +
+                         "; a codec a layer does not carry is skipped; more than one makes "
+                         "columns like raw, raw@grpc, pb@grpc-native");
   cmd->add_option("--grpc-cq-threads", o->cell.transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
       ->capture_default_str();

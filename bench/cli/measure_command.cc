@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/loadgen/measure.h"
 #include "transports/transport.h"
@@ -29,9 +30,8 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
       "Run COMMAND (after --) as the client of a co-located server (or --server) and report "
       "its cost per operation counted by the server: the command's whole process tree's CPU, "
       "the server's CPU by thread role, allocations, wire bytes and context switches");
-  cmd->add_option("--rpc", o.rpc,
-                  "RPC layer of the server: " + TransportNames() + " (default " +
-                      std::string(DefaultTransport().name()) + ")");
+  AddEntryOption(cmd, "--rpc", &o.rpc, Transports(),
+                 "RPC layer of the server: " + TransportNames());
   cmd->add_option("--server", o.server,
                   "HOST:PORT of a running `wirebench server` (default: start one co-located)");
   cmd->add_option("--server-io-threads", o.colocated.io_threads, "Co-located server: I/O threads")

@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include "bench/cli/entry_option.h"
+
 namespace wirebench {
 
 namespace {
@@ -19,7 +21,7 @@ std::string TypeName(const RegionEntry& e, const RegionOptionSpec& spec) {
   const std::string fallback = digits ? "UINT" : "VALUE";
   if (e.check == nullptr) return fallback;
   RegionConfig probe;
-  probe.name = std::string(e.name);
+  probe.entry = &e;
   SetRegionDefaults(&probe);
   probe.settings.Set(spec.flag, "not-a-number");
   const Status st = e.check(probe.settings);
@@ -38,13 +40,13 @@ std::string TypeName(const RegionEntry& e, const RegionOptionSpec& spec) {
 
 void AddRegionOptions(CLI::App* cmd, RegionConfig* config) {
   std::string help = "Region behind the server:";
-  for (const RegionEntry* e : AllRegions())
-    help += std::string(e == AllRegions().front() ? " " : "; ") + std::string(e->name) + " (" +
-            std::string(e->summary) + ")";
-  cmd->add_option("--region", config->name, help)->capture_default_str()->type_name("NAME");
+  for (const RegionEntry* e : Regions().all())
+    help += std::string(e == &Regions().front() ? " " : "; ") + std::string(e->name()) + " (" +
+            std::string(e->summary()) + ")";
+  AddEntryOption(cmd, "--region", &config->entry, Regions(), help);
   SetRegionDefaults(config);
   std::set<std::string_view> added;  // Two regions may share a flag.
-  for (const RegionEntry* e : AllRegions()) {
+  for (const RegionEntry* e : Regions().all()) {
     for (const RegionOptionSpec& o : e->options) {
       if (!added.insert(o.flag).second) continue;
       cmd->add_option(std::string(o.flag), *config->settings.Slot(o.flag), std::string(o.help))

@@ -5,12 +5,13 @@
 
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
-#include <nlohmann/json.hpp>
 
-#include "bench/loadgen/local_server.h"
+#include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
+#include "bench/loadgen/local_server.h"
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
 #include "nullregion/region_service.h"
@@ -22,7 +23,7 @@ namespace wirebench {
 namespace {
 
 struct ServerCommandOptions {
-  std::string rpc = "wirebench";
+  const Transport* rpc = &DefaultTransport();
   rpc::ServerOptions server;
   RegionConfig region;
   // The transports' own server options (Transport::ServerOptionSpecs), and
@@ -41,7 +42,7 @@ Status CheckTransportFlags(const ServerCommandOptions& o, const Transport& chose
     if (option->count() == 0) continue;
     bool own = false;
     std::string owners;
-    for (const Transport* t : Transports()) {
+    for (const Transport* t : Transports().all()) {
       for (const OptionSpec& spec : t->ServerOptionSpecs()) {
         if (spec.flag != flag) continue;
         if (t == &chosen) own = true;
@@ -60,8 +61,8 @@ Status CheckTransportFlags(const ServerCommandOptions& o, const Transport& chose
 // The codecs `transport` carries ("pb, cellblock" for hbase), for the banner.
 std::string CarriedCodecNames(const Transport& transport) {
   std::string out;
-  for (const CodecInfo& c : AllCodecs())
-    if (transport.CheckCodec(c.name).ok()) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  for (const CodecInfo* c : Codecs().all())
+    if (transport.CheckCodec(*c).ok()) out += (out.empty() ? "" : ", ") + std::string(c->name());
   return out;
 }
 
@@ -90,11 +91,10 @@ int RunServer(const ServerCommandOptions& o) {
       return 2;
     }
   }
-  auto transport = FindTransport(o.rpc);
-  Status checked =
-      transport.ok() ? (*transport)->CheckServerOptions(o.server) : transport.status();
-  if (checked.ok()) checked = CheckTransportFlags(o, **transport);
-  if (checked.ok()) checked = (*transport)->CheckOwnOptions(o.transport_options);
+  const Transport& transport = *o.rpc;
+  Status checked = transport.CheckServerOptions(o.server);
+  if (checked.ok()) checked = CheckTransportFlags(o, transport);
+  if (checked.ok()) checked = transport.CheckOwnOptions(o.transport_options);
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
@@ -105,7 +105,7 @@ int RunServer(const ServerCommandOptions& o) {
     return 2;
   }
   RegionService service(region->get());
-  auto server = (*transport)->StartServer(o.server, o.transport_options, region->get(), &service);
+  auto server = transport.StartServer(o.server, o.transport_options, region->get(), &service);
   if (!server.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", server.status().ToString().c_str());
     return 1;
@@ -115,9 +115,8 @@ int RunServer(const ServerCommandOptions& o) {
   if (!o.quiet)
     std::fprintf(stderr,
                  "wirebench server: rpc=%s region=%s codecs=[%s] io-threads=%d handlers=%d\n",
-                 o.rpc.c_str(), std::string((*region)->name()).c_str(),
-                 CarriedCodecNames(**transport).c_str(),
-                 o.server.io_threads, o.server.handlers);
+                 std::string(transport.name()).c_str(), std::string((*region)->name()).c_str(),
+                 CarriedCodecNames(transport).c_str(), o.server.io_threads, o.server.handlers);
   if (const std::string advice = RegionAdvice(o.region, o.server.handlers); !advice.empty())
     std::fprintf(stderr, "wirebench server: warning: %s\n", advice.c_str());
   int sig = 0;
@@ -136,13 +135,10 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "server", "Serve every codec in front of a region (null by default) until SIGINT/SIGTERM");
   rpc::ServerOptions& s = opts->server;
-  cmd->add_option("--rpc", opts->rpc,
-                  "RPC layer: wirebench, grpc (every codec's bytes over gRPC's generic API) or "
-                  "grpc-native (also gRPC's generated protobuf service, for codec pb), or hbase "
-                  "(HBase's own RPC protocol, for HBase clients); with gRPC, "
-                  "--io-threads is the number of completion-queue threads and --max-frame the "
-                  "message limit")
-      ->capture_default_str();
+  AddEntryOption(cmd, "--rpc", &opts->rpc, Transports(),
+                 "RPC layer: " + TransportHelp() +
+                     "; with gRPC, --io-threads is the number of "
+                     "completion-queue threads and --max-frame the message limit");
   cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
       ->capture_default_str();
   cmd->add_option("--port", opts->port, "TCP port; 0 picks a free one and prints it")
@@ -196,7 +192,7 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   // Every transport's own options, as its entry lists them.
-  for (const Transport* t : Transports()) {
+  for (const Transport* t : Transports().all()) {
     for (const OptionSpec& spec : t->ServerOptionSpecs()) {
       bool seen = false;
       for (const auto& f : opts->transport_flags) seen = seen || f.first == spec.flag;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/loadgen/host_port.h"
 #include "bench/loadgen/instructions.h"
@@ -38,9 +39,7 @@ Status ResolveZooKeeper(const std::string& zookeeper, YcsbRunOptions* o) {
   if (!o->server.empty())
     return Status::InvalidArgument("--server " + o->server + " and --zookeeper " + zookeeper +
                                    " both say where the server is: give one of them");
-  auto transport = FindTransport(o->rpc);
-  if (!transport.ok()) return transport.status();
-  auto server = (*transport)->FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
+  auto server = o->rpc->FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
   if (!server.ok()) return server.status();
   o->server = *server;
   return Status::Ok();
@@ -62,13 +61,12 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
 }
 
 // The codec a run over `rpc` uses when --codec is not given: `fallback`
-// (raw) where the transport carries it, else cellblock or pb (HBase's RPC
-// carries only pb and cellblock; gRPC's generated service only pb).
-std::string DefaultCodecFor(const std::string& rpc, const std::string& fallback) {
-  auto transport = FindTransport(rpc);
-  if (!transport.ok() || (*transport)->CheckCodec(fallback).ok()) return fallback;
-  for (const char* c : {"cellblock", "pb"})
-    if ((*transport)->CheckCodec(c).ok()) return c;
+// (raw) where the transport carries it, else the first codec its entry lists
+// (cellblock for HBase's RPC, pb for gRPC's generated service).
+const CodecInfo* DefaultCodecFor(const Transport& rpc, const CodecInfo* fallback) {
+  if (rpc.CheckCodec(*fallback).ok()) return fallback;
+  for (std::string_view name : rpc.traits().codecs)
+    if (const CodecInfo* c = Codecs().Find(name)) return c;
   return fallback;
 }
 
@@ -78,7 +76,7 @@ void ExplainNotFoundReads(const YcsbRunOptions& o, const RunResult& r) {
   const OpStats& reads = r.ops[size_t(OpType::kRead)];
   const uint64_t not_found = reads.results[size_t(OpResult::kNotFound)];
   if (not_found == 0 || reads.results[size_t(OpResult::kOk)] != 0) return;
-  if (o.server.empty() && o.colocated.region.name == "null")
+  if (o.server.empty() && o.colocated.region.entry == &NullRegionEntry())
     std::fprintf(stderr,
                  "wirebench: note: every read is NOT_FOUND (counted under READ-FAILED, as YCSB "
                  "does) because --null-reads empty answers every Get with no cells: "
@@ -90,7 +88,8 @@ void ExplainNotFoundReads(const YcsbRunOptions& o, const RunResult& r) {
                  "does): the co-located %s region starts empty on every run; load and run "
                  "against one server (wirebench server --region %s, then wirebench load and "
                  "run --server HOST:PORT)\n",
-                 o.colocated.region.name.c_str(), o.colocated.region.name.c_str());
+                 std::string(o.colocated.region.entry->name()).c_str(),
+                 std::string(o.colocated.region.entry->name()).c_str());
   else
     std::fprintf(stderr,
                  "wirebench: note: every read is NOT_FOUND (counted under READ-FAILED, as YCSB "
@@ -109,15 +108,11 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--target", o->target,
                   "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)")
       ->type_name("FLOAT:NONNEGATIVE");
-  cmd->add_option("--codec", o->codec,
-                  "Codec: " + CodecNames() +
-                      " (default raw; with --rpc hbase cellblock, with --rpc grpc-native pb)")
-      ->type_name("NAME");
-  cmd->add_option("--rpc", o->rpc,
-                  "RPC layer: wirebench, grpc (codec bytes over gRPC), grpc-native (gRPC's "
-                  "generated protobuf service, codec pb only) or hbase (HBase's own RPC protocol, "
-                  "codecs pb and cellblock); the co-located server uses the same")
-      ->capture_default_str();
+  AddEntryOption(cmd, "--codec", &o->codec, Codecs(),
+                 "Codec: " + CodecNames() + " (default " + std::string(Codecs().front().name()) +
+                     "; over an RPC layer that carries only some codecs, the first it lists)");
+  AddEntryOption(cmd, "--rpc", &o->rpc, Transports(),
+                 "RPC layer: " + TransportHelp() + "; the co-located server uses the same");
   cmd->add_option("--grpc-cq-threads", o->transport_threads,
                   "gRPC: completion-queue threads per client connection (1-64)")
       ->capture_default_str()
@@ -248,7 +243,7 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
   // The callback owns every object the options write into (CLI11 keeps
   // pointers to them for the parser's lifetime).
   cmd->callback([o, ignored, exit_code, cmd, load] {
-    if (cmd->count("--codec") == 0) o->codec = DefaultCodecFor(o->rpc, o->codec);
+    if (cmd->count("--codec") == 0) o->codec = DefaultCodecFor(*o->rpc, o->codec);
     if (ignored->mpi && o->instructions) {
       std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
                            "instructions with one client process (leave out --mpi)\n");
@@ -283,11 +278,11 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       uint16_t port = 0;
       if (ParseHostPort(o->server, &host, &port).ok()) {
         if (const ServerProtocol seen = ProbeServerProtocol(host, port);
-            auto why = WrongProtocolMessage(o->rpc, seen, o->server)) {
+            auto why = WrongProtocolMessage(std::string(o->rpc->name()), seen, o->server)) {
           std::fprintf(stderr, "wirebench: %s\n", why->c_str());
           *exit_code = 2;
           return;
-        } else if (seen == ServerProtocol::kGrpc && o->rpc == "grpc-native" && r.ok() &&
+        } else if (seen == ServerProtocol::kGrpc && o->rpc->name() == "grpc-native" && r.ok() &&
                    r->result.error.ToString().find("unknown gRPC method") != std::string::npos) {
           std::fprintf(stderr,
                        "wirebench: %s serves wirebench's generic gRPC service (`wirebench server "

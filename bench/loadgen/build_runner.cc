@@ -230,10 +230,10 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
   std::vector<std::string> argv = {b.path, "compare"};
   argv.insert(argv.end(), o.forwarded.begin(), o.forwarded.end());
   for (const std::string& a :
-       {std::string("--codecs"), cols.codecs[p.column], std::string("--rpcs"), cols.rpcs[p.column],
-        std::string("--workloads"), p.workload_spec, std::string("--threads"),
-        std::to_string(p.threads), std::string("--repeat"), std::string("1"), std::string("--out"),
-        run_dir})
+       {std::string("--codecs"), std::string(cols.codecs[p.column]->name()), std::string("--rpcs"),
+        std::string(cols.rpcs[p.column]->name()), std::string("--workloads"), p.workload_spec,
+        std::string("--threads"), std::to_string(p.threads), std::string("--repeat"),
+        std::string("1"), std::string("--out"), run_dir})
     argv.push_back(a);
   const std::string log = run_dir + ".log";
   int spawn_errno = 0;
@@ -272,8 +272,13 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
                 std::to_string(side->result_version));
   }
   const json& results = doc["results"];
-  CompareCell cell{cols.codecs[p.column], p.workload, p.threads, rep + 1, results,
-                   results.value("partial", false), cols.labels[p.column]};
+  CompareCell cell{std::string(cols.codecs[p.column]->name()),
+                   p.workload,
+                   p.threads,
+                   rep + 1,
+                   results,
+                   results.value("partial", false),
+                   cols.labels[p.column]};
   cell.host = host_figures;
   cell.config = doc.value("config", json());
   side->cells.push_back(std::move(cell));

@@ -204,7 +204,7 @@ StatusOr<CalibrationReport> RunCalibration(const CalibrationOptions& o) {
 std::string FormatCalibrationReport(const CalibrationReport& rep) {
   std::ostringstream os;
   const auto& o = rep.options;
-  os << "wirebench calibrate: codec=" << o.codec << " threads=" << o.threads
+  os << "wirebench calibrate: codec=" << o.codec->name() << " threads=" << o.threads
      << " ops/point=" << o.operations << " (after " << o.warmup_operations
      << " unmeasured), a fresh co-located null-region server per point\n\n";
   const std::vector<std::pair<std::string, size_t>> cols = {

@@ -34,7 +34,7 @@ struct CalibrationOptions {
   // Unmeasured operations run before each point (a separate run, so the
   // OS's figures and wirebench's cover the same measured run).
   int64_t warmup_operations = 1000;
-  std::string codec = "raw";
+  const CodecInfo* codec = &Codecs().front();  // --codec; never null.
   // The wirebench executable started as the co-located server.
   std::string binary = "/proc/self/exe";
   // Pin the co-located server to these CPUs (a list like "1"; empty = none).

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "regions/registry.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
 struct ColocatedServerOptions {
-  std::string rpc;  // The child's --rpc (RunYcsb sets the client's); empty: the server's default.
+  // The child's --rpc (RunYcsb sets the client's); nullptr: the server's default.
+  const Transport* rpc = nullptr;
   int io_threads = 1;
   int handlers = 0;
   std::string cpus;  // Pin the child to these CPUs (empty = no pinning).

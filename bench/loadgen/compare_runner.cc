@@ -53,8 +53,8 @@ std::string DefaultOutDir() {
 
 // The matrix, resolved and checked before any cell runs.
 struct Matrix {
-  std::vector<std::string> codecs;  // One per column, with its RPC layer in `rpcs`.
-  std::vector<std::string> rpcs;
+  std::vector<const CodecInfo*> codecs;  // One per column, with its RPC layer in `rpcs`.
+  std::vector<const Transport*> rpcs;
   std::vector<std::string> columns;  // Column labels: "raw", "raw#2" when a codec repeats.
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
@@ -65,16 +65,16 @@ struct Matrix {
 // codecs x rpcs, RPC layer outer (so a codec's columns sit side by side
 // per layer). Pairs a transport does not carry (grpc-native carries pb
 // only) are skipped.
-Status CrossRpcs(const std::vector<std::string>& codecs, const std::vector<std::string>& rpcs,
-                 std::vector<std::string>* out_codecs, std::vector<std::string>* out_rpcs) {
+Status CrossRpcs(const std::vector<const CodecInfo*>& codecs,
+                 const std::vector<const Transport*>& rpcs,
+                 std::vector<const CodecInfo*>* out_codecs,
+                 std::vector<const Transport*>* out_rpcs) {
   if (rpcs.empty())
     return Status::InvalidArgument("--rpcs is empty: give one or more of " + TransportNames());
   Status first_refusal;
-  for (const auto& r : rpcs) {
-    auto transport = FindTransport(r);
-    if (!transport.ok()) return transport.status();
-    for (const auto& c : codecs) {
-      if (Status carried = (*transport)->CheckCodec(c); !carried.ok()) {
+  for (const Transport* r : rpcs) {
+    for (const CodecInfo* c : codecs) {
+      if (Status carried = r->CheckCodec(*c); !carried.ok()) {
         if (first_refusal.ok()) first_refusal = carried;
         continue;
       }
@@ -97,7 +97,8 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   m.columns = columns->labels;
   if (o->baseline_given &&
       std::find(m.columns.begin(), m.columns.end(), o->baseline) == m.columns.end() &&
-      std::find(m.codecs.begin(), m.codecs.end(), o->baseline) == m.codecs.end()) {
+      std::none_of(m.codecs.begin(), m.codecs.end(),
+                   [&](const CodecInfo* c) { return c->name() == o->baseline; })) {
     std::string list;
     for (const auto& c : m.columns) list += (list.empty() ? "" : ", ") + c;
     return Status::InvalidArgument("--baseline " + o->baseline +
@@ -127,8 +128,8 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
 }
 
 YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, int threads,
-                           std::pair<int, int> shape, const std::string& codec,
-                           const std::string& rpc, const std::string& base) {
+                           std::pair<int, int> shape, const CodecInfo* codec, const Transport* rpc,
+                           const std::string& base) {
   YcsbRunOptions c = o.cell;
   // A swept record shape overrides the workload's and the cell flags' (-p):
   // the client's records, and the null region's canned read (ChooseServer
@@ -154,15 +155,16 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
 // out->interrupted when a stop was requested.
 void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
-             int threads, std::pair<int, int> shape, const std::string& codec,
-             const std::string& rpc, const std::string& column, int rep, CompareOutcome* out) {
+             int threads, std::pair<int, int> shape, const CodecInfo* codec_entry,
+             const Transport* rpc_entry, const std::string& column, int rep, CompareOutcome* out) {
+  const std::string codec(codec_entry->name()), rpc(rpc_entry->name());
   std::string file_label = column;
   std::replace(file_label.begin(), file_label.end(), '#', '-');
   std::replace(file_label.begin(), file_label.end(), '@', '-');
   const std::string base = o.out + "/cells/" + RecordVariant(wl_name, shape.first, shape.second) +
                            "-t" + std::to_string(threads) + "-" + file_label + "-r" +
                            std::to_string(rep + 1);
-  YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec, rpc, base);
+  YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec_entry, rpc_entry, base);
   HostProbe host;  // The host around this repeat: load, steal, clock.
   host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
@@ -257,12 +259,11 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << "; clients: " << o.mpi_ranks << " MPI ranks per cell (each with the threads and "
           << "connections above; measured windows aligned, the ranks' results merged, the "
           << "server's Stats taken around the window by rank 0)";
-  if (o.rpcs.size() > 1 || o.rpcs.front() != DefaultTransport().name()) {
+  if (o.rpcs.size() > 1 || o.rpcs.front() != &DefaultTransport()) {
     setup << "; RPC layers: a column 'codec' is " << DefaultTransport().summary();
-    for (const std::string& r : o.rpcs) {
-      auto transport = FindTransport(r);
-      if (!transport.ok() || *transport == &DefaultTransport()) continue;
-      setup << ", 'codec@" << r << "' " << (*transport)->summary();
+    for (const Transport* r : o.rpcs) {
+      if (r == &DefaultTransport()) continue;
+      setup << ", 'codec@" << r->name() << "' " << r->summary();
     }
     setup << "; threads a transport starts on its own are counted in the client's and server's "
              "CPU";
@@ -323,15 +324,15 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
 
 StatusOr<CompareColumns> ResolveColumns(const CompareOptions& o) {
   CompareColumns m;
-  std::vector<std::string> codecs = o.codecs;
-  if (codecs.empty())
-    for (const CodecInfo& c : AllCodecs()) codecs.push_back(std::string(c.name));
-  for (const auto& c : codecs) WB_RETURN_IF_ERROR(NewCodec(c).status());
+  std::vector<const CodecInfo*> codecs = o.codecs;
+  if (codecs.empty()) codecs.assign(Codecs().all().begin(), Codecs().all().end());
   WB_RETURN_IF_ERROR(CrossRpcs(codecs, o.rpcs, &m.codecs, &m.rpcs));
   std::vector<std::string> labels;
-  for (size_t i = 0; i < m.codecs.size(); ++i)
-    labels.push_back(m.rpcs[i] == DefaultTransport().name() ? m.codecs[i]
-                                                            : m.codecs[i] + "@" + m.rpcs[i]);
+  for (size_t i = 0; i < m.codecs.size(); ++i) {
+    const std::string codec(m.codecs[i]->name());
+    labels.push_back(
+        m.rpcs[i] == &DefaultTransport() ? codec : codec + "@" + std::string(m.rpcs[i]->name()));
+  }
   m.labels = ColumnLabels(labels);
   return m;
 }

@@ -17,12 +17,12 @@
 namespace wirebench {
 
 struct CompareOptions {
-  std::vector<std::string> codecs;  // Empty = every codec.
+  std::vector<const CodecInfo*> codecs;  // Empty = every codec.
   // RPC layers (--rpcs): each codec runs over each. Columns are labelled
   // "codec" for wirebench's own layer and "codec@rpc" for the others;
   // A transport that does not carry a codec (grpc-native carries pb only)
   // skips it.
-  std::vector<std::string> rpcs = {std::string(DefaultTransport().name())};
+  std::vector<const Transport*> rpcs = {&DefaultTransport()};
   std::vector<std::string> workloads = {"a"};
   std::string threads = "32";  // A list like "1,3,5,10".
   // Record-size sweep (--fieldlengths, --fieldcounts): lists like
@@ -87,9 +87,11 @@ size_t ColumnRunAt(size_t n, int rep, size_t k);
 // The (codec, RPC layer) pairs of the matrix's columns, in column order,
 // and their labels ("raw", "raw@grpc", "raw#2"): the codecs of --codecs (all
 // when empty) over each layer of --rpcs, skipping pairs a transport does not
-// carry. Errors for an unknown codec or transport.
+// carry. Errors when no pair is carried.
 struct CompareColumns {
-  std::vector<std::string> codecs, rpcs, labels;
+  std::vector<const CodecInfo*> codecs;
+  std::vector<const Transport*> rpcs;
+  std::vector<std::string> labels;
 };
 StatusOr<CompareColumns> ResolveColumns(const CompareOptions& o);
 

@@ -156,7 +156,7 @@ class LoadRun {
 
   StatusOr<RunResult> Run() {
     WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
-    codec_id_ = uint8_t(NewCodec(o_.codec).value()->id());
+    codec_id_ = uint8_t(o_.codec->id);
     layout_ = PlanLayout(o_);
     WB_RETURN_IF_ERROR(ConnectShared());
     WB_RETURN_IF_ERROR(StartThreads());
@@ -261,7 +261,7 @@ Status LoadRun::StartThreads() {
     ClientThread* t = threads_.back().get();
     if (shared_os_) {  // Thread i runs logical client i: spread over the connections.
       t->os_channel = shared_[size_t(i) % shared_.size()]->NewChannel();
-      t->codecs.push_back(NewCodec(codec_id_).value());
+      t->codecs.push_back(o_.codec->factory());
     }
     guards_.emplace_back(asio::make_work_guard(t->ctx));
     try {
@@ -705,9 +705,9 @@ Status ValidateDriverOptions(const DriverOptions& o) {
                   double(o.threads) / kMaxOpenLoopInterval_s);
     return Status::InvalidArgument(text);
   }
-  WB_RETURN_IF_ERROR(NewCodec(o.codec).status());
+  if (o.codec == nullptr) return Status::InvalidArgument("no codec given (--codec)");
   if (o.transport == nullptr) return Status::InvalidArgument("no transport given (--rpc)");
-  WB_RETURN_IF_ERROR(o.transport->CheckCodec(o.codec));
+  WB_RETURN_IF_ERROR(o.transport->CheckCodec(*o.codec));
   if (o.transport_threads < 1 || o.transport_threads > 64)
     return Status::InvalidArgument(
         "--grpc-cq-threads (a transport's own threads per connection) must be 1-64, got " +

@@ -82,8 +82,8 @@ enum class ThreadModel {
 struct DriverOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
-  // Codec name (see codecs/codec.h); every connection uses it.
-  std::string codec = "raw";
+  // The codec every connection uses (codecs/codec.h). Never null.
+  const CodecInfo* codec = &Codecs().front();
   // RPC layer (--rpc); the server must serve the same one. Never null.
   const Transport* transport = &DefaultTransport();
   // Threads a transport may start per connection for its own completion

@@ -16,10 +16,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
+#include "regions/registry.h"
+#include "rpc/symbol_prefixes.h"
+#include "transports/transport.h"
 
 namespace wirebench {
 
@@ -74,43 +78,40 @@ std::string QualifiedName(std::string_view name) {
   return out;
 }
 
-// A symbol of a codec's generated code or library (the registry's
-// symbol_prefixes).
-bool IsCodecLibrarySymbol(std::string_view q) {
-  for (const CodecInfo& c : AllCodecs())
-    for (std::string_view prefix : c.symbol_prefixes)
-      if (StartsWith(q, prefix)) return true;
+bool StartsWithAny(std::string_view q, std::span<const std::string_view> prefixes) {
+  for (std::string_view prefix : prefixes)
+    if (StartsWith(q, prefix)) return true;
   return false;
 }
+
+// A function of an entry's code: its name starts with one of the entry's
+// symbol prefixes (common/registry.h).
+template <class Entry>
+bool InEntries(std::string_view q, const Registry<Entry>& registry) {
+  for (const Entry* e : registry.all())
+    if (StartsWithAny(q, e->symbol_prefixes())) return true;
+  return false;
+}
+
+// The load generator's own code (bench/): key and record building, the
+// logical clients' scheduling, latency recording.
+constexpr std::string_view kHarnessPrefixes[] = {
+    "wirebench::ycsb::",     "wirebench::hdr::",        "wirebench::LogicalClient",
+    "wirebench::YcsbStream", "wirebench::YcsbWorkload", "wirebench::LoadRun",
+};
 
 std::optional<Layer> LayerByName(const std::string& q) {
   const size_t last = q.rfind("::");
   const std::string_view scope = last == std::string::npos ? "" : std::string_view(q).substr(0, last);
   const std::string_view method = last == std::string::npos ? q : std::string_view(q).substr(last + 2);
+  // The seams' own interfaces (a Codec's Encode*/Decode*, the Region base
+  // class) belong to their layers, whichever entry implements them.
   if (method == "EncodeRequest" || method == "DecodeRequest" || method == "EncodeResponse" ||
-      method == "DecodeResponse" || EndsWith(scope, "Codec") || IsCodecLibrarySymbol(q))
+      method == "DecodeResponse" || EndsWith(scope, "Codec") || InEntries(q, Codecs()))
     return Layer::kCodec;
-  if (EndsWith(scope, "Region") || StartsWith(q, "wirebench::Wal") || q == "wirebench::SpinCpu" ||
-      q == "wirebench::SpinInstructions")
-    return Layer::kRegion;
-  if (StartsWith(q, "wirebench::rpc::") || StartsWith(q, "boost::asio::detail::socket_ops::") ||
-      StartsWith(q, "boost::asio::detail::reactive_socket_recv_op_base") ||
-      StartsWith(q, "boost::asio::detail::reactive_socket_send_op_base"))
-    return Layer::kRpc;
-  if (StartsWith(q, "wirebench::ycsb::") || StartsWith(q, "wirebench::hdr::") ||
-      StartsWith(q, "wirebench::LogicalClient") || StartsWith(q, "wirebench::YcsbStream") ||
-      StartsWith(q, "wirebench::YcsbWorkload"))
-    return Layer::kHarness;
-  return std::nullopt;
-}
-
-std::optional<Layer> LayerByFile(std::string_view file) {
-  auto has = [&](std::string_view part) { return file.find(part) != std::string_view::npos; };
-  if (has("/codecs/")) return Layer::kCodec;
-  if (has("/rpc/") || has("/transports/")) return Layer::kRpc;
-  if (has("/regions/") || has("/nullregion/null_region.") || has("/nullregion/region."))
-    return Layer::kRegion;
-  if (has("/bench/ycsb/") || has("/bench/hdr/") || has("/bench/loadgen/")) return Layer::kHarness;
+  if (scope == "wirebench::Region" || InEntries(q, Regions())) return Layer::kRegion;
+  if (StartsWithAny(q, rpc::kCoreSymbolPrefixes) || InEntries(q, Transports())) return Layer::kRpc;
+  if (StartsWithAny(q, kHarnessPrefixes)) return Layer::kHarness;
   return std::nullopt;
 }
 
@@ -154,9 +155,8 @@ std::vector<Shares> PropagateShares(const std::vector<std::optional<Layer>>& own
 
 }  // namespace
 
-std::optional<Layer> LayerOfFunction(std::string_view name, std::string_view file) {
-  if (auto l = LayerByName(QualifiedName(name))) return l;
-  return LayerByFile(file);
+std::optional<Layer> LayerOfFunction(std::string_view name) {
+  return LayerByName(QualifiedName(name));
 }
 
 StatusOr<CallgrindProfile> ParseCallgrindOutput(std::istream& in) {
@@ -223,7 +223,7 @@ LayerInstructions AttributeLayers(const CallgrindProfile& p, uint64_t operations
   std::vector<uint64_t> self;
   for (const auto& [name, f] : p.functions) {
     index.emplace(name, own.size());
-    own.push_back(LayerOfFunction(name, f.file));
+    own.push_back(LayerOfFunction(name));
     self.push_back(f.self);
   }
   std::vector<std::vector<std::pair<size_t, double>>> callers(own.size());

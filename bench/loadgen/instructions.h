@@ -13,16 +13,19 @@
 // reads both dumps and divides by the measured operation count.
 //
 // Layer attribution (AttributeLayers): every function is given a layer by
-// its name, else by its source file (LayerOfFunction):
-//   codec   - the codecs (codecs/, generated message code, the Codec
-//             interface's EncodeRequest/DecodeRequest/EncodeResponse/
-//             DecodeResponse implementations);
-//   rpc     - rpc/ (framing, the connections' read/write paths, dispatch)
-//             and Asio's socket operations up to the syscall;
-//   region  - the Region implementations (nullregion/null_region, regions/);
-//   harness - the client's YCSB key/record building, logical-client
-//             scheduling and latency recording (bench/ycsb, bench/hdr,
-//             bench/loadgen);
+// its qualified name (LayerOfFunction), from what the registries' entries
+// declare (their symbol prefixes, common/registry.h), never from source
+// paths, so a Release binary without line tables splits the same way:
+//   codec   - every codec entry's prefixes (its generated code, its
+//             library) and the Codec interface's implementations (a class
+//             named ...Codec, the EncodeRequest/DecodeRequest/
+//             EncodeResponse/DecodeResponse methods);
+//   rpc     - the network core's prefixes (rpc::kCoreSymbolPrefixes: its
+//             code and Asio's socket operations up to the syscall) and every
+//             transport entry's;
+//   region  - every region entry's prefixes and the Region base class;
+//   harness - the load generator's own code: YCSB key/record building,
+//             logical-client scheduling, latency recording;
 // A function with no layer of its own (malloc, memcpy, std::, Asio
 // internals, common/) takes its callers' layers, split in proportion to the
 // inclusive cost of each caller's calls to it; a function nobody calls in
@@ -86,7 +89,7 @@ inline constexpr int kLayers = 5;
 
 // The layer a function belongs to by its own name or file; nullopt when it
 // has none and takes its callers'.
-std::optional<Layer> LayerOfFunction(std::string_view name, std::string_view file);
+std::optional<Layer> LayerOfFunction(std::string_view name);
 
 // Instructions per operation of one side, by layer (see above).
 LayerInstructions AttributeLayers(const CallgrindProfile& profile, uint64_t operations);

@@ -62,7 +62,7 @@ Status StartServer(const MeasureOptions& o, const Transport& transport, ServerSi
   } else {
     WB_RETURN_IF_ERROR(CheckRegion(o.colocated.region));
     ColocatedServerOptions c = o.colocated;
-    c.rpc = std::string(transport.name());
+    c.rpc = &transport;
     std::vector<std::string> args = ChildServerArgs(c, o.quiet);
     if (!o.zookeeper.empty()) {
       args.push_back("--zookeeper");
@@ -89,7 +89,7 @@ nlohmann::json ConfigJson(const MeasureOptions& o, const Transport& transport,
   c["server"] = colocated ? "co-located" : o.server;
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
-  c["region"] = o.colocated.region.name;
+  c["region"] = std::string(o.colocated.region.entry->name());
   c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
   c["zookeeper"] = o.zookeeper;
   c["sample_interval_ms"] = o.sample_interval.count();
@@ -120,10 +120,8 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
         "no command to measure: give it after --, e.g. wirebench measure -- node client.js");
   if (o.sample_interval.count() < 1 || o.sample_interval.count() > 10000)
     return Status::InvalidArgument("--sample-ms must be 1-10000");
-  auto transport = FindTransport(o.rpc.empty() ? DefaultTransport().name() : o.rpc);
-  if (!transport.ok()) return transport.status();
   ServerSide server;
-  WB_RETURN_IF_ERROR(StartServer(o, **transport, &server));
+  WB_RETURN_IF_ERROR(StartServer(o, *o.rpc, &server));
   const std::string address = server.host + ":" + std::to_string(server.port);
   const std::map<std::string, std::string> values = {{"server", address},
                                                      {"host", server.host},
@@ -143,10 +141,12 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   if (!before.ok()) return before.status();
   r.server_before = *before;
   if (!o.quiet)
-    std::fprintf(stderr, "wirebench measure: rpc=%s server=%s%s command: %s\n",
-                 std::string((*transport)->name()).c_str(), address.c_str(),
-                 server.local ? " (co-located child process)" : "",
-                 JoinCommand(cmd.argv).c_str());
+    cmd.started = [&] {
+      std::fprintf(stderr, "wirebench measure: rpc=%s server=%s%s command: %s\n",
+                   std::string(o.rpc->name()).c_str(), address.c_str(),
+                   server.local ? " (co-located child process)" : "",
+                   JoinCommand(cmd.argv).c_str());
+    };
   auto tree = RunCommandTree(cmd);
   if (!tree.ok()) return tree.status();
   auto after = server.stats->Fetch(kStatsTimeout);
@@ -198,7 +198,7 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   out.text += "[COMMAND], Processes, " + std::to_string(tree->processes_seen) + "\n";
   out.text += "[COMMAND], LeftRunning, " + std::to_string(tree->left_running.size()) + "\n";
   out.json["wirebench_result_version"] = kResultVersion;
-  out.json["config"] = ConfigJson(o, **transport, cmd.argv, server.local != nullptr);
+  out.json["config"] = ConfigJson(o, *o.rpc, cmd.argv, server.local != nullptr);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(r, costs, report);
   out.json["measure"] = {{"calls", calls},

@@ -29,7 +29,7 @@ namespace wirebench {
 
 struct MeasureOptions {
   std::vector<std::string> command;
-  std::string rpc;        // --rpc; empty: the default transport.
+  const Transport* rpc = &DefaultTransport();  // --rpc; never null.
   std::string server;     // HOST:PORT of a running server; empty = co-located.
   std::string zookeeper;  // Passed to the co-located server (--rpc hbase).
   ColocatedServerOptions colocated;

@@ -283,6 +283,7 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   int exec_errno = 0;
   const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
   close(err_pipe[0]);
+  if (!exec_failed && o.started) o.started();
 
   TreeSampler sampler(pid, o.exclude);
   std::atomic<bool> done{false};

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ struct CommandOptions {
   std::map<std::string, std::string> env;  // Added to (or replacing in) this environment.
   std::chrono::milliseconds sample_interval{20};
   pid_t exclude = -1;  // A child of this process that is not the command's (the co-located server).
+  // Called once the command runs and a stop signal sent to this process is
+  // passed on to it (not before, so a banner printed here promises that
+  // SIGINT/SIGTERM ends the command with a report).
+  std::function<void()> started;
 };
 
 // Runs the command to its end. An error only when it could not be started

@@ -85,8 +85,7 @@ ServerProtocol ProbeServerProtocol(const std::string& host, uint16_t port,
   // 2. The wirebench preamble (codec raw) and a Ping.
   fd = Connect(host, port, wait);
   if (fd < 0) return ServerProtocol::kUnknown;
-  const CodecInfo* raw = FindCodec("raw");
-  const uint8_t hello[] = {'W', 'B', 'N', 'C', 1, raw != nullptr ? uint8_t(raw->id) : uint8_t(1), 0, 0,
+  const uint8_t hello[] = {'W', 'B', 'N', 'C', 1, uint8_t(CodecId::kRaw), 0, 0,
                            // Frame: length 8, call id 1, Ping, status 0, flags 0.
                            8, 0, 0, 0, 1, 0, 0, 0, uint8_t(Method::kPing), 0, 0, 0};
   if (send(fd, hello, sizeof(hello), MSG_NOSIGNAL) == ssize_t(sizeof(hello)))

@@ -65,9 +65,9 @@ StatusOr<std::unique_ptr<StatsClient>> StatsClient::Connect(const Transport& tra
   eo.port = port;
   // Stats is codec-independent; any codec the transport carries will do.
   bool have_codec = false;
-  for (const CodecInfo& c : AllCodecs()) {
-    if (transport.CheckCodec(c.name).ok()) {
-      eo.codec_id = uint8_t(c.id);
+  for (const CodecInfo* c : Codecs().all()) {
+    if (transport.CheckCodec(*c).ok()) {
+      eo.codec_id = uint8_t(c->id);
       have_codec = true;
       break;
     }

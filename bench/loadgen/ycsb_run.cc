@@ -98,7 +98,7 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   // workload's operationcount ends the run.
   if (o.seconds && *o.seconds > 0 && !ops_given && !o.load_phase)
     props->Set("operationcount", "0", "--seconds without --ops");
-  props->Set("wirebench.codec", o.codec, "--codec");
+  props->Set("wirebench.codec", std::string(o.codec->name()), "--codec");
   if (o.instructions) {  // A fixed operation count; time plays no part.
     if (InstructionsModeDir().empty())
       return Status::InvalidArgument(
@@ -240,9 +240,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok()) r.raw_output_file = *raw;
   DriverOptions& d = r.driver;
   d.codec = o.codec;
-  auto transport = FindTransport(o.rpc);
-  if (!transport.ok()) return transport.status();
-  d.transport = *transport;
+  d.transport = o.rpc;
   d.transport_threads = o.transport_threads;
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
@@ -302,7 +300,7 @@ Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg
   // The null region's canned read answers a record of the workload's shape
   // (fieldcount fields of fieldlength bytes: the maximum, for non-constant
   // lengths) unless the command line chose one.
-  if (server.region.name == "null") {
+  if (server.region.entry == &NullRegionEntry()) {
     if (server.region.settings.Get("--canned-fields").empty())
       server.region.settings.Set("--canned-fields", std::to_string(cfg.field_count));
     if (server.region.settings.Get("--canned-field-length").empty())
@@ -310,7 +308,7 @@ Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg
   }
   // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
   WB_RETURN_IF_ERROR(CheckRegion(server.region));  // Before the child starts.
-  server.rpc = std::string(d->transport->name());  // The same RPC layer as the client.
+  server.rpc = d->transport;                       // The same RPC layer as the client.
   auto spawned =
       LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
@@ -328,8 +326,9 @@ Status StartHlog(const YcsbRunOptions& o, std::ostream* out,
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  WB_RETURN_IF_ERROR((*hlog)->WriteComment(
-      "[wirebench " + std::string(o.load_phase ? "load" : "run") + ", codec " + o.codec + "]"));
+  WB_RETURN_IF_ERROR((*hlog)->WriteComment("[wirebench " +
+                                           std::string(o.load_phase ? "load" : "run") + ", codec " +
+                                           std::string(o.codec->name()) + "]"));
   return (*hlog)->WriteHeader(now_ms, now_ms);
 }
 
@@ -339,7 +338,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   nlohmann::json c;
   for (auto& [k, v] : props.Explicit()) c["properties"][k] = v;
   c["phase"] = o.load_phase ? "load" : "run";
-  c["codec"] = o.codec;
+  c["codec"] = std::string(o.codec->name());
   c["rpc"] = d.transport->name();
   c["threads"] = d.threads;
   c["client_io_threads"] = d.client_io_threads;
@@ -353,7 +352,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
                               : o.server;
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
-  c["region"] = o.colocated.region.name;
+  c["region"] = std::string(o.colocated.region.entry->name());
   c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
   c["fieldcount"] = cfg.field_count;
   c["fieldlength"] = cfg.field_length;
@@ -492,7 +491,8 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
   StopOnSignal stop_on_signal;
   if (o.instructions) {
     std::fprintf(stderr, "instructions: codec %s: %lld warm-up operations, then %lld measured\n",
-                 o.codec.c_str(), static_cast<long long>(o.instruction_warmup_ops),
+                 std::string(o.codec->name()).c_str(),
+                 static_cast<long long>(o.instruction_warmup_ops),
                  static_cast<long long>(d.operations));
     WB_RETURN_IF_ERROR(RunInstructionWarmup(d, workload, o.instruction_warmup_ops));
   }
@@ -580,7 +580,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                  o.load_phase ? "load" : "run", d.threads, static_cast<unsigned long long>(cfg.seed));
   else if (!o.quiet)
     std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
-                 o.load_phase ? "load" : "run", o.codec.c_str(),
+                 o.load_phase ? "load" : "run", std::string(o.codec->name()).c_str(),
                  std::string(d.transport->name()).c_str(), d.threads,
                  static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
                  local ? " (co-located child process)" : "");

@@ -36,9 +36,10 @@ struct YcsbRunOptions {
   bool status = false;
   std::string label;
   std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.
-  std::string codec = "raw";
-  // --rpc (transports/transport.h); the co-located server too.
-  std::string rpc = std::string(DefaultTransport().name());
+  // --codec and --rpc, resolved where they were parsed; the co-located
+  // server runs the same transport. Never null.
+  const CodecInfo* codec = &Codecs().front();
+  const Transport* rpc = &DefaultTransport();
   int transport_threads = 1;      // --grpc-cq-threads: the transport's own threads per connection.
   int connections = 1;
   int client_io_threads = 1;

@@ -2,7 +2,7 @@
 // codec on three messages (a 1 KB put, a canned 1 KB Get response, a Multi of
 // 100 puts), against a 1 KiB memcpy baseline.
 //
-// Benchmarks are registered at startup from AllCodecs(), named
+// Benchmarks are registered at startup from Codecs(), named
 // BM_Codec_<Op>/<codec>/<message>, so a new codec is measured without
 // touching this file. Counters per operation: allocs/op, alloc_bytes/op,
 // copied/op (payload bytes the codec copied, encode + decode), wire_bytes
@@ -261,8 +261,8 @@ void RegisterFor(const CodecInfo& info, const char* msg_name, const M* msg) {
     Op op;
   } kOps[] = {{"Encode", Op::kEncode}, {"Decode", Op::kDecode}, {"RoundTrip", Op::kRoundTrip}};
   for (const auto& o : kOps) {
-    std::string name = std::string("BM_Codec_") + o.name + "/" + std::string(info.name) + "/" +
-                       msg_name;
+    std::string name =
+        std::string("BM_Codec_") + o.name + "/" + std::string(info.name()) + "/" + msg_name;
     const CodecInfo* ip = &info;
     const Op op = o.op;
     benchmark::RegisterBenchmark(name.c_str(), [ip, op, msg](benchmark::State& state) {
@@ -274,7 +274,8 @@ void RegisterFor(const CodecInfo& info, const char* msg_name, const M* msg) {
 void RegisterAll() {
   benchmark::RegisterBenchmark("BM_Memcpy_1KB", BM_Memcpy_1KB);
   const Messages& m = TheMessages();
-  for (const CodecInfo& info : AllCodecs()) {
+  for (const CodecInfo* entry : Codecs()) {
+    const CodecInfo& info = *entry;
     RegisterFor(info, "put1k", &m.put1k);
     RegisterFor(info, "get1k", &m.get1k);
     RegisterFor(info, "multi100", &m.multi100);

@@ -688,8 +688,9 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
     std::ostringstream text;
     hdr::HistogramLogWriter log(&text);
     const int64_t start_ms = (first_start == INT64_MAX ? RealtimeNs() : first_start) / 1'000'000;
-    Status st = log.WriteComment(StrCat("[wirebench ", o_.load_phase ? "load" : "run", " --mpi, ",
-                                        std::to_string(ranks_), " ranks, codec ", o_.codec, "]"));
+    Status st =
+        log.WriteComment(StrCat("[wirebench ", o_.load_phase ? "load" : "run", " --mpi, ",
+                                std::to_string(ranks_), " ranks, codec ", o_.codec->name(), "]"));
     if (st.ok()) st = log.WriteHeader(start_ms, start_ms);
     for (int t = 0; t < kOpTypes && st.ok(); ++t)
       if (merged->result.ops[size_t(t)].latency.total_count() > 0)

@@ -28,8 +28,9 @@ StatusOr<MemstoreOptions> Options(const RegionSettings& settings) {
 
 const RegionEntry& MemstoreRegionEntry() {
   static const RegionEntry entry{
-      "memstore",
-      "an in-memory sorted store with HBase's data model: puts kept, reads answered",
+      {"memstore",
+       "an in-memory sorted store with HBase's data model: puts kept, reads answered",
+       {"wirebench::MemstoreRegion::", "wirebench::ResultBuilder::"}},
       {{kMaxVersions,
         "memstore region: versions kept per column, for every family (HBase's VERSIONS; "
         "default 1)",

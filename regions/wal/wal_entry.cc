@@ -59,8 +59,10 @@ std::string Advice(const RegionSettings&, int handlers) {
 
 const RegionEntry& WalRegionEntry() {
   static const RegionEntry entry{
-      "wal",
-      "a write-ahead log with group commit in front of a memstore, recovered on start",
+      {"wal",
+       "a write-ahead log with group commit in front of a memstore, recovered on start",
+       {"wirebench::WalRegion::", "wirebench::Wal::", "wirebench::wal::",
+        "wirebench::LogHistogram::"}},
       {{"--wal-dir", "wal region: directory of the log (recovered on start)", ""},
        {"--wal-sync",
         "wal region: 'every' (acknowledge after the covering sync: group commit), 'every-n' "

@@ -319,22 +319,21 @@ class GrpcServing final : public rpc::TransportServer {
 
 class GrpcEntry final : public Transport {
  public:
-  explicit GrpcEntry(bool native) : native_(native) {}
-
-  std::string_view name() const override { return native_ ? "grpc-native" : "grpc"; }
-  std::string_view summary() const override {
-    return native_ ? "gRPC's generated protobuf service for HBase's messages (codec pb only)"
-                   : "every codec's bytes over gRPC's generic async API";
-  }
-
-  Status CheckCodec(std::string_view codec) const override {
-    if (native_ && codec != "pb")
-      return Status::InvalidArgument(
-          "--rpc grpc-native is gRPC's own generated protobuf service and runs only with codec "
-          "pb, got codec '" + std::string(codec) + "': use --codec pb, or --rpc grpc to carry '" +
-          std::string(codec) + "' over gRPC");
-    return Status::Ok();
-  }
+  explicit GrpcEntry(bool native)
+      : Transport(native
+                      ? RegistryEntry("grpc-native",
+                                      "gRPC's generated protobuf service for HBase's messages "
+                                      "(codec pb only)",
+                                      {"wirebench::rpc::", "wirebench::native::", "grpc::"})
+                      : RegistryEntry("grpc", "every codec's bytes over gRPC's generic async API",
+                                      {"wirebench::rpc::", "grpc::"}),
+                  native ? TransportTraits{.codecs = {"pb"},
+                                           .codecs_why = "gRPC's own generated protobuf service "
+                                                         "for HBase's messages, which only codec "
+                                                         "pb writes",
+                                           .codecs_otherwise = "grpc"}
+                         : TransportTraits{}),
+        native_(native) {}
 
   // The gRPC server runs handlers inline on its completion-queue threads and
   // has its own connection handling: the flags that do not apply are refused.

@@ -51,20 +51,16 @@ StatusOr<OwnOptions> Own(const OptionSettings& given) {
 
 class HBaseEntry final : public Transport {
  public:
-  std::string_view name() const override { return "hbase"; }
-  std::string_view summary() const override {
-    return "HBase's own RPC protocol (\"HBas\" preamble, ConnectionHeader, big-endian "
-           "lengths, RequestHeader/ResponseHeader), as a region server speaks it";
-  }
-
-  Status CheckCodec(std::string_view codec) const override {
-    if (codec == "pb" || codec == "cellblock") return Status::Ok();
-    return Status::InvalidArgument(
-        "--rpc hbase carries HBase's own call layout, which only codecs pb (no cell codec) and "
-        "cellblock (KeyValueCodec cell blocks) write; got codec '" +
-        std::string(codec) + "': use --codec pb or --codec cellblock, or --rpc wirebench for '" +
-        std::string(codec) + "'");
-  }
+  HBaseEntry()
+      : Transport({"hbase",
+                   "HBase's own RPC protocol (\"HBas\" preamble, ConnectionHeader, big-endian "
+                   "lengths, RequestHeader/ResponseHeader), as a region server speaks it",
+                   {"wirebench::hbaserpc::", "wirebench::hbasewire::"}},
+                  {.codecs = {"cellblock", "pb"},
+                   .codecs_why = "HBase's own call layout, which only codecs pb (no cell codec) "
+                                 "and cellblock (KeyValueCodec cell blocks) write",
+                   .codecs_otherwise = "wirebench",
+                   .find_in_zookeeper = &hbaserpc::FindServerInZooKeeper}) {}
 
   // Calls are answered inline on the I/O threads, as the region allows.
   Status CheckServerOptions(const rpc::ServerOptions& s) const override {
@@ -77,14 +73,7 @@ class HBaseEntry final : public Transport {
   }
 
   std::span<const OptionSpec> ServerOptionSpecs() const override { return kOwnOptions; }
-  Status CheckOwnOptions(const OptionSettings& own) const override {
-    return Own(own).status();
-  }
-  StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
-                                              std::chrono::milliseconds timeout) const override {
-    return hbaserpc::FindServerInZooKeeper(zookeeper, timeout);
-  }
-
+  Status CheckOwnOptions(const OptionSettings& own) const override { return Own(own).status(); }
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
       rpc::Service* service) const override {
@@ -100,8 +89,9 @@ class HBaseEntry final : public Transport {
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
       boost::asio::io_context& ctx, EndpointOptions options) const override {
     const CodecInfo* info = FindCodec(options.codec_id);
-    if (info == nullptr || CheckCodec(info->name).ok() == false)
-      co_return CheckCodec(info ? info->name : std::string_view("?"));
+    if (info == nullptr)
+      co_return Status::InvalidArgument("unknown codec id " + std::to_string(options.codec_id));
+    if (Status carried = CheckCodec(*info); !carried.ok()) co_return carried;
     hbaserpc::HBaseClientOptions o;
     o.host = options.host;
     o.port = options.port;

@@ -12,10 +12,10 @@ namespace {
 
 class WirebenchEntry final : public Transport {
  public:
-  std::string_view name() const override { return "wirebench"; }
-  std::string_view summary() const override {
-    return "wirebench's own framing (length, call id, method, status; the codec's bytes)";
-  }
+  WirebenchEntry()
+      : Transport({"wirebench",
+                   "wirebench's own framing (length, call id, method, status; the codec's bytes)",
+                   {"wirebench::rpc::"}}) {}
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               const OptionSettings&, Region*,
