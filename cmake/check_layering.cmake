@@ -4,6 +4,9 @@
 #   rpc/                    common/ (the network core: bytes only, no codec,
 #                           region, driver or particular protocol)
 #   codecs/                 common/
+#   (what the layers above see of codecs/: codec.h, message.h, wire_reader.h,
+#   hbase/ (HBase's wire vocabulary) and schemas/; a codec's own folder,
+#   codecs/NAME/, is its business)
 #   nullregion/             common/, codecs/, rpc/ (nullregion's RegionService
 #                           binds a codec and a region into an rpc::Service)
 #   regions/                common/, codecs/, rpc/, nullregion/
@@ -65,7 +68,11 @@ function(_layer_rule)
   set(_rule_count ${n} PARENT_SCOPE)
 endfunction()
 
-set(_below_bench "^(common|rpc|codecs|nullregion|regions)/|^transports/[^/]+$")
+# What other layers may include of codecs/: the interface, the message model,
+# the wire reader, HBase's wire vocabulary (codecs/hbase/) and the generated
+# schemas; never a codec's own folder.
+set(_codecs_public "^codecs/(codec|message|wire_reader)\\.h$|^codecs/(hbase|schemas)/")
+set(_below_bench "^(common|rpc|nullregion|regions)/|${_codecs_public}|^transports/[^/]+$")
 set(_no_transport "^rpc/grpc/|^transports/[^/]+/")
 set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/ or rpc/grpc/)")
 
@@ -75,15 +82,16 @@ _layer_rule(FILES "^rpc/" ALLOW "^(rpc|common)/"
             TEXT "rpc/ (the network core) includes only common/")
 _layer_rule(FILES "^codecs/" ALLOW "^(codecs|common)/"
             TEXT "codecs/ includes only common/")
-_layer_rule(FILES "^nullregion/" ALLOW "^(nullregion|codecs|rpc|common)/"
-            TEXT "nullregion/ includes only common/, codecs/ and rpc/")
-_layer_rule(FILES "^regions/" ALLOW "^(regions|nullregion|codecs|rpc|common)/"
-            TEXT "regions/ includes only common/, codecs/, rpc/ and nullregion/")
+set(_codecs_text "of codecs/ only codec.h, message.h, wire_reader.h, hbase/ and schemas/, never a codec's own folder")
+_layer_rule(FILES "^nullregion/" ALLOW "^(nullregion|rpc|common)/|${_codecs_public}"
+            TEXT "nullregion/ includes only common/, codecs/ and rpc/ (${_codecs_text})")
+_layer_rule(FILES "^regions/" ALLOW "^(regions|nullregion|rpc|common)/|${_codecs_public}"
+            TEXT "regions/ includes only common/, codecs/, rpc/ and nullregion/ (${_codecs_text})")
 _layer_rule(FILES "^transports/[^/]+/"
-            ALLOW "^<own>|^(rpc|codecs|nullregion|common)/|^transports/transport\\.h$"
-            TEXT "transports/NAME/ includes only rpc/, codecs/, nullregion/, common/, its own folder and transports/transport.h, never another transport's folder")
-_layer_rule(FILES "^transports/" ALLOW "^(transports|rpc|codecs|nullregion|regions|common)/"
-            TEXT "transports/ includes no bench/")
+            ALLOW "^<own>|^(rpc|nullregion|common)/|${_codecs_public}|^transports/transport\\.h$"
+            TEXT "transports/NAME/ includes only rpc/, codecs/ (${_codecs_text}), nullregion/, common/, its own folder and transports/transport.h, never another transport's folder")
+_layer_rule(FILES "^transports/" ALLOW "^(transports|rpc|nullregion|regions|common)/|${_codecs_public}"
+            TEXT "transports/ includes no bench/ (${_codecs_text})")
 _layer_rule(FILES "^bench/(ycsb|hdr)/" ALLOW "${_below_bench}|^bench/\\1/"
             DENY "${_no_transport}"
             TEXT "bench/ycsb/ and bench/hdr/ include nothing else of bench/. ${_bench_text}")

@@ -21,7 +21,7 @@ function(_make_tree dir path content)
             regions/memstore/memstore.h transports/transport.h transports/a/a.h
             transports/b/b.h rpc/grpc/grpc_server.h bench/cli/front_door.h
             bench/hdr/histogram.h bench/loadgen/driver.h tests/raw_peer.h
-            codecs/raw/common/status.h)
+            codecs/raw/common/status.h codecs/pb/pb_wire.h codecs/hbase/key_value.h)
     file(WRITE "${dir}/${f}" "#pragma once\n")
   endforeach()
   file(WRITE "${dir}/${path}" "${content}")
@@ -157,6 +157,14 @@ expect_broken(transport_includes_another_relative transports/a/bad.cc "#  includ
               "transports/a/bad.cc:1:" "includes transports/b/b.h" "${_transport_rule}")
 expect_broken(transport_includes_regions transports/a/bad.cc "#include <regions/memstore/memstore.h>\n"
               "transports/a/bad.cc:1:" "${_transport_rule}")
+# Of codecs/, other layers see the public part only, never a codec's own folder.
+expect_broken(transport_includes_a_codecs_folder transports/a/bad.cc
+              "#include \"codecs/pb/pb_wire.h\"\n" "transports/a/bad.cc:1:"
+              "includes codecs/pb/pb_wire.h" "never a codec's own folder")
+expect_broken(region_includes_a_codecs_folder regions/bad.cc "#include <codecs/pb/pb_wire.h>\n"
+              "regions/bad.cc:1:" "never a codec's own folder")
+expect_holds(transport_includes_hbase_wire transports/a/good.cc
+             "#include \"codecs/hbase/key_value.h\"\n#include \"codecs/codec.h\"\n")
 expect_broken(transport_includes_bench transports/a/bad.cc "#include \"../../bench/loadgen/driver.h\"\n"
               "transports/a/bad.cc:1:" "${_transport_rule}")
 expect_broken(registry_includes_bench transports/bad.cc "#include \"bench/loadgen/driver.h\"\n"

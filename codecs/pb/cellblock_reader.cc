@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "codecs/pb/key_value.h"
+#include "codecs/hbase/key_value.h"
 #include "codecs/pb/proto_fields.h"
 #include "codecs/wire_reader.h"
 #include "common/protocol.h"

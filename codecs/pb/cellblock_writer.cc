@@ -2,9 +2,9 @@
 
 #include <cassert>
 
-#include "codecs/pb/key_value.h"
-#include "codecs/pb/pb_mapping.h"
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/key_value.h"
+#include "codecs/hbase/pb_mapping.h"
+#include "codecs/hbase/pb_wire.h"
 #include "common/protocol.h"
 #include "common/thread_stats.h"
 

@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "codecs/codec_adapter.h"
+#include "codecs/hbase/pb_mapping.h"
+#include "codecs/hbase/pb_wire.h"
 #include "codecs/pb/pb_codecs.h"
-#include "codecs/pb/pb_mapping.h"
-#include "codecs/pb/pb_wire.h"
 #include "common/thread_stats.h"
 
 namespace wirebench {

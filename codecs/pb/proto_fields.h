@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "common/bytes.h"
 #include "common/status.h"
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "codecs/codec_adapter.h"
-#include "codecs/pb/key_value.h"
+#include "codecs/hbase/key_value.h"
 #include "codecs/wire_reader.h"
 #include "common/thread_stats.h"
 

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "transports/hbase/hbase_protocol.h"

@@ -1,11 +1,11 @@
 #include "transports/grpc/native_client.h"
 
-#include <chrono>
-
-#include <boost/asio/post.hpp>
 #include <grpcpp/grpcpp.h>
 
-#include "codecs/pb/pb_mapping.h"
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+#include "codecs/hbase/pb_mapping.h"
 #include "common/thread_stats.h"
 #include "wirebench_region.grpc.pb.h"
 

@@ -1,6 +1,6 @@
 // The `grpc-native` client call path: the region calls as gRPC's generated
 // stub for transports/grpc/wirebench_region.proto, HBase's protobuf messages filled
-// from wirebench's message model (codecs/pb/pb_mapping.h) and serialized by
+// from wirebench's message model (codecs/hbase/pb_mapping.h) and serialized by
 // gRPC, replies read back into the model. This is how gRPC is normally
 // used, as opposed to rpc::GrpcConnection, which carries a codec's bytes.
 //

@@ -1,15 +1,15 @@
 #include "transports/grpc/native_service.h"
 
+#include <grpcpp/grpcpp.h>
+
 #include <atomic>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-#include <nlohmann/json.hpp>
-
-#include "codecs/pb/pb_mapping.h"
+#include "codecs/hbase/pb_mapping.h"
 #include "common/thread_stats.h"
 #include "wirebench_region.grpc.pb.h"
 

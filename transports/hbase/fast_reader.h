@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "common/bytes.h"
 
 namespace wirebench::hbaserpc {

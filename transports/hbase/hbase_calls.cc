@@ -8,7 +8,7 @@
 #include <string>
 
 #include "codecs/codec.h"
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "common/callgrind_marks.h"
 #include "common/protocol.h"
 #include "transports/hbase/fast_reader.h"

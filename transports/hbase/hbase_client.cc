@@ -1,15 +1,14 @@
 #include "transports/hbase/hbase_client.h"
 
+#include <boost/asio.hpp>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <vector>
 
-#include <boost/asio.hpp>
-
-#include "codecs/pb/key_value.h"
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/key_value.h"
+#include "codecs/hbase/pb_wire.h"
 #include "codecs/wire_reader.h"
 #include "common/protocol.h"
 #include "rpc/asio_io.h"
@@ -32,7 +31,7 @@ namespace {
 using rpc::kNoThrow;
 using rpc::kReadChunk;
 constexpr uint32_t kMaxReply = 64u << 20;
-// The region name the codecs write (codecs/pb/pb_mapping.h's kRegionName is
+// The region name the codecs write (codecs/hbase/pb_mapping.h's kRegionName is
 // "usertable,,1"): table, empty start key, region id kUserRegionId.
 std::string RegionNameOf(const std::string& table) {
   return table + ",," + std::to_string(kUserRegionId);

@@ -1,14 +1,12 @@
-#include "transports/hbase/hbase_calls.h"
-
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "codecs/pb/key_value.h"
+#include "codecs/hbase/key_value.h"
+#include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_regions.h"
 #include "transports/hbase/hbase_wire.pb.h"
-
 
 namespace wirebench::hbaserpc {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_wire.pb.h"
 

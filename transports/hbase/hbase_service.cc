@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <random>
 
-#include "codecs/pb/pb_wire.h"
+#include "codecs/hbase/pb_wire.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {

@@ -56,7 +56,7 @@ inline constexpr std::string_view kMetaTable = "hbase:meta";
 inline constexpr std::string_view kMetaRegionName = "hbase:meta,,1";
 // The region id of the one region per table the catalog hands out: with the
 // empty start key its (old-format) name is "T,,1", the region name the
-// pb/cellblock codecs write (codecs/pb/pb_mapping.h).
+// pb/cellblock codecs write (codecs/hbase/pb_mapping.h).
 inline constexpr uint64_t kUserRegionId = 1;
 
 // The exception classes HBase's server sends, by name.

@@ -1,4 +1,4 @@
-#include "codecs/pb/pb_mapping.h"
+#include "codecs/hbase/pb_mapping.h"
 
 #include <string>
 

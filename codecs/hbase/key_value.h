@@ -51,7 +51,6 @@ inline size_t KeyValueBytes(ByteView row, const Cell& c) {
   return kMinKeyValueBytes + row.size() + c.family.size() + c.qualifier.size() + c.value.size();
 }
 
-
 // Writes the length-prefixed KeyValue of `c` with `row` as its row at p and
 // returns the end. Counts nothing; the caller accounts for the copy.
 // REQUIRES: KeyValueBytes(row, c) bytes of room at p.

@@ -1,4 +1,4 @@
-#include "codecs/pb/key_value.h"
+#include "codecs/hbase/key_value.h"
 
 #include <string>
 
