@@ -133,9 +133,10 @@ int WriteResponse(Codec* codec, uint8_t method_index, const Message& m, SeedWrit
 int WriteCodecSeeds(const std::string& root) {
   const Content c;
   int errors = 0;
-  for (const CodecInfo& info : AllCodecs()) {
+  for (const CodecInfo* entry : Codecs()) {
+    const CodecInfo& info = *entry;
     std::unique_ptr<Codec> codec = info.factory();
-    std::string name(info.name);
+    std::string name(info.name());
     for (char& ch : name)
       if (ch == '-') ch = '_';
     SeedWriter rq(root, "fuzz_codec_" + name + "_request");
@@ -186,9 +187,9 @@ int WriteFrameSeeds(const std::string& root) {
 int WritePreambleSeeds(const std::string& root) {
   SeedWriter w(root, "fuzz_preamble");
   int errors = 0;
-  for (const CodecInfo& info : AllCodecs()) {
+  for (const CodecInfo* info : Codecs()) {
     ByteBuffer b;
-    rpc::WritePreamble(uint8_t(info.id), &b);
+    rpc::WritePreamble(uint8_t(info->id), &b);
     errors += !w.Write(b.view().str());
   }
   errors += !w.Write("WBNC\x01\x01\x00");
