@@ -46,13 +46,16 @@ std::string TransportNames() { return Transports().Names(); }
 
 std::string TransportHelp() {
   std::string out;
-  for (const Transport* t : Transports().all()) {
+  for (const Transport* t : Transports()) {
     std::string carried;
-    for (std::string_view c : t->traits().codecs)
-      carried += (carried.empty() ? "; codec " : ", ") + std::string(c);
-    if (t->traits().codecs.size() > 1) carried.insert(carried.find("codec ") + 5, "s");
-    out += (out.empty() ? "" : "; ") + std::string(t->name()) + " (" + std::string(t->summary()) +
-           carried + (carried.empty() ? "" : " only") + ")";
+    const auto& codecs = t->traits().codecs;
+    for (size_t i = 0; i < codecs.size(); ++i)
+      carried += std::string(i == 0 ? "" : i + 1 == codecs.size() ? " and " : ", ") +
+                 std::string(codecs[i]);
+    if (!carried.empty())
+      carried = (codecs.size() > 1 ? ", codecs " : ", codec ") + carried + " only";
+    out += (out.empty() ? "" : "; ") + std::string(t->name()) + ": " + std::string(t->summary()) +
+           carried;
   }
   return out;
 }

@@ -151,7 +151,7 @@ const Transport& DefaultTransport();
 // The names, comma separated, for help texts and errors.
 std::string TransportNames();
 // Each transport with its summary and the codecs it carries, for --help:
-// "wirebench (...); grpc (...); hbase (...; codecs cellblock, pb)".
+// "wirebench: ...; grpc: ...; hbase: ..., codecs cellblock and pb only".
 std::string TransportHelp();
 
 }  // namespace wirebench

@@ -322,8 +322,7 @@ class GrpcEntry final : public Transport {
   explicit GrpcEntry(bool native)
       : Transport(native
                       ? RegistryEntry("grpc-native",
-                                      "gRPC's generated protobuf service for HBase's messages "
-                                      "(codec pb only)",
+                                      "gRPC's generated protobuf service for HBase's messages",
                                       {"wirebench::rpc::", "wirebench::native::", "grpc::"})
                       : RegistryEntry("grpc", "every codec's bytes over gRPC's generic async API",
                                       {"wirebench::rpc::", "grpc::"}),
