@@ -34,7 +34,7 @@ const Registry<Transport>& Transports() {
 #ifdef WIREBENCH_HAVE_GRPC
                                             {}
 #else
-                                             {{"grpc", kWithoutGrpc}, {"grpc-native", kWithoutGrpc}}
+                                            {{"grpc", kWithoutGrpc}, {"grpc-native", kWithoutGrpc}}
 #endif
   );
   return registry;
@@ -50,7 +50,9 @@ std::string TransportHelp() {
     std::string carried;
     const auto& codecs = t->traits().codecs;
     for (size_t i = 0; i < codecs.size(); ++i)
-      carried += std::string(i == 0 ? "" : i + 1 == codecs.size() ? " and " : ", ") +
+      carried += std::string(i == 0                   ? ""
+                             : i + 1 == codecs.size() ? " and "
+                                                      : ", ") +
                  std::string(codecs[i]);
     if (!carried.empty())
       carried = (codecs.size() > 1 ? ", codecs " : ", codec ") + carried + " only";
