@@ -33,15 +33,14 @@ void AddCellFlags(CLI::App* cmd, YcsbRunOptions* cell) {
   AddRegionOptions(cmd, &cell->colocated.region);
 }
 
-int RunCompareCommand(const CompareOptions& o) {
+int RunCompareCommand(CompareOptions o) {
+  o.print_markdown = o.report;  // Printed as soon as it is made (RunCompare).
   auto r = RunCompare(o);
   if (!r.ok()) {
     if (o.report) std::fprintf(stderr, "wirebench compare: %s\n", r.status().ToString().c_str());
     return 2;
   }
   if (!o.report) return 0;  // An MPI rank other than 0: rank 0 reports.
-  std::fputs(r->markdown.c_str(), stdout);
-  std::fflush(stdout);
   std::fprintf(stderr, "wirebench compare: wrote");
   for (const auto& f : r->written) std::fprintf(stderr, " %s", f.c_str());
   std::fprintf(stderr, " and %zu cell results under %s/cells\n", r->cells.size(), r->out.c_str());

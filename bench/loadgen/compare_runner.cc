@@ -303,6 +303,10 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
     }
   };
   out->markdown = CompareMarkdown(out->cells, ro);
+  if (o.print_markdown) {
+    std::fputs(out->markdown.c_str(), stdout);
+    std::fflush(stdout);
+  }
   put("comparison.md", out->markdown);
   put("comparison.csv", CompareCsv(out->cells, ro));
   nlohmann::json doc = CompareJson(out->cells, ro);

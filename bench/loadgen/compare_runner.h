@@ -54,6 +54,11 @@ struct CompareOptions {
   // False on the MPI ranks other than rank 0: no progress line, no notes on
   // failed cells (rank 0 gives them), no outputs written.
   bool report = true;
+  // Print the comparison (Markdown) on stdout as soon as it is made, before
+  // the files and charts are written: a stopped matrix (SIGTERM, a rank that
+  // died under mpirun, which sends SIGKILL 1 s after its SIGTERM) shows its
+  // table even if the charts do not get written.
+  bool print_markdown = false;
   // Not 0: each cell's clients were this many MPI ranks (in the report's
   // setup line and comparison.json).
   int mpi_ranks = 0;
