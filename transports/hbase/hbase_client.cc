@@ -28,6 +28,9 @@ using pb::WireType;
 
 namespace {
 
+// This file's own copy of the socket read's Asio code (rpc/write_loop.h).
+struct ClientReadTag {};
+
 using rpc::kNoThrow;
 using rpc::kReadChunk;
 constexpr uint32_t kMaxReply = 64u << 20;
@@ -299,8 +302,8 @@ class HBaseChannel final : public rpc::CallChannel,
     auto self = shared_from_this();
     for (;;) {
       if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
-      auto [ec, n] = co_await socket_.async_read_some(
-          asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+      auto [ec, n] = co_await rpc::AsyncReadSome<ClientReadTag>(
+          socket_, asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()));
       if (ec) {
         if (!closed_) {
           FailAll(error_.ok() ? Status::Unavailable(
