@@ -142,11 +142,13 @@ class MpiRun : public ::testing::Test {
   }
   void SetUp() override { ASSERT_NE(address_, nullptr) << "the memstore server did not start"; }
 
-  // mpirun -np N wirebench ARGS..., its output in `out`.
+  // mpirun [MPIRUN_ARGS] -np N wirebench ARGS..., its output in `out`.
   std::unique_ptr<Child> Mpirun(int np, const std::vector<std::string>& args,
-                                const std::string& out) {
-    std::vector<std::string> argv = {WIREBENCH_TEST_MPIEXEC, "--oversubscribe", "-np",
-                                     std::to_string(np), kBinary};
+                                const std::string& out,
+                                const std::vector<std::string>& mpirun_args = {}) {
+    std::vector<std::string> argv = {WIREBENCH_TEST_MPIEXEC, "--oversubscribe"};
+    argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
+    argv.insert(argv.end(), {"-np", std::to_string(np), kBinary});
     argv.insert(argv.end(), args.begin(), args.end());
     return std::make_unique<Child>(argv, out);
   }
@@ -446,14 +448,17 @@ TEST_F(MpiRun, CompareRunsEveryCellFromEveryRank) {
 
 // A rank killed mid-matrix: every rank ends within seconds, rank 0 writes
 // the report of the cells measured so far (the last one partial), naming
-// the rank; mpirun exits non-zero; nothing keeps running.
+// the rank; mpirun exits non-zero; nothing keeps running. mpirun is given the
+// time docs/multi-host.md advises for a compare's report
+// (odls_base_sigkill_timeout 10): with Open MPI's default, SIGKILL 1 s after
+// its SIGTERM, a loaded host (sanitizers, -j2) ended rank 0 first.
 TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
   const std::string out = Path("cmpkill.out"), dir = Path("cmpkill");
-  auto run = Mpirun(2,
-                    {"compare", "--mpi", "--server", *address_, "--codecs", "raw,pb",
-                     "--threads", "2", "--repeat", "3", "--seconds", "4", "--warmup", "0",
-                     "--records", "1000", "-p", "target=1000", "--out", dir},
-                    out);
+  auto run = Mpirun(
+      2, {"compare",   "--mpi",    "--server", *address_,     "--codecs", "raw,pb",   "--threads",
+          "2",         "--repeat", "3",        "--seconds",   "4",        "--warmup", "0",
+          "--records", "1000",     "-p",       "target=1000", "--out",    dir},
+      out, {"--mca", "odls_base_sigkill_timeout", "10"});
   // Killed a few seconds into the matrix (in its first or second cell of 4 s).
   const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 2);
   ASSERT_EQ(ranks.size(), 2u) << ReadFile(out);
@@ -472,7 +477,9 @@ TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
   EXPECT_NE(text.find("INTERRUPTED"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
   EXPECT_NE(text.find("died"), std::string::npos) << text;
-  // The cells measured: one cut short (partial), those before it whole, none after.
+  // The cells measured: one cut short (partial), those before it whole, none
+  // after; none partial when the rank died while the ranks agreed to start a
+  // cell (that cell then failed before anyone measured, and says why).
   int whole = 0, partial = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir + "/cells")) {
     if (e.path().extension() != ".json") continue;
@@ -484,7 +491,10 @@ TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
       EXPECT_EQ(j["mpi"]["per_rank"].size(), 2u) << e.path();
     }
   }
-  EXPECT_EQ(partial, 1) << text;
+  EXPECT_LE(partial, 1) << text;
+  if (partial == 0) {
+    EXPECT_NE(text.find("no rank started measuring"), std::string::npos) << text;
+  }
   EXPECT_LT(whole, 5) << text;
   const json cmp = json::parse(ReadFile(dir + "/comparison.json"));
   EXPECT_EQ(cmp["mpi_ranks"], 2);

@@ -191,7 +191,10 @@ class MpiRun {
   }
   void GatherHosts();
   Status OpenControl();
-  Status Agree(bool ok, const std::string& why);
+  // `watch`: the control channel is open, and a rank's death gives up the
+  // agreement (OnReady); before it is open, the collectives block.
+  Status Agree(bool ok, const std::string& why, bool watch = false);
+  Status GaveUpAgreeing();
   Status OnReady();
   void MeasureClockOffsets();
   void OnStart();
@@ -267,10 +270,19 @@ Status MpiRun::OpenControl() {
 }
 
 // Every rank says whether it is ready; rank 0 gives the verdict to all.
-Status MpiRun::Agree(bool ok, const std::string& why) {
+Status MpiRun::Agree(bool ok, const std::string& why, bool watch) {
   std::vector<char> mine(kMsg), all(rank_ == 0 ? size_t(kMsg * ranks_) : 1), verdict(kVerdict);
   ToBuf(ok ? "" : (why.empty() ? std::string("not ready") : why), &mine);
-  MPI_Gather(mine.data(), kMsg, MPI_CHAR, all.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+  // Non-blocking, given up when a rank died (Wait): a blocking gather never
+  // returns once a rank has gone, and mpirun SIGKILLs rank 0 before its report.
+  MPI_Request req;
+  const auto done = [&] {
+    return watch ? Wait(&req) : MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+  };
+  if (MPI_Igather(mine.data(), kMsg, MPI_CHAR, all.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD,
+                  &req) != MPI_SUCCESS ||
+      !done())
+    return GaveUpAgreeing();
   if (rank_ == 0) {
     std::string v;
     for (int r = 0; r < ranks_; ++r) {
@@ -279,15 +291,27 @@ Status MpiRun::Agree(bool ok, const std::string& why) {
     }
     ToBuf(v, &verdict);
   }
-  MPI_Bcast(verdict.data(), kVerdict, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (MPI_Ibcast(verdict.data(), kVerdict, MPI_CHAR, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
+      !done())
+    return GaveUpAgreeing();
   const std::string v = FromBuf(verdict.data(), kVerdict);
   if (v.empty()) return Status::Ok();
   return Status::Unavailable(v);
 }
 
+// A rank died (or a stop nobody explained came) while the ranks agreed: no
+// collective can complete any more.
+Status MpiRun::GaveUpAgreeing() {
+  barrier_given_up_ = true;
+  const std::string failure = rank_ == 0 ? hub_.FirstFailure() : std::string();
+  return Status::Unavailable(
+      failure.empty() ? std::string("a rank left while the ranks agreed to start") : failure);
+}
+
 Status MpiRun::OnReady() {
   voted_ = true;
-  Status st = Agree(!StopRequested(), StopRequested() ? "stopped before measuring" : "");
+  Status st = Agree(!StopRequested(), StopRequested() ? "stopped before measuring" : "",
+                    /*watch=*/true);
   if (!st.ok()) return Status::Unavailable(StrCat("no rank started measuring: ", st.message()));
   MeasureClockOffsets();
   return Status::Ok();
