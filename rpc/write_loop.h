@@ -20,12 +20,6 @@
 
 #include <sys/socket.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/associator.hpp>
 #include <boost/asio/async_result.hpp>
@@ -34,6 +28,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "common/bytes.h"
 
@@ -70,13 +70,36 @@ struct TaggedHandler {
   }
 };
 
+// Starts an operation with `handler` wrapped for `Tag`. Flattened: the
+// operation's allocation and the reactor's start_op are compiled into the
+// tag's copy too, not called in whichever copy of them the linker keeps (an
+// out-of-line start_op cost the hbase client about 100 instructions per
+// operation: the call, its spills and the allocator's).
+// Not cloned or inlined by GCC's interprocedural passes (noipa): a clone of
+// a flattened function can land in another inline function's COMDAT group
+// and call a third one's local alias there, which the linker rejects when it
+// keeps that third function from another file ("defined in discarded
+// section": the wirebench client's write loop did, at -O2). Clang has no
+// noipa; the sanitizer builds, which use it, link without.
+#if defined(__clang__)
+#define WIREBENCH_RPC_NOIPA
+#else
+#define WIREBENCH_RPC_NOIPA gnu::noipa
+#endif
+template <typename Tag, typename Initiate, typename Handler>
+[[gnu::flatten, WIREBENCH_RPC_NOIPA]] void StartTagged(const Initiate& initiate,
+                                                       Handler&& handler) {
+  initiate(TaggedHandler<Tag, std::decay_t<Handler>>{std::forward<Handler>(handler)});
+}
+
 // `co_await AsyncReadSome<Tag>(socket, buffer)`: (error_code, bytes).
 template <typename Tag, typename Stream, typename Buffer>
 auto AsyncReadSome(Stream& stream, const Buffer& buffer) {
   return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
                                      void(std::tuple<boost::system::error_code, size_t>)>(
       [&stream](auto handler, const Buffer& b) {
-        stream.async_read_some(b, TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+        StartTagged<Tag>([&](auto h) { stream.async_read_some(b, std::move(h)); },
+                         std::move(handler));
       },
       boost::asio::use_awaitable, buffer);
 }
@@ -88,8 +111,8 @@ auto AsyncWriteAll(Stream& stream, const Buffer& buffer) {
   return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
                                      void(std::tuple<boost::system::error_code, size_t>)>(
       [&stream](auto handler, const Buffer& b) {
-        boost::asio::async_write(stream, b,
-                                 TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+        StartTagged<Tag>([&](auto h) { boost::asio::async_write(stream, b, std::move(h)); },
+                         std::move(handler));
       },
       boost::asio::use_awaitable, buffer);
 }
@@ -100,7 +123,7 @@ auto AsyncWaitTimer(Timer& timer) {
   return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
                                      void(std::tuple<boost::system::error_code>)>(
       [&timer](auto handler) {
-        timer.async_wait(TaggedHandler<Tag, decltype(handler)>{std::move(handler)});
+        StartTagged<Tag>([&](auto h) { timer.async_wait(std::move(h)); }, std::move(handler));
       },
       boost::asio::use_awaitable);
 }
