@@ -19,6 +19,7 @@
 // preamble, a ConnectionHeader and a Get on hbase:meta are answered there
 // without an exception.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,8 +35,7 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
+#include "tests/read_file.h"
 #include "tests/silent_listener.h"
 #include "tests/zookeeper_fixture.h"
 
@@ -49,12 +49,7 @@ using testing::ZooKeeperEnvironment;
 
 const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 // ---- A few protobuf wire-format helpers (proto2, as HBase's messages) ----
 

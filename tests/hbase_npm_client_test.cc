@@ -6,18 +6,18 @@
 // (tests/hbase_client/ops.js). Driven through `wirebench measure`, which
 // also checks the server's counters and the per-op report for a client
 // wirebench did not write. Skips when node, the client or ZooKeeper is missing.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
+#include "tests/read_file.h"
 #include "tests/silent_listener.h"
 #include "tests/zookeeper_fixture.h"
 #include "transports/hbase/zookeeper_registration.h"
@@ -48,12 +48,7 @@ std::string SkipReason() {
     if (std::string why = SkipReason(); !why.empty()) GTEST_SKIP() << why; \
   } while (0)
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 // ops.js's per-kind lines, by kind, and its summary.
 std::map<std::string, nlohmann::json> OpLines(const std::string& out) {

@@ -4,18 +4,18 @@
 // passed through, and a command that cannot be started; nothing measured is
 // exit 2, leftovers are stopped, and SIGINT/SIGTERM sent to measure alone end
 // the command with a report (issue 31 items 16, 17, 20).
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
+#include "tests/read_file.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
@@ -23,12 +23,7 @@ namespace {
 
 const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 std::string Stem(const char* name) {
   return ::testing::TempDir() + "/measure_" + name + "_" + std::to_string(getpid());

@@ -25,12 +25,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "tests/read_file.h"
 
 namespace {
 
@@ -84,12 +85,7 @@ class Child {
   pid_t pid_ = -1;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using wirebench::testing::ReadFile;
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;

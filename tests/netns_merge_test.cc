@@ -31,6 +31,7 @@
 
 #include "bench/results/merge.h"
 #include "common/str_cat.h"
+#include "tests/read_file.h"
 #include "tests/shell.h"
 
 namespace wirebench {
@@ -278,12 +279,7 @@ TEST_F(NetnsMerge, TwoClientHostsOneServerHostMerged) {
 
 #ifdef WIREBENCH_TEST_MPIEXEC
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 int64_t Calls(const nlohmann::json& stats) {
   int64_t n = 0;

@@ -26,13 +26,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "tests/read_file.h"
 #include "tests/shell.h"
 
 namespace {
@@ -45,12 +45,7 @@ using Clock = std::chrono::steady_clock;
 const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using wirebench::testing::ReadFile;
 
 // Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
 int Sh(const std::string& cmd, std::string* out = nullptr) {

@@ -20,6 +20,7 @@
 #include "bench/hdr/histogram_log.h"
 #include "bench/loadgen/status_line.h"
 #include "bench/results/report.h"
+#include "tests/read_file.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
@@ -292,12 +293,7 @@ TEST(YcsbCli, DataIntegrityChecksAreTimedUnderVerify) {
 double Double(const Sections& s, const std::string& section, const std::string& name) {
   return std::stod(s.at(section).at(name));
 }
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using testing::ReadFile;
 // Lines of `text` that start with `prefix`.
 size_t CountLines(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);

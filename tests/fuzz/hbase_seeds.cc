@@ -1,9 +1,11 @@
 // Seeds for fuzz_hbase_connection (hbase_connection_fuzz.cc): whole
 // connections as HBase clients open them, each led by the chunk-size byte.
-#include <fstream>
-#include <string>
 #include <sys/stat.h>
 
+#include <fstream>
+#include <string>
+
+#include "tests/hbase_call_bytes.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::fuzz {
@@ -12,23 +14,14 @@ namespace {
 
 namespace pbw = hbasewire;
 
-std::string Be32(uint32_t v) {
-  return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
-}
+using testing::Be32;
+using testing::Call;
+using testing::Delimited;
+using testing::kHBaseHello;
 
-std::string Varint(uint64_t v) {
-  std::string s;
-  while (v >= 0x80) {
-    s.push_back(char(v | 0x80));
-    v >>= 7;
-  }
-  s.push_back(char(v));
-  return s;
-}
-
-std::string Delimited(const google::protobuf::MessageLite& m) {
-  const std::string b = m.SerializeAsString();
-  return Varint(b.size()) + b;
+// A Put cell as KeyValueCodec writes it: family "f", timestamp 1.
+std::string KeyValue(const std::string& row, const std::string& q, const std::string& v) {
+  return testing::KeyValue(row, "f", q, 1, 4, v);
 }
 
 std::string Hello(const std::string& service, const std::string& codec) {
@@ -37,25 +30,7 @@ std::string Hello(const std::string& service, const std::string& codec) {
   h.set_service_name(service);
   if (!codec.empty()) h.set_cell_block_codec_class(codec);
   const std::string b = h.SerializeAsString();
-  return std::string("HBas\x00\x50", 6) + Be32(uint32_t(b.size())) + b;
-}
-
-std::string Call(uint32_t id, const std::string& method, const google::protobuf::MessageLite& p,
-                 const std::string& block = "") {
-  pbw::RequestHeader h;
-  h.set_call_id(id);
-  h.set_method_name(method);
-  h.set_request_param(true);
-  if (!block.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block.size()));
-  const std::string body = Delimited(h) + Delimited(p) + block;
-  return Be32(uint32_t(body.size())) + body;
-}
-
-std::string KeyValue(const std::string& row, const std::string& q, const std::string& v) {
-  std::string key = std::string{char(0), char(row.size())} + row + char(1) + "f" + q +
-                    std::string(7, '\0') + char(1) + char(4);
-  const std::string kv = Be32(uint32_t(key.size())) + Be32(uint32_t(v.size())) + key + v;
-  return Be32(uint32_t(kv.size())) + kv;
+  return kHBaseHello + Be32(uint32_t(b.size())) + b;
 }
 
 void Region(pbw::RegionSpecifier* r, const std::string& name) {
