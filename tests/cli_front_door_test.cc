@@ -323,6 +323,11 @@ TEST(FrontDoor, AClientAtAServerOfAnotherProtocolNamesItAndTheFlag) {
     cases.push_back({{"--rpc", "hbase", "--server", grpc.address()}, "pass --rpc grpc"});
     cases.push_back({{"--rpc", "grpc", "--server", hbase.address()}, "pass --rpc hbase"});
     cases.push_back({{"--rpc", "grpc", "--server", plain.address()}, "pass --rpc wirebench"});
+    // The same protocol, another service: grpc-native's generated methods
+    // at the generic one (the grpc-native entry's hint).
+    cases.push_back({{"--rpc", "grpc-native", "--server", grpc.address()},
+                     "serves wirebench's generic gRPC service (`wirebench server --rpc grpc`), "
+                     "not gRPC's generated one: pass --rpc grpc"});
   }
   for (size_t i = 0; i < cases.size(); ++i) {
     std::vector<std::string> args = {"run", "-P", kWorkloadA, "--ops", "20"};

@@ -2,7 +2,8 @@
 // way codecs and regions have one (common/registry.h: every entry has a name,
 // a summary and its code's symbol prefixes). An entry says what its layer
 // carries and offers as data (the codecs it carries, its own server options,
-// how a client finds its server in ZooKeeper) and makes its layer's server (an
+// how a client finds its server in ZooKeeper, how its server's first bytes
+// are recognised) and makes its layer's server (an
 // rpc::TransportServer serving a region on the network core, rpc/net_server.h)
 // and client endpoints (an rpc::CallChannel and the Codec that encodes onto
 // it); the load generator, the `server` command and the co-located child reach
@@ -63,20 +64,55 @@ struct EndpointOptions {
   int transport_threads = 1;
 };
 
+// The wire protocol a transport's server speaks, as data for the probe that
+// tells a client which protocol a server it failed at speaks
+// (bench/loadgen/protocol_probe.h). Transports that speak one protocol
+// (grpc and grpc-native: gRPC over HTTP/2) declare the same family.
+struct WireProtocol {
+  // The protocol's name ("gRPC"): a client at a server of its own family
+  // did not fail for the protocol. Empty: the probe does not know this
+  // transport's servers.
+  std::string_view family = {};
+  // What a server recognised as this protocol is, completing "HOST:PORT
+  // speaks ...": the protocol, the evidence, and which servers speak it.
+  std::string_view speaks = {};
+  // Whether `first` are the first bytes a server of this protocol sends,
+  // unasked (gRPC's HTTP/2 SETTINGS) or in answer to a hello (below).
+  bool (*recognises)(std::string_view first) = nullptr;
+  // What the probe sends to make a server that waits for its client speak,
+  // on a connection of its own; empty for none (a server that speaks first,
+  // or answers another transport's hello: HBase's answers wirebench's).
+  std::string_view hello = {};
+};
+
+// What to tell a client of this transport that failed before its first
+// operation at a server of its own wire family, when its error contains
+// `error_contains`: `message` completes "HOST:PORT ..." (grpc-native at a
+// `server --rpc grpc`, whose generic service refuses the generated
+// methods).
+struct ServerMismatchHint {
+  std::string_view error_contains;
+  std::string_view message;
+};
+
 // What a transport's entry declares besides its name (RegistryEntry).
 struct TransportTraits {
   // The codecs it carries (registry names), the first the default for a run
   // over it that names none; empty: every codec. When only some: why
   // (completing "--rpc NAME carries ..."), and the transport that carries
   // the others.
-  std::vector<std::string_view> codecs;
-  std::string_view codecs_why;
-  std::string_view codecs_otherwise;
+  std::vector<std::string_view> codecs = {};
+  std::string_view codecs_why = {};
+  std::string_view codecs_otherwise = {};
   // Where a client finds this transport's server from ZooKeeper (`load`/`run
   // --zookeeper QUORUM[/ROOT]`), as HOST:PORT; nullptr for a transport whose
   // servers do not register there.
   StatusOr<std::string> (*find_in_zookeeper)(const std::string& zookeeper,
                                              std::chrono::milliseconds timeout) = nullptr;
+  // The protocol its server speaks on the wire, and the hints for a client
+  // of it at a server of the same protocol that serves something else.
+  WireProtocol wire = {};
+  std::vector<ServerMismatchHint> mismatch_hints = {};
 };
 
 class Transport : public RegistryEntry {

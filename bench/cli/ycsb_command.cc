@@ -270,25 +270,19 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
     }
     auto r = RunYcsb(*o);
     // Failed before its first operation against --server: a server of
-    // another protocol is named as such, with the flag to pass (exit 2).
+    // another protocol is named as such, with the flag to pass, and one of
+    // the client's own protocol that serves something else gets the hint
+    // the transport's entry declares (exit 2).
     const bool failed_at_start =
         !r.ok() || (r->result.partial && r->result.operations == 0 && !StopRequested());
     if (failed_at_start && !o->server.empty()) {
       std::string host;
       uint16_t port = 0;
       if (ParseHostPort(o->server, &host, &port).ok()) {
-        if (const ServerProtocol seen = ProbeServerProtocol(host, port);
-            auto why = WrongProtocolMessage(std::string(o->rpc->name()), seen, o->server)) {
+        const std::string error = r.ok() ? r->result.error.ToString() : r.status().ToString();
+        if (auto why =
+                WrongProtocolMessage(*o->rpc, ProbeServerProtocol(host, port), o->server, error)) {
           std::fprintf(stderr, "wirebench: %s\n", why->c_str());
-          *exit_code = 2;
-          return;
-        } else if (seen == ServerProtocol::kGrpc && o->rpc->name() == "grpc-native" && r.ok() &&
-                   r->result.error.ToString().find("unknown gRPC method") != std::string::npos) {
-          std::fprintf(stderr,
-                       "wirebench: %s serves wirebench's generic gRPC service (`wirebench server "
-                       "--rpc grpc`), not gRPC's generated one: pass --rpc grpc, or start the "
-                       "server with --rpc grpc-native\n",
-                       o->server.c_str());
           *exit_code = 2;
           return;
         }

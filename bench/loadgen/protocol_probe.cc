@@ -5,10 +5,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
-
-#include "codecs/codec.h"
-#include "common/protocol.h"
 
 namespace wirebench {
 
@@ -50,74 +48,103 @@ std::string ReadSome(int fd) {
   return got;
 }
 
+// "a and b" / "a, b and c".
+std::string Listed(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += std::string(i == 0                  ? ""
+                       : i + 1 == items.size() ? " and "
+                                               : ", ") +
+           std::string(items[i]);
+  return out;
+}
+
+// "--rpc NAME" and the codecs it carries when not all: " with --codec pb",
+// " (codecs cellblock and pb; cellblock is the default)".
+std::string RpcFlag(const Transport& t) {
+  const auto& codecs = t.traits().codecs;
+  std::string out = "--rpc " + std::string(t.name());
+  if (codecs.size() == 1) out += " with --codec " + std::string(codecs.front());
+  if (codecs.size() > 1)
+    out += " (codecs " + Listed(codecs) + "; " + std::string(codecs.front()) + " is the default)";
+  return out;
+}
+
+// What to pass to reach a server of `family`: every registered transport
+// of it, the first as the advice and the others as alternatives:
+// "--rpc grpc (or --rpc grpc-native with --codec pb)".
+std::string FamilyAdvice(std::string_view family) {
+  std::string first, others;
+  for (const Transport* t : Transports()) {
+    if (t->traits().wire.family != family) continue;
+    if (first.empty())
+      first = RpcFlag(*t);
+    else
+      others += (others.empty() ? "" : ", or ") + RpcFlag(*t);
+  }
+  return others.empty() ? first : first + " (or " + others + ")";
+}
+
 }  // namespace
 
-ServerProtocol ClassifyServerBytes(const std::string& b) {
-  if (b.size() >= 9) {
-    const auto u = [&](size_t i) { return uint32_t(uint8_t(b[i])); };
-    // HTTP/2: a 9-byte frame header, type 4 (SETTINGS) on stream 0 — the
-    // server's connection preface, which gRPC sends unasked.
-    const uint32_t stream = (u(5) & 0x7f) << 24 | u(6) << 16 | u(7) << 8 | u(8);
-    if (u(3) == 0x04 && stream == 0 && (u(0) << 16 | u(1) << 8 | u(2)) % 6 == 0)
-      return ServerProtocol::kGrpc;
+const Transport* ClassifyServerBytes(std::string_view bytes) {
+  if (bytes.empty()) return nullptr;
+  for (const Transport* t : Transports()) {
+    const WireProtocol& wire = t->traits().wire;
+    if (!wire.family.empty() && wire.recognises != nullptr && wire.recognises(bytes)) return t;
   }
-  if (b.find("org.apache.hadoop.hbase") != std::string::npos) return ServerProtocol::kHbase;
-  if (b.size() >= 12) {
-    // A wirebench frame: u32 length (little-endian, at least the 8-byte
-    // header, at most 16 MiB) then call id, a method 1-6.
-    const uint32_t length = uint32_t(uint8_t(b[0])) | uint32_t(uint8_t(b[1])) << 8 |
-                            uint32_t(uint8_t(b[2])) << 16 | uint32_t(uint8_t(b[3])) << 24;
-    const uint8_t method = uint8_t(b[8]);
-    if (length >= 8 && length <= (16u << 20) && method >= 1 && method <= kMaxMethod)
-      return ServerProtocol::kWirebench;
-  }
-  return ServerProtocol::kUnknown;
+  return nullptr;
 }
 
-ServerProtocol ProbeServerProtocol(const std::string& host, uint16_t port,
-                                   std::chrono::milliseconds wait) {
-  // 1. Listen only: a gRPC (HTTP/2) server speaks first.
-  int fd = Connect(host, port, wait);
-  if (fd < 0) return ServerProtocol::kUnknown;
-  ServerProtocol seen = ClassifyServerBytes(ReadSome(fd));
-  close(fd);
-  if (seen != ServerProtocol::kUnknown) return seen;
-  // 2. The wirebench preamble (codec raw) and a Ping.
-  fd = Connect(host, port, wait);
-  if (fd < 0) return ServerProtocol::kUnknown;
-  const uint8_t hello[] = {'W', 'B', 'N', 'C', 1, uint8_t(CodecId::kRaw), 0, 0,
-                           // Frame: length 8, call id 1, Ping, status 0, flags 0.
-                           8, 0, 0, 0, 1, 0, 0, 0, uint8_t(Method::kPing), 0, 0, 0};
-  if (send(fd, hello, sizeof(hello), MSG_NOSIGNAL) == ssize_t(sizeof(hello)))
-    seen = ClassifyServerBytes(ReadSome(fd));
-  close(fd);
-  return seen;
+std::vector<std::string_view> ProbeHellos() {
+  std::vector<std::string_view> hellos;
+  for (const Transport* t : Transports()) {
+    const std::string_view hello = t->traits().wire.hello;
+    if (!hello.empty() && std::find(hellos.begin(), hellos.end(), hello) == hellos.end())
+      hellos.push_back(hello);
+  }
+  return hellos;
 }
 
-std::optional<std::string> WrongProtocolMessage(const std::string& rpc, ServerProtocol seen,
-                                                const std::string& server) {
-  const bool grpc_client = rpc == "grpc" || rpc == "grpc-native";
-  switch (seen) {
-    case ServerProtocol::kUnknown:
-      return std::nullopt;
-    case ServerProtocol::kWirebench:
-      if (rpc == "wirebench") return std::nullopt;
-      return server + " speaks wirebench's own RPC protocol (a `wirebench server` with the "
-                      "default --rpc wirebench), not " + rpc + "'s: pass --rpc wirebench, or point "
-                      "--server at a `wirebench server --rpc " + rpc + "`";
-    case ServerProtocol::kHbase:
-      if (rpc == "hbase") return std::nullopt;
-      return server + " speaks HBase's RPC protocol (it answered with "
-                      "org.apache.hadoop.hbase.ipc.FatalConnectionException, as a region server "
-                      "or `wirebench server --rpc hbase` does), not " + rpc + "'s: pass --rpc "
-                      "hbase (codecs pb and cellblock; cellblock is the default)";
-    case ServerProtocol::kGrpc:
-      if (grpc_client) return std::nullopt;
-      return server + " speaks gRPC (HTTP/2: it sent a SETTINGS frame, as a `wirebench server "
-                      "--rpc grpc` does), not " + rpc + "'s: pass --rpc grpc (or --rpc grpc-native "
-                      "with --codec pb)";
+std::string ReadServerBytes(const std::string& host, uint16_t port, std::string_view hello,
+                            std::chrono::milliseconds wait) {
+  const int fd = Connect(host, port, wait);
+  if (fd < 0) return "";
+  std::string got;
+  if (hello.empty() || send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == ssize_t(hello.size()))
+    got = ReadSome(fd);
+  close(fd);
+  return got;
+}
+
+const Transport* ProbeServerProtocol(const std::string& host, uint16_t port,
+                                     std::chrono::milliseconds wait) {
+  // 1. Listen only: a server that speaks first (gRPC's HTTP/2).
+  if (const Transport* seen = ClassifyServerBytes(ReadServerBytes(host, port, {}, wait)))
+    return seen;
+  // 2. Each hello on a connection of its own.
+  for (std::string_view hello : ProbeHellos())
+    if (const Transport* seen = ClassifyServerBytes(ReadServerBytes(host, port, hello, wait)))
+      return seen;
+  return nullptr;
+}
+
+std::optional<std::string> WrongProtocolMessage(const Transport& client, const Transport* seen,
+                                                const std::string& server,
+                                                std::string_view client_error) {
+  if (seen == nullptr) return std::nullopt;
+  const WireProtocol& wire = seen->traits().wire;
+  if (wire.family == client.traits().wire.family) {
+    if (client_error.empty()) return std::nullopt;
+    for (const ServerMismatchHint& hint : client.traits().mismatch_hints)
+      if (client_error.find(hint.error_contains) != std::string_view::npos)
+        return server + " " + std::string(hint.message);
+    return std::nullopt;
   }
-  return std::nullopt;
+  const std::string rpc(client.name());
+  return server + " speaks " + std::string(wire.speaks) + ", not " + rpc + "'s: pass " +
+         FamilyAdvice(wire.family) + ", or point --server at a `wirebench server --rpc " + rpc +
+         "`";
 }
 
 }  // namespace wirebench

@@ -317,21 +317,50 @@ class GrpcServing final : public rpc::TransportServer {
   std::unique_ptr<rpc::GrpcServer> server_;
 };
 
+// An HTTP/2 frame header (9 bytes: length, type, flags, stream): a
+// SETTINGS frame (type 4, a multiple of 6 bytes long) on stream 0, the
+// server's connection preface, which a gRPC server sends unasked.
+bool IsHttp2Settings(std::string_view b) {
+  if (b.size() < 9) return false;
+  const auto u = [&](size_t i) { return uint32_t(uint8_t(b[i])); };
+  const uint32_t length = u(0) << 16 | u(1) << 8 | u(2);
+  const uint32_t stream = (u(5) & 0x7f) << 24 | u(6) << 16 | u(7) << 8 | u(8);
+  return u(3) == 0x04 && stream == 0 && length % 6 == 0;
+}
+
+// Both entries speak gRPC over HTTP/2.
+constexpr WireProtocol kGrpcWire = {
+    .family = "gRPC",
+    .speaks =
+        "gRPC (HTTP/2: it sent a SETTINGS frame, as a `wirebench server --rpc grpc` or "
+        "`--rpc grpc-native` does)",
+    .recognises = &IsHttp2Settings};
+
 class GrpcEntry final : public Transport {
  public:
   explicit GrpcEntry(bool native)
-      : Transport(native
-                      ? RegistryEntry("grpc-native",
-                                      "gRPC's generated protobuf service for HBase's messages",
-                                      {"wirebench::rpc::", "wirebench::native::", "grpc::"})
-                      : RegistryEntry("grpc", "every codec's bytes over gRPC's generic async API",
-                                      {"wirebench::rpc::", "grpc::"}),
-                  native ? TransportTraits{.codecs = {"pb"},
-                                           .codecs_why = "gRPC's own generated protobuf service "
-                                                         "for HBase's messages, which only codec "
-                                                         "pb writes",
-                                           .codecs_otherwise = "grpc"}
-                         : TransportTraits{}),
+      : Transport(
+            native ? RegistryEntry("grpc-native",
+                                   "gRPC's generated protobuf service for HBase's messages",
+                                   {"wirebench::rpc::", "wirebench::native::", "grpc::"})
+                   : RegistryEntry("grpc", "every codec's bytes over gRPC's generic async API",
+                                   {"wirebench::rpc::", "grpc::"}),
+            native ? TransportTraits{.codecs = {"pb"},
+                                     .codecs_why = "gRPC's own generated protobuf service "
+                                                   "for HBase's messages, which only codec "
+                                                   "pb writes",
+                                     .codecs_otherwise = "grpc",
+                                     .wire = kGrpcWire,
+                                     // The generic service's refusal
+                                     // (grpc_server.cc, Serve).
+                                     .mismatch_hints = {{
+                                         "unknown gRPC method",
+                                         "serves wirebench's generic gRPC service (`wirebench "
+                                         "server --rpc grpc`), not gRPC's generated one: "
+                                         "pass --rpc grpc, or start the server with --rpc "
+                                         "grpc-native",
+                                     }}}
+                   : TransportTraits{.wire = kGrpcWire}),
         native_(native) {}
 
   // The gRPC server runs handlers inline on its completion-queue threads and

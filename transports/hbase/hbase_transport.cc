@@ -28,6 +28,13 @@ constexpr OptionSpec kOwnOptions[] = {
      "1"},
 };
 
+// What an HBase server answers to a connection that does not open with
+// HBase's preamble (the protocol probe's hello, wirebench's): a
+// FatalConnectionException, which names its Java package.
+bool IsHBaseAnswer(std::string_view first) {
+  return first.find("org.apache.hadoop.hbase") != std::string_view::npos;
+}
+
 struct OwnOptions {
   hbaserpc::ZooKeeperOptions zookeeper;
   uint32_t regions_per_table = 1;
@@ -60,7 +67,12 @@ class HBaseEntry final : public Transport {
                    .codecs_why = "HBase's own call layout, which only codecs pb (no cell codec) "
                                  "and cellblock (KeyValueCodec cell blocks) write",
                    .codecs_otherwise = "wirebench",
-                   .find_in_zookeeper = &hbaserpc::FindServerInZooKeeper}) {}
+                   .find_in_zookeeper = &hbaserpc::FindServerInZooKeeper,
+                   .wire = {.family = "HBase",
+                            .speaks = "HBase's RPC protocol (it answered with "
+                                      "org.apache.hadoop.hbase.ipc.FatalConnectionException, as "
+                                      "a region server or `wirebench server --rpc hbase` does)",
+                            .recognises = &IsHBaseAnswer}}) {}
 
   // Calls are answered inline on the I/O threads, as the region allows.
   Status CheckServerOptions(const rpc::ServerOptions& s) const override {

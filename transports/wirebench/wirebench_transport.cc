@@ -1,21 +1,55 @@
 // `--rpc wirebench`: wirebench's own framing (transports/wirebench/server.h, transports/wirebench/client.h),
 // every codec, and the OS-thread model's shared connections
 // (transports/wirebench/shared_connection.h).
+#include <string>
+#include <string_view>
+
+#include "common/bytes.h"
+#include "common/protocol.h"
+#include "transports/transport.h"
 #include "transports/wirebench/client.h"
+#include "transports/wirebench/frame.h"
 #include "transports/wirebench/server.h"
 #include "transports/wirebench/shared_connection.h"
-#include "transports/transport.h"
 
 namespace wirebench {
 
 namespace {
+
+// The protocol probe's hello (bench/loadgen/protocol_probe.h): the preamble
+// (codec raw) and a Ping, call id 1. A wirebench server answers it with a
+// frame; HBase's with a FatalConnectionException.
+std::string_view ProbeHello() {
+  static const std::string hello = [] {
+    ByteBuffer b;
+    rpc::WritePreamble(uint8_t(CodecId::kRaw), &b);
+    rpc::EndFrame(&b, rpc::BeginFrame(&b, /*call_id=*/1, uint8_t(Method::kPing), /*status=*/0));
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  }();
+  return hello;
+}
+
+// A frame's header (frame.h): a little-endian length of at least the call
+// header and at most 16 MiB, then a call id and a known method.
+bool IsWirebenchFrame(std::string_view b) {
+  if (b.size() < rpc::kFrameHeaderSize) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(b.data());
+  const uint32_t length = LoadLE32(p);
+  return length >= rpc::kFixedHeaderSize && length <= (16u << 20) &&
+         IsKnownMethod(p[rpc::kLengthSize + 4]);
+}
 
 class WirebenchEntry final : public Transport {
  public:
   WirebenchEntry()
       : Transport({"wirebench",
                    "wirebench's own framing (length, call id, method, status; the codec's bytes)",
-                   {"wirebench::rpc::"}}) {}
+                   {"wirebench::rpc::"}},
+                  {.wire = {.family = "wirebench",
+                            .speaks = "wirebench's own RPC protocol (a `wirebench server` with the "
+                                      "default --rpc wirebench)",
+                            .recognises = &IsWirebenchFrame,
+                            .hello = ProbeHello()}}) {}
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               const OptionSettings&, Region*,
