@@ -1,4 +1,6 @@
-// The OS-thread model's shared connection (transports/wirebench/shared_connection.h)
+// The OS-thread model's shared connection over wirebench's framing
+// (transports/wirebench/shared_connection.h; its channels as the driver sees
+// them, rpc/shared_channel.h)
 // over real loopback sockets: OS threads sharing one connection each get
 // their own replies (call ids and payloads matched, counters exact); a
 // server that closes the connection while threads wait fails every call
@@ -26,8 +28,8 @@ namespace wirebench {
 namespace {
 
 using rpc::SharedChannel;
-using rpc::SharedConnection;
-using rpc::SharedConnectionOptions;
+using rpc::WirebenchSharedConnection;
+using rpc::WirebenchSharedConnectionOptions;
 
 using testing::FrameBytes;
 using testing::RawListener;
@@ -35,8 +37,8 @@ using testing::RawPeer;
 
 constexpr auto kGenerous = std::chrono::seconds(30);
 
-SharedConnectionOptions OptionsFor(uint16_t port, int channels) {
-  SharedConnectionOptions o;
+WirebenchSharedConnectionOptions OptionsFor(uint16_t port, int channels) {
+  WirebenchSharedConnectionOptions o;
   o.client.port = port;
   o.client.codec_id = uint8_t(CodecId::kRaw);
   o.max_channels = channels;
@@ -100,7 +102,7 @@ class AgainstServer : public ::testing::Test {
 TEST_F(AgainstServer, ThreadsSharingOneConnectionEachGetTheirOwnReplies) {
   constexpr int kThreads = 8;
   constexpr int kCalls = 400;
-  auto conn = SharedConnection::Connect(OptionsFor(server_->port(), kThreads));
+  auto conn = WirebenchSharedConnection::Connect(OptionsFor(server_->port(), kThreads));
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::vector<std::unique_ptr<SharedChannel>> channels;
   for (int t = 0; t < kThreads; ++t) {
@@ -155,7 +157,7 @@ TEST_F(AgainstServer, ThreadsSharingOneConnectionEachGetTheirOwnReplies) {
 // Runs one Ping per thread on `conn`, returns once every thread's call is
 // sent (the threads then wait for their outcomes).
 struct WaitingThreads {
-  WaitingThreads(SharedConnection* conn, int n) : outcomes(size_t(n)), done(size_t(n)) {
+  WaitingThreads(WirebenchSharedConnection* conn, int n) : outcomes(size_t(n)), done(size_t(n)) {
     for (int t = 0; t < n; ++t) channels.push_back(conn->NewChannel());
     std::vector<std::promise<void>> sent(static_cast<size_t>(n));
     for (int t = 0; t < n; ++t) {
@@ -185,9 +187,9 @@ struct WaitingThreads {
 TEST(SharedConnection, ServerClosingWhileThreadsWaitFailsEveryCall) {
   constexpr int kThreads = 6;
   RawListener listener;
-  SharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
+  WirebenchSharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
   o.client.handshake_timeout_ms = 0;  // However slow the machine, the close comes first.
-  auto conn = SharedConnection::Connect(o);
+  auto conn = WirebenchSharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<RawPeer> peer = listener.Accept();
   ASSERT_NE(peer, nullptr);
@@ -225,9 +227,9 @@ TEST(SharedConnection, ServerClosingWhileThreadsWaitFailsEveryCall) {
 TEST(SharedConnection, CloseFromAnotherThreadFailsEveryWaitingCall) {
   constexpr int kThreads = 4;
   RawListener listener;  // Accepts (the kernel's backlog) and never answers.
-  SharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
+  WirebenchSharedConnectionOptions o = OptionsFor(listener.port(), kThreads);
   o.client.handshake_timeout_ms = 0;
-  auto conn = SharedConnection::Connect(o);
+  auto conn = WirebenchSharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   {
     WaitingThreads w(conn->get(), kThreads);
@@ -247,9 +249,9 @@ TEST(SharedConnection, CloseFromAnotherThreadFailsEveryWaitingCall) {
 // caller's next call goes out and gets its own reply.
 TEST(SharedConnection, CancelledCallsLateReplyIsStray) {
   RawListener listener;
-  SharedConnectionOptions o = OptionsFor(listener.port(), 1);
+  WirebenchSharedConnectionOptions o = OptionsFor(listener.port(), 1);
   o.client.handshake_timeout_ms = 0;
-  auto conn = SharedConnection::Connect(o);
+  auto conn = WirebenchSharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<RawPeer> peer = listener.Accept();
   ASSERT_NE(peer, nullptr);
@@ -286,9 +288,9 @@ TEST(SharedConnection, CancelledCallsLateReplyIsStray) {
 // A request over the frame limit fails inside Send() and the connection
 // stays usable.
 TEST_F(AgainstServer, OversizedRequestFailsInSend) {
-  SharedConnectionOptions o = OptionsFor(server_->port(), 1);
+  WirebenchSharedConnectionOptions o = OptionsFor(server_->port(), 1);
   o.client.max_request_frame = 64;
-  auto conn = SharedConnection::Connect(o);
+  auto conn = WirebenchSharedConnection::Connect(o);
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   std::unique_ptr<SharedChannel> c = (*conn)->NewChannel();
   Outcome big;
@@ -308,7 +310,7 @@ TEST(SharedConnection, ConnectToNothingNamesTheServer) {
     RawListener listener;
     port = listener.port();
   }
-  auto conn = SharedConnection::Connect(OptionsFor(port, 1));
+  auto conn = WirebenchSharedConnection::Connect(OptionsFor(port, 1));
   ASSERT_FALSE(conn.ok());
   EXPECT_NE(conn.status().message().find("cannot connect to server 127.0.0.1:" +
                                          std::to_string(port)),

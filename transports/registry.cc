@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "transports/transport.h"
-#include "transports/wirebench/shared_connection.h"  // The default ConnectShared's return type.
 
 namespace wirebench {
 

@@ -38,15 +38,10 @@
 #include "rpc/call_channel.h"
 #include "rpc/server_options.h"
 #include "rpc/service.h"
+#include "rpc/shared_channel.h"
 #include "rpc/transport_server.h"
 
 namespace wirebench {
-
-namespace rpc {
-// The OS-thread model's shared connection (transports/wirebench/shared_connection.h).
-class SharedConnection;
-struct SharedConnectionOptions;
-}  // namespace rpc
 
 // One client connection: where calls go, and the codec that encodes them.
 struct ClientEndpoint {
@@ -162,8 +157,9 @@ class Transport : public RegistryEntry {
       boost::asio::io_context& ctx, EndpointOptions options) const = 0;
 
   // The OS-thread model: whether client threads share connections
-  // (rpc::SharedConnection, many threads per connection, as HBase's own
-  // client does) or each thread opens its own endpoint.
+  // (rpc::SharedConnection, rpc/shared_channel.h: many threads per
+  // connection, as HBase's own client does) or each thread opens its own
+  // endpoint.
   virtual bool SharesConnectionsAcrossThreads() const { return false; }
   // REQUIRES: SharesConnectionsAcrossThreads().
   virtual StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(

@@ -233,9 +233,9 @@ Status LoadRun::ConnectShared() {
   if (!shared_os_) return Status::Ok();
   for (int c = 0; c < layout_.connections; ++c) {
     rpc::SharedConnectionOptions so;
-    so.client.host = o_.host;
-    so.client.port = o_.port;
-    so.client.codec_id = codec_id_;
+    so.host = o_.host;
+    so.port = o_.port;
+    so.codec_id = codec_id_;
     so.max_channels = layout_.max_clients_per_connection + (c == 0 ? 1 : 0);  // + Stats.
     so.reader_role = ThreadRole::kClientOs;
     so.reader_name = "client-reader-" + std::to_string(c);

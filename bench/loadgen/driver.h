@@ -75,8 +75,8 @@ class Workload {
 enum class ThreadModel {
   kCoroutines,  // Logical clients as coroutines on client_io_threads event loops.
   kOs,          // One OS thread per logical client; the threads share the connections
-                // (transports/wirebench/shared_connection.h), or, over a transport without shared
-                // connections, each thread has its own endpoint.
+                // (rpc::SharedConnection, rpc/shared_channel.h), or, over a transport without
+                // shared connections, each thread has its own endpoint.
 };
 
 struct DriverOptions {

@@ -11,6 +11,8 @@
 
 #include <array>
 #include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -20,14 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-
 #include "bench/loadgen/driver.h"
-#include "transports/wirebench/shared_connection.h"
 #include "codecs/codec.h"
 #include "rpc/call_channel.h"
-#include "rpc/call_channel.h"
+#include "rpc/shared_channel.h"
 
 namespace wirebench {
 
@@ -94,8 +92,9 @@ struct ClientThread {
   std::vector<std::shared_ptr<rpc::CallChannel>> conns;
   std::vector<std::unique_ptr<Codec>> codecs;  // One per connection.
   std::vector<std::unique_ptr<LogicalClient>> clients;
-  // OS-thread model over wirebench's RPC: the logical client's channel on
-  // a connection it shares with other client threads (conns is then empty;
+  // OS-thread model over a transport whose client threads share connections
+  // (rpc/shared_channel.h): the logical client's channel on a connection it
+  // shares with other client threads (conns is then empty;
   // the driver's Stats calls have a channel of their own). Set before the
   // thread starts.
   std::unique_ptr<rpc::SharedChannel> os_channel;
@@ -126,7 +125,7 @@ struct ClientThread {
   }
   // The OS-thread model's thread body: waits for the reply (futex) while a
   // call is in flight on os_channel, looking at the event loop every
-  // millisecond of work, every kPollInterval of waiting and whenever the
+  // millisecond of work, every SharedChannel::kPollInterval of waiting and whenever the
   // driver wakes it (os_channel->Wake()), and runs the event loop otherwise
   // (open-loop timers, driver requests, gRPC channels). Returns when the
   // loop is stopped or out of work.

@@ -149,8 +149,8 @@ std::string FrameLimitText(uint32_t bytes);
 std::string PrintablePrefix(ByteView bytes, size_t max_chars = 40);
 
 // The errors a client of the wirebench protocol fails its calls with, worded
-// the same by every such client (ClientConnection, and the load generator's
-// SharedConnection for --thread-model os).
+// the same by every such client (ClientConnection, and the OS-thread model's
+// WirebenchSharedConnection for --thread-model os).
 // A request frame of `length` bytes over the server's `limit`.
 Status RequestTooLargeError(size_t length, uint32_t limit);
 // Nothing came back within `timeout_ms` of the first request.

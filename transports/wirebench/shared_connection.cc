@@ -73,7 +73,7 @@ int ConnectBounded(int fd, const addrinfo* a, const std::function<bool()>& cance
     if (cancelled && cancelled()) return ECANCELED;
     if (std::chrono::steady_clock::now() >= deadline) return ETIMEDOUT;
     pollfd p{fd, POLLOUT, 0};
-    const int rc = ::poll(&p, 1, int(SharedConnection::kPollInterval.count()));
+    const int rc = ::poll(&p, 1, int(WirebenchSharedConnection::kPollInterval.count()));
     if (rc < 0 && errno != EINTR) return errno;
     if (rc > 0) {
       int err = 0;
@@ -86,10 +86,10 @@ int ConnectBounded(int fd, const addrinfo* a, const std::function<bool()>& cance
 
 }  // namespace
 
-// ---- SharedConnection ----
+// ---- WirebenchSharedConnection ----
 
-StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
-    SharedConnectionOptions options) {
+StatusOr<std::unique_ptr<WirebenchSharedConnection>> WirebenchSharedConnection::Connect(
+    WirebenchSharedConnectionOptions options) {
   const ClientOptions& o = options.client;
   const std::string where = o.host + ":" + std::to_string(o.port);
   if (options.max_channels < 1 || options.max_channels > int(kMaxCallsInFlight))
@@ -140,8 +140,9 @@ StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
     ::close(fd);
     return Status::Unavailable("cannot write to server " + where + ": " + std::strerror(err));
   }
-  std::unique_ptr<SharedConnection> c(new SharedConnection(fd, std::move(options)));
-  SharedConnection* raw = c.get();
+  std::unique_ptr<WirebenchSharedConnection> c(
+      new WirebenchSharedConnection(fd, std::move(options)));
+  WirebenchSharedConnection* raw = c.get();
   try {
     c->reader_ = std::thread([raw] { raw->ReadLoop(); });
   } catch (const std::system_error& e) {
@@ -151,7 +152,21 @@ StatusOr<std::unique_ptr<SharedConnection>> SharedConnection::Connect(
   return c;
 }
 
-SharedConnection::SharedConnection(int fd, SharedConnectionOptions options)
+StatusOr<std::unique_ptr<WirebenchSharedConnection>> WirebenchSharedConnection::Connect(
+    const SharedConnectionOptions& options) {
+  WirebenchSharedConnectionOptions o;
+  o.client.host = options.host;
+  o.client.port = options.port;
+  o.client.codec_id = options.codec_id;
+  o.max_channels = options.max_channels;
+  o.reader_role = options.reader_role;
+  o.reader_name = options.reader_name;
+  o.cancelled = options.cancelled;
+  return Connect(std::move(o));
+}
+
+WirebenchSharedConnection::WirebenchSharedConnection(int fd,
+                                                     WirebenchSharedConnectionOptions options)
     : fd_(fd),
       options_(std::move(options)),
       peer_(options_.client.host + ":" + std::to_string(options_.client.port)),
@@ -162,27 +177,27 @@ SharedConnection::SharedConnection(int fd, SharedConnectionOptions options)
   in_.Reserve(kReadChunk);
 }
 
-SharedConnection::~SharedConnection() {
+WirebenchSharedConnection::~WirebenchSharedConnection() {
   Close();
   if (reader_.joinable()) reader_.join();
   ::close(fd_);
 }
 
-std::unique_ptr<SharedChannel> SharedConnection::NewChannel() {
+std::unique_ptr<SharedChannel> WirebenchSharedConnection::NewChannel() {
   std::lock_guard<std::mutex> lock(mu_);
   const int i = channels_.load(std::memory_order_relaxed);
   if (i >= options_.max_channels) return nullptr;
-  std::unique_ptr<SharedChannel> c(new SharedChannel(this, uint32_t(i)));
+  std::unique_ptr<WirebenchSharedChannel> c(new WirebenchSharedChannel(this, uint32_t(i)));
   channels_.store(i + 1, std::memory_order_release);
   return c;
 }
 
-Status SharedConnection::error() const {
+Status WirebenchSharedConnection::error() const {
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
 }
 
-size_t SharedConnection::inflight() const {
+size_t WirebenchSharedConnection::inflight() const {
   size_t n = 0;
   const int channels = channels_.load(std::memory_order_acquire);
   for (int i = 0; i < channels; ++i)
@@ -190,7 +205,7 @@ size_t SharedConnection::inflight() const {
   return n;
 }
 
-ClientConnectionStats SharedConnection::stats() const {
+ClientConnectionStats WirebenchSharedConnection::stats() const {
   ClientConnectionStats s;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -205,9 +220,9 @@ ClientConnectionStats SharedConnection::stats() const {
   return s;
 }
 
-std::string SharedConnection::peer() const { return peer_; }
+std::string WirebenchSharedConnection::peer() const { return peer_; }
 
-void SharedConnection::Close() {
+void WirebenchSharedConnection::Close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     closed_ = true;
@@ -215,7 +230,7 @@ void SharedConnection::Close() {
   Fail(Status::Aborted("connection to " + peer_ + " closed by the client"));
 }
 
-void SharedConnection::Fail(const Status& status) {
+void WirebenchSharedConnection::Fail(const Status& status) {
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -240,7 +255,7 @@ void SharedConnection::Fail(const Status& status) {
   }
 }
 
-bool SharedConnection::Queue(ByteView frame, bool handles_reply) {
+bool WirebenchSharedConnection::Queue(ByteView frame, bool handles_reply) {
   std::unique_lock<std::mutex> lock(mu_);
   if (handles_reply) unhandled_replies_.fetch_sub(1, std::memory_order_relaxed);
   if (failed_.load(std::memory_order_relaxed) || closed_) return false;
@@ -258,12 +273,12 @@ bool SharedConnection::Queue(ByteView frame, bool handles_reply) {
   return true;
 }
 
-void SharedConnection::ReplyHandled() {
+void WirebenchSharedConnection::ReplyHandled() {
   std::unique_lock<std::mutex> lock(mu_);
   if (unhandled_replies_.fetch_sub(1, std::memory_order_relaxed) == 1) WriteQueued(&lock);
 }
 
-void SharedConnection::WriteQueued(std::unique_lock<std::mutex>* lock) {
+void WirebenchSharedConnection::WriteQueued(std::unique_lock<std::mutex>* lock) {
   // An active writer sends what is queued (it loops until nothing is).
   if (writer_active_ || queued_.empty() || failed_.load(std::memory_order_relaxed)) return;
   writer_active_ = true;
@@ -288,7 +303,7 @@ void SharedConnection::WriteQueued(std::unique_lock<std::mutex>* lock) {
   writer_active_ = false;
 }
 
-void SharedConnection::ReadLoop() {
+void WirebenchSharedConnection::ReadLoop() {
   RegisterThisThread(options_.reader_role, options_.reader_name.c_str());
   for (;;) {
     if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
@@ -322,7 +337,7 @@ void SharedConnection::ReadLoop() {
   }
 }
 
-bool SharedConnection::DispatchReplies() {
+bool WirebenchSharedConnection::DispatchReplies() {
   size_t pos = 0;
   for (;;) {
     Frame f;
@@ -355,7 +370,7 @@ bool SharedConnection::DispatchReplies() {
   return true;
 }
 
-void SharedConnection::Deliver(const Frame& f) {
+void WirebenchSharedConnection::Deliver(const Frame& f) {
   const uint32_t id = f.header.call_id;
   const uint32_t slot = id & 0xFFFF;
   const uint32_t generation = id & kGenerationMask;
@@ -392,19 +407,19 @@ void SharedConnection::Deliver(const Frame& f) {
   }
 }
 
-// ---- SharedChannel ----
+// ---- WirebenchSharedChannel ----
 
-SharedChannel::SharedChannel(SharedConnection* conn, uint32_t slot)
+WirebenchSharedChannel::WirebenchSharedChannel(WirebenchSharedConnection* conn, uint32_t slot)
     : conn_(conn), slot_(&conn->slots_[slot]), slot_index_(slot) {
   out_.Reserve(4096);
 }
 
-SharedChannel::~SharedChannel() {
+WirebenchSharedChannel::~WirebenchSharedChannel() {
   if (pending_ != nullptr) Cancel(call_id_);
 }
 
-ByteBuffer* SharedChannel::BeginCall(uint8_t method, PendingCall* pending,
-                                     uint32_t* call_id) {
+ByteBuffer* WirebenchSharedChannel::BeginCall(uint8_t method, PendingCall* pending,
+                                              uint32_t* call_id) {
   if (pending_ != nullptr || !ok()) return nullptr;
   call_id_ = call_ids_.Next(slot_index_);
   pending_ = pending;
@@ -415,7 +430,7 @@ ByteBuffer* SharedChannel::BeginCall(uint8_t method, PendingCall* pending,
   return &out_;
 }
 
-void SharedChannel::Send() {
+void WirebenchSharedChannel::Send() {
   const ClientOptions& o = conn_->options_.client;
   const size_t length = out_.size() - open_frame_ - kLengthSize;
   if (length > o.max_request_frame) {
@@ -428,8 +443,8 @@ void SharedChannel::Send() {
   open_frame_ = SIZE_MAX;
   buffer1_ = !buffer1_;
   // In flight before the frame can leave, so the reader can match its reply.
-  slot_->state.store((call_id_ & kGenerationMask) | SharedConnection::kInFlight |
-                         (buffer1_ ? SharedConnection::kBuffer1 : 0),
+  slot_->state.store((call_id_ & kGenerationMask) | WirebenchSharedConnection::kInFlight |
+                         (buffer1_ ? WirebenchSharedConnection::kBuffer1 : 0),
                      std::memory_order_release);
   sent_ = true;
   const bool handles_reply = in_reply_;
@@ -443,54 +458,55 @@ void SharedChannel::Send() {
   }
 }
 
-void SharedChannel::Abandon() {
+void WirebenchSharedChannel::Abandon() {
   out_.Clear();
   open_frame_ = SIZE_MAX;
   pending_ = nullptr;
   sent_ = false;
 }
 
-void SharedChannel::Cancel(uint32_t call_id) {
+void WirebenchSharedChannel::Cancel(uint32_t call_id) {
   if (pending_ == nullptr || call_id != call_id_) return;
-  if (sent_ && (slot_->state.exchange(0, std::memory_order_acq_rel) & SharedConnection::kReady))
+  if (sent_ &&
+      (slot_->state.exchange(0, std::memory_order_acq_rel) & WirebenchSharedConnection::kReady))
     conn_->ReplyHandled();  // Its reply came in meanwhile: dropped.
   Abandon();
 }
 
-void SharedChannel::WaitReply(std::chrono::nanoseconds timeout) {
+void WirebenchSharedChannel::WaitReply(std::chrono::nanoseconds timeout) {
   if (!waiting()) return;
   uint32_t st = slot_->state.load(std::memory_order_acquire);
-  if (st & (SharedConnection::kReady | SharedConnection::kFailed)) {
+  if (st & (WirebenchSharedConnection::kReady | WirebenchSharedConnection::kFailed)) {
     Finish(st);
     return;
   }
   if (woken_.load(std::memory_order_relaxed)) return;
-  if (!(st & SharedConnection::kSleeping)) {
+  if (!(st & WirebenchSharedConnection::kSleeping)) {
     // Tell the reader to wake us; if the word changed, the outcome is in.
-    if (!slot_->state.compare_exchange_strong(st, st | SharedConnection::kSleeping,
+    if (!slot_->state.compare_exchange_strong(st, st | WirebenchSharedConnection::kSleeping,
                                               std::memory_order_acq_rel,
                                               std::memory_order_acquire)) {
-      if (st & (SharedConnection::kReady | SharedConnection::kFailed)) Finish(st);
+      if (st & (WirebenchSharedConnection::kReady | WirebenchSharedConnection::kFailed)) Finish(st);
       return;
     }
-    st |= SharedConnection::kSleeping;
+    st |= WirebenchSharedConnection::kSleeping;
   }
-  FutexWait(&slot_->state, st, std::min<std::chrono::nanoseconds>(
-                                   timeout, SharedConnection::kPollInterval));
+  FutexWait(&slot_->state, st,
+            std::min<std::chrono::nanoseconds>(timeout, WirebenchSharedConnection::kPollInterval));
   st = slot_->state.load(std::memory_order_acquire);
-  if (st & (SharedConnection::kReady | SharedConnection::kFailed)) Finish(st);
+  if (st & (WirebenchSharedConnection::kReady | WirebenchSharedConnection::kFailed)) Finish(st);
 }
 
-void SharedChannel::Finish(uint32_t st) {
+void WirebenchSharedChannel::Finish(uint32_t st) {
   PendingCall* p = pending_;
   pending_ = nullptr;
   sent_ = false;
   // Idle: the reader leaves the slot alone until the next call.
   slot_->state.store(0, std::memory_order_relaxed);
-  if (st & SharedConnection::kReady) {
+  if (st & WirebenchSharedConnection::kReady) {
     const FrameHeader h = slot_->header;
     in_reply_ = true;  // A Send() from OnReply accounts for the reply (Queue).
-    p->OnReply(h, slot_->reply[(st & SharedConnection::kBuffer1) ? 1 : 0].view());
+    p->OnReply(h, slot_->reply[(st & WirebenchSharedConnection::kBuffer1) ? 1 : 0].view());
     if (in_reply_) {
       in_reply_ = false;
       conn_->ReplyHandled();
@@ -500,22 +516,22 @@ void SharedChannel::Finish(uint32_t st) {
   }
 }
 
-void SharedChannel::Wake() {
+void WirebenchSharedChannel::Wake() {
   woken_.store(true, std::memory_order_release);
   FutexWake(&slot_->state);
 }
 
-const Status& SharedChannel::error() const {
+const Status& WirebenchSharedChannel::error() const {
   if (error_.ok() && !conn_->ok()) error_ = conn_->error();
   return error_;
 }
 
-const ClientConnectionStats& SharedChannel::stats() const {
+const ClientConnectionStats& WirebenchSharedChannel::stats() const {
   stats_ = conn_->stats();
   return stats_;
 }
 
-void SharedChannel::Close() {
+void WirebenchSharedChannel::Close() {
   if (error_.ok())
     error_ = conn_->ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
                          : conn_->error();

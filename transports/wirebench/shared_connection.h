@@ -1,7 +1,10 @@
-// SharedConnection and SharedChannel: the OS-thread model's connection, as
-// HBase's own client does it (and YCSB's Java threads over it): many OS
-// threads, one logical client each, share one TCP connection; a reader
-// thread receives the replies and wakes the thread waiting for each.
+// WirebenchSharedConnection and WirebenchSharedChannel: wirebench's framing
+// under the OS-thread model's connection (rpc::SharedConnection and
+// rpc::SharedChannel, rpc/shared_channel.h), as HBase's own client does it
+// (and YCSB's Java threads over it): many OS threads, one logical client
+// each, share one TCP connection; a reader thread receives the replies and
+// wakes the thread waiting for each. The driver opens them through the
+// transport's registry entry (Transport::ConnectShared).
 //
 //  - Sending (flat combining): a caller encodes its request into its own
 //    buffer, then appends the frame to the connection's output buffer under
@@ -34,10 +37,7 @@
 // Zero heap allocations per call in steady state: the buffers keep their
 // high-water capacity.
 //
-// Thread-safety: a SharedConnection may be used from any thread. A
-// SharedChannel belongs to one thread (its caller): every method except
-// Wake() must be called there, and its PendingCall callbacks run there, from
-// Send(), WaitReply() or Close().
+// Thread-safety: rpc/shared_channel.h's.
 #pragma once
 
 #include <atomic>
@@ -53,17 +53,21 @@
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "rpc/call_channel.h"
+#include "rpc/shared_channel.h"
 #include "transports/wirebench/client.h"
 #include "transports/wirebench/frame.h"
 
 namespace wirebench::rpc {
 
-class SharedChannel;
+class WirebenchSharedChannel;
 
-struct SharedConnectionOptions {
+// rpc::SharedConnectionOptions with the whole of wirebench's client options
+// (frame limits, the handshake timeout) where those have host, port and
+// codec.
+struct WirebenchSharedConnectionOptions {
   ClientOptions client;
-  // Callers (SharedChannels) the connection can carry; each has one call
-  // slot. At most kMaxCallsInFlight.
+  // Callers (WirebenchSharedChannels) the connection can carry; each has one
+  // call slot. At most kMaxCallsInFlight.
   int max_channels = 1;
   // The reader thread's role and name in the thread registry
   // (common/thread_stats.h), so its CPU counts with its side's threads.
@@ -73,10 +77,10 @@ struct SharedConnectionOptions {
   std::function<bool()> cancelled;
 };
 
-class SharedConnection {
+class WirebenchSharedConnection final : public SharedConnection {
  public:
   // Longest single wait of the reader in recv() and of a caller in WaitReply().
-  static constexpr std::chrono::milliseconds kPollInterval{20};
+  static constexpr std::chrono::milliseconds kPollInterval = SharedChannel::kPollInterval;
   // Frames left for a caller still to handle its reply at most, before the
   // caller that queues one more writes them (a batch in flight to the
   // server while the rest is prepared, instead of a whole round in lockstep).
@@ -84,15 +88,20 @@ class SharedConnection {
 
   // Connects (bounded by 10 s and by options.cancelled), sends the preamble
   // and starts the reader thread.
-  static StatusOr<std::unique_ptr<SharedConnection>> Connect(SharedConnectionOptions options);
+  static StatusOr<std::unique_ptr<WirebenchSharedConnection>> Connect(
+      WirebenchSharedConnectionOptions options);
+  // The same from the driver's options (rpc/shared_channel.h): wirebench's
+  // client defaults for the rest.
+  static StatusOr<std::unique_ptr<WirebenchSharedConnection>> Connect(
+      const SharedConnectionOptions& options);
   // Closes the connection and joins the reader. REQUIRES: every
-  // SharedChannel of the connection is gone.
-  ~SharedConnection();
-  SharedConnection(const SharedConnection&) = delete;
-  SharedConnection& operator=(const SharedConnection&) = delete;
+  // WirebenchSharedChannel of the connection is gone.
+  ~WirebenchSharedConnection() override;
+  WirebenchSharedConnection(const WirebenchSharedConnection&) = delete;
+  WirebenchSharedConnection& operator=(const WirebenchSharedConnection&) = delete;
 
   // A channel for one more caller; nullptr once max_channels were made.
-  std::unique_ptr<SharedChannel> NewChannel();
+  std::unique_ptr<SharedChannel> NewChannel() override;
 
   bool ok() const { return !failed_.load(std::memory_order_acquire); }
   // Why the connection failed (Ok while it has not).
@@ -100,15 +109,15 @@ class SharedConnection {
   // Calls sent and not yet answered or failed.
   size_t inflight() const;
   // A consistent-enough snapshot of the connection's counters.
-  ClientConnectionStats stats() const;
+  ClientConnectionStats stats() const override;
   std::string peer() const;
   // Shuts the socket down: the reader ends and every call in flight fails
   // with Aborted (or with the error the connection already had). Any
   // thread; idempotent.
-  void Close();
+  void Close() override;
 
  private:
-  friend class SharedChannel;
+  friend class WirebenchSharedChannel;
   // The state word of a call slot: the call's 16-bit generation (its call
   // id's high half) over these flags.
   static constexpr uint32_t kInFlight = 1;  // Sent; the reader may answer it.
@@ -124,7 +133,7 @@ class SharedConnection {
     ByteBuffer reply[2];
   };
 
-  SharedConnection(int fd, SharedConnectionOptions options);
+  WirebenchSharedConnection(int fd, WirebenchSharedConnectionOptions options);
   void ReadLoop();
   // Parses and delivers the complete frames in in_; false once failed.
   bool DispatchReplies();
@@ -143,7 +152,7 @@ class SharedConnection {
   void WriteQueued(std::unique_lock<std::mutex>* lock);
 
   int fd_;
-  const SharedConnectionOptions options_;
+  const WirebenchSharedConnectionOptions options_;
   const std::string peer_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<int> channels_{0};
@@ -175,20 +184,20 @@ class SharedConnection {
   std::atomic<uint64_t> frames_in_{0}, bytes_in_{0}, reads_{0}, stray_replies_{0};
 };
 
-// One caller's CallChannel over a SharedConnection: one call at a time, in
-// the caller's slot. The caller sends with Send() and then waits in
+// One caller's SharedChannel over a WirebenchSharedConnection: one call at a
+// time, in the caller's slot. The caller sends with Send() and then waits in
 // WaitReply(), which runs the call's PendingCall when the outcome is in.
-class SharedChannel final : public CallChannel {
+class WirebenchSharedChannel final : public SharedChannel {
  public:
-  ~SharedChannel() override;
-  SharedChannel(const SharedChannel&) = delete;
-  SharedChannel& operator=(const SharedChannel&) = delete;
+  ~WirebenchSharedChannel() override;
+  WirebenchSharedChannel(const WirebenchSharedChannel&) = delete;
+  WirebenchSharedChannel& operator=(const WirebenchSharedChannel&) = delete;
 
   // One call at a time: nullptr while a call is in flight, after Close(),
   // or once the connection failed.
   ByteBuffer* BeginCall(uint8_t method, PendingCall* pending,
                         uint32_t* call_id = nullptr) override;
-  // Queues the request (see SharedConnection). A request over the frame
+  // Queues the request (see WirebenchSharedConnection). A request over the frame
   // limit, or one on a failed connection, fails before Send() returns.
   void Send() override;
   void Abandon() override;
@@ -197,15 +206,11 @@ class SharedChannel final : public CallChannel {
   // Waits at most `timeout` (and kPollInterval) for the outcome of the call
   // in flight and, when it is in, hands it to the call's PendingCall (which
   // may start the next call). Returns early after Wake().
-  void WaitReply(std::chrono::nanoseconds timeout = SharedConnection::kPollInterval);
-  bool waiting() const { return pending_ != nullptr && sent_; }
+  void WaitReply(std::chrono::nanoseconds timeout = kPollInterval) override;
+  bool waiting() const override { return pending_ != nullptr && sent_; }
   // Makes a WaitReply() in progress return (any thread); TakeWake() tells
   // the caller that it was woken so.
-  void Wake();
-  bool TakeWake() {
-    return woken_.load(std::memory_order_relaxed) &&
-           woken_.exchange(false, std::memory_order_acquire);
-  }
+  void Wake() override;
 
   bool ok() const override { return error_.ok() && conn_->ok(); }
   const Status& error() const override;
@@ -218,13 +223,13 @@ class SharedChannel final : public CallChannel {
   void Close() override;
 
  private:
-  friend class SharedConnection;
-  SharedChannel(SharedConnection* conn, uint32_t slot);
+  friend class WirebenchSharedConnection;
+  WirebenchSharedChannel(WirebenchSharedConnection* conn, uint32_t slot);
   // Hands a delivered outcome (state has kReady or kFailed) to the caller.
   void Finish(uint32_t state);
 
-  SharedConnection* conn_;
-  SharedConnection::Slot* slot_;
+  WirebenchSharedConnection* conn_;
+  WirebenchSharedConnection::Slot* slot_;
   uint32_t slot_index_;
   ByteBuffer out_;
   size_t open_frame_ = SIZE_MAX;
@@ -234,7 +239,6 @@ class SharedChannel final : public CallChannel {
   bool buffer1_ = false;  // The call in flight's reply goes to reply[1].
   bool in_reply_ = false;  // Handling a delivered reply, not yet accounted.
   CallIdGenerator call_ids_;
-  std::atomic<bool> woken_{false};
   mutable Status error_;
   mutable ClientConnectionStats stats_;
 };

@@ -1,6 +1,7 @@
-// `--rpc wirebench`: wirebench's own framing (transports/wirebench/server.h, transports/wirebench/client.h),
-// every codec, and the OS-thread model's shared connections
-// (transports/wirebench/shared_connection.h).
+// `--rpc wirebench`: wirebench's own framing (transports/wirebench/server.h,
+// transports/wirebench/client.h), every codec, and the OS-thread model's
+// shared connections (transports/wirebench/shared_connection.h, behind
+// rpc/shared_channel.h's interfaces).
 #include <string>
 #include <string_view>
 
@@ -75,7 +76,9 @@ class WirebenchEntry final : public Transport {
   bool SharesConnectionsAcrossThreads() const override { return true; }
   StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
       const rpc::SharedConnectionOptions& options) const override {
-    return rpc::SharedConnection::Connect(std::move(options));
+    auto conn = rpc::WirebenchSharedConnection::Connect(options);
+    if (!conn.ok()) return conn.status();
+    return std::unique_ptr<rpc::SharedConnection>(std::move(conn).value());
   }
 };
 
