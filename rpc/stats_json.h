@@ -1,6 +1,6 @@
 // Pieces of a server's Stats reply that every RPC layer writes the same way
-// (rpc::Server, rpc::GrpcServer): one thread's entry in "threads", the
-// registered server threads, and the process-wide tail (allocation counting,
+// (the network core's rpc::NetServer, the gRPC transport's GrpcServer): one thread's entry in
+// "threads", the registered server threads, and the process-wide tail (allocation counting,
 // hardware counters, getrusage, the Service's own figures).
 // Thread-safety: pure functions over counters that may be read from any
 // thread.

@@ -35,6 +35,10 @@ const std::string& GrpcMethodPath(Method m);
 std::string GrpcUnknownMethodPath(uint8_t method);
 // The method of a path; false when it is not one of wirebench's.
 bool GrpcMethodFromPath(std::string_view path, Method* out);
+// How the generic service's refusal of another path begins (a grpc-native
+// client at a `server --rpc grpc` is told so by these words: its registry
+// entry's mismatch hint).
+inline constexpr std::string_view kUnknownGrpcMethod = "unknown gRPC method";
 
 // The gRPC status code a refused call ends with.
 grpc::StatusCode GrpcCodeOf(CallStatus s);

@@ -266,7 +266,7 @@ void GrpcServer::Impl::ServerCall::Serve() {
   Method m;
   if (!GrpcMethodFromPath(ctx_->method(), &m)) {
     Bump(t_->stats.unknown_method_calls, 1);
-    Refuse(CallStatus::kUnknownMethod, "unknown gRPC method '" + ctx_->method() +
+    Refuse(CallStatus::kUnknownMethod, std::string(kUnknownGrpcMethod) + " '" + ctx_->method() +
                                            "'; wirebench serves /wirebench.Region/{Mutate, Get, "
                                            "Scan, Multi, Stats, Ping}");
     return;

@@ -15,17 +15,17 @@
 //       response.
 //    Stats and Ping (not in the generated service) go over a second,
 //    generic GrpcConnection to the same server, idle during the load.
+#include <nlohmann/json.hpp>
 #include <type_traits>
 #include <variant>
 
-#include <nlohmann/json.hpp>
-
 #include "rpc/call_channel.h"
 #include "transports/grpc/grpc_client.h"
+#include "transports/grpc/grpc_protocol.h"
 #include "transports/grpc/grpc_server.h"
-#include "transports/grpc/process_threads.h"
 #include "transports/grpc/native_client.h"
 #include "transports/grpc/native_service.h"
+#include "transports/grpc/process_threads.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -354,7 +354,7 @@ class GrpcEntry final : public Transport {
                                      // The generic service's refusal
                                      // (grpc_server.cc, Serve).
                                      .mismatch_hints = {{
-                                         "unknown gRPC method",
+                                         rpc::kUnknownGrpcMethod,
                                          "serves wirebench's generic gRPC service (`wirebench "
                                          "server --rpc grpc`), not gRPC's generated one: "
                                          "pass --rpc grpc, or start the server with --rpc "
