@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wirebench {
 
@@ -19,6 +20,16 @@ std::string StrCat(const Parts&... parts) {
   std::string out;
   out.reserve((std::string_view(parts).size() + ... + 0));
   (out.append(std::string_view(parts)), ...);
+  return out;
+}
+
+// The items as an English list: "a", "a and b", "a, b and c".
+inline std::string ListedWithAnd(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out.append(i + 1 == items.size() ? " and " : ", ");
+    out.append(items[i]);
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/str_cat.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -46,13 +47,8 @@ std::string TransportNames() { return Transports().Names(); }
 std::string TransportHelp() {
   std::string out;
   for (const Transport* t : Transports()) {
-    std::string carried;
     const auto& codecs = t->traits().codecs;
-    for (size_t i = 0; i < codecs.size(); ++i)
-      carried += std::string(i == 0                   ? ""
-                             : i + 1 == codecs.size() ? " and "
-                                                      : ", ") +
-                 std::string(codecs[i]);
+    std::string carried = ListedWithAnd(codecs);
     if (!carried.empty())
       carried = (codecs.size() > 1 ? ", codecs " : ", codec ") + carried + " only";
     out += (out.empty() ? "" : "; ") + std::string(t->name()) + ": " + std::string(t->summary()) +

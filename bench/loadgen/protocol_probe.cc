@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/str_cat.h"
+
 namespace wirebench {
 
 namespace {
@@ -48,17 +50,6 @@ std::string ReadSome(int fd) {
   return got;
 }
 
-// "a and b" / "a, b and c".
-std::string Listed(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i)
-    out += std::string(i == 0                  ? ""
-                       : i + 1 == items.size() ? " and "
-                                               : ", ") +
-           std::string(items[i]);
-  return out;
-}
-
 // "--rpc NAME" and the codecs it carries when not all: " with --codec pb",
 // " (codecs cellblock and pb; cellblock is the default)".
 std::string RpcFlag(const Transport& t) {
@@ -66,7 +57,8 @@ std::string RpcFlag(const Transport& t) {
   std::string out = "--rpc " + std::string(t.name());
   if (codecs.size() == 1) out += " with --codec " + std::string(codecs.front());
   if (codecs.size() > 1)
-    out += " (codecs " + Listed(codecs) + "; " + std::string(codecs.front()) + " is the default)";
+    out += " (codecs " + ListedWithAnd(codecs) + "; " + std::string(codecs.front()) +
+           " is the default)";
   return out;
 }
 

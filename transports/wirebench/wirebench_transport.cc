@@ -31,12 +31,13 @@ std::string_view ProbeHello() {
 }
 
 // A frame's header (frame.h): a little-endian length of at least the call
-// header and at most 16 MiB, then a call id and a known method.
+// header and at most the default --max-frame (16 MiB), then a call id and
+// a known method.
 bool IsWirebenchFrame(std::string_view b) {
   if (b.size() < rpc::kFrameHeaderSize) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(b.data());
   const uint32_t length = LoadLE32(p);
-  return length >= rpc::kFixedHeaderSize && length <= (16u << 20) &&
+  return length >= rpc::kFixedHeaderSize && length <= rpc::kDefaultMaxFrame &&
          IsKnownMethod(p[rpc::kLengthSize + 4]);
 }
 
