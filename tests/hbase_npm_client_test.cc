@@ -175,7 +175,8 @@ TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
 
 // --regions-per-table 4: hbase:meta lists four regions per table at
 // HexStringSplit's points; the npm client locates each row's region, sends
-// one Multi per region and scans across regions, forward and reversed.
+// one Multi per region and scans across regions, forward and reversed; scans
+// of 8,000 and 100,000 rows with caching 1000 return every row both ways.
 TEST(HBaseNpmClient, SeveralRegionsPerTable) {
   SKIP_UNLESS_READY();
   const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
@@ -193,9 +194,10 @@ TEST(HBaseNpmClient, SeveralRegionsPerTable) {
   ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
   testing::WirebenchProcess node("/usr/bin/env",
                                  {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
-                                  "--regions", "4", "--timeout-ms", "60000"},
+                                  "--regions", "4", "--large-scans", "8000,100000",
+                                  "--timeout-ms", "240000"},
                                  stem + "_node");
-  const int rc = node.Wait(std::chrono::seconds(120));
+  const int rc = node.Wait(std::chrono::seconds(300));
   const std::string out = ReadFile(stem + "_node.out");
   int checks = 0;
   std::istringstream in(out);
@@ -208,7 +210,7 @@ TEST(HBaseNpmClient, SeveralRegionsPerTable) {
                                      << j["got"].dump() << ", want " << j["want"].dump();
   }
   EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
-  EXPECT_EQ(checks, 5) << out;
+  EXPECT_EQ(checks, 9) << out;  // 5, and each large scan both ways.
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
 }

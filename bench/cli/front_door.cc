@@ -23,6 +23,12 @@ constexpr YcsbFlag kYcsbFlags[] = {{"-P", true},        {"-p", true},       {"-s
                                    {"-threads", true},  {"-target", true},  {"-l", true}};
 constexpr const char* kYcsbFlagList = "-P -p -s -t -load -db -threads -target -l";
 
+bool IsYcsbFlag(const std::string& word) {
+  for (const YcsbFlag& f : kYcsbFlags)
+    if (word == f.name) return true;
+  return false;
+}
+
 bool IsYcsbCommand(const CLI::App* sub) {
   return sub->get_name() == "run" || sub->get_name() == "load";
 }
@@ -59,6 +65,28 @@ size_t Distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// The flag of `sub` nearest to the mistyped `word` ("--second" -> "--seconds",
+// "-thread" -> "-threads"), within a third of its length in edits (at least
+// two); "" when none is that near. YCSB's single-dash flags count for run and
+// load.
+std::string NearestFlag(const CLI::App* sub, const std::string& word) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub->get_options()) {
+    if (!o->nonpositional()) continue;
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  if (IsYcsbCommand(sub))
+    for (const YcsbFlag& f : kYcsbFlags) names.emplace_back(f.name);
+  std::string best;
+  size_t best_distance = std::max<size_t>(3, word.size() / 3 + 1);
+  for (const std::string& n : names)
+    if (const size_t d = Distance(word, n); d < best_distance) {
+      best_distance = d;
+      best = n;
+    }
+  return best;
+}
+
 std::string See(const CLI::App* sub) {
   return " (wirebench " + sub->get_name() + " --help lists the options)";
 }
@@ -73,6 +101,8 @@ std::string RefuseSingleDash(const CLI::App* sub, const std::string& word,
                    "), every other flag has two dashes"
              : "flags have two dashes (single-dash ones have one letter)";
   if (FindOption(sub, "--" + bare) != nullptr) return why + ": did you mean --" + bare + "?";
+  if (const std::string near = NearestFlag(sub, word); !near.empty())
+    return why + ": did you mean " + near + "?" + See(sub);
   if (FindOption(sub, "-p") != nullptr)
     return why + ", and " + sub->get_name() + " has no --" + bare +
            ": if it is a YCSB property, give it as -p " + bare + "=VALUE" + See(sub);
@@ -150,7 +180,15 @@ std::optional<std::string> CheckCommandLine(const CLI::App& app,
     const bool has_value = eq != std::string::npos;
     if (a[1] == '-') {  // --flag or --flag=value
       const CLI::Option* o = FindOption(sub, word);
-      if (o == nullptr || !TakesValue(o)) continue;  // CLI11 names the unknown one.
+      if (o == nullptr && word != "--help" && word != "--help-all" &&
+          !(ycsb && IsYcsbFlag(word.substr(1)))) {  // --threads is YCSB's -threads.
+        // Named here, before CLI11 takes the mistyped flag's value for a
+        // positional ("unknown binding '1'") or lists it among leftovers.
+        const std::string near = NearestFlag(sub, word);
+        return "wirebench " + sub->get_name() + ": unknown option " + word +
+               (near.empty() ? "" : ": did you mean " + near + "?") + See(sub);
+      }
+      if (!TakesValue(o)) continue;
       if (has_value) {
         if (eq + 1 == a.size()) return RefuseEmpty(sub, word);
         if (auto why = RefuseNonFinite(sub, o, word, a.substr(eq + 1))) return why;

@@ -499,10 +499,37 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
   return RunLoad(d, workload);
 }
 
+// Why the server's scans came back empty, from its closing Stats reply: the
+// null region's rows (none unless it cans reads), an empty table, or rows
+// that the scans' ranges missed.
+std::string WhyScansWereEmpty(const nlohmann::json& server, const std::string& table) {
+  if (server.is_null() || !server.is_object())
+    return "the server's Stats were not read, so the cause is not known (an empty table, a "
+           "range past the last row, or the null region, which answers every Scan with no rows)";
+  const nlohmann::json* region = server.contains("region") ? &server["region"] : nullptr;
+  if (region != nullptr && region->is_object() && region->value("name", "") == "null")
+    return "the server runs the null region, which answers every Scan with no rows: load a "
+           "memstore server (wirebench server --region memstore) for scans that return records";
+  if (server.contains("memstore") && server["memstore"].is_object()) {
+    const nlohmann::json& tables = server["memstore"]["tables"];
+    const uint64_t rows = tables.is_object() && tables.contains(table) && tables[table].is_number()
+                              ? tables[table].get<uint64_t>()
+                              : 0;
+    if (rows == 0)
+      return "table '" + table + "' on the memstore server holds no rows: load it first "
+             "(wirebench load ... with the same -p table and recordcount)";
+    return "table '" + table + "' holds " + std::to_string(rows) +
+           " rows, and these scans' ranges held none of them: the keys scanned lie past the "
+           "rows loaded (check recordcount, insertstart and insertorder against the load)";
+  }
+  return "the server's region does not say what it holds (an empty table or a range past its "
+         "rows)";
+}
+
 // SCAN-LATENCY-PER-RECORD has no sample for a scan that returned no
 // records (YCSB master divides by zero there and the run dies): say how
-// many, and where scans return records.
-void NoteEmptyScans(const RunResult& r, bool in_process) {
+// many, and why scans returned none.
+void NoteEmptyScans(const RunResult& r, bool in_process, const std::string& table) {
   const uint64_t scans = r.ops[size_t(OpType::kScan)].count();
   const uint64_t per_record =
       uint64_t(r.ops[size_t(OpType::kScanPerRecord)].latency.total_count());
@@ -514,9 +541,7 @@ void NoteEmptyScans(const RunResult& r, bool in_process) {
                static_cast<unsigned long long>(scans - per_record),
                static_cast<unsigned long long>(scans),
                in_process ? "the basic binding's scans return no records, as YCSB's BasicDB's"
-                          : "the null region answers every Scan with no rows: load a memstore "
-                            "server (wirebench server --region memstore) for scans that return "
-                            "records");
+                          : WhyScansWereEmpty(r.server_after, table).c_str());
 }
 
 }  // namespace
@@ -630,7 +655,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));
   WB_RETURN_IF_ERROR(WriteOutputs(o, props, out, settings->report, hlog.get(), hlog_text));
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));
-  if (!o.quiet) NoteEmptyScans(out.result, d.in_process);
+  if (!o.quiet) NoteEmptyScans(out.result, d.in_process, cfg.table);
   return out;
 }
 

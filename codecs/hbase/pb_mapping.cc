@@ -149,6 +149,9 @@ size_t Fill(const ScanRequest& req, hbase::ScanRequest* p) {
   if (!req.start_row.empty()) Assign(scan->mutable_start_row(), req.start_row);
   if (!req.stop_row.empty()) Assign(scan->mutable_stop_row(), req.stop_row);
   p->set_number_of_rows(req.number_of_rows);
+  // The rows come back in this one call and no scanner stays open after it
+  // (HBase's small scan; YCSB's binding closes each scanner once read).
+  p->set_close_scanner(true);
   return copied + req.start_row.size() + req.stop_row.size();
 }
 

@@ -212,6 +212,10 @@ Status AppendCellBlockRequest(uint32_t call_id, const ScanRequest& req, ByteBuff
           if (!req.stop_row.empty()) in.Bytes(4, req.stop_row);
         });
         s.Varint(4, req.number_of_rows);
+        // close_scanner: the rows come back in this one call and the server
+        // keeps no scanner open after it (HBase's small scan; YCSB's binding
+        // closes each scanner once it has its rows).
+        s.Varint(5, 1);
       },
       NoCells());
 }

@@ -12,20 +12,27 @@
 // the checks of several regions per table: rows in four regions, Gets, a
 // Multi and scans across them.
 //
+// With --large-scans N[,N...] as well, for each N: N rows spread evenly over
+// the key space (so over every region) written with mput, then scanned forward
+// and reversed with caching 1000; every row must come back, in order. The
+// client re-arms setTimeout(close, ttl) on each ScanResponse, so a server
+// that leaves `ttl` out of a continuing scan's answers loses rows here.
+//
 // Usage: node semantics.js --zookeeper HOST:PORT[/ROOT] [--table T] [--timeout-ms MS]
-//        [--regions N]
+//        [--regions N [--large-scans N[,N...]]]
 'use strict';
 
 const hbase = require('hbase-rpc-client');
 const FilterList = require('hbase-rpc-client/lib/filter-list');
 
-const o = {table: 'semantics', timeoutMs: 60000, zookeeper: null, regions: 0};
+const o = {table: 'semantics', timeoutMs: 60000, zookeeper: null, regions: 0, largeScans: []};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   if (argv[i] === '--zookeeper') o.zookeeper = argv[i + 1];
   else if (argv[i] === '--table') o.table = argv[i + 1];
   else if (argv[i] === '--timeout-ms') o.timeoutMs = parseInt(argv[i + 1], 10);
   else if (argv[i] === '--regions') o.regions = parseInt(argv[i + 1], 10);
+  else if (argv[i] === '--large-scans') o.largeScans = argv[i + 1].split(',').map(Number);
   else {
     process.stderr.write('semantics.js: unknown argument ' + argv[i] + '\n' +
                          'usage: node semantics.js --zookeeper HOST:PORT[/ROOT] [--table T]\n');
@@ -112,6 +119,37 @@ async function regions() {
   check('a scan from the second region on', rowsOf(await scan('4', '')), rows.slice(1));
   check('a reversed scan across regions', rowsOf(await scan('e', '', (s) => s.setReversed())),
         rows.slice().reverse());
+  for (const n of o.largeScans) await largeScan(n);
+}
+
+// n rows, 8 hex digits each, evenly over [00000000, ffffffff], in their own
+// table; scanned whole both ways with caching 1000.
+async function largeScan(n) {
+  const table = T + '_large_' + n;
+  const keys = [];
+  for (let i = 0; i < n; ++i)
+    keys.push(Math.floor(i * (0x100000000 / n)).toString(16).padStart(8, '0'));
+  for (let at = 0; at < n; at += 1000) {
+    const puts = keys.slice(at, at + 1000).map((k) => {
+      const p = new hbase.Put(k);
+      p.add(CF, 'q', 'v');
+      return p;
+    });
+    await call((cb) => client.mput(table, puts, cb));
+  }
+  const whole = async (reversed) => {
+    const s = client.getScanner(table, reversed ? 'g' : '', '');
+    s.numCached = 1000;
+    if (reversed) s.setReversed();
+    const got = rowsOf(await call((cb) => s.toArray(cb)));
+    const want = reversed ? keys.slice().reverse() : keys;
+    // The counts and whether every row came in order, not 100,000 keys.
+    return {rows: got.length, in_order: JSON.stringify(got) === JSON.stringify(want)};
+  };
+  check('a ' + n + '-row scan with caching 1000 over every region', await whole(false),
+        {rows: n, in_order: true});
+  check('a ' + n + '-row reversed scan with caching 1000 over every region', await whole(true),
+        {rows: n, in_order: true});
 }
 
 async function main() {

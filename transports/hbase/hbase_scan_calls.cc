@@ -218,11 +218,8 @@ Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* res
     id = service_->FinishedId();
   }
   resp->set_scanner_id(id);
-  // The lease, as HBase's newRegionScanner: only when a scanner opens (a
-  // client such as the npm one closes its scanner after `ttl`, whenever it
-  // came).
-  resp->set_ttl(kScannerLeaseMs);
   FinishReply(req, more, cut_by_region, resp);
+  resp->set_ttl(kScannerLeaseMs);
   return Status::Ok();
 }
 
@@ -281,6 +278,11 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
     service_->FinishScanner(id);
   }
   FinishReply(req, more, cut_by_region, resp);
+  // The lease in every answer while the scanner stays open, as HBase 1.x
+  // sends it: the npm client arms setTimeout(close, ttl) on each response, so
+  // a response without it closes the scanner at once. HBase 2.x's Java client
+  // reads it only from the opening answer, so both kinds of client work.
+  if (more && !req.close_scanner()) resp->set_ttl(kScannerLeaseMs);
   return Status::Ok();
 }
 
