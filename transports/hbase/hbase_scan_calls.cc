@@ -236,6 +236,12 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
                               std::to_string(id) + "'; it was closed, its lease expired, or it was never opened");
     return Status::Ok();  // HBase answers a renewal with the scanner id alone.
   }
+  // The lease in every answer, as HBase 1.x sends it: the npm client re-arms
+  // setTimeout(close, ttl) on each response and its Scan object goes on to
+  // the next region after a region's last answer, so an answer without it
+  // (ttl 0) closes the whole scan at once. HBase 2.x's Java client reads it
+  // only from the opening answer, so both kinds of client work.
+  resp->set_ttl(kScannerLeaseMs);
   Status st;
   bool known = true;
   bool cut_by_region = false;
@@ -278,11 +284,6 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
     service_->FinishScanner(id);
   }
   FinishReply(req, more, cut_by_region, resp);
-  // The lease in every answer while the scanner stays open, as HBase 1.x
-  // sends it: the npm client arms setTimeout(close, ttl) on each response, so
-  // a response without it closes the scanner at once. HBase 2.x's Java client
-  // reads it only from the opening answer, so both kinds of client work.
-  if (more && !req.close_scanner()) resp->set_ttl(kScannerLeaseMs);
   return Status::Ok();
 }
 
