@@ -148,7 +148,16 @@ TEST(Calibration, ReportMarksChecksThatAreOff) {
   delay.delay_us = 200;
   delay.p50_us = 245;
   rep.delay_runs = {base, delay};
-  const std::string text = FormatCalibrationReport(rep);
+  int off = -1;
+  const std::string text = FormatCalibrationReport(rep, &off);
+  // The last line is the whole verdict, naming what is off, with advice.
+  EXPECT_EQ(off, 1);
+  EXPECT_NE(text.find("verdict: 1 of 5 checks OFF (spin-us=20)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Advice: run again with nothing else running"), std::string::npos) << text;
+  rep.spin_runs.pop_back();
+  EXPECT_NE(FormatCalibrationReport(rep, &off).find("verdict: all 4 checks ok"), std::string::npos);
+  EXPECT_EQ(off, 0);
+  rep.spin_runs.push_back(bad_spin);
   auto line = [&](const std::string& knob) {
     size_t at = text.find(knob);
     return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/silent_listener.h"
 
@@ -46,7 +49,7 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "-threads", "-1"}, "-threads (threadcount) must be 1 or more"},
       // -target 0 is YCSB's "unthrottled" (issue 20, tests/ycsb_cli_test.cc).
       {{"run", "-P", kWorkloadA, "-target", "nan"},
-       "property 'target' must be a number, got 'nan'"},
+       "property 'target' must be an integer, got 'nan'"},
       {{"run", "-P", "/tmp"}, "-P /tmp is a directory"},
       {{"run", "-P", kWorkloadA, "--connections", "0"}, "--connections must be 1 or more"},
       {{"run", "-P", kWorkloadA, "--client-io-threads", "0"}, "--client-io-threads must be 1"},
@@ -171,6 +174,148 @@ TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
   EXPECT_NE(o.err.find("speaks wirebench's own RPC protocol"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("pass --rpc wirebench"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("within 10000 ms"), std::string::npos) << o.err;
+}
+
+// A peer that speaks HTTP/1: it answers a request (anything ending in a
+// blank line) with a 400 and closes; to anything else it says nothing.
+class HttpPeer {
+ public:
+  HttpPeer() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    listen(fd_, 64);
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~HttpPeer() {
+    stop_.store(true);
+    shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    close(fd_);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  void Serve() {
+    std::vector<std::thread> conns;
+    while (!stop_.load()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) continue;
+      conns.emplace_back([this, c] {
+        std::string got;
+        char buf[512];
+        while (!stop_.load() && got.find("\r\n\r\n") == std::string::npos) {
+          pollfd q{c, POLLIN, 0};
+          if (poll(&q, 1, 50) <= 0) continue;
+          const ssize_t n = read(c, buf, sizeof buf);
+          if (n <= 0) break;
+          got.append(buf, size_t(n));
+        }
+        const std::string reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+        if (got.find("\r\n\r\n") != std::string::npos)
+          (void)!write(c, reply.data(), reply.size());
+        close(c);
+      });
+    }
+    for (auto& t : conns) t.join();
+  }
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// A plain HTTP server given as --server: a usage error naming what it
+// answered, exit 2 (it was an empty report and exit 3).
+TEST(CliReliability, AnHttpServerGivenAsServerIsNamedAsSuch) {
+  HttpPeer http;
+  const Outcome o = RunWirebench("http_peer", {"run", "-P", kWorkloadA, "--server",
+                                               "127.0.0.1:" + std::to_string(http.port()),
+                                               "--ops", "10"});
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("is not a server wirebench knows: to an HTTP GET it answered "
+                       "\"HTTP/1.1 400 Bad Request"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("point --server at a `wirebench server --rpc wirebench`"), std::string::npos)
+      << o.err;
+}
+
+// SIGTERM to the whole process group (as `timeout`, Slurm and `docker stop`
+// send it) stops the run on request and keeps what was measured, the
+// co-located server's figures included: the server is out of the group.
+TEST(CliReliability, SigtermToTheProcessGroupKeepsTheServersFigures) {
+  const std::string json = Stem("group_term") + ".json";
+  std::remove(json.c_str());
+  WirebenchProcess p(kBinary,
+                     {"run", "-P", kWorkloadA, "--seconds", "30", "-p", "recordcount=100",
+                      "--json", json},
+                     Stem("group_term"), testing::ProcessGroup::kOwn);
+  // Until the run measures (its status shows in the JSON only at the end:
+  // wait for the co-located server's banner, then a little).
+  const auto deadline = steady_clock::now() + std::chrono::seconds(30);
+  while (p.Stderr().find("co-located child process") == std::string::npos) {
+    ASSERT_EQ(p.Wait(std::chrono::milliseconds(20)), -1) << p.Stderr();
+    ASSERT_LT(steady_clock::now(), deadline) << p.Stderr();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(-p.pid(), SIGTERM);
+  const int rc = p.Wait(std::chrono::seconds(60));
+  EXPECT_EQ(rc, 3) << p.Stderr();
+  EXPECT_NE(p.Stderr().find("stopped on request (SIGTERM)"), std::string::npos) << p.Stderr();
+  EXPECT_EQ(p.Stderr().find("server process died"), std::string::npos) << p.Stderr();
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << p.Stderr();
+  EXPECT_TRUE(j["results"]["server"]["after"].is_object()) << j["results"]["server"].dump();
+  EXPECT_GT(j["results"]["operations"].get<int64_t>(), 0);
+}
+
+// compare's output folder reused, its log and its charts: a second
+// comparison into the same --out leaves none of the first's cells; stderr
+// that is not a terminal gets whole lines (no carriage returns); charts.gp
+// draws again from its own folder.
+TEST(CliReliability, CompareOutReusedHoldsOneComparisonAndItsLogHasNoCarriageReturns) {
+  const std::string out = Stem("compare_reused");
+  std::filesystem::remove_all(out);
+  const std::vector<std::string> common = {"--seconds", "0.2", "--warmup", "0", "--repeat", "1",
+                                           "--records", "100", "--threads", "2", "--out", out};
+  std::vector<std::string> first = {"compare", "--codecs", "raw"};
+  first.insert(first.end(), common.begin(), common.end());
+  Outcome o = RunWirebench("compare_reused1", first, std::chrono::seconds(120));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::vector<std::string> second = {"compare", "--codecs", "pb"};
+  second.insert(second.end(), common.begin(), common.end());
+  o = RunWirebench("compare_reused2", second, std::chrono::seconds(120));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.err.find("held an earlier comparison"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find('\r'), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("[1/1] pb "), std::string::npos) << o.err;
+  int cells = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out + "/cells")) {
+    ++cells;
+    EXPECT_EQ(e.path().filename().string().find("raw"), std::string::npos) << e.path();
+  }
+  EXPECT_GT(cells, 0);
+  std::ifstream in(out + "/comparison.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  EXPECT_EQ(md.str().find("| raw"), std::string::npos) << md.str();
+  if (std::filesystem::exists(out + "/charts.gp")) {
+    std::ifstream gp(out + "/charts.gp");
+    std::stringstream script;
+    script << gp.rdbuf();
+    EXPECT_EQ(script.str().find(out + "/"), std::string::npos) << "charts.gp names its folder";
+    const std::string redraw = "cd '" + out + "' && gnuplot charts.gp 2>/dev/null";
+    EXPECT_EQ(std::system(redraw.c_str()), 0);
+  }
 }
 
 int CountSockets(pid_t pid) {

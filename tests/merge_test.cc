@@ -258,6 +258,35 @@ TEST(Merge, PartialInputMakesAPartialResult) {
   EXPECT_TRUE(m->json["results"]["partial"].get<bool>());
 }
 
+// Clients that did not measure the same thing (another workload, codec or
+// region), partial or not, are refused with what differs: merging a
+// workloadc/cellblock run with a partial workloada/raw run once gave one
+// report of both.
+TEST(Merge, RunsNotMeasuredAlikeAreRefusedNamingWhatDiffers) {
+  NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
+  a.doc["config"]["codec"] = "cellblock";
+  a.doc["config"]["properties"] = {{"workload", "site.ycsb.workloads.CoreWorkload"},
+                                   {"readproportion", "1"}};
+  RunResult partial = MakeRun(2, 10, 10, 1, 1, 2);
+  partial.partial = true;
+  partial.error = Status::Unavailable("server lost");
+  NamedResult b = Document("b.json", partial);
+  b.doc["config"]["properties"] = {{"workload", "site.ycsb.workloads.CoreWorkload"},
+                                   {"readproportion", "0.5"},
+                                   {"updateproportion", "0.5"}};
+  auto m = MergeResults({a, b});
+  ASSERT_FALSE(m.ok());
+  const std::string why = m.status().ToString();
+  EXPECT_NE(why.find("a.json and b.json were not measured alike"), std::string::npos) << why;
+  EXPECT_NE(why.find("codec cellblock vs raw"), std::string::npos) << why;
+  EXPECT_NE(why.find("properties.readproportion 1 vs 0.5"), std::string::npos) << why;
+  EXPECT_NE(why.find("properties.updateproportion (default) vs 0.5"), std::string::npos) << why;
+  // Alike but for the seed and host: merged.
+  b.doc["config"] = a.doc["config"];
+  b.doc["config"]["seed"] = "b";
+  EXPECT_TRUE(MergeResults({a, b}).ok());
+}
+
 TEST(Merge, TheSameRunTwiceIsRefused) {
   const NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
   NamedResult again = a;

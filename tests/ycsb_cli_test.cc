@@ -78,10 +78,26 @@ TEST(YcsbCli, DbFlagIsAcceptedInEveryPosition) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"run", "-db", "site.ycsb.BasicDB", "-P", Workload("workloada"), "--ops", "50"},
            {"run", "-P", Workload("workloada"), "--ops", "50", "-db", "site.ycsb.BasicDB"},
-           {"load", "-P", Workload("workloada"), "-p", "recordcount=20", "--db", "x.Y"}}) {
+           {"load", "-P", Workload("workloada"), "-p", "recordcount=20", "--db",
+            "site.ycsb.db.hbase2.HBaseClient2"}}) {
     const Outcome o = RunWirebench("db", args);
     EXPECT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(o.out.find("[OVERALL], RunTime(ms), "), std::string::npos) << o.out;
+  }
+}
+
+// A db class wirebench does not answer stops the run before it starts, as
+// YCSB's ClassNotFoundException does, naming the classes it answers.
+TEST(YcsbCli, UnknownDbClassIsRefused) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "-db", "com.example.NoSuchDB", "-P", Workload("workloada"), "--ops", "50"},
+           {"run", "-P", Workload("workloada"), "-p", "db=com.example.NoSuchDB", "--ops", "50"}}) {
+    const Outcome o = RunWirebench("nosuchdb", args);
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("ClassNotFoundException: com.example.NoSuchDB"), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("site.ycsb.db.hbase2.HBaseClient2"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out.find("[OVERALL]"), std::string::npos) << o.out;
   }
 }
 

@@ -37,7 +37,9 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    std::fputs(FormatCalibrationReport(*r).c_str(), stdout);
+    int off = 0;
+    std::fputs(FormatCalibrationReport(*r, &off).c_str(), stdout);
+    if (off > 0) *exit_code = 1;  // The run ended, but the instrument is off.
   });
 }
 

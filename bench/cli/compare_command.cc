@@ -1,6 +1,8 @@
 #include "bench/cli/compare_command.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 
@@ -184,7 +186,16 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            // CLI::PositiveNumber's refusal prints the double range's 309-digit bound.
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            return end != v.c_str() && *end == '\0' && d > 0 && std::isfinite(d)
+                       ? std::string()
+                       : "must be a number of seconds above 0 (got " + v + ")";
+          },
+          "SECONDS>0"));
   cmd->add_option("--warmup", o->warmup, "Warm-up seconds per cell (not measured)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "bench/cli/ycsb_command.h"
 #include "bench/loadgen/local_server.h"
 
 namespace wirebench {
@@ -27,6 +28,11 @@ bool IsYcsbFlag(const std::string& word) {
   for (const YcsbFlag& f : kYcsbFlags)
     if (word == f.name) return true;
   return false;
+}
+
+bool IsYcsbBindingName(const std::string& word) {
+  const auto& names = YcsbBindingList();
+  return std::find(names.begin(), names.end(), word) != names.end();
 }
 
 bool IsYcsbCommand(const CLI::App* sub) {
@@ -174,6 +180,12 @@ std::optional<std::string> CheckCommandLine(const CLI::App& app,
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") break;  // The rest is measure's command.
+    if (ycsb && i > 1 && !a.empty() && a[0] != '-' && !IsYcsbBindingName(a))
+      return "wirebench " + sub->get_name() + ": '" + a +
+             "': an argument value without corresponding argument specifier (e.g. -p, -s) was "
+             "found, as YCSB says: it expected a flag there. Give properties as -p key=value, "
+             "one -P per file, and the binding (" + YcsbBindingNames() +
+             ") right after the command" + See(sub);
     if (a.size() < 2 || a[0] != '-') continue;  // A value, a positional or "-".
     const size_t eq = a.find('=');
     const std::string word = a.substr(0, eq);

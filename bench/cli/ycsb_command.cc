@@ -202,8 +202,11 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       load ? "load" : "run",
       load ? "YCSB load phase: insert the records (1 KB puts with the defaults)"
            : "YCSB run phase: the workload's operation mix (YCSB's command line works as is)");
-  cmd->add_option("-P", o->property_files, "YCSB workload/property file (repeatable, in order)");
-  cmd->add_option("-p", o->properties, "key=value property override (repeatable)");
+  // One value per flag, as YCSB's Client reads them: `-P a b` leaves b a stray word.
+  cmd->add_option("-P", o->property_files, "YCSB workload/property file (repeatable, in order)")
+      ->allow_extra_args(false);
+  cmd->add_option("-p", o->properties, "key=value property override (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("-s", o->status, "Print a status line every status.interval seconds to stderr");
   cmd->add_option("-l,--label", o->label, "Label prefixed to status lines (YCSB's -l)");
   cmd->add_flag("--load", ignored->load_flag,
@@ -280,8 +283,10 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
       uint16_t port = 0;
       if (ParseHostPort(o->server, &host, &port).ok()) {
         const std::string error = r.ok() ? r->result.error.ToString() : r.status().ToString();
-        if (auto why =
-                WrongProtocolMessage(*o->rpc, ProbeServerProtocol(host, port), o->server, error)) {
+        const ServerProbe probe = ProbeServer(host, port);
+        auto why = WrongProtocolMessage(*o->rpc, probe.seen, o->server, error);
+        if (!why) why = UnknownPeerMessage(*o->rpc, o->server, probe);
+        if (why) {
           std::fprintf(stderr, "wirebench: %s\n", why->c_str());
           *exit_code = 2;
           return;

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/loadgen/status_line.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/results/build_compare.h"
@@ -243,7 +244,7 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
   const json host_figures = host.Finish();
   if (StopRequested()) out->interrupted = true;
   auto fail = [&](const std::string& why) {
-    std::fprintf(stderr, "\nwirebench compare: %s cell %s failed: %s\n", b.label.c_str(),
+    std::fprintf(stderr, "%swirebench compare: %s cell %s failed: %s\n", ProgressBreak(), b.label.c_str(),
                  stem.c_str(), why.c_str());
     out->failures.push_back(b.label + " cell " + stem + " failed (left out of the tables): " + why);
   };
@@ -421,9 +422,11 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
           const size_t i = ColumnRunAt(o.builds.size(), rep, k);
           const double elapsed =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::fprintf(stderr, "\r[%d/%d] %s %s %s threads=%d repeat %d/%d  elapsed %.0f s   ",
-                       done + 1, total, o.builds[i].label.c_str(), cols->labels[p.column].c_str(),
-                       p.workload.c_str(), p.threads, rep + 1, c.repeat, elapsed);
+          char line[512];
+          std::snprintf(line, sizeof line, "[%d/%d] %s %s %s threads=%d repeat %d/%d  elapsed %.0f s",
+                        done + 1, total, o.builds[i].label.c_str(), cols->labels[p.column].c_str(),
+                        p.workload.c_str(), p.threads, rep + 1, c.repeat, elapsed);
+          PrintProgressLine(line);
           RunBuildCell(o, *cols, o.builds[i], p, rep, &sides[i], &out);
           ++done;
         }
@@ -432,7 +435,7 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
     }
   }
   ResetStopRequest();
-  std::fprintf(stderr, "\n");
+  std::fputs(ProgressBreak(), stderr);
   for (const BuildSpec& b : o.builds) fs::remove(c.out + "/" + b.label + "/runs", ec);
   // A build whose cells report another schema than its probe did.
   WB_RETURN_IF_ERROR(CheckComparable(sides));

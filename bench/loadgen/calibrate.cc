@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "bench/hdr/histogram.h"
 #include "bench/loadgen/local_server.h"
@@ -201,8 +203,9 @@ StatusOr<CalibrationReport> RunCalibration(const CalibrationOptions& o) {
   return report;
 }
 
-std::string FormatCalibrationReport(const CalibrationReport& rep) {
+std::string FormatCalibrationReport(const CalibrationReport& rep, int* off_checks) {
   std::ostringstream os;
+  std::vector<std::string> off;  // The knobs whose check is OFF.
   const auto& o = rep.options;
   os << "wirebench calibrate: codec=" << o.codec->name() << " threads=" << o.threads
      << " ops/point=" << o.operations << " (after " << o.warmup_operations
@@ -237,6 +240,7 @@ std::string FormatCalibrationReport(const CalibrationReport& rep) {
     const double want = double(r.spin_us) - double(base.spin_us);
     const bool ok = std::fabs(d - want) <= std::max(3.0, 0.25 * std::fabs(want)) && agrees(r);
     row("spin-us=" + std::to_string(r.spin_us), r, base, ok ? "ok" : "OFF");
+    if (!ok) off.push_back("spin-us=" + std::to_string(r.spin_us));
   }
   for (const CalibrationRun& r : rep.delay_runs) {
     const CalibrationRun& base = rep.delay_runs.front();
@@ -248,6 +252,7 @@ std::string FormatCalibrationReport(const CalibrationReport& rep) {
     const bool ok = d_p50 >= 0.75 * want - 5 && d_p50 <= 1.5 * want + 50 &&
                     d_cpu <= 0.05 * want + 25 && agrees(r);
     row("delay-us=" + std::to_string(r.delay_us), r, base, ok ? "ok" : "OFF");
+    if (!ok) off.push_back("delay-us=" + std::to_string(r.delay_us));
   }
   os << "\n(a) spin-us S should add about S to srvCPU/op;\n"
         "(b) delay-us D should add about D to p50 and next to nothing to srvCPU/op (a held reply "
@@ -259,6 +264,19 @@ std::string FormatCalibrationReport(const CalibrationReport& rep) {
   os << "(d) timing + recording one operation (2 x steady_clock::now() + Histogram::Record): "
      << Fmt("%.1f", rep.timing_overhead_ns) << " ns per op (" << o.timing_iterations
      << " iterations)\n";
+  const size_t checks = rep.spin_runs.size() + rep.delay_runs.size();
+  if (off.empty()) {
+    os << "\nverdict: all " << checks << " checks ok: the instrument reads what it is given\n";
+  } else {
+    std::string names;
+    for (const std::string& n : off) names += (names.empty() ? "" : ", ") + n;
+    os << "\nverdict: " << off.size() << " of " << checks << " checks OFF (" << names
+       << "): figures from this machine now are not to be trusted. Advice: run again with "
+          "nothing else running (load average, other processes' CPU), pin the server "
+          "(--server-cpus) away from the client, and give each point more operations (--ops); "
+          "a check that stays OFF on a quiet machine is a fault to report\n";
+  }
+  if (off_checks != nullptr) *off_checks = int(off.size());
   return os.str();
 }
 

@@ -91,7 +91,9 @@ struct CalibrationReport {
 // The whole calibration: one fresh co-located server process per point.
 [[nodiscard]] StatusOr<CalibrationReport> RunCalibration(const CalibrationOptions& options);
 
-// The table `wirebench calibrate` prints, with a verdict per check.
-std::string FormatCalibrationReport(const CalibrationReport& report);
+// The table `wirebench calibrate` prints, with a verdict per check and a
+// last line with the whole verdict and advice; `off_checks` (if set) gets
+// the number of checks that are OFF.
+std::string FormatCalibrationReport(const CalibrationReport& report, int* off_checks = nullptr);
 
 }  // namespace wirebench

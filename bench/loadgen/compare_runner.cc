@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bench/loadgen/instructions.h"
+#include "bench/loadgen/status_line.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/host_figures.h"
 #include "bench/results/report.h"
@@ -88,6 +89,30 @@ Status CrossRpcs(const std::vector<const CodecInfo*>& codecs,
   return Status::Ok();
 }
 
+// A reused --out: the previous comparison's files (its cells, tables and
+// charts) are removed, so that the folder holds one comparison, never old
+// cells beside a new table. Only a folder compare wrote (comparison.json or
+// cells/ in it) is touched, and only the kinds of file compare writes.
+void ClearPreviousComparison(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out + "/comparison.json", ec) && !fs::exists(out + "/cells", ec)) return;
+  size_t removed = 0;
+  if (fs::is_directory(out + "/cells", ec)) removed += size_t(fs::remove_all(out + "/cells", ec));
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    const std::string name = e.path().filename().string();
+    const std::string ext = e.path().extension().string();
+    if (name.rfind("comparison.", 0) == 0 || name == "charts.gp" || name == "gnuplot.log" ||
+        ext == ".dat" || ext == ".png" || ext == ".svg")
+      removed += fs::remove(e.path(), ec) ? 1 : 0;
+  }
+  if (removed > 0)
+    std::fprintf(stderr,
+                 "wirebench compare: note: --out %s held an earlier comparison: its %zu files "
+                 "were removed, so the folder holds this one alone\n",
+                 out.c_str(), removed);
+}
+
 StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   Matrix m;
   auto columns = ResolveColumns(*o);
@@ -118,6 +143,7 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   }
   if (o->out.empty()) o->out = DefaultOutDir();
   std::error_code ec;
+  if (o->report) ClearPreviousComparison(o->out);
   if (o->report) std::filesystem::create_directories(o->out + "/cells", ec);
   if (ec)
     return Status::IoError("cannot create --out " + o->out + ": " + ec.message() +
@@ -181,14 +207,14 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                    o.cell.server + ": it must serve codec " + codec + " over " + rpc +
                    "; leave that codec out of --codecs, or start the server with it)");
   if (!r.ok()) {
-    std::fprintf(stderr, "\nwirebench compare: cell %s failed: %s\n", base.c_str(),
+    std::fprintf(stderr, "%swirebench compare: cell %s failed: %s\n", ProgressBreak(), base.c_str(),
                  r.status().ToString().c_str());
     out->failures.push_back("cell " + base + " failed (left out of the tables): " +
                             r.status().ToString());
     return;
   }
   if (r->result.partial)
-    std::fprintf(stderr, "\nwirebench compare: cell %s stopped early: %s%s\n", base.c_str(),
+    std::fprintf(stderr, "%swirebench compare: cell %s stopped early: %s%s\n", ProgressBreak(), base.c_str(),
                  r->result.error.ToString().c_str(),
                  o.cell.server.empty() || r->result.error.ok()
                      ? ""
@@ -222,10 +248,12 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             const double eta =
                 done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
-            std::fprintf(stderr, "\r[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s   ",
-                         done + 1, m.total, m.columns[i].c_str(),
-                         RecordVariant(wl_name, shape.first, shape.second).c_str(), t, rep + 1,
-                         o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
+            char line[512];
+            std::snprintf(line, sizeof line, "[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s",
+                          done + 1, m.total, m.columns[i].c_str(),
+                          RecordVariant(wl_name, shape.first, shape.second).c_str(), t, rep + 1,
+                          o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
+            PrintProgressLine(line);
             RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
             ++done;
           }
@@ -402,6 +430,19 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
   return shapes;
 }
 
+// What one cell runs for, as the matrix's announcement says it.
+std::string CellLength(const CompareOptions& o) {
+  char text[160];
+  if (o.cell.instructions && o.cell.ops) {
+    std::snprintf(text, sizeof text, "%lld operations under callgrind (after %lld unmeasured)",
+                  static_cast<long long>(*o.cell.ops),
+                  static_cast<long long>(o.cell.instruction_warmup_ops));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f s (+%.1f s warm-up)", o.seconds, o.warmup);
+  }
+  return text;
+}
+
 StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   if (o.pin && o.cell.client_cpus.empty() && o.cell.colocated.cpus.empty() &&
       sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
@@ -419,10 +460,9 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   }
   std::fprintf(stderr,
                "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
-               "thread counts x %d repeats = %d cells of %.1f s (+%.1f s warm-up); results in %s\n",
+               "thread counts x %d repeats = %d cells of %s; results in %s\n",
                m->codecs.size(), m->workloads.size(), m->shapes.size(), m->threads.size(),
-               o.repeat, m->total,
-               o.seconds, o.warmup, o.out.c_str());
+               o.repeat, m->total, CellLength(o).c_str(), o.out.c_str());
   CompareOutcome out;
   out.out = o.out;
   {
@@ -430,7 +470,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
     RunMatrix(o, *m, &out);
   }
   ResetStopRequest();
-  std::fprintf(stderr, "\n");
+  std::fputs(ProgressBreak(), stderr);
   WriteReports(o, m->columns, &out);
   return out;
 }

@@ -73,10 +73,12 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std:
     // SIGTERM instead of living on re-parented to PID 1. The check after it
     // covers a client that died before the prctl took effect.
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
-    // Ctrl-C at a terminal (or `timeout`) signals the whole process group:
-    // the client stops its run and then stops this server (SIGTERM), so
-    // the server ignores SIGINT (`wirebench server` keeps a SIGINT ignored
-    // at its start ignored) and its figures are still there to fetch.
+    // Ctrl-C at a terminal, `timeout`, and other supervisors signal the
+    // whole process group (SIGINT or SIGTERM): the client stops its run and
+    // then stops this server by its PID, so the server leaves the group and
+    // ignores SIGINT (`wirebench server` keeps a SIGINT ignored at its start
+    // ignored): its figures are still there to fetch after the signal.
+    setpgid(0, 0);
     signal(SIGINT, SIG_IGN);
     dup2(fds[1], STDOUT_FILENO);
     if (!cpu_list.empty()) {

@@ -219,6 +219,9 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   if (server.local) server.local->Stop();
   if (!o.out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.out, out.json.dump(2)));
   if (!o.quiet) {
+    // The command's own output (a YCSB report, say) may be just above.
+    std::fputs("wirebench measure: the command's output ends here; wirebench's report of it:\n",
+               stdout);
     std::fputs(out.text.c_str(), stdout);
     std::fflush(stdout);
   }

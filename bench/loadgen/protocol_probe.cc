@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "common/str_cat.h"
@@ -109,16 +110,66 @@ std::string ReadServerBytes(const std::string& host, uint16_t port, std::string_
   return got;
 }
 
-const Transport* ProbeServerProtocol(const std::string& host, uint16_t port,
-                                     std::chrono::milliseconds wait) {
+ServerProbe ProbeServer(const std::string& host, uint16_t port, std::chrono::milliseconds wait) {
+  ServerProbe out;
+  // What the server sends on a new connection after `hello`; notes whether
+  // it accepted the connection at all.
+  const auto ask = [&](std::string_view hello) {
+    const int fd = Connect(host, port, wait);
+    if (fd < 0) return std::string();
+    out.reachable = true;
+    std::string got;
+    if (hello.empty() || send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == ssize_t(hello.size()))
+      got = ReadSome(fd);
+    close(fd);
+    return got;
+  };
+  const auto look = [&](std::string bytes) {
+    if (out.answer.empty()) out.answer = bytes;
+    out.seen = ClassifyServerBytes(bytes);
+    return out.seen != nullptr;
+  };
   // 1. Listen only: a server that speaks first (gRPC's HTTP/2).
-  if (const Transport* seen = ClassifyServerBytes(ReadServerBytes(host, port, {}, wait)))
-    return seen;
+  if (look(ask({}))) return out;
   // 2. Each hello on a connection of its own.
   for (std::string_view hello : ProbeHellos())
-    if (const Transport* seen = ClassifyServerBytes(ReadServerBytes(host, port, hello, wait)))
-      return seen;
-  return nullptr;
+    if (look(ask(hello))) return out;
+  // 3. None of ours: the commonest other server on a port is HTTP/1, which
+  // waits for a request line before it says anything.
+  if (out.answer.empty() && out.reachable) {
+    out.answer = ask("GET / HTTP/1.0\r\n\r\n");
+    if (!out.answer.empty()) out.answer_to = "an HTTP GET";
+  } else if (!out.answer.empty()) {
+    out.answer_to = "wirebench's hello";
+  }
+  return out;
+}
+
+const Transport* ProbeServerProtocol(const std::string& host, uint16_t port,
+                                     std::chrono::milliseconds wait) {
+  return ProbeServer(host, port, wait).seen;
+}
+
+std::optional<std::string> UnknownPeerMessage(const Transport& client, const std::string& server,
+                                              const ServerProbe& probe) {
+  if (probe.seen != nullptr || !probe.reachable) return std::nullopt;
+  const std::string rpc(client.name());
+  const std::string advice = "point --server at a `wirebench server --rpc " + rpc +
+                             "` (or an HBase region server with --rpc hbase)";
+  if (probe.answer.empty())
+    return server + " accepted connections but answered nothing wirebench knows (not the " +
+           rpc + " hello, nor an HTTP GET) within the probe's wait: it is not a wirebench " +
+           "server; " + advice;
+  std::string shown;
+  for (char ch : std::string_view(probe.answer).substr(0, 60)) {
+    if (ch == '\r') continue;
+    shown += ch == '\n' ? std::string("\\n")
+             : std::isprint(static_cast<unsigned char>(ch)) ? std::string(1, ch)
+                                                            : std::string(".");
+  }
+  return server + " is not a server wirebench knows: to " + probe.answer_to + " it answered \"" +
+         shown + "\"" + (probe.answer.size() > 60 ? "..." : "") + " (" +
+         std::to_string(probe.answer.size()) + " bytes), which no --rpc's server sends; " + advice;
 }
 
 std::optional<std::string> WrongProtocolMessage(const Transport& client, const Transport* seen,

@@ -39,6 +39,23 @@ namespace wirebench {
 const Transport* ProbeServerProtocol(
     const std::string& host, uint16_t port,
     std::chrono::milliseconds wait = std::chrono::milliseconds(500));
+// The probe's finding: the transport recognised (nullptr: none) and the
+// first bytes the server sent on any of its connections (empty: none); when
+// none of the transports' hellos got an answer, an HTTP GET's.
+struct ServerProbe {
+  const Transport* seen = nullptr;
+  std::string answer;
+  std::string answer_to;   // What `answer` answered ("an HTTP GET", ...).
+  bool reachable = false;  // It accepted a connection.
+};
+ServerProbe ProbeServer(const std::string& host, uint16_t port,
+                        std::chrono::milliseconds wait = std::chrono::milliseconds(500));
+// The one-line error for a server that accepted connections but speaks no
+// registered transport's protocol (an HTTP server, say): what it answered,
+// shown printable, or that it said nothing, and where to point --server;
+// nullopt when a transport was recognised or nothing accepted a connection.
+std::optional<std::string> UnknownPeerMessage(const Transport& client, const std::string& server,
+                                              const ServerProbe& probe);
 // The first registered transport whose recogniser accepts `bytes` (the
 // first bytes a server sent), or nullptr.
 const Transport* ClassifyServerBytes(std::string_view bytes);

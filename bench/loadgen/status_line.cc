@@ -1,6 +1,7 @@
 #include "bench/loadgen/status_line.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -161,6 +162,23 @@ void StatusLine::Print(double elapsed_s, uint64_t total_ops) {
   pending_ = {};
   last_ops_ = total_ops;
   last_t_ = elapsed_s;
+}
+
+namespace {
+bool StderrIsTerminal() {
+  static const bool terminal = isatty(STDERR_FILENO) != 0;
+  return terminal;
+}
+}  // namespace
+
+const char* ProgressBreak() { return StderrIsTerminal() ? "\n" : ""; }
+
+void PrintProgressLine(const std::string& line) {
+  if (StderrIsTerminal()) {
+    std::fprintf(stderr, "\r%s   ", line.c_str());
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
 
 }  // namespace wirebench

@@ -83,4 +83,12 @@ class StatusLine {
   std::array<bool, kOpTypes> seen_failed_{};
 };
 
+// A progress line on stderr: rewritten in place ("\r") on a terminal; one
+// line each otherwise, so a log holds no carriage returns and no line of
+// thousands of bytes.
+void PrintProgressLine(const std::string& line);
+// What ends a progress line before other output: "\n" on a terminal, ""
+// otherwise (each line there already ends).
+const char* ProgressBreak();
+
 }  // namespace wirebench

@@ -23,6 +23,7 @@
 #include "bench/ycsb/standard_workloads.h"
 #include "bench/ycsb/workload_config.h"
 #include "common/str_cat.h"
+#include "regions/registry.h"
 
 namespace wirebench {
 
@@ -68,6 +69,26 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
              std::none_of(o.properties.begin(), o.properties.end(),
                           [](const std::string& p) { return p.rfind("db=", 0) == 0; })) {
     props->Set("db", YcsbBindingClass(o.binding), "binding " + o.binding);
+  }
+  // YCSB loads the db class by name and stops with ClassNotFoundException
+  // when there is none: a class wirebench does not answer as is refused.
+  if (props->Has("db")) {
+    auto given = props->GetString("db");
+    const std::string db = given.ok() ? *given : "";
+    static const char* const kClasses[] = {
+        "site.ycsb.db.hbase2.HBaseClient2", "site.ycsb.db.hbase1.HBaseClient1",
+        "site.ycsb.db.HBaseClient10", "site.ycsb.db.HBaseClient", "site.ycsb.BasicDB"};
+    std::string known;
+    bool found = db == "com.yahoo.ycsb.BasicDB";
+    for (const char* cls : kClasses) {
+      known += (known.empty() ? "" : ", ") + std::string(cls);
+      found = found || db == cls;
+    }
+    if (!found)
+      return Status::InvalidArgument(
+          "java.lang.ClassNotFoundException: " + db + " (db, set at " + props->SourceOf("db") +
+          "): wirebench answers the bindings " + known +
+          " (HBase's, and YCSB's BasicDB); leave -db out for wirebench's HBase-style binding");
   }
   // bin/ycsb appends the command's flag (-t for run, -load for load) after
   // the user's arguments, and YCSB's Client sets dotransactions from the
@@ -199,13 +220,16 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   RunSettings r;
   auto threads = props.GetInt("threadcount");
   if (!threads.ok()) return threads.status();
-  auto target = props.GetDouble("target");
-  if (!target.ok()) return target.status();
+  // YCSB reads target and status.interval with Integer.parseInt: 100.5 stops it.
+  auto target = props.GetInt("target");
+  if (!target.ok())
+    return Status::InvalidArgument(std::string(target.status().message()) +
+                                   ": YCSB's target is whole operations per second");
   if (*target < 0) {  // YCSB: any target <= 0 is unthrottled.
     std::fprintf(stderr,
-                 "wirebench: warning: target=%s (set at %s): YCSB runs unthrottled for any "
+                 "wirebench: warning: target=%lld (set at %s): YCSB runs unthrottled for any "
                  "target <= 0; running closed loop (use 0, or omit -target)\n",
-                 hdr::JavaDoubleToString(*target).c_str(), props.SourceOf("target").c_str());
+                 static_cast<long long>(*target), props.SourceOf("target").c_str());
     *target = 0;
   }
   auto max_time = props.GetDouble("maxexecutiontime");
@@ -216,8 +240,10 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
         (given.ok() ? *given : std::string()) + "' (set at " + props.SourceOf("maxexecutiontime") +
         ")");
   }
-  auto status_interval = props.GetDouble("status.interval");
-  if (!status_interval.ok()) return status_interval.status();
+  auto status_interval = props.GetInt("status.interval");
+  if (!status_interval.ok())
+    return Status::InvalidArgument(std::string(status_interval.status().message()) +
+                                   ": YCSB's status.interval is whole seconds");
   auto interval_kind = props.GetString("measurement.interval");
   if (!interval_kind.ok()) return interval_kind.status();
   if (*interval_kind != "op" && *interval_kind != "intended" && *interval_kind != "both")
@@ -229,7 +255,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   if (!pct.ok()) return pct.status();
   auto percentiles = hdr::ParseYcsbPercentiles(*pct);
   if (!percentiles.ok()) return percentiles.status();
-  r.status_interval_s = *status_interval;
+  r.status_interval_s = double(*status_interval);
   r.report.percentiles = *percentiles;
   r.report.measurement_interval = *interval_kind;
   WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r.report));
@@ -254,7 +280,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   }
   d.max_seconds = *max_time;
   d.warmup_seconds = o.instructions ? 0 : o.warmup;  // --instructions: a fixed warm-up instead.
-  d.target_ops = *target;
+  d.target_ops = double(*target);
   d.stall_timeout_s = o.stall_timeout;
   d.binding_times_cleanup = !IsBasicDb(props);
   // The basic binding is YCSB's BasicDB itself: no server, every call
@@ -332,9 +358,23 @@ Status StartHlog(const YcsbRunOptions& o, std::ostream* out,
   return (*hlog)->WriteHeader(now_ms, now_ms);
 }
 
+// The region a server runs, from its Stats: the null region names itself,
+// the others each write a section under their name (a wal region holds a
+// memstore too: its own section wins).
+std::string ServerRegionName(const nlohmann::json& stats) {
+  if (!stats.is_object()) return "unknown (the server's Stats were not read)";
+  if (stats.contains("region") && stats["region"].is_object() &&
+      stats["region"].value("name", "") != "")
+    return stats["region"]["name"].get<std::string>();
+  std::string found;
+  for (const RegionEntry* r : Regions())
+    if (stats.contains(std::string(r->name()))) found = std::string(r->name());
+  return found.empty() ? "unknown (the server's Stats do not name it)" : found;
+}
+
 nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props,
                           const ycsb::CoreWorkloadConfig& cfg, const DriverOptions& d,
-                          bool colocated) {
+                          bool colocated, const nlohmann::json& server_stats) {
   nlohmann::json c;
   for (auto& [k, v] : props.Explicit()) c["properties"][k] = v;
   c["phase"] = o.load_phase ? "load" : "run";
@@ -354,6 +394,17 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["handlers"] = o.colocated.handlers;
   c["region"] = std::string(o.colocated.region.entry->name());
   c["null_reads"] = o.colocated.region.settings.Get("--null-reads");
+  if (!colocated && !d.in_process) {  // --server: what that server says it runs.
+    c["region"] = ServerRegionName(server_stats);
+    const nlohmann::json srv = server_stats.is_object() ? server_stats.value("server", nlohmann::json::object()) : nlohmann::json::object();
+    c["server_io_threads"] = srv.value("io_threads", 0);
+    c["handlers"] = srv.value("handlers", 0);
+    const std::string region = c["region"];
+    c["null_reads"] = region == "null" && server_stats.contains("region")
+                          ? server_stats["region"].value("reads", std::string("unknown"))
+                      : region.rfind("unknown", 0) == 0 ? std::string("unknown")
+                                                        : std::string("n/a (not the null region)");
+  }
   c["fieldcount"] = cfg.field_count;
   c["fieldlength"] = cfg.field_length;
   c["label"] = o.label;
@@ -646,7 +697,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = kResultVersion;
-  out.json["config"] = ConfigJson(o, props, cfg, d, local != nullptr);
+  out.json["config"] = ConfigJson(o, props, cfg, d, local != nullptr, out.result.server_after);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
   if (local) local->Stop();

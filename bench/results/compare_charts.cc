@@ -275,7 +275,8 @@ class Charts {
       const std::string tsuffix = ts_.size() > 1 ? "-t" + std::to_string(t) : "";
       std::ostringstream plot;
       plot << "set title \"Latency by percentile, measured operations, CLEANUP excluded (" << wl_
-           << ", " << t << " logical clients)" << Under()
+           << ", " << t << " logical clients)\\nevery repeat's operations in one histogram (the "
+              "table gives the median of the repeats' percentiles)" << Under()
            << "\"\nset xlabel 'percentile'\nset ylabel 'latency (us)'\nset logscale x\n"
            << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
               "'99.999%%' 100000)\nset logscale y\nset key left top\nset grid\nplot ";
@@ -306,7 +307,7 @@ class Charts {
   void Cpu() {
     if (ts_.size() > 1) return;
     StackedBars("cpu-per-op" + suffix_, "CPU per operation", "CPU us per op", Metric::kClientCpu,
-                Metric::kServerCpu, "%.2f", Under());
+                Metric::kServerCpu, Metric::kTotalCpu, "%.2f", Under());
   }
 
   // Instructions per op, stacked likewise, when a cell measured them.
@@ -317,7 +318,7 @@ class Charts {
     StackedBars("instructions-per-op" + suffix_,
                 "User-space instructions per operation (counted by callgrind)",
                 "instructions per op", Metric::kClientInstructions, Metric::kServerInstructions,
-                "%.0f", "");
+                Metric::kTotalInstructions, "%.0f", "");
   }
 
   // Runs gnuplot on the script; the files rendered, or why not.
@@ -326,12 +327,18 @@ class Charts {
   StatusOr<std::vector<std::string>> Draw() {
     const std::string script = dir_ + "/charts.gp";
     {
+      // Paths relative to the script's own folder, so that `gnuplot
+      // charts.gp` there draws the charts again (after editing it, say).
+      std::string text = gp_.str();
+      const std::string prefix = dir_ + "/";
+      for (size_t at = 0; (at = text.find(prefix, at)) != std::string::npos;)
+        text.erase(at, prefix.size());
       std::ofstream gp(script);
-      gp << gp_.str();
+      gp << text;
       Check(gp, script);
     }
     if (!unwritten_.empty()) return NotWritten("chart data");
-    const std::string cmd = "gnuplot '" + script + "' 2>'" + dir_ + "/gnuplot.log'";
+    const std::string cmd = "cd '" + dir_ + "' && gnuplot charts.gp 2>gnuplot.log";
     if (std::system(cmd.c_str()) != 0)
       return Status::Internal("gnuplot failed; see " + dir_ + "/gnuplot.log");
     for (const auto& f : files_) {
@@ -576,16 +583,20 @@ class Charts {
   }
 
   // Client and server stacked per codec at the highest thread count, each
-  // part's value inside it and the total above the bar.
+  // part's value inside it and the total above the bar. The parts are the
+  // medians of each side; the label is the median of the totals, the
+  // table's figure (the two medians need not add up to it).
   void StackedBars(const std::string& base, const std::string& title, const std::string& ylabel,
-                   Metric client, Metric server, const std::string& fmt,
+                   Metric client, Metric server, Metric total_metric, const std::string& fmt,
                    const std::string& under) {
     const int t = ts_.back();
     std::vector<std::pair<double, double>> parts;
+    std::vector<double> totals;
     bool any = false;
     for (const auto& c : o_.codecs) {
       parts.emplace_back(AggregateMetric(cells_, MetricOf(client), c, wl_, t).median,
                          AggregateMetric(cells_, MetricOf(server), c, wl_, t).median);
+      totals.push_back(AggregateMetric(cells_, MetricOf(total_metric), c, wl_, t).median);
       any = any || !std::isnan(parts.back().first) || !std::isnan(parts.back().second);
     }
     // No figure at all (every cell stopped before its first operation):
@@ -607,7 +618,7 @@ class Charts {
           label = std::string(total) + " (" + label + ")";
         }
       } else {
-        std::snprintf(total, sizeof total, fmt.c_str(), cl + sv);
+        std::snprintf(total, sizeof total, fmt.c_str(), std::isnan(totals[i]) ? cl + sv : totals[i]);
         label = total;
       }
       d << "\"" << o_.codecs[i] << "\" " << (std::isnan(cl) ? 0 : cl) << " "
@@ -623,7 +634,9 @@ class Charts {
     };
     std::ostringstream plot;
     plot << "set title \"" << title << " (" << wl_ << ", " << t
-         << " logical clients)\\nmedian over repeats" << under << "\"\nset ylabel '" << ylabel
+         << " logical clients)\\nparts: each side's median over repeats; above: the median "
+            "total, as the table gives it"
+         << under << "\"\nset ylabel '" << ylabel
          << "'\n"
          << "set style data histograms\nset style histogram rowstacked\n" << ColumnTics()
          << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset key outside right top\n"

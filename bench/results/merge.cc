@@ -196,6 +196,57 @@ StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs) {
   return MergeResults(inputs, MergeNotes());
 }
 
+namespace {
+
+// What a result's config says of `key` ("properties.workload" reads a
+// property), as text; "(not recorded)" when it does not say.
+std::string ConfigValue(const json& config, const std::string& key) {
+  const json* at = &config;
+  std::string k = key;
+  if (k.rfind("properties.", 0) == 0) {
+    if (!config.contains("properties") || !config["properties"].is_object()) return "(default)";
+    at = &config["properties"];
+    k = k.substr(std::string("properties.").size());
+    if (!at->contains(k)) return "(default)";
+  }
+  if (!at->contains(k)) return "(not recorded)";
+  const json& v = (*at)[k];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// Merged clients must have measured the same thing: one phase, codec, RPC
+// layer, region, record shape and operation mix. A difference is named,
+// whether the runs are partial or not.
+Status CheckMeasuredAlike(const std::vector<NamedResult>& inputs) {
+  static const char* const kKeys[] = {
+      "phase", "codec", "rpc", "region", "null_reads", "fieldcount", "fieldlength",
+      "properties.workload", "properties.readproportion", "properties.updateproportion",
+      "properties.insertproportion", "properties.scanproportion",
+      "properties.readmodifywriteproportion", "properties.requestdistribution"};
+  const json first = inputs[0].doc.value("config", json::object());
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const json config = inputs[i].doc.value("config", json::object());
+    std::string differs;
+    for (const char* key : kKeys) {
+      const std::string a = ConfigValue(first, key), b = ConfigValue(config, key);
+      // A side that could not tell (an MPI rank other than 0 reads no server
+      // Stats) differs from nothing.
+      const auto unknown = [](const std::string& v) {
+        return v.rfind("unknown", 0) == 0 || v == "(not recorded)";
+      };
+      if (a != b && !unknown(a) && !unknown(b)) differs += (differs.empty() ? "" : "; ") + std::string(key) + " " + a + " vs " + b;
+    }
+    if (!differs.empty())
+      return Status::InvalidArgument(
+          inputs[0].name + " and " + inputs[i].name + " were not measured alike (" + differs +
+          "): merge only the clients of one run (the same workload, codec, RPC layer and "
+          "server); put different runs side by side with `wirebench compare` or `diff` instead");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs,
                                     const MergeNotes& notes) {
   if (inputs.empty()) return Status::InvalidArgument("nothing to merge: give at least one result");
@@ -210,6 +261,7 @@ StatusOr<MergeOutcome> MergeResults(const std::vector<NamedResult>& inputs,
     runs.push_back(std::move(r).value());
     names.push_back(in.name);
   }
+  WB_RETURN_IF_ERROR(CheckMeasuredAlike(inputs));
   MergeOutcome out;
   auto merged = MergeRunResults(runs, names);
   if (!merged.ok()) return merged.status();

@@ -459,7 +459,11 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
                r.runtime_s > 0 ? double(r.operations) / r.runtime_s : 0.0);
   const bool instructions = r.instructions.has_value();
   SideMeasurements(l, "CLIENT", c.client, false, instructions);
-  l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
+  if (r.connections.writes > 0) {
+    l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
+  } else {  // `measure`'s client is not wirebench's: its writes are not seen.
+    l.Text("CLIENT", "FramesPerWrite", "unavailable (no write of wirebench's own client was seen)");
+  }
   if (o.no_server) {
     l.Text("SERVER", "CpuPerOp(us)", std::string(kNoServer));
   } else {

@@ -299,11 +299,12 @@ Status Properties::BadValue(std::string_view key, const std::string& value,
 StatusOr<int64_t> Properties::GetInt(std::string_view key) const {
   StatusOr<std::string> s = GetString(key);
   if (!s.ok()) return s.status();
-  std::string v = *s;
-  while (!v.empty() && IsSpace(v.back())) v.pop_back();
-  if (v.size() != s->size())
-    Note("property '" + std::string(key) + "' = '" + *s + "' (set at " + SourceOf(key) +
-         ") ends in whitespace, which YCSB's Integer.parseInt refuses; reading it as " + v);
+  const std::string& v = *s;
+  if (!v.empty() && IsSpace(v.back()))  // Java's Properties keep it; Integer.parseInt refuses it.
+    return Status::InvalidArgument("property '" + std::string(key) + "' = '" + v + "' (set at " +
+                                   SourceOf(key) +
+                                   ") ends in whitespace, which YCSB's Integer.parseInt refuses "
+                                   "(NumberFormatException): remove the trailing space");
   if (v.empty()) return BadValue(key, *s, "an integer");
   errno = 0;
   char* end = nullptr;
