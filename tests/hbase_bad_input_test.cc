@@ -8,27 +8,39 @@
 // server afterwards (tests/bad_input_fixture.h).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
+#include "regions/memstore/memstore_region.h"
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
+#include "transports/hbase/hbase_server.h"
 #include "transports/transport.h"
 
 namespace wirebench {
 namespace {
 
+namespace pbw = hbasewire;
 using testing::Be32;
+using testing::Call;
 using testing::HBaseConnectionHeader;
+using testing::HBaseReply;
 using testing::kHBaseHello;
 using testing::RawPeer;
 using testing::ReadHBaseReply;
+using testing::ReadParsedHBaseReply;
 using testing::RegexGetCall;
+using testing::RegexValueFilter;
 
 class HBaseBadInput : public testing::BadInputTest {
  protected:
@@ -109,6 +121,216 @@ TEST(HBaseRegexOnLargeValues, AnsweredWithoutCrashing) {
   EXPECT_EQ(server.StatsJson()["hbase"]["handler_calls"].get<uint64_t>(), 5u);
   server.Stop();
 }
+
+
+// ---- Scans that a filter makes long ----
+
+// A memstore server holding kScanRows rows of usertable ("row00000"...,
+// family f, qualifier q, 2 KB values), every 100th of which ends in 'c';
+// started directly (not through the registry) where a test sets the scan
+// time limit.
+constexpr int kScanRows = 3000;
+constexpr int kPassingEvery = 100;  // Rows 7, 107, 207, ... pass SlowFilter().
+
+class MemstoreScanServer {
+ public:
+  explicit MemstoreScanServer(rpc::ServerOptions o = {},
+                              std::chrono::milliseconds time_limit = hbaserpc::kScanTimeLimit)
+      : region_(NewMemstoreRegion()), service_(region_.get()) {
+    for (int i = 0; i < kScanRows; ++i) {
+      const std::string row = RowName(i);
+      const std::string value =
+          std::string(2047, 'v') + (i % kPassingEvery == 7 ? 'c' : 'v');
+      Cell c;
+      c.row = ByteView(row);
+      c.family = ByteView("f");
+      c.qualifier = ByteView("q");
+      c.value = ByteView(value);
+      Mutation m;
+      m.row = ByteView(row);
+      m.table = ByteView("usertable");
+      m.type = MutationType::kPut;
+      m.cells = std::span<const Cell>(&c, 1);
+      MutateResponse resp;
+      EXPECT_TRUE(region_->Mutate(m, &resp).ok());
+    }
+    o.max_frame = 1 << 20;
+    server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
+    server_->set_scan_time_limit(time_limit);
+    EXPECT_TRUE(server_->Start().ok());
+  }
+  ~MemstoreScanServer() { server_->Stop(); }
+
+  static std::string RowName(int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "row%05d", i);
+    return buf;
+  }
+  uint16_t port() const { return server_->port(); }
+  hbaserpc::HBaseServer& server() { return *server_; }
+  // The region's scan steps so far (a scan of kScanRows rows takes three),
+  // read from the region itself: nothing of the server's is locked for it.
+  uint64_t RegionScans() const {
+    nlohmann::json j;
+    region_->AppendStats(&j);
+    return j["memstore"]["scans"].get<uint64_t>();
+  }
+  // A connection past its preamble and header (no cell codec: cells in the messages).
+  std::unique_ptr<RawPeer> Open() const {
+    auto peer = std::make_unique<RawPeer>(port());
+    EXPECT_TRUE(peer->Send(kHBaseHello + HBaseConnectionHeader()));
+    return peer;
+  }
+
+ private:
+  std::unique_ptr<Region> region_;
+  RegionService service_;
+  std::unique_ptr<hbaserpc::HBaseServer> server_;
+};
+
+// FilterList(MUST_PASS_ONE) of 100 ValueFilters matching "(a|v)*c": each
+// reads the whole 2 KB value of every row that fails it, so a scan of the
+// table takes a while; only the rows ending in 'c' pass.
+std::string SlowFilter() {
+  pbw::FilterList list;
+  list.set_operator_(pbw::FilterList::MUST_PASS_ONE);
+  for (int i = 0; i < 100; ++i) list.add_filters()->ParseFromString(RegexValueFilter("(a|v)*c"));
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter.FilterList");
+  f.set_serialized_filter(list.SerializeAsString());
+  return f.SerializeAsString();
+}
+
+pbw::ScanRequest OpenFilteredScan(uint32_t rows, bool heartbeats) {
+  pbw::ScanRequest req;
+  req.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  req.mutable_region()->set_value("usertable,,1");
+  req.mutable_scan()->set_filter(SlowFilter());
+  req.set_number_of_rows(rows);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+pbw::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
+  pbw::ScanRequest req;
+  req.set_scanner_id(id);
+  req.set_number_of_rows(rows);
+  req.set_next_call_seq(seq);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+// A ScanResponse read back; an exception or a broken reply fails the test.
+pbw::ScanResponse ReadScanResponse(RawPeer* peer) {
+  const HBaseReply r = ReadParsedHBaseReply(peer);
+  pbw::ScanResponse resp;
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  EXPECT_TRUE(resp.ParseFromString(r.message));
+  return resp;
+}
+
+// What a new client asks first: where usertable's region is (a reversed,
+// closing scan of hbase:meta, as the Java client's locator sends it).
+std::string MetaLookup(uint32_t call_id) {
+  pbw::ScanRequest sr;
+  sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  sr.mutable_region()->set_value("hbase:meta,,1");
+  sr.mutable_scan()->set_start_row("usertable,row00001,99999999999999");
+  sr.mutable_scan()->set_stop_row("usertable,,");
+  sr.mutable_scan()->set_include_stop_row(true);
+  sr.mutable_scan()->set_reversed(true);
+  sr.mutable_scan()->add_column()->set_family("info");
+  sr.set_number_of_rows(1);
+  sr.set_close_scanner(true);
+  return Call(call_id, "Scan", sr);
+}
+
+// Waits (polling the region) until a scan step has begun since `before`.
+bool WaitForScanSteps(const MemstoreScanServer& srv, uint64_t before) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (srv.RegionScans() == before && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return srv.RegionScans() > before;
+}
+
+// A scanner's next whose filter rejects nearly every row used to run the
+// whole table under the server-wide scanner lock, and every other scan
+// call (a new client's hbase:meta lookup among them) waited for it. Now a
+// scan holds its own scanner's lock only: the lookup is answered while the
+// scan (of a client that does not handle heartbeats, so not cut short by
+// time) is still reading the region.
+TEST(HBaseScanLocks, AMetaLookupIsAnsweredWhileAnotherClientsFilteredScanRuns) {
+  MemstoreScanServer srv;
+  auto attacker = srv.Open();
+  ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
+  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  ASSERT_TRUE(opened.more_results_in_region());
+  const uint64_t before = srv.RegionScans();
+  ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
+  ASSERT_TRUE(WaitForScanSteps(srv, before)) << "the filtered scan never began";
+
+  auto lookup = srv.Open();
+  ASSERT_TRUE(lookup->Send(MetaLookup(1)));
+  const pbw::ScanResponse where = ReadScanResponse(lookup.get());
+  ASSERT_EQ(where.results_size(), 1);
+  EXPECT_EQ(where.results(0).cell(0).row(), "usertable,,1");
+  // Answered before the scan had read the table (three steps of rows).
+  EXPECT_LT(srv.RegionScans(), before + 3);
+
+  // The scan itself went on to the end: every passing row, in one call.
+  const pbw::ScanResponse all = ReadScanResponse(attacker.get());
+  EXPECT_EQ(all.results_size(), kScanRows / kPassingEvery);
+  EXPECT_FALSE(all.more_results());
+  EXPECT_FALSE(all.heartbeat_message());
+}
+
+// With a client that handles heartbeats, a next stops at the time limit
+// (1 ms here, so that this small table takes many calls) with what it has,
+// flagged heartbeat_message, more_results and more_results_in_region set;
+// the client's calls together return every passing row once, in order.
+TEST(HBaseScanHeartbeats, ANextStopsAtTheTimeLimitAndTheScanStillReturnsEveryRow) {
+  MemstoreScanServer srv({}, std::chrono::milliseconds(1));
+  auto peer = srv.Open();
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, true))));
+  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  const uint64_t id = resp.scanner_id();
+  std::vector<std::string> rows;
+  int calls = 1, heartbeats = 0;
+  for (uint64_t seq = 0;; ++seq) {
+    for (const auto& r : resp.results()) rows.push_back(r.cell(0).row());
+    if (resp.heartbeat_message()) {
+      ++heartbeats;
+      EXPECT_TRUE(resp.more_results());
+      EXPECT_TRUE(resp.more_results_in_region());
+    }
+    if (!resp.more_results() || calls > kScanRows) break;
+    ASSERT_TRUE(peer->Send(Call(uint32_t(2 + seq), "Scan", NextScan(id, 10000, seq, true))));
+    resp = ReadScanResponse(peer.get());
+    ++calls;
+  }
+  EXPECT_GT(heartbeats, 0);
+  EXPECT_EQ(heartbeats + 1, calls);  // Every call but the last was cut short by time.
+  std::vector<std::string> expected;
+  for (int i = 7; i < kScanRows; i += kPassingEvery) expected.push_back(srv.RowName(i));
+  EXPECT_EQ(rows, expected);
+}
+
+// A client that does not say it handles heartbeats (HBase's before 1.1,
+// the npm client) gets no call cut short by time: one next returns every
+// passing row, as HBase answers it.
+TEST(HBaseScanHeartbeats, AClientWithoutHeartbeatsGetsItsWholeBatch) {
+  MemstoreScanServer srv({}, std::chrono::milliseconds(1));
+  auto peer = srv.Open();
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, false))));
+  const pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  EXPECT_FALSE(resp.heartbeat_message());
+  EXPECT_FALSE(resp.more_results());
+  EXPECT_EQ(resp.results_size(), kScanRows / kPassingEvery);
+}
+
 
 }  // namespace
 }  // namespace wirebench
