@@ -332,5 +332,44 @@ TEST(HBaseScanHeartbeats, AClientWithoutHeartbeatsGetsItsWholeBatch) {
 }
 
 
+// --handlers N is taken with --rpc hbase (it was refused: one thread ran
+// every client's filters), and filtered calls spread over the N threads:
+// while one client's long filtered scan holds a handler, another client's
+// filtered Get is answered on the other.
+TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
+  auto hbase = Transports().Resolve("hbase");
+  ASSERT_TRUE(hbase.ok()) << hbase.status().ToString();
+  rpc::ServerOptions o;
+  o.handlers = 2;
+  const Status taken = (*hbase)->CheckServerOptions(o);
+  EXPECT_TRUE(taken.ok()) << taken.ToString();
+  MemstoreScanServer srv(o);
+  EXPECT_EQ(srv.server().StatsJson()["server"]["handlers"].get<int>(), 2);
+  auto attacker = srv.Open();
+  ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
+  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  const uint64_t before = srv.RegionScans();
+  ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
+  ASSERT_TRUE(WaitForScanSteps(srv, before)) << "the filtered scan never began";
+
+  pbw::GetRequest g;
+  g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  g.mutable_region()->set_value("usertable,,1");
+  g.mutable_get()->set_row(MemstoreScanServer::RowName(7));
+  g.mutable_get()->set_filter(RegexValueFilter("(a|v)*c"));
+  auto good = srv.Open();
+  ASSERT_TRUE(good->Send(Call(1, "Get", g)));
+  const HBaseReply got = ReadParsedHBaseReply(good.get());
+  ASSERT_TRUE(got.ok);
+  ASSERT_FALSE(got.header.has_exception()) << got.header.exception().stack_trace();
+  pbw::GetResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(got.message));
+  EXPECT_EQ(resp.result().cell_size(), 1);
+  // Answered on the other handler before the scan had read the table.
+  EXPECT_LT(srv.RegionScans(), before + 3);
+  EXPECT_EQ(ReadScanResponse(attacker.get()).results_size(), kScanRows / kPassingEvery);
+  EXPECT_EQ(srv.server().StatsJson()["hbase"]["handler_calls"].get<uint64_t>(), 3u);
+}
+
 }  // namespace
 }  // namespace wirebench
