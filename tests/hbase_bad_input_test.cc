@@ -371,5 +371,36 @@ TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
   EXPECT_EQ(srv.server().StatsJson()["hbase"]["handler_calls"].get<uint64_t>(), 3u);
 }
 
+// A scan with caching 0 whose calls carry no number_of_rows: HBase 2 reads
+// one row per call. It was answered with no rows and more_results set, every
+// time, and the client asked again forever.
+TEST(HBaseScanCaching, CachingZeroWithoutNumberOfRowsReadsOneRowPerCall) {
+  MemstoreScanServer srv;
+  auto peer = srv.Open();
+  pbw::ScanRequest open;
+  open.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  open.mutable_region()->set_value("usertable,,1");
+  open.mutable_scan()->set_start_row(MemstoreScanServer::RowName(0));
+  open.mutable_scan()->set_stop_row(MemstoreScanServer::RowName(5));
+  open.mutable_scan()->set_caching(0);
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", open)));
+  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  const uint64_t id = resp.scanner_id();
+  std::vector<std::string> rows;
+  for (uint32_t call = 2; call < 20; ++call) {
+    EXPECT_LE(resp.results_size(), 1);
+    for (const auto& r : resp.results()) rows.push_back(r.cell(0).row());
+    if (!resp.more_results()) break;
+    pbw::ScanRequest next;
+    next.set_scanner_id(id);
+    ASSERT_TRUE(peer->Send(Call(call, "Scan", next)));
+    resp = ReadScanResponse(peer.get());
+  }
+  EXPECT_FALSE(resp.more_results()) << "the scan never ended";
+  std::vector<std::string> expected;
+  for (int i = 0; i < 5; ++i) expected.push_back(MemstoreScanServer::RowName(i));
+  EXPECT_EQ(rows, expected);
+}
+
 }  // namespace
 }  // namespace wirebench

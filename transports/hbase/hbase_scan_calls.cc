@@ -13,6 +13,22 @@ namespace wirebench::hbaserpc {
 
 namespace pbw = hbasewire;
 
+namespace {
+
+// The rows a Scan call asks for, as RSRpcServices.scan reads them:
+// number_of_rows when the call carries it (0 included: an opening call that
+// reads nothing yet); else none for a close and, for a next, the scan's
+// caching or, when that is 0 as well, one row, HBase 2's default. Never none
+// for a next without number_of_rows: the client would be told more_results
+// with no rows, and ask again, forever.
+uint32_t RowsAsked(const pbw::ScanRequest& req, uint32_t caching) {
+  if (req.has_number_of_rows()) return req.number_of_rows();
+  if (req.close_scanner()) return 0;
+  return caching > 0 ? caching : 1;
+}
+
+}  // namespace
+
 void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse* resp) {
   if (cell_blocks_) {
     resp->add_cells_per_result(uint32_t(r->associated_cell_count()));
@@ -204,8 +220,7 @@ Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
 Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
   Scanner s;
   WB_RETURN_IF_ERROR(ReadScan(req, &s));
-  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s.caching;
-  if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+  const uint32_t rows = RowsAsked(req, s.caching);
   // The first batch runs before the scanner takes a slot: a scan that ends
   // here (a region lookup, a small scan, limit 1) never needs one.
   bool more = false;
@@ -253,10 +268,8 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
       known = false;
       return false;
     }
-    uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s->caching;
-    if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
     bool m = false;
-    st = NextBatch(s, req, rows, resp, &m);
+    st = NextBatch(s, req, RowsAsked(req, s->caching), resp, &m);
     return st.ok() && m;
   });
   if (!known) {
