@@ -8,27 +8,39 @@
 // server afterwards (tests/bad_input_fixture.h).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
+#include "regions/memstore/memstore_region.h"
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
+#include "transports/hbase/hbase_server.h"
 #include "transports/transport.h"
 
 namespace wirebench {
 namespace {
 
+namespace pbw = hbasewire;
 using testing::Be32;
+using testing::Call;
 using testing::HBaseConnectionHeader;
+using testing::HBaseReply;
 using testing::kHBaseHello;
 using testing::RawPeer;
 using testing::ReadHBaseReply;
+using testing::ReadParsedHBaseReply;
 using testing::RegexGetCall;
+using testing::RegexValueFilter;
 
 class HBaseBadInput : public testing::BadInputTest {
  protected:
@@ -107,6 +119,367 @@ TEST(HBaseRegexOnLargeValues, AnsweredWithoutCrashing) {
     EXPECT_EQ(reply.size() > 100000, c.passes) << c.pattern << ": " << reply.size() << " bytes";
   }
   EXPECT_EQ(server.StatsJson()["hbase"]["handler_calls"].get<uint64_t>(), 5u);
+  server.Stop();
+}
+
+
+// ---- Scans that a filter makes long ----
+
+// A memstore server holding kScanRows rows of usertable ("row00000"...,
+// family f, qualifier q, 2 KB values), every 100th of which ends in 'c';
+// started directly (not through the registry) where a test sets the scan
+// time limit.
+constexpr int kScanRows = 3000;
+constexpr int kPassingEvery = 100;  // Rows 7, 107, 207, ... pass SlowFilter().
+
+class MemstoreScanServer {
+ public:
+  explicit MemstoreScanServer(rpc::ServerOptions o = {},
+                              std::chrono::milliseconds time_limit = hbaserpc::kScanTimeLimit)
+      : region_(NewMemstoreRegion()), service_(region_.get()) {
+    for (int i = 0; i < kScanRows; ++i) {
+      const std::string row = RowName(i);
+      const std::string value =
+          std::string(2047, 'v') + (i % kPassingEvery == 7 ? 'c' : 'v');
+      Cell c;
+      c.row = ByteView(row);
+      c.family = ByteView("f");
+      c.qualifier = ByteView("q");
+      c.value = ByteView(value);
+      Mutation m;
+      m.row = ByteView(row);
+      m.table = ByteView("usertable");
+      m.type = MutationType::kPut;
+      m.cells = std::span<const Cell>(&c, 1);
+      MutateResponse resp;
+      EXPECT_TRUE(region_->Mutate(m, &resp).ok());
+    }
+    o.max_frame = 1 << 20;
+    server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
+    server_->set_scan_time_limit(time_limit);
+    EXPECT_TRUE(server_->Start().ok());
+  }
+  ~MemstoreScanServer() { server_->Stop(); }
+
+  static std::string RowName(int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "row%05d", i);
+    return buf;
+  }
+  uint16_t port() const { return server_->port(); }
+  hbaserpc::HBaseServer& server() { return *server_; }
+  // The region's scan steps so far (a scan of kScanRows rows takes three),
+  // read from the region itself: nothing of the server's is locked for it.
+  uint64_t RegionScans() const {
+    nlohmann::json j;
+    region_->AppendStats(&j);
+    return j["memstore"]["scans"].get<uint64_t>();
+  }
+  // A connection past its preamble and header (no cell codec: cells in the messages).
+  std::unique_ptr<RawPeer> Open() const {
+    auto peer = std::make_unique<RawPeer>(port());
+    EXPECT_TRUE(peer->Send(kHBaseHello + HBaseConnectionHeader()));
+    return peer;
+  }
+
+ private:
+  std::unique_ptr<Region> region_;
+  RegionService service_;
+  std::unique_ptr<hbaserpc::HBaseServer> server_;
+};
+
+// FilterList(MUST_PASS_ONE) of 100 ValueFilters matching "(a|v)*c": each
+// reads the whole 2 KB value of every row that fails it, so a scan of the
+// table takes a while; only the rows ending in 'c' pass.
+std::string SlowFilter() {
+  pbw::FilterList list;
+  list.set_operator_(pbw::FilterList::MUST_PASS_ONE);
+  for (int i = 0; i < 100; ++i) list.add_filters()->ParseFromString(RegexValueFilter("(a|v)*c"));
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter.FilterList");
+  f.set_serialized_filter(list.SerializeAsString());
+  return f.SerializeAsString();
+}
+
+pbw::ScanRequest OpenFilteredScan(uint32_t rows, bool heartbeats) {
+  pbw::ScanRequest req;
+  req.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  req.mutable_region()->set_value("usertable,,1");
+  req.mutable_scan()->set_filter(SlowFilter());
+  req.set_number_of_rows(rows);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+pbw::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
+  pbw::ScanRequest req;
+  req.set_scanner_id(id);
+  req.set_number_of_rows(rows);
+  req.set_next_call_seq(seq);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+// A ScanResponse read back; an exception or a broken reply fails the test.
+pbw::ScanResponse ReadScanResponse(RawPeer* peer) {
+  const HBaseReply r = ReadParsedHBaseReply(peer);
+  pbw::ScanResponse resp;
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  EXPECT_TRUE(resp.ParseFromString(r.message));
+  return resp;
+}
+
+// What a new client asks first: where usertable's region is (a reversed,
+// closing scan of hbase:meta, as the Java client's locator sends it).
+std::string MetaLookup(uint32_t call_id) {
+  pbw::ScanRequest sr;
+  sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  sr.mutable_region()->set_value("hbase:meta,,1");
+  sr.mutable_scan()->set_start_row("usertable,row00001,99999999999999");
+  sr.mutable_scan()->set_stop_row("usertable,,");
+  sr.mutable_scan()->set_include_stop_row(true);
+  sr.mutable_scan()->set_reversed(true);
+  sr.mutable_scan()->add_column()->set_family("info");
+  sr.set_number_of_rows(1);
+  sr.set_close_scanner(true);
+  return Call(call_id, "Scan", sr);
+}
+
+// Waits (polling the region) until a scan step has begun since `before`.
+bool WaitForScanSteps(const MemstoreScanServer& srv, uint64_t before) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (srv.RegionScans() == before && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return srv.RegionScans() > before;
+}
+
+// A scanner's next whose filter rejects nearly every row used to run the
+// whole table under the server-wide scanner lock, and every other scan
+// call (a new client's hbase:meta lookup among them) waited for it. Now a
+// scan holds its own scanner's lock only: the lookup is answered while the
+// scan (of a client that does not handle heartbeats, so not cut short by
+// time) is still reading the region.
+TEST(HBaseScanLocks, AMetaLookupIsAnsweredWhileAnotherClientsFilteredScanRuns) {
+  MemstoreScanServer srv;
+  auto attacker = srv.Open();
+  ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
+  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  ASSERT_TRUE(opened.more_results_in_region());
+  const uint64_t before = srv.RegionScans();
+  ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
+  ASSERT_TRUE(WaitForScanSteps(srv, before)) << "the filtered scan never began";
+
+  auto lookup = srv.Open();
+  ASSERT_TRUE(lookup->Send(MetaLookup(1)));
+  const pbw::ScanResponse where = ReadScanResponse(lookup.get());
+  ASSERT_EQ(where.results_size(), 1);
+  EXPECT_EQ(where.results(0).cell(0).row(), "usertable,,1");
+  // Answered before the scan had read the table (three steps of rows).
+  EXPECT_LT(srv.RegionScans(), before + 3);
+
+  // The scan itself went on to the end: every passing row, in one call.
+  const pbw::ScanResponse all = ReadScanResponse(attacker.get());
+  EXPECT_EQ(all.results_size(), kScanRows / kPassingEvery);
+  EXPECT_FALSE(all.more_results());
+  EXPECT_FALSE(all.heartbeat_message());
+}
+
+// With a client that handles heartbeats, a next stops at the time limit
+// (1 ms here, so that this small table takes many calls) with what it has,
+// flagged heartbeat_message, more_results and more_results_in_region set;
+// the client's calls together return every passing row once, in order.
+TEST(HBaseScanHeartbeats, ANextStopsAtTheTimeLimitAndTheScanStillReturnsEveryRow) {
+  MemstoreScanServer srv({}, std::chrono::milliseconds(1));
+  auto peer = srv.Open();
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, true))));
+  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  const uint64_t id = resp.scanner_id();
+  std::vector<std::string> rows;
+  int calls = 1, heartbeats = 0;
+  for (uint64_t seq = 0;; ++seq) {
+    for (const auto& r : resp.results()) rows.push_back(r.cell(0).row());
+    if (resp.heartbeat_message()) {
+      ++heartbeats;
+      EXPECT_TRUE(resp.more_results());
+      EXPECT_TRUE(resp.more_results_in_region());
+    }
+    if (!resp.more_results() || calls > kScanRows) break;
+    ASSERT_TRUE(peer->Send(Call(uint32_t(2 + seq), "Scan", NextScan(id, 10000, seq, true))));
+    resp = ReadScanResponse(peer.get());
+    ++calls;
+  }
+  EXPECT_GT(heartbeats, 0);
+  EXPECT_EQ(heartbeats + 1, calls);  // Every call but the last was cut short by time.
+  std::vector<std::string> expected;
+  for (int i = 7; i < kScanRows; i += kPassingEvery) expected.push_back(srv.RowName(i));
+  EXPECT_EQ(rows, expected);
+}
+
+// A client that does not say it handles heartbeats (HBase's before 1.1,
+// the npm client) gets no call cut short by time: one next returns every
+// passing row, as HBase answers it.
+TEST(HBaseScanHeartbeats, AClientWithoutHeartbeatsGetsItsWholeBatch) {
+  MemstoreScanServer srv({}, std::chrono::milliseconds(1));
+  auto peer = srv.Open();
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, false))));
+  const pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  EXPECT_FALSE(resp.heartbeat_message());
+  EXPECT_FALSE(resp.more_results());
+  EXPECT_EQ(resp.results_size(), kScanRows / kPassingEvery);
+}
+
+
+// --handlers N is taken with --rpc hbase (it was refused: one thread ran
+// every client's filters), and filtered calls spread over the N threads:
+// while one client's long filtered scan holds a handler, another client's
+// filtered Get is answered on the other.
+TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
+  auto hbase = Transports().Resolve("hbase");
+  ASSERT_TRUE(hbase.ok()) << hbase.status().ToString();
+  rpc::ServerOptions o;
+  o.handlers = 2;
+  const Status taken = (*hbase)->CheckServerOptions(o);
+  EXPECT_TRUE(taken.ok()) << taken.ToString();
+  MemstoreScanServer srv(o);
+  EXPECT_EQ(srv.server().StatsJson()["server"]["handlers"].get<int>(), 2);
+  auto attacker = srv.Open();
+  ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
+  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  const uint64_t before = srv.RegionScans();
+  ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
+  ASSERT_TRUE(WaitForScanSteps(srv, before)) << "the filtered scan never began";
+
+  pbw::GetRequest g;
+  g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  g.mutable_region()->set_value("usertable,,1");
+  g.mutable_get()->set_row(MemstoreScanServer::RowName(7));
+  g.mutable_get()->set_filter(RegexValueFilter("(a|v)*c"));
+  auto good = srv.Open();
+  ASSERT_TRUE(good->Send(Call(1, "Get", g)));
+  const HBaseReply got = ReadParsedHBaseReply(good.get());
+  ASSERT_TRUE(got.ok);
+  ASSERT_FALSE(got.header.has_exception()) << got.header.exception().stack_trace();
+  pbw::GetResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(got.message));
+  EXPECT_EQ(resp.result().cell_size(), 1);
+  // Answered on the other handler before the scan had read the table.
+  EXPECT_LT(srv.RegionScans(), before + 3);
+  EXPECT_EQ(ReadScanResponse(attacker.get()).results_size(), kScanRows / kPassingEvery);
+  EXPECT_EQ(srv.server().StatsJson()["hbase"]["handler_calls"].get<uint64_t>(), 3u);
+}
+
+// A scan with caching 0 whose calls carry no number_of_rows: HBase 2 reads
+// one row per call. It was answered with no rows and more_results set, every
+// time, and the client asked again forever.
+TEST(HBaseScanCaching, CachingZeroWithoutNumberOfRowsReadsOneRowPerCall) {
+  MemstoreScanServer srv;
+  auto peer = srv.Open();
+  pbw::ScanRequest open;
+  open.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  open.mutable_region()->set_value("usertable,,1");
+  open.mutable_scan()->set_start_row(MemstoreScanServer::RowName(0));
+  open.mutable_scan()->set_stop_row(MemstoreScanServer::RowName(5));
+  open.mutable_scan()->set_caching(0);
+  ASSERT_TRUE(peer->Send(Call(1, "Scan", open)));
+  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  const uint64_t id = resp.scanner_id();
+  std::vector<std::string> rows;
+  for (uint32_t call = 2; call < 20; ++call) {
+    EXPECT_LE(resp.results_size(), 1);
+    for (const auto& r : resp.results()) rows.push_back(r.cell(0).row());
+    if (!resp.more_results()) break;
+    pbw::ScanRequest next;
+    next.set_scanner_id(id);
+    ASSERT_TRUE(peer->Send(Call(call, "Scan", next)));
+    resp = ReadScanResponse(peer.get());
+  }
+  EXPECT_FALSE(resp.more_results()) << "the scan never ended";
+  std::vector<std::string> expected;
+  for (int i = 0; i < 5; ++i) expected.push_back(MemstoreScanServer::RowName(i));
+  EXPECT_EQ(rows, expected);
+}
+
+
+// ---- The memstore's limit ----
+
+// A Put of one cell in the call's cell block (KeyValueCodec), as a Mutate or
+// as a Multi's only action.
+std::string CellBlockPut(uint32_t call_id, const std::string& row, bool in_multi) {
+  pbw::MutationProto m;
+  m.set_row(row);
+  m.set_mutate_type(pbw::MutationProto::PUT);
+  m.set_associated_cell_count(1);
+  const std::string block = testing::KeyValue(row, "f", "q", 1, 4, "value");
+  pbw::RegionSpecifier region;
+  region.set_type(pbw::RegionSpecifier::REGION_NAME);
+  region.set_value("usertable,,1");
+  if (!in_multi) {
+    pbw::MutateRequest req;
+    *req.mutable_region() = region;
+    *req.mutable_mutation() = m;
+    return Call(call_id, "Mutate", req, block);
+  }
+  pbw::MultiRequest req;
+  pbw::RegionAction* ra = req.add_regionaction();
+  *ra->mutable_region() = region;
+  pbw::Action* a = ra->add_action();
+  a->set_index(0);
+  *a->mutable_mutation() = m;
+  return Call(call_id, "Multi", req, block);
+}
+
+// Past the memstore's limit a put is refused with HBase's
+// RegionTooBusyException as the exception's class, which HBase's clients
+// retry by (they never read the text), and the reason as its text: a Mutate
+// whose cell is in the cell block, and a Multi's put. They were
+// java.io.IOException, and the Multi's lost its reason.
+TEST(HBaseMemstoreLimit, PutsPastItGetRegionTooBusyExceptionByClassWithTheReason) {
+  MemstoreOptions mo;
+  mo.limit_bytes = 1;  // The first put fills it.
+  auto region = NewMemstoreRegion(mo);
+  RegionService service(region.get());
+  rpc::ServerOptions o;
+  o.max_frame = 1 << 20;
+  hbaserpc::HBaseServer server(o, region.get(), &service);
+  ASSERT_TRUE(server.Start().ok());
+  RawPeer peer(server.port());
+  pbw::ConnectionHeader h;
+  h.set_service_name("ClientService");
+  h.set_cell_block_codec_class("org.apache.hadoop.hbase.codec.KeyValueCodec");
+  ASSERT_TRUE(peer.Send(kHBaseHello + Be32(uint32_t(h.ByteSizeLong())) + h.SerializeAsString()));
+
+  ASSERT_TRUE(peer.Send(CellBlockPut(1, "first", false)));
+  HBaseReply r = ReadParsedHBaseReply(&peer);
+  ASSERT_TRUE(r.ok);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+
+  ASSERT_TRUE(peer.Send(CellBlockPut(2, "second", false)));
+  r = ReadParsedHBaseReply(&peer);
+  ASSERT_TRUE(r.ok);
+  ASSERT_TRUE(r.header.has_exception());
+  EXPECT_EQ(r.header.exception().exception_class_name(),
+            "org.apache.hadoop.hbase.RegionTooBusyException");
+  EXPECT_NE(r.header.exception().stack_trace().find("Over memstore limit"), std::string::npos)
+      << r.header.exception().stack_trace();
+  EXPECT_FALSE(r.header.exception().do_not_retry());
+
+  ASSERT_TRUE(peer.Send(CellBlockPut(3, "third", true)));
+  r = ReadParsedHBaseReply(&peer);
+  ASSERT_TRUE(r.ok);
+  ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+  pbw::MultiResponse multi;
+  ASSERT_TRUE(multi.ParseFromString(r.message));
+  ASSERT_EQ(multi.regionactionresult_size(), 1);
+  ASSERT_EQ(multi.regionactionresult(0).resultorexception_size(), 1);
+  const pbw::NameBytesPair& e = multi.regionactionresult(0).resultorexception(0).exception();
+  EXPECT_EQ(e.name(), "org.apache.hadoop.hbase.RegionTooBusyException");
+  EXPECT_NE(e.value().find("Over memstore limit"), std::string::npos) << e.value();
+  // The first put and the Multi were answered on the codec's path, where the
+  // class was lost (the refused Mutate too, but a failed call is not counted).
+  EXPECT_EQ(server.StatsJson()["hbase"]["codec_path_calls"].get<uint64_t>(), 2u);
   server.Stop();
 }
 

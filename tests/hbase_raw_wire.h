@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "common/bytes.h"
 #include "tests/hbase_call_bytes.h"
 #include "tests/raw_peer.h"
@@ -23,6 +25,25 @@ inline std::string HBaseConnectionHeader() {
   return Be32(uint32_t(h.size())) + h;
 }
 
+// A serialized Filter: ValueFilter(EQUAL, RegexStringComparator(pattern)).
+inline std::string RegexValueFilter(const std::string& pattern) {
+  namespace pbw = hbasewire;
+  pbw::RegexStringComparator rc;
+  rc.set_pattern(pattern);
+  rc.set_pattern_flags(0);
+  rc.set_charset("UTF-8");
+  pbw::RowFilter vf;  // ValueFilter has RowFilter's layout.
+  vf.mutable_compare_filter()->set_compare_op(pbw::EQUAL);
+  vf.mutable_compare_filter()->mutable_comparator()->set_name(
+      "org.apache.hadoop.hbase.filter.RegexStringComparator");
+  vf.mutable_compare_filter()->mutable_comparator()->set_serialized_comparator(
+      rc.SerializeAsString());
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter.ValueFilter");
+  f.set_serialized_filter(vf.SerializeAsString());
+  return f.SerializeAsString();
+}
+
 // A Get of row "r" in usertable as a call body with its length word; with
 // `regex`, its ValueFilter compares with RegexStringComparator(*regex).
 inline std::string HBaseGetCall(uint32_t call_id, const std::string* regex = nullptr) {
@@ -35,22 +56,7 @@ inline std::string HBaseGetCall(uint32_t call_id, const std::string* regex = nul
   g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
   g.mutable_region()->set_value("usertable,,1");
   g.mutable_get()->set_row("r");
-  if (regex != nullptr) {
-    pbw::RegexStringComparator rc;
-    rc.set_pattern(*regex);
-    rc.set_pattern_flags(0);
-    rc.set_charset("UTF-8");
-    pbw::RowFilter vf;  // ValueFilter has RowFilter's layout.
-    vf.mutable_compare_filter()->set_compare_op(pbw::EQUAL);
-    vf.mutable_compare_filter()->mutable_comparator()->set_name(
-        "org.apache.hadoop.hbase.filter.RegexStringComparator");
-    vf.mutable_compare_filter()->mutable_comparator()->set_serialized_comparator(
-        rc.SerializeAsString());
-    pbw::Filter f;
-    f.set_name("org.apache.hadoop.hbase.filter.ValueFilter");
-    f.set_serialized_filter(vf.SerializeAsString());
-    g.mutable_get()->set_filter(f.SerializeAsString());
-  }
+  if (regex != nullptr) g.mutable_get()->set_filter(RegexValueFilter(*regex));
   const std::string body = Delimited(h) + Delimited(g);
   return Be32(uint32_t(body.size())) + body;
 }
@@ -68,6 +74,36 @@ inline std::string ReadHBaseReply(RawPeer* peer) {
       RawPeer::Read::kOk)
     return "(cut short)";
   return reply;
+}
+
+// One reply read back and parsed: its header and response message (and
+// cell block, if any). `ok` is false when the reply did not come or did
+// not parse.
+struct HBaseReply {
+  bool ok = false;
+  hbasewire::ResponseHeader header;
+  std::string message;
+  std::string block;
+};
+
+inline HBaseReply ReadParsedHBaseReply(RawPeer* peer) {
+  HBaseReply r;
+  const std::string body = ReadHBaseReply(peer);
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
+                                            int(body.size()));
+  uint32_t size = 0;
+  std::string header;
+  if (!in.ReadVarint32(&size) || !in.ReadString(&header, int(size)) ||
+      !r.header.ParseFromString(header))
+    return r;
+  if (!r.header.has_exception()) {
+    if (!in.ReadVarint32(&size) || !in.ReadString(&r.message, int(size))) return r;
+    const uint32_t block =
+        r.header.has_cell_block_meta() ? r.header.cell_block_meta().length() : 0;
+    if (!in.ReadString(&r.block, int(block))) return r;
+  }
+  r.ok = true;
+  return r;
 }
 
 }  // namespace wirebench::testing

@@ -149,7 +149,7 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 256));
   cmd->add_option("--handlers", s.handlers,
                   "Handler threads; 0 runs the region inline on the I/O thread (--rpc hbase: "
-                  "calls that evaluate a filter always run on handler threads, at least one)")
+                  "calls that evaluate a filter run on N handler threads, one when 0)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")

@@ -47,6 +47,19 @@ Status Corrupt(const char* what) { return Status::Corruption(std::string("pb: ")
 
 }  // namespace
 
+ActionException ActionExceptionOf(ByteView reason) {
+  constexpr std::string_view kHBasePackage = "org.apache.hadoop.hbase.";
+  const std::string_view r = reason.str();
+  const size_t colon = r.find(": ");
+  if (r.compare(0, kHBasePackage.size(), kHBasePackage) != 0 || colon == std::string_view::npos)
+    return {kExceptionName, reason};
+  const std::string_view name = r.substr(0, colon);
+  // A class name: dotted, no spaces, ending in Exception.
+  if (name.find(' ') != std::string_view::npos || !name.ends_with("Exception"))
+    return {kExceptionName, reason};
+  return {name, ByteView(r.substr(colon + 2))};
+}
+
 int DeleteTypeOf(CellType t) {
   switch (t) {
     case CellType::kDelete:
@@ -197,8 +210,9 @@ size_t Fill(const MultiResponse& resp, hbase::MultiResponse* p) {
       copied += Fill(ar.result, roe->mutable_result());
     } else {
       hbase::NameBytesPair* e = roe->mutable_exception();
-      Assign(e->mutable_name(), kExceptionName);
-      Assign(e->mutable_value(), ar.error);
+      const ActionException ex = ActionExceptionOf(ar.error);
+      Assign(e->mutable_name(), ex.name);
+      Assign(e->mutable_value(), ex.text);
     }
   }
   return copied;

@@ -18,7 +18,7 @@
 //    HBase: its toResult refuses exists with cells); read back, a Result with
 //    cells exists. MutateResponse.processed always.
 //  - A failed Multi action is ResultOrException.exception, a NameBytesPair
-//    named kExceptionName whose value is the error text.
+//    named as ActionExceptionOf says, whose value is the error text.
 //
 // Fill*() functions copy the model into generated messages and return the
 // payload bytes (row, family, qualifier, value) they copied into strings.
@@ -42,8 +42,19 @@ namespace wirebench::pb {
 
 // The region every request names, as HBase's client would.
 inline constexpr std::string_view kRegionName = "usertable,,1";
-// The class name carried by a failed Multi action.
+// The class name carried by a failed Multi action whose reason names none.
 inline constexpr std::string_view kExceptionName = "java.io.IOException";
+
+// A failed action's exception as HBase sends it: a reason that opens with
+// one of HBase's exception classes ("org.apache.hadoop.hbase.
+// RegionTooBusyException: Over memstore limit ...") goes as that class with
+// the rest as its text, since HBase's clients retry by class, not by text;
+// any other as kExceptionName with the whole reason.
+struct ActionException {
+  std::string_view name;
+  ByteView text;
+};
+ActionException ActionExceptionOf(ByteView reason);
 
 // HBase's MutationProto.DeleteType for a cell type; -1 for kPut (no delete type).
 int DeleteTypeOf(CellType t);

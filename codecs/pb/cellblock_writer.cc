@@ -293,8 +293,9 @@ Status AppendCellBlockResponse(uint32_t call_id, const MultiResponse& resp, Byte
                 in.Message(2, [&](auto& r) { EmitResult(r, ar.result); });
               } else {
                 in.Message(3, [&](auto& e) {
-                  e.Meta(1, kExceptionName);
-                  e.Meta(2, ar.error);
+                  const ActionException ex = ActionExceptionOf(ar.error);
+                  e.Meta(1, ex.name);
+                  e.Meta(2, ex.text);
                 });
               }
             });

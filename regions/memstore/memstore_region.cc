@@ -306,6 +306,10 @@ class MemstoreRegion final : public Region {
     ResultBuilder b(scratch);
     std::vector<ActionResult>& out = scratch->action_results;
     out.resize(req.actions.size());
+    // A failed action's reason, kept in the scratch ("Class: text" when it
+    // is one of HBase's exceptions, which the codecs send as that class):
+    // action, offset, size.
+    std::vector<std::tuple<size_t, uint32_t, size_t>> failed;
     for (size_t i = 0; i < req.actions.size(); ++i) {
       const Action& a = req.actions[i];
       ActionResult& ar = out[i];
@@ -315,7 +319,7 @@ class MemstoreRegion final : public Region {
         Status s = Apply(a.mutation, req.table);
         if (!s.ok()) {
           ar.ok = false;
-          ar.error = ErrorText(s);
+          failed.emplace_back(i, b.Keep(ByteView(s.message())), s.message().size());
         }
       } else {
         AddGet(a.get, req.table, &b);
@@ -326,6 +330,7 @@ class MemstoreRegion final : public Region {
     for (size_t i = 0; i < req.actions.size(); ++i) {
       if (req.actions[i].kind == ActionKind::kGet) out[i].result = scratch->results[next++];
     }
+    for (const auto& [i, offset, size] : failed) out[i].error = b.Kept(offset, size);
     resp->results = std::span<const ActionResult>(out.data(), req.actions.size());
     return Status::Ok();
   }
@@ -487,18 +492,6 @@ class MemstoreRegion final : public Region {
   }
 
  private:
-  // Fixed texts for Multi action errors (views must outlive the call).
-  static ByteView ErrorText(const Status& s) {
-    switch (s.code()) {
-      case Status::Code::kInvalidArgument:
-        return ByteView("memstore: invalid mutation");
-      case Status::Code::kUnimplemented:
-        return ByteView("memstore: mutation type not supported");
-      default:
-        return ByteView("memstore: mutation failed");
-    }
-  }
-
   Shard& ShardFor(ByteView row) {
     return shards_[std::hash<std::string_view>()(Sv(row)) % shards_.size()];
   }

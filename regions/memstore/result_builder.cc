@@ -57,6 +57,10 @@ void ResultBuilder::DropResult() {
   header_ = SIZE_MAX;
 }
 
+ByteView ResultBuilder::Kept(uint32_t offset, size_t size) const {
+  return size ? ByteView(s_->bytes.data() + offset, size) : ByteView();
+}
+
 void ResultBuilder::Finish() {
   const uint8_t* base = s_->bytes.data();
   auto view = [&](const std::pair<uint32_t, uint32_t>& r) {

@@ -37,6 +37,16 @@ class ResultBuilder {
   // Number of cells in the current result.
   size_t current_cells() const;
 
+  // Keeps `text` in the scratch between results (a failed action's reason)
+  // and returns where: Kept() views it once Finish() has run.
+  // REQUIRES: no result is being built (BeginResult() not followed by more).
+  uint32_t Keep(ByteView text) {
+    header_ = SIZE_MAX;
+    return AppendBytes(text);
+  }
+  // The `size` bytes kept at `offset`. REQUIRES: Finish() was called.
+  ByteView Kept(uint32_t offset, size_t size) const;
+
   // Makes every view. After this, scratch->results[i].cells and every cell
   // view point into scratch, valid until the scratch is next reused.
   void Finish();

@@ -6,8 +6,11 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "codecs/codec.h"
+#include "codecs/hbase/pb_mapping.h"
 #include "codecs/hbase/pb_wire.h"
 #include "common/callgrind_marks.h"
 #include "common/protocol.h"
@@ -229,6 +232,20 @@ Method MethodOf(std::string_view n) {
   return true;
 }
 
+// The exception HBase sends for a region's failure on the codec's path,
+// whose text may name one of HBase's classes after the path's own words
+// ("region 'memstore' failed Mutate: Resource exhausted:
+// org.apache.hadoop.hbase.RegionTooBusyException: Over memstore limit ..."):
+// that class with the text after it, since HBase's clients retry by class;
+// else java.io.IOException with the whole text.
+std::pair<std::string_view, std::string_view> RegionFailure(std::string_view error) {
+  const size_t at = error.find("org.apache.hadoop.hbase.");
+  if (at == std::string_view::npos) return {exceptions::kIOException, error};
+  const pb::ActionException named = pb::ActionExceptionOf(ByteView(error.substr(at)));
+  if (named.name == pb::kExceptionName) return {exceptions::kIOException, error};
+  return {named.name, named.text.str()};
+}
+
 }  // namespace
 
 CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBaseIoStats* stats,
@@ -376,7 +393,8 @@ bool CallHandler::TryFast(Method m, const Call& c, ByteView body, ByteBuffer* ou
   }
   if (outcome.status != CallStatus::kOk) {
     out->Resize(start);
-    Fail(c.id, exceptions::kIOException, outcome.error, false, out);
+    const auto [cls, text] = RegionFailure(outcome.error);
+    Fail(c.id, cls, text, false, out);
     return true;
   }
   StoreBE32(out->data() + start, uint32_t(out->size() - start - 4));

@@ -7,6 +7,7 @@
 // Thread-safety: one instance per connection, used by its thread only.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
@@ -108,8 +109,12 @@ class CallHandler {
   void CatalogRow(std::string_view table, uint32_t index, const std::vector<std::string>& families,
                   hbasewire::Result* out);
   void TableStateRow(ByteView row, hbasewire::Result* out);
-  // One batch of an open scanner; false when the scanner is exhausted.
-  StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+  using ScanClock = std::chrono::steady_clock;
+  // One batch of an open scanner; false when the scanner is exhausted. Past
+  // `deadline` (after one row at least) it ends early, flagged
+  // heartbeat_message, with rows left (true).
+  StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, ScanClock::time_point deadline,
+                           hbasewire::ScanResponse* resp);
   // ScanBatch on hbase:meta: the catalog's rows of the scanned table.
   StatusOr<bool> MetaScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
   // Adds one Result to a Scan reply (its cells already emitted).

@@ -13,6 +13,22 @@ namespace wirebench::hbaserpc {
 
 namespace pbw = hbasewire;
 
+namespace {
+
+// The rows a Scan call asks for, as RSRpcServices.scan reads them:
+// number_of_rows when the call carries it (0 included: an opening call that
+// reads nothing yet); else none for a close and, for a next, the scan's
+// caching or, when that is 0 as well, one row, HBase 2's default. Never none
+// for a next without number_of_rows: the client would be told more_results
+// with no rows, and ask again, forever.
+uint32_t RowsAsked(const pbw::ScanRequest& req, uint32_t caching) {
+  if (req.has_number_of_rows()) return req.number_of_rows();
+  if (req.close_scanner()) return 0;
+  return caching > 0 ? caching : 1;
+}
+
+}  // namespace
+
 void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse* resp) {
   if (cell_blocks_) {
     resp->add_cells_per_result(uint32_t(r->associated_cell_count()));
@@ -22,13 +38,15 @@ void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse*
   resp->add_partial_flag_per_result(partial);
 }
 
-StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanResponse* resp) {
+StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows,
+                                      ScanClock::time_point deadline, pbw::ScanResponse* resp) {
   if (max_rows == 0) return true;
   if (s->meta) return MetaScanBatch(s, max_rows, resp);
   uint64_t bytes = 0;  // The reply's, about (for the size limit).
   std::vector<Column> cols;
   for (const auto& col : s->columns) cols.push_back(Column{ByteView(col.first), ByteView(col.second)});
   uint32_t n = 0;
+  bool examined = false;  // A row was read in this call (the time limit lets one through).
   for (;;) {
     if (s->filter && s->filter->FilterAllRemaining()) return false;
     ScanRequest sr;
@@ -56,6 +74,13 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanRe
     WB_RETURN_IF_ERROR(service_->region()->Scan(sr, &scratch_, &r));
     for (const Result& res : r.results) {
       if (res.cells.empty()) continue;
+      // HBase's heartbeat: past the time limit the call answers what it has,
+      // between rows (so never a partial row), and the client asks again.
+      if (examined && ScanClock::now() >= deadline) {
+        resp->set_heartbeat_message(true);
+        return true;
+      }
+      examined = true;
       const ByteView row = res.cells[0].row;
       s->started = true;
       s->next_row = row.ToString();
@@ -195,8 +220,7 @@ Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
 Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
   Scanner s;
   WB_RETURN_IF_ERROR(ReadScan(req, &s));
-  uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s.caching;
-  if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
+  const uint32_t rows = RowsAsked(req, s.caching);
   // The first batch runs before the scanner takes a slot: a scan that ends
   // here (a region lookup, a small scan, limit 1) never needs one.
   bool more = false;
@@ -225,13 +249,12 @@ Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* res
 
 Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
   const uint64_t id = req.scanner_id();
-  if (defer_filters_ && !req.renew() &&
-      service_->WithScanner(id, [](Scanner* s) { return s != nullptr && s->filter != nullptr; }))
-    return Defer();
+  // A filter's cost, or a wait for another call on the same scanner, is a
+  // handler thread's to bear, never the I/O thread's.
+  if (defer_filters_ && !req.renew() && service_->MayBlock(id)) return Defer();
   resp->set_scanner_id(id);
   if (req.renew()) {
-    const bool known = service_->WithScanner(id, [](Scanner* s) { return s != nullptr; });
-    if (!known)
+    if (!service_->Renew(id))
       return Status::NotFound(std::string(exceptions::kUnknownScanner) + ": Unknown scanner '" +
                               std::to_string(id) + "'; it was closed, its lease expired, or it was never opened");
     return Status::Ok();  // HBase answers a renewal with the scanner id alone.
@@ -251,10 +274,8 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
       known = false;
       return false;
     }
-    uint32_t rows = req.has_number_of_rows() ? req.number_of_rows() : s->caching;
-    if (req.close_scanner() && !req.has_number_of_rows()) rows = 0;
     bool m = false;
-    st = NextBatch(s, req, rows, resp, &m);
+    st = NextBatch(s, req, RowsAsked(req, s->caching), resp, &m);
     return st.ok() && m;
   });
   if (!known) {
@@ -304,7 +325,15 @@ Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t 
   uint32_t n = std::min(rows, kMaxBatchRows);
   if (s->rows_left > 0) n = uint32_t(std::min<uint64_t>(n, s->rows_left));
   const int before = cell_blocks_ ? resp->cells_per_result_size() : resp->results_size();
-  auto b = ScanBatch(s, n, resp);
+  // Only a client that handles heartbeats gets a call cut short by time (with
+  // no rows, perhaps): HBase's own clients before 1.1 and the npm client take
+  // a batch shorter than they asked for as the region's end and would skip
+  // its remaining rows. Theirs run to their rows or size, as HBase runs
+  // them, on a handler thread when filtered, holding only their scanner.
+  const ScanClock::time_point deadline = req.client_handles_heartbeats()
+                                             ? ScanClock::now() + service_->scan_time_limit()
+                                             : ScanClock::time_point::max();
+  auto b = ScanBatch(s, n, deadline, resp);
   if (!b.ok()) return b.status();
   if (s->rows_left > 0) {
     // Rows, not batch parts: count the Results that end a row.

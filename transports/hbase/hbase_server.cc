@@ -188,5 +188,8 @@ std::string HBaseServer::address() const { return impl_->net.address(); }
 void HBaseServer::Stop() { impl_->net.Stop(); }
 nlohmann::json HBaseServer::StatsJson() { return impl_->net.StatsJson(); }
 const ServerIdentity& HBaseServer::identity() const { return impl_->protocol.service()->identity(); }
+void HBaseServer::set_scan_time_limit(std::chrono::milliseconds limit) {
+  impl_->protocol.service()->set_scan_time_limit(limit);
+}
 
 }  // namespace wirebench::hbaserpc

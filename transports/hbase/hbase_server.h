@@ -15,6 +15,7 @@
 // identity() from any thread once started.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "rpc/server_options.h"
@@ -43,6 +44,9 @@ class HBaseServer final : public rpc::TransportServer {
 
   // Host, port, start code and cluster id (after Start).
   const ServerIdentity& identity() const;
+  // How long one Scan call of a client that handles heartbeats runs before
+  // it answers what it has (kScanTimeLimit unless set); call before Start.
+  void set_scan_time_limit(std::chrono::milliseconds limit);
 
 
  private:

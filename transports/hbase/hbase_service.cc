@@ -34,18 +34,66 @@ uint64_t ScannerNowMs() {
                       .count());
 }
 
-void HBaseService::EraseLocked(std::map<uint64_t, Scanner>::iterator it) {
-  auto owner = per_owner_.find(it->second.owner);
+void HBaseService::EraseLocked(Table::iterator it) {
+  const Scanner& s = it->second->scanner;
+  auto owner = per_owner_.find(s.owner);
   if (owner != per_owner_.end() && --owner->second == 0) per_owner_.erase(owner);
-  scanner_bytes_ -= std::min(scanner_bytes_, it->second.bytes);
+  scanner_bytes_ -= std::min(scanner_bytes_, s.bytes);
   scanners_.erase(it);
+}
+
+bool HBaseService::Expired(const ScannerSlot& slot, uint64_t now_ms) {
+  return slot.running == 0 && now_ms - slot.scanner.last_used_ms > kScannerLeaseMs;
+}
+
+HBaseService::Table::iterator HBaseService::FindLocked(uint64_t id, uint64_t now_ms) {
+  auto it = scanners_.find(id);
+  if (it != scanners_.end() && Expired(*it->second, now_ms)) {
+    EraseLocked(it);  // Its lease ran out: gone, as in HBase.
+    return scanners_.end();
+  }
+  return it;
+}
+
+std::shared_ptr<HBaseService::ScannerSlot> HBaseService::CheckOut(uint64_t id) {
+  const uint64_t now = ScannerNowMs();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = FindLocked(id, now);
+  if (it == scanners_.end()) return nullptr;
+  ++it->second->running;
+  it->second->scanner.last_used_ms = now;
+  return it->second;
+}
+
+void HBaseService::CheckIn(ScannerSlot* slot) {
+  const uint64_t now = ScannerNowMs();
+  std::lock_guard<std::mutex> lock(mu_);
+  --slot->running;
+  slot->scanner.last_used_ms = now;  // The lease counts from the end of the call.
+}
+
+bool HBaseService::MayBlock(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = scanners_.find(id);
+  // The filter pointer is set when the scanner opens and never changes.
+  return it != scanners_.end() &&
+         (it->second->running > 0 || it->second->scanner.filter != nullptr);
+}
+
+bool HBaseService::Renew(uint64_t id) {
+  const uint64_t now = ScannerNowMs();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = FindLocked(id, now);
+  if (it == scanners_.end()) return false;
+  it->second->scanner.last_used_ms = now;
+  return true;
 }
 
 void HBaseService::ExpireScanners(uint64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = scanners_.begin(); it != scanners_.end();) {
     auto next = std::next(it);
-    if (now_ms - it->second.last_used_ms > kScannerLeaseMs) EraseLocked(it);
+    if (Expired(*it->second, now_ms)) EraseLocked(it);
     it = next;
   }
 }
@@ -72,7 +120,9 @@ uint64_t HBaseService::OpenScanner(Scanner s, std::string* why) {
     const uint64_t id = next_scanner_++;
     ++per_owner_[s.owner];
     scanner_bytes_ += s.bytes;
-    scanners_.emplace(id, std::move(s));
+    auto slot = std::make_shared<ScannerSlot>();
+    slot->scanner = std::move(s);
+    scanners_.emplace(id, std::move(slot));
     return id;
   }
   ++refused_scanners_;

@@ -4,9 +4,11 @@
 // scanner table, and the exception reply both of them write.
 //
 // Thread-safety: HBaseService is shared by every connection: its scanner
-// table is locked, the rest is immutable once serving.
+// table is locked (briefly: never across a scan), each scanner has a lock of
+// its own, the rest is immutable once serving.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -165,6 +167,18 @@ struct Scanner {
 inline constexpr uint64_t kScannerLeaseMs = 60000;
 uint64_t ScannerNowMs();
 
+// How long one Scan call runs for a client that handles heartbeats
+// (ScanRequest.client_handles_heartbeats) before it answers what it has,
+// flagged heartbeat_message (HBase's ScannerContext time limit). HBase takes
+// half its RPC timeout or scanner lease (30 s by default), as its 30 handlers
+// each serve one client; here a filtered call waits for a free handler
+// thread (--handlers, one by default) behind whatever scans hold them, so
+// the limit is what such a call may wait behind each: 100 ms keeps that
+// well under a second while costing the scanning client one round trip per
+// 100 ms of scanning (under 0.1% on loopback). HBase's floor for it is
+// 10 ms (hbase.region.server.rpc.minimum.scan.time.limit.delta).
+inline constexpr std::chrono::milliseconds kScanTimeLimit{100};
+
 // Server-wide state every connection shares.
 class HBaseService {
  public:
@@ -173,6 +187,9 @@ class HBaseService {
       : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
 
   Region* region() const { return region_; }
+  // A heartbeat client's time per Scan call (kScanTimeLimit); set before serving.
+  std::chrono::milliseconds scan_time_limit() const { return scan_time_limit_; }
+  void set_scan_time_limit(std::chrono::milliseconds limit) { scan_time_limit_ = limit; }
   // Regions per table in the catalog (--regions-per-table); set before serving.
   uint32_t regions_per_table() const { return regions_per_table_; }
   void set_regions_per_table(uint32_t n) { regions_per_table_ = n < 1 ? 1 : n; }
@@ -195,18 +212,30 @@ class HBaseService {
   uint64_t OpenScanner(Scanner s, std::string* why);
   // A fresh id, remembered as finished: for a scan that ended in its first call.
   uint64_t FinishedId();
-  // Runs f(Scanner*) under the lock; the pointer is null for an unknown id.
+  // Runs f(Scanner*) holding that scanner's own lock, never the table's:
+  // the pointer is null for an unknown id. While f runs the scanner is
+  // checked out (as RSRpcServices removes a scanner's lease for the length
+  // of a call): its lease cannot run out and a close from another call
+  // leaves it whole until f returns. Only calls on the same scanner wait for
+  // each other; every other scanner, and hbase:meta, go on.
   template <typename F>
   auto WithScanner(uint64_t id, F&& f) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = scanners_.find(id);
-    if (it != scanners_.end() && ScannerNowMs() - it->second.last_used_ms > kScannerLeaseMs) {
-      EraseLocked(it);  // Its lease ran out: gone, as in HBase.
-      it = scanners_.end();
-    }
-    if (it != scanners_.end()) it->second.last_used_ms = ScannerNowMs();
-    return f(it == scanners_.end() ? nullptr : &it->second);
+    std::shared_ptr<ScannerSlot> slot = CheckOut(id);
+    if (slot == nullptr) return f(static_cast<Scanner*>(nullptr));
+    struct CheckInOnExit {
+      HBaseService* service;
+      ScannerSlot* slot;
+      ~CheckInOnExit() { service->CheckIn(slot); }
+    } check_in{this, slot.get()};
+    std::lock_guard<std::mutex> run(slot->run);
+    return f(&slot->scanner);
   }
+  // Whether a call on scanner `id` may have to wait (a filter to evaluate,
+  // or another call running it): the I/O thread hands such calls to a
+  // handler thread. Takes the table's lock only.
+  bool MayBlock(uint64_t id) const;
+  // Renews scanner `id`'s lease (ScanRequest.renew); false when unknown.
+  bool Renew(uint64_t id);
   // Closes a scanner at the client's request (ScanRequest.close_scanner)
   // and, as FinishScanner, remembers its id.
   void CloseScanner(uint64_t id);
@@ -226,7 +255,24 @@ class HBaseService {
   uint64_t refused_scanners() const;
 
  private:
-  void EraseLocked(std::map<uint64_t, Scanner>::iterator it);
+  // An open scanner: `run` is held by the call running it; `running`,
+  // `scanner.last_used_ms`, `.owner` and `.bytes` are the table's (under
+  // mu_), the rest the running call's.
+  struct ScannerSlot {
+    std::mutex run;
+    Scanner scanner;
+    int running = 0;  // Calls that checked it out and have not checked it in.
+  };
+  using Table = std::map<uint64_t, std::shared_ptr<ScannerSlot>>;
+  // The slot of `id` with its lease renewed and `running` counted, or null.
+  std::shared_ptr<ScannerSlot> CheckOut(uint64_t id);
+  void CheckIn(ScannerSlot* slot);
+  // REQUIRES: mu_. Whether the slot's lease ran out (never while a call runs it).
+  static bool Expired(const ScannerSlot& slot, uint64_t now_ms);
+  // REQUIRES: mu_. An open scanner by id; end() when unknown or expired
+  // (and then freed).
+  Table::iterator FindLocked(uint64_t id, uint64_t now_ms);
+  void EraseLocked(Table::iterator it);
 
   Region* region_;
   rpc::Service* codec_service_;
@@ -234,7 +280,8 @@ class HBaseService {
   mutable std::mutex mu_;
   uint64_t next_scanner_ = 1;
   uint32_t regions_per_table_ = 1;
-  std::map<uint64_t, Scanner> scanners_;
+  std::chrono::milliseconds scan_time_limit_ = kScanTimeLimit;
+  Table scanners_;
   std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.
   uint64_t next_owner_ = 1;
   std::map<uint64_t, size_t> per_owner_;  // Open scanners by owner.

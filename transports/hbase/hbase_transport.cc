@@ -74,16 +74,6 @@ class HBaseEntry final : public Transport {
                                       "a region server or `wirebench server --rpc hbase` does)",
                             .recognises = &IsHBaseAnswer}}) {}
 
-  // Calls are answered inline on the I/O threads, as the region allows.
-  Status CheckServerOptions(const rpc::ServerOptions& s) const override {
-    if (s.handlers != 0)
-      return Status::InvalidArgument(
-          "--handlers " + std::to_string(s.handlers) +
-          " with --rpc hbase: the HBase server answers calls inline on its I/O threads; use "
-          "--handlers 0 and --io-threads N");
-    return Status::Ok();
-  }
-
   std::span<const OptionSpec> ServerOptionSpecs() const override { return kOwnOptions; }
   Status CheckOwnOptions(const OptionSettings& own) const override { return Own(own).status(); }
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
