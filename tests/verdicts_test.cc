@@ -240,6 +240,26 @@ TEST(HostFigures, ParsesProcFilesAndFlagsRepeatsFarFromTheMedian) {
   EXPECT_EQ(HostText({{"load1", 2.1}, {"steal_percent", 0.0}, {"cpu_mhz", 2994.4}}),
             "load 2.10, steal 0.0%, 2994 MHz");
   EXPECT_EQ(HostText(json()), "host not recorded");
+  EXPECT_EQ(j->idle, 810u);  // idle + iowait.
+}
+
+// Other processes' CPU is the machine's busy time less this process's and its
+// reaped children's: a cell's own client and co-located server never make
+// its host busy; another process does.
+TEST(HostFigures, ABusyHostIsOtherProcessesCpuOrSteal) {
+  // utime 120, stime 30, cutime 40, cstime 10 (fields 14-17), a name with a space.
+  EXPECT_EQ(ParseOwnTicks("4242 (wire bench) S 1 2 3 4 5 6 7 8 9 10 120 30 40 10 20 0 1"), 200u);
+  EXPECT_FALSE(ParseOwnTicks("garbage").has_value());
+  EXPECT_EQ(BusyHost({{"other_cpus", 0.05}, {"steal_percent", 0.5}}), "");
+  EXPECT_EQ(BusyHost({{"other_cpus", 0.85}, {"steal_percent", 0.5}}),
+            "other processes used 0.85 CPUs");
+  EXPECT_EQ(BusyHost({{"other_cpus", 0.0}, {"steal_percent", 4.1}}), "steal 4.1%");
+  EXPECT_EQ(BusyHost(json()), "");
+  EXPECT_EQ(HostText({{"load1", 2.0}, {"other_cpus", 0.5}}), "load 2.00, other processes 0.50 CPUs");
+  // A real second of this (sleeping) process: its own CPU is not "other".
+  const json sample = SampleHost(0.2);
+  EXPECT_TRUE(sample.contains("cpus"));
+  EXPECT_TRUE(sample.contains("load1"));
 }
 
 std::vector<CompareCell> TwoColumns() {

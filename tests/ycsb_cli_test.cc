@@ -86,6 +86,23 @@ TEST(YcsbCli, DbFlagIsAcceptedInEveryPosition) {
   }
 }
 
+// YCSB's lines on stderr around a run: the client banner, "Loading
+// workload...", "Starting test.", the time limit, and the stop it causes.
+TEST(YcsbCli, YcsbsStderrLinesAroundARun) {
+  const Outcome o = RunWirebench("ycsb_stderr", {"run", "-P", Workload("workloada"), "--seconds",
+                                                 "1", "-p", "recordcount=100"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  size_t at = 0;
+  for (const char* line : {"YCSB Client wirebench", "Loading workload...", "Starting test.",
+                           "Maximum execution time specified as: 1 secs",
+                           "Maximum time elapsed. Requesting stop for the workload.",
+                           "Stop requested for workload. Now Joining!"}) {
+    at = o.err.find(line, at);
+    EXPECT_NE(at, std::string::npos) << line << " (in order) in:\n" << o.err;
+    if (at == std::string::npos) break;
+  }
+}
+
 // A db class wirebench does not answer stops the run before it starts, as
 // YCSB's ClassNotFoundException does, naming the classes it answers.
 TEST(YcsbCli, UnknownDbClassIsRefused) {

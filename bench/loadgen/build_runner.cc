@@ -243,6 +243,11 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
   const int rc = RunChild(argv, "/dev/null", log, &spawn_errno);
   const json host_figures = host.Finish();
   if (StopRequested()) out->interrupted = true;
+  if (const std::string busy = BusyHost(host_figures); !busy.empty())
+    std::fprintf(stderr,
+                 "%swirebench compare: warning: %s cell %s ran on a busy host (%s): its "
+                 "wall-clock figures are slower and wider than a quiet host's\n",
+                 ProgressBreak(), b.label.c_str(), stem.c_str(), busy.c_str());
   auto fail = [&](const std::string& why) {
     std::fprintf(stderr, "%swirebench compare: %s cell %s failed: %s\n", ProgressBreak(), b.label.c_str(),
                  stem.c_str(), why.c_str());

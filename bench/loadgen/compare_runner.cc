@@ -196,6 +196,12 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
   const nlohmann::json host_figures = host.Finish();
   if (StopRequested()) out->interrupted = true;
+  if (const std::string busy = BusyHost(host_figures); o.report && !busy.empty())
+    std::fprintf(stderr,
+                 "%swirebench compare: warning: %s repeat %d ran on a busy host (%s): its "
+                 "wall-clock figures are slower and wider than a quiet host's (the host table "
+                 "flags it)\n",
+                 ProgressBreak(), column.c_str(), rep + 1, busy.c_str());
   if (!o.report) {
     if (r.ok()) out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
                                                  column, shape.first, shape.second});
@@ -430,6 +436,25 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
   return shapes;
 }
 
+// Before the first cell: a second of the host with nothing of ours running.
+void WarnIfBusyAtStart() {
+  const nlohmann::json h = SampleHost(1.0);
+  std::string busy = BusyHost(h);
+  if (h.contains("load1") && h["load1"].get<double>() > h.value("cpus", 1)) {
+    char load[96];
+    std::snprintf(load, sizeof load, "load average %.2f on %d CPUs", h["load1"].get<double>(),
+                  h.value("cpus", 1));
+    busy += (busy.empty() ? "" : ", ") + std::string(load);
+  }
+  if (!busy.empty())
+    std::fprintf(stderr,
+                 "wirebench compare: warning: the host is busy before the first cell (%s): "
+                 "wall-clock figures (CPU, throughput, latency) will be slower and wider than a "
+                 "quiet host's; stop other work first, or read the instruction counts "
+                 "(--instructions), which the load does not move\n",
+                 busy.c_str());
+}
+
 // What one cell runs for, as the matrix's announcement says it.
 std::string CellLength(const CompareOptions& o) {
   char text[160];
@@ -458,6 +483,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
     ResetStopRequest();
     return out;
   }
+  WarnIfBusyAtStart();
   std::fprintf(stderr,
                "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
                "thread counts x %d repeats = %d cells of %s; results in %s\n",

@@ -22,6 +22,7 @@
 #include "bench/ycsb/properties.h"
 #include "bench/ycsb/standard_workloads.h"
 #include "bench/ycsb/workload_config.h"
+#include "common/build_info.h"
 #include "common/str_cat.h"
 #include "regions/registry.h"
 
@@ -550,6 +551,18 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
   return RunLoad(d, workload);
 }
 
+// The lines YCSB's Client writes to stderr as a run starts (scripts that
+// wait for "Starting test." find it), with wirebench named as the client.
+void PrintYcsbStartLines(const DriverOptions& d) {
+  std::fprintf(stderr, "YCSB Client wirebench (git %s)\n\nLoading workload...\nStarting test.\n",
+               GitRevision());
+  if (d.max_seconds > 0)  // YCSB's is whole seconds; wirebench's --seconds may have a fraction.
+    std::fprintf(stderr, "Maximum execution time specified as: %s secs\n",
+                 std::floor(d.max_seconds) == d.max_seconds
+                     ? std::to_string(static_cast<long long>(d.max_seconds)).c_str()
+                     : hdr::JavaDoubleToString(d.max_seconds).c_str());
+}
+
 // Why the server's scans came back empty, from its closing Stats reply: the
 // null region's rows (none unless it cans reads), an empty table, or rows
 // that the scans' ranges missed.
@@ -673,9 +686,15 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   }
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun,
                         basic.verbose || basic.count ? &basic : nullptr);
+  if (!o.quiet) PrintYcsbStartLines(d);
   status_line.Start();
   auto run = DriveWithSignals(o, d, &workload);
   if (!run.ok()) return run.status();
+  // YCSB's TerminatorThread says so when maxexecutiontime ends the run.
+  if (!o.quiet && d.max_seconds > 0 && !run->partial && run->runtime_s >= 0.99 * d.max_seconds)
+    std::fputs("Maximum time elapsed. Requesting stop for the workload.\n"
+               "Stop requested for workload. Now Joining!\n",
+               stderr);
 
   YcsbOutcome out;
   out.result = std::move(run).value();

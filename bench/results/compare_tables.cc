@@ -397,6 +397,13 @@ void PairwiseTable(std::ostringstream& os, const std::vector<CompareCell>& cells
   os << ".\n\n";
 }
 
+// The flag column of the host table: an outlier, a busy host, or both.
+std::string HostFlag(const std::string& outlier, const std::string& busy) {
+  std::string flag = outlier.empty() ? "" : "**outlier:** " + outlier;
+  if (!busy.empty()) flag += (flag.empty() ? "" : "; ") + std::string("**busy host:** ") + busy;
+  return flag;
+}
+
 // The host around each repeat of each column, with the repeats more than
 // kOutlierFactor from their column's median flagged.
 void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
@@ -406,8 +413,11 @@ void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     any = any || (CellWorkload(c) == wl && c.threads == threads && c.host.is_object() &&
                   !c.host.empty());
   if (!any) return;
-  os << "Host per repeat (load average, steal, CPU clock), and repeats past " << kOutlierFactor
-     << "x their column's median:\n\n| column | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
+  os << "Host per repeat (load average, steal, other processes' CPU, CPU clock), repeats past "
+     << kOutlierFactor
+     << "x their column's median, and repeats on a busy host (other processes above "
+     << kBusyOtherCpus << " CPU or steal above " << kBusyStealPercent
+     << "%):\n\n| column | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
         "|---|---:|---:|---:|---|---|\n";
   for (const std::string& col : o.codecs) {
     std::vector<const CompareCell*> mine;
@@ -422,7 +432,7 @@ void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     for (size_t k = 0; k < mine.size(); ++k)
       os << "| " << col << " | " << figs[k].repeat << " | " << FormatFigure(figs[k].throughput)
          << " | " << FormatFigure(figs[k].cpu_per_op) << " | " << HostText(mine[k]->host) << " | "
-         << (flags[k].empty() ? "" : "**outlier:** " + flags[k]) << " |\n";
+         << HostFlag(flags[k], BusyHost(mine[k]->host)) << " |\n";
   }
   os << "\n";
 }

@@ -1,11 +1,16 @@
 #include "bench/results/host_figures.h"
 #include "bench/results/ratio_interval.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace wirebench {
 
@@ -49,6 +54,7 @@ std::optional<CpuJiffies> ParseProcStat(const std::string& text) {
     CpuJiffies j;
     for (int i = 0; i < n; ++i) j.total += v[i];
     j.steal = n >= 8 ? v[7] : 0;
+    j.idle = v[3] + (n >= 5 ? v[4] : 0);
     return j;
   }
   return std::nullopt;
@@ -79,9 +85,82 @@ std::optional<double> ParseCpuInfoMhz(const std::string& text) {
   return sum / n;
 }
 
+std::optional<uint64_t> ParseOwnTicks(const std::string& stat_text) {
+  // Fields after the command name's closing parenthesis (which may hold spaces).
+  const size_t close = stat_text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream in(stat_text.substr(close + 1));
+  std::string field;
+  uint64_t sum = 0;
+  // Field 3 (state) is the first after ')'; utime..cstime are fields 14-17.
+  for (int f = 3; f <= 17 && in >> field; ++f) {
+    if (f < 14) continue;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(field.c_str(), &end, 10);
+    if (end == field.c_str() || *end != '\0') return std::nullopt;
+    sum += v;
+    if (f == 17) return sum;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<uint64_t> OwnTicks() { return ParseOwnTicks(ReadText("/proc/self/stat")); }
+
+// Other processes' CPUs over a span: the machine's busy jiffies less this
+// process's own ticks (both in USER_HZ), over the span's wall time in jiffies
+// per CPU.
+std::optional<double> OtherCpus(const CpuJiffies& a, const CpuJiffies& b, uint64_t own_a,
+                                uint64_t own_b, int cpus) {
+  if (b.total <= a.total || cpus <= 0) return std::nullopt;
+  const double busy = double((b.total - b.idle) - (a.total - a.idle));
+  const double own = double(own_b - own_a);
+  const double span = double(b.total - a.total) / cpus;  // Jiffies of wall time.
+  return std::max(0.0, (busy - own) / span);
+}
+
+int OnlineCpus() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? int(n) : 1;
+}
+
+}  // namespace
+
 void HostProbe::Start() {
   start_ = ParseProcStat(ReadText("/proc/stat"));
   load_start_ = ParseLoadAverage(ReadText("/proc/loadavg"));
+  own_start_ = OwnTicks();
+}
+
+std::string BusyHost(const nlohmann::json& host) {
+  if (!host.is_object()) return "";
+  std::string why;
+  if (host.contains("other_cpus") && host["other_cpus"].is_number() &&
+      host["other_cpus"].get<double>() > kBusyOtherCpus)
+    why = "other processes used " + Fixed("%.2f", host["other_cpus"].get<double>()) + " CPUs";
+  if (host.contains("steal_percent") && host["steal_percent"].is_number() &&
+      host["steal_percent"].get<double>() > kBusyStealPercent)
+    why += (why.empty() ? "" : ", ") + std::string("steal ") +
+           Fixed("%.1f", host["steal_percent"].get<double>()) + "%";
+  return why;
+}
+
+nlohmann::json SampleHost(double seconds) {
+  nlohmann::json j = nlohmann::json::object();
+  const auto a = ParseProcStat(ReadText("/proc/stat"));
+  const auto own_a = OwnTicks();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const auto b = ParseProcStat(ReadText("/proc/stat"));
+  const auto own_b = OwnTicks();
+  j["cpus"] = OnlineCpus();
+  if (a && b && own_a && own_b) {
+    if (auto other = OtherCpus(*a, *b, *own_a, *own_b, OnlineCpus())) j["other_cpus"] = *other;
+    if (b->total > a->total)
+      j["steal_percent"] = 100.0 * double(b->steal - a->steal) / double(b->total - a->total);
+  }
+  if (auto load = ParseLoadAverage(ReadText("/proc/loadavg"))) j["load1"] = *load;
+  return j;
 }
 
 nlohmann::json HostProbe::Finish() const {
@@ -94,6 +173,10 @@ nlohmann::json HostProbe::Finish() const {
     unreadable.push_back("load average (/proc/loadavg)");
   }
   const auto end = ParseProcStat(ReadText("/proc/stat"));
+  const auto own_end = OwnTicks();
+  if (start_ && end && own_start_ && own_end)
+    if (auto other = OtherCpus(*start_, *end, *own_start_, *own_end, OnlineCpus()))
+      j["other_cpus"] = *other;
   if (start_ && end && end->total > start_->total) {
     j["steal_percent"] =
         100.0 * double(end->steal - start_->steal) / double(end->total - start_->total);
@@ -141,6 +224,8 @@ std::string HostText(const nlohmann::json& host) {
     add("load " + Fixed("%.2f", host["load1"].get<double>()));
   if (host.contains("steal_percent") && host["steal_percent"].is_number())
     add("steal " + Fixed("%.1f", host["steal_percent"].get<double>()) + "%");
+  if (host.contains("other_cpus") && host["other_cpus"].is_number())
+    add("other processes " + Fixed("%.2f", host["other_cpus"].get<double>()) + " CPUs");
   if (host.contains("cpu_mhz") && host["cpu_mhz"].is_number())
     add(Fixed("%.0f", host["cpu_mhz"].get<double>()) + " MHz");
   return s.empty() ? "host not readable" : s;

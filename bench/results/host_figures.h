@@ -20,6 +20,7 @@ namespace wirebench {
 struct CpuJiffies {
   uint64_t total = 0;  // user+nice+system+idle+iowait+irq+softirq+steal.
   uint64_t steal = 0;
+  uint64_t idle = 0;   // idle+iowait: the time no process ran.
 };
 // Parses /proc/stat's text; nullopt when it has no "cpu " line.
 std::optional<CpuJiffies> ParseProcStat(const std::string& text);
@@ -30,8 +31,12 @@ std::optional<double> ParseLoadAverage(const std::string& text);
 std::optional<double> ParseCpuInfoMhz(const std::string& text);
 
 // Reads the host before a cell (Start) and after it (Finish):
-// {"load1": before/after max, "steal_percent": over the cell, "cpu_mhz": after};
-// a figure that could not be read is absent, and "unreadable" names it.
+// {"load1": before/after max, "steal_percent": over the cell, "cpu_mhz": after,
+//  "other_cpus": CPUs busy with other processes over the cell}; a figure that
+// could not be read is absent, and "unreadable" names it. "Other" is the
+// machine's busy time less this process's and its reaped children's (the
+// co-located server is reaped before Finish), so the cell's own load does not
+// count against it.
 class HostProbe {
  public:
   void Start();
@@ -40,7 +45,25 @@ class HostProbe {
  private:
   std::optional<CpuJiffies> start_;
   std::optional<double> load_start_;
+  std::optional<uint64_t> own_start_;  // This process's and its reaped children's ticks.
 };
+
+// The CPU ticks (utime+stime+cutime+cstime) of /proc/<pid>/stat's text; nullopt
+// if it does not parse.
+std::optional<uint64_t> ParseOwnTicks(const std::string& stat_text);
+
+// Other processes' share of the machine above which a figure is taken on a
+// busy host: a tenth of one CPU, or this much steal.
+inline constexpr double kBusyOtherCpus = 0.1;
+inline constexpr double kBusyStealPercent = 2.0;
+// "" when `host` (HostProbe::Finish's figures) shows a quiet host, else why
+// not: "other processes used 0.85 CPUs", "steal 4.1%".
+std::string BusyHost(const nlohmann::json& host);
+
+// The machine's busy CPUs outside this process over `seconds` of sleeping,
+// the steal share and the load average, for a check before any measurement;
+// {"other_cpus", "steal_percent", "load1", "cpus"}.
+nlohmann::json SampleHost(double seconds);
 
 // Over-1.5x-from-the-median threshold of RepeatOutliers.
 inline constexpr double kOutlierFactor = 1.5;

@@ -421,8 +421,9 @@ Status CheckLocation(const HBaseClientOptions& o, const std::string& where, cons
   if (!ri.start_key().empty() || !ri.end_key().empty())
     return Status::Unimplemented(
         "hbase:meta on " + where + " splits table '" + o.table +
-        "' into several regions; wirebench's hbase client serves one region per table "
-        "(follows no splits)");
+        "' into several regions; wirebench's hbase client addresses one region per table "
+        "(it follows no splits): start the server with --regions-per-table 1 for it (HBase's "
+        "own clients, the npm and Java ones, follow splits)");
   const std::string name = o.table + ",," + std::to_string(ri.region_id());
   if (name != RegionNameOf(o.table))
     return Status::Unimplemented("hbase:meta on " + where + " names the region '" + name +
