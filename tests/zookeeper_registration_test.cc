@@ -316,6 +316,49 @@ TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpire
   EXPECT_TRUE(zk.Exists(target.root + "/hbaseid"));
 }
 
+// Two servers on one root: the second takes the first's place, then dies
+// without a clean stop (SIGKILL). Once ZooKeeper expires its session and its
+// ephemeral master node goes, the first, alive, registers again: the meta
+// location names a live server, not the dead one.
+TEST(ZooKeeperRegistration, ALiveServerTakesTheRootBackWhenTheOneThatTookItDies) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("takeback")};
+  // Each server a process of its own, forked while this one holds no
+  // ZooKeeper session (a lookup closes its own).
+  const auto serve = [&](const ServerName& name) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      auto reg = ZooKeeperRegistration::Register(target, name, "c", milliseconds(20000));
+      if (!reg.ok()) _exit(3);
+      for (;;) pause();  // Until SIGKILL: no destructor runs.
+    }
+    return pid;
+  };
+  const auto names = [&](int64_t code) {
+    auto found = LookupMetaRegionServer(target, milliseconds(5000));
+    return found.ok() && found->start_code == code;
+  };
+  const ServerName first_name = TestServer();
+  const pid_t first = serve(first_name);
+  ASSERT_GT(first, 0);
+  const bool first_registered = Until([&] { return names(first_name.start_code); },
+                                      std::chrono::seconds(30));
+  const pid_t second = first_registered ? serve({"127.0.0.1", 16021, 42}) : -1;
+  const bool taken = second > 0 && Until([&] { return names(42); }, std::chrono::seconds(30));
+  if (second > 0) {
+    kill(second, SIGKILL);
+    waitpid(second, nullptr, 0);
+  }
+  const bool back =
+      taken && Until([&] { return names(first_name.start_code); }, std::chrono::seconds(45));
+  kill(first, SIGKILL);
+  waitpid(first, nullptr, 0);
+  ASSERT_TRUE(first_registered);
+  ASSERT_TRUE(taken) << "the second server never took the root";
+  EXPECT_TRUE(back) << "hbase:meta's location still names the dead server";
+}
+
 // A server frozen past its session timeout (SIGSTOP here, 14 s against the
 // 10 s timeout) loses its session and with it the ephemeral master node;
 // the node was never written again and nothing was logged. Now, once it

@@ -67,10 +67,14 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
     }
     *exit_code = r->command_exit_code;
     if (r->stop_signal != 0) {
+      const std::string how = r->json["measure"]["command"].value("how", std::string("ended"));
+      const bool killed = how == "killed by signal " + std::to_string(SIGKILL);
       std::fprintf(stderr,
-                   "wirebench measure: %s received: passed on to the command, which then "
-                   "ended; the report covers it up to then (partial results, exit 3)\n",
-                   r->stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+                   "wirebench measure: %s received: passed on to the command, which %s; the "
+                   "report covers it up to then (partial results, exit 3)\n",
+                   r->stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+                   killed ? "did not stop on it and was killed (SIGKILL) 5 s later"
+                          : ("then " + how).c_str());
       *exit_code = 3;
     } else if (!r->server_figures) {
       std::fprintf(stderr, "wirebench measure: the server's figures are missing (see the "

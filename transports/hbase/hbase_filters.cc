@@ -933,7 +933,10 @@ std::optional<StatusOr<std::unique_ptr<Filter>>> MakeColumnOrRowFilter(std::stri
 
 StatusOr<std::unique_ptr<Filter>> Make(std::string_view name, std::string_view bytes,
                                        int depth) {
-  if (depth > 32) return Status::InvalidArgument("FilterList nested more than 32 deep");
+  if (depth > 32)
+    return Status::InvalidArgument(
+        std::string("filters nested more than 32 deep (a ") + std::string(Short(name)) +
+        " inside FilterLists, SkipFilters or WhileMatchFilters): flatten the filter");
   const std::string_view base = Short(name);
   if (base == "PrefixFilter") {
     pbw::PrefixFilter f;

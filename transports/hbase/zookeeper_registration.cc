@@ -386,8 +386,63 @@ StatusOr<std::unique_ptr<ZooKeeperRegistration>> ZooKeeperRegistration::Register
   reg->cluster_id_ = cluster_id;
   Status s = reg->CreateNodes(server, cluster_id);
   if (!s.ok()) return s;  // The destructor removes what was created.
+  reg->WatchMaster();
   reg->keeper_ = std::thread([r = reg.get()] { r->Keep(); });
   return reg;
+}
+
+namespace {
+
+// ZooKeeper's watcher for the master node: runs on the client's event
+// thread, so it only tells the keeper.
+void MasterNodeWatcher(zhandle_t*, int type, int, const char*, void* ctx) {
+  if (type == ZOO_SESSION_EVENT) return;  // The session's own watcher handles those.
+  static_cast<ZooKeeperRegistration*>(ctx)->NotifyMasterChanged();
+}
+
+// A live takeover is a delete then a create of the master node; this long
+// lets it finish before a watching server looks.
+constexpr auto kTakeoverGrace = std::chrono::seconds(1);
+
+}  // namespace
+
+void ZooKeeperRegistration::NotifyMasterChanged() {
+  std::lock_guard<std::mutex> lock(keep_mu_);
+  master_changed_ = true;
+  keep_cv_.notify_all();
+}
+
+void ZooKeeperRegistration::WatchMaster() {
+  Stat stat{};
+  const int rc = zoo_wexists(session_->zh, MasterPath().c_str(), &MasterNodeWatcher, this, &stat);
+  if (rc != ZOK && rc != ZNONODE)
+    rpc::LogLine(StrCat("cannot watch ", MasterPath(), " in ZooKeeper at ", target_.quorum, ": ",
+                        zerror(rc), " (a server that takes this root's place and dies leaves "
+                        "this one unregistered until it restarts)"));
+}
+
+void ZooKeeperRegistration::OnMasterChanged() {
+  {
+    std::unique_lock<std::mutex> lock(keep_mu_);
+    if (keep_cv_.wait_for(lock, kTakeoverGrace, [&] { return stopping_; })) return;
+  }
+  std::string data;
+  Stat stat{};
+  const int rc = session_->Get(MasterPath(), &data, &stat);
+  if (rc == ZNONODE) {
+    std::string who;
+    const bool other = NamesAnotherServer(MetaRegionServerPath(), &who);
+    rpc::LogLine(StrCat(MasterPath(), " in ZooKeeper at ", target_.quorum, " is gone",
+                        other ? StrCat(" (its server, ", who, ", stopped or died)") : "",
+                        ": registering this server again, so HBase clients find a live one"));
+    const Status s = CreateNodes(server_, cluster_id_);
+    if (s.ok()) {
+      reregistrations_.fetch_add(1);
+    } else {
+      rpc::LogLine(StrCat("registering again in ZooKeeper failed: ", s.message()));
+    }
+  }
+  WatchMaster();
 }
 
 void ZooKeeperRegistration::OnExpired() {
@@ -399,9 +454,17 @@ void ZooKeeperRegistration::OnExpired() {
 void ZooKeeperRegistration::Keep() {
   std::unique_lock<std::mutex> lock(keep_mu_);
   for (;;) {
-    keep_cv_.wait(lock, [&] { return stopping_ || expired_; });
+    keep_cv_.wait(lock, [&] { return stopping_ || expired_ || master_changed_; });
     if (stopping_) return;
+    if (!expired_) {
+      master_changed_ = false;
+      lock.unlock();
+      OnMasterChanged();
+      lock.lock();
+      continue;
+    }
     expired_ = false;
+    master_changed_ = false;
     lock.unlock();
     rpc::LogLine(StrCat("ZooKeeper at ", target_.quorum,
                         " expired this server's session (the server was stopped or frozen past "
@@ -449,16 +512,18 @@ void ZooKeeperRegistration::Reregister() {
       if (NamesAnotherServer(MetaRegionServerPath(), &who)) {
         rpc::LogLine(StrCat("another server, ", who, ", registered under ", target_.root,
                             " while this one's session was lost: it stays registered and HBase "
-                            "clients find it, not this server"));
+                            "clients find it, not this server (until it goes)"));
         meta_bytes_.clear();
         master_bytes_.clear();
         cluster_id_bytes_.clear();
+        WatchMaster();
         return;
       }
       const Status s = CreateNodes(server_, cluster_id_);
       if (s.ok()) {
         reregistrations_.fetch_add(1);
         rpc::LogLine(StrCat("registered again in ZooKeeper at ", target_.quorum, target_.root));
+        WatchMaster();
         return;
       }
       rpc::LogLine(StrCat("registering again in ZooKeeper failed: ", s.message()));

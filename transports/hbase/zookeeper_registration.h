@@ -29,6 +29,12 @@
 // server has registered under the root meanwhile (then it says so and
 // leaves that one registered). Every such event is logged.
 //
+// The master node is watched: when another server that took this root's
+// place goes (stopped, or killed and its session expired, which removes its
+// ephemeral master node), this server, still alive, registers again after a
+// short grace, so the meta location never stays naming a dead server while
+// a live one could serve (HBase's backup masters watch the node likewise).
+//
 // Uses ZooKeeper's C client (libzookeeper_mt); built only when it is found
 // (transports/hbase/CMakeLists.txt, WIREBENCH_HAVE_ZOOKEEPER).
 // Thread-safety: Register and LookupMetaRegionServer may be called from any
@@ -90,8 +96,11 @@ class ZooKeeperRegistration {
       const ZooKeeperTarget& target, const ServerName& server, const std::string& cluster_id,
       std::chrono::milliseconds timeout);
   ~ZooKeeperRegistration();  // Removes its nodes and closes the session.
-  // Sessions opened again after ZooKeeper expired one (for tests and Stats).
+  // Sessions opened again after ZooKeeper expired one, and the root taken
+  // back after the server that had taken it went (for tests and Stats).
   int reregistrations() const { return reregistrations_.load(); }
+  // The master node changed (ZooKeeper's watcher; any thread).
+  void NotifyMasterChanged();
   ZooKeeperRegistration(const ZooKeeperRegistration&) = delete;
   ZooKeeperRegistration& operator=(const ZooKeeperRegistration&) = delete;
 
@@ -110,8 +119,13 @@ class ZooKeeperRegistration {
   void RemoveNodes();
   // The session's watcher saw it expire (any thread).
   void OnExpired();
-  // The keeper thread: waits for an expiry and registers again.
+  // The keeper thread: waits for an expiry, or a change of the master node,
+  // and registers again when needed.
   void Keep();
+  // Sets a one-shot watch on the master node (again after each event).
+  void WatchMaster();
+  // The master node changed: takes the root back when its node is gone.
+  void OnMasterChanged();
   void Reregister();
   // True when `path` holds HBase data naming another server than this one.
   bool NamesAnotherServer(const std::string& path, std::string* who);
@@ -123,6 +137,7 @@ class ZooKeeperRegistration {
   std::mutex keep_mu_;
   std::condition_variable keep_cv_;
   bool expired_ = false;   // Guarded by keep_mu_.
+  bool master_changed_ = false;  // Guarded by keep_mu_.
   bool stopping_ = false;  // Guarded by keep_mu_.
   std::atomic<int> reregistrations_{0};
   std::thread keeper_;
