@@ -318,6 +318,58 @@ TEST(CliReliability, CompareOutReusedHoldsOneComparisonAndItsLogHasNoCarriageRet
   }
 }
 
+// `wirebench floor`: the framing-only loop runs and reports both sides; a
+// comparison adds "Total CPU vs floor" rows from floors measured after its
+// matrix, and --no-floor leaves them out. (Figures are not held to any
+// bound here: they are wall clock.)
+TEST(CliReliability, FloorRunsAndCompareReadsItsColumnsAgainstIt) {
+  const std::string json = Stem("floor") + ".json";
+  std::remove(json.c_str());
+  WirebenchProcess floor(kBinary,
+                         {"floor", "--depth", "4", "--seconds", "0.3", "--request-bytes", "100",
+                          "--reply-bytes", "800", "--json", json},
+                         Stem("floor"));
+  ASSERT_EQ(floor.Wait(std::chrono::seconds(60)), 0) << floor.Stderr();
+  EXPECT_NE(floor.Stdout().find("floor: depth 4, 100 B requests, 800 B replies: "),
+            std::string::npos)
+      << floor.Stdout();
+  std::ifstream in(json);
+  const nlohmann::json f = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(f.is_object()) << floor.Stderr();
+  EXPECT_GT(f["operations"].get<uint64_t>(), 0u);
+  EXPECT_GT(f["client_us_per_op"].get<double>(), 0);
+  EXPECT_GT(f["server_us_per_op"].get<double>(), 0);
+  Outcome o = RunWirebench("floor_bad", {"floor", "--depth", "0"});
+  EXPECT_EQ(o.rc, 2) << o.err;
+  EXPECT_NE(o.err.find("--depth must be 1 to 65536"), std::string::npos) << o.err;
+
+  const std::string out = Stem("floor_compare");
+  std::filesystem::remove_all(out);
+  const std::vector<std::string> cmp = {"compare", "--codecs", "raw,pb", "--seconds", "0.3",
+                                        "--warmup", "0", "--repeat", "1", "--records", "100",
+                                        "--threads", "2", "--out", out};
+  o = RunWirebench("floor_compare", cmp, std::chrono::seconds(120));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::ifstream md_in(out + "/comparison.md");
+  std::stringstream md;
+  md << md_in.rdbuf();
+  EXPECT_NE(md.str().find("| Total CPU vs floor |"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("The floor (`wirebench floor`"), std::string::npos) << md.str();
+  std::ifstream js_in(out + "/comparison.json");
+  const nlohmann::json doc = nlohmann::json::parse(js_in, nullptr, false);
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_TRUE(doc.contains("floors")) << doc.dump().substr(0, 400);
+  EXPECT_EQ(doc["floors"].size(), 2u);
+  std::vector<std::string> no_floor = cmp;
+  no_floor.push_back("--no-floor");
+  o = RunWirebench("floor_compare_off", no_floor, std::chrono::seconds(120));
+  ASSERT_EQ(o.rc, 0) << o.err;
+  std::ifstream md_off(out + "/comparison.md");
+  std::stringstream off;
+  off << md_off.rdbuf();
+  EXPECT_EQ(off.str().find("Total CPU vs floor"), std::string::npos) << off.str();
+}
+
 int CountSockets(pid_t pid) {
   int n = 0;
   const std::string dir = "/proc/" + std::to_string(pid) + "/fd";

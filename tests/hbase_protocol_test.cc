@@ -578,6 +578,66 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
             "org.apache.hadoop.hbase.UnknownScannerException");
 }
 
+// The open scanners' budget (256 MiB) counts what a filter really takes
+// once parsed: a MultipleColumnPrefixFilter of ~200,000 short prefixes is
+// 1 MiB on the wire and tens of MiB in memory. Counted as 4x its wire size,
+// sixty such scanners were taken, holding several times the budget.
+TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
+  auto peer = g_mem->Open("");
+  for (int i = 0; i < 3; ++i) {
+    pbw::MutateRequest m;
+    Region(m.mutable_region(), "budget,,1");
+    auto* mu = m.mutable_mutation();
+    mu->set_row("r" + std::to_string(i));
+    mu->set_mutate_type(pbw::MutationProto::PUT);
+    auto* qv = mu->add_column_value();
+    qv->set_family("f");
+    qv->add_qualifier_value()->set_qualifier("q");
+    ASSERT_TRUE(Processed(*peer, uint32_t(200 + i), m));
+  }
+  pbw::MultipleColumnPrefixFilter prefixes;
+  // Distinct 3-byte prefixes, about 200,000 of them (a filter keeps each once).
+  for (size_t i = 0, bytes = 0; bytes < (1 << 20) - 4096; ++i) {
+    std::string p{char('a' + i / 676 % 26), char('a' + i / 26 % 26), char('a' + i % 26)};
+    p += std::to_string(i / 17576);
+    bytes += 2 + p.size();  // Its tag, length and bytes.
+    prefixes.add_sorted_prefixes(std::move(p));
+  }
+  prefixes.add_sorted_prefixes("q");  // The rows' column: the scan finds rows and stays open.
+  pbw::ScanRequest open;
+  Region(open.mutable_region(), "budget,,1");
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter");
+  f.set_serialized_filter(prefixes.SerializeAsString());
+  open.mutable_scan()->set_filter(f.SerializeAsString());  // Read when the scan opens.
+  open.set_number_of_rows(1);  // Rows remain: the scanner stays open.
+  std::vector<uint64_t> opened;
+  std::string refusal;
+  for (uint32_t call = 0; call < 24 && refusal.empty(); ++call) {
+    ASSERT_TRUE(peer->Send(Call(300 + call, "Scan", open)));
+    Reply r = ReadReply(*peer);
+    ASSERT_FALSE(r.closed);
+    if (r.header.has_exception()) {
+      refusal = r.header.exception().stack_trace();
+      break;
+    }
+    pbw::ScanResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    ASSERT_TRUE(resp.more_results());
+    opened.push_back(resp.scanner_id());
+  }
+  for (size_t i = 0; i < opened.size(); ++i) {  // The shared server's budget, given back.
+    pbw::ScanRequest close;
+    close.set_scanner_id(opened[i]);
+    close.set_close_scanner(true);
+    ASSERT_TRUE(peer->Send(Call(400 + uint32_t(i), "Scan", close)));
+    ASSERT_FALSE(ReadReply(*peer).header.has_exception());
+  }
+  EXPECT_NE(refusal.find("open scanners hold"), std::string::npos)
+      << opened.size() << " scanners of a 1 MiB prefix filter were taken, none refused";
+  EXPECT_GE(opened.size(), 1u);
+}
+
 // As ServerRpcConnection: RequestTooBigException for a client that
 // announces 1.2 or later in its ConnectionHeader's version_info, a
 // DoNotRetryIOException for older clients and those that announce nothing.

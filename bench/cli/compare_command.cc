@@ -183,6 +183,9 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--pairwise", o->pairwise,
                 "Also a table of every column against every other for the headline cost row "
                 "(total instructions with --instructions, else total CPU)");
+  cmd->add_flag_callback("--no-floor", [o] { o->floor = false; },
+                "Leave out the machine's floor (`wirebench floor` for each column's bytes, measured "
+                "after the matrix) and the \"Total CPU vs floor\" rows");
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()

@@ -8,6 +8,7 @@
 #include "bench/cli/calibrate_command.h"
 #include "bench/cli/compare_command.h"
 #include "bench/cli/diff_command.h"
+#include "bench/cli/floor_command.h"
 #include "bench/cli/front_door.h"
 #include "bench/cli/measure_command.h"
 #include "bench/cli/merge_command.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   wirebench::AddDiffCommand(app, &exit_code);
   wirebench::AddVersionCommand(app, &exit_code);
   wirebench::AddCalibrateCommand(app, &exit_code);
+  wirebench::AddFloorCommand(app, &exit_code);
   wirebench::AddMeasureCommand(app, &exit_code);
   const std::string version = std::string("wirebench ") + WIREBENCH_VERSION + " (git " +
                               wirebench::GitRevision() + ", " + wirebench::BuildType() + ")";

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "bench/loadgen/floor.h"
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/status_line.h"
 #include "bench/loadgen/stop_on_signal.h"
@@ -318,10 +319,45 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
   return setup.str();
 }
 
+// The machine's floor for each column's median bytes per operation, in each
+// group, right after the matrix and pinned as its cells were: a wall-clock
+// comparison of co-located cells only (an --instructions matrix counts
+// instructions under Valgrind; a --server matrix's server is elsewhere).
+void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& columns,
+                   CompareOutcome* out) {
+  if (!o.floor || o.cell.instructions || !o.cell.server.empty()) return;
+  for (const auto& [wl, threads] : CompareGroups(out->cells)) {
+    for (const std::string& c : columns) {
+      if (StopRequested()) return;
+      const double sent = AggregateMetric(out->cells, MetricOf(Metric::kWireOut), c, wl, threads).median;
+      const double got = AggregateMetric(out->cells, MetricOf(Metric::kWireIn), c, wl, threads).median;
+      if (!(sent >= 4) || !(got >= 4)) continue;
+      FloorOptions f;
+      f.depth = threads;
+      f.seconds = std::min(2.0, std::max(0.5, o.seconds));
+      f.request_bytes = size_t(sent + 0.5) - 4;
+      f.reply_bytes = size_t(got + 0.5) - 4;
+      f.client_cpus = o.cell.client_cpus;
+      f.server_cpus = o.cell.colocated.cpus;
+      PrintProgressLine("floor: " + wl + " threads=" + std::to_string(threads) + " " + c);
+      auto r = RunFloor(f);
+      if (!r.ok()) {
+        std::fprintf(stderr, "%swirebench compare: the floor for %s was not measured: %s\n",
+                     ProgressBreak(), c.c_str(), std::string(r.status().message()).c_str());
+        continue;
+      }
+      out->floors[{wl, threads, c}] = FloorFigure{r->total_us_per_op(), r->client_us_per_op,
+                                                  r->server_us_per_op, f.request_bytes,
+                                                  f.reply_bytes, f.depth};
+    }
+  }
+}
+
 void WriteReports(const CompareOptions& o, const std::vector<std::string>& codecs,
                   CompareOutcome* out) {
   CompareReportOptions ro;
   ro.codecs = codecs;
+  ro.floors = out->floors;
   ro.requested_repeats = o.repeat;
   ro.baseline = o.baseline;
   ro.pairwise = o.pairwise;
@@ -345,6 +381,16 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
   put("comparison.csv", CompareCsv(out->cells, ro));
   nlohmann::json doc = CompareJson(out->cells, ro);
   if (o.mpi_ranks > 0) doc["mpi_ranks"] = o.mpi_ranks;
+  for (const auto& [key, f] : out->floors)
+    doc["floors"].push_back({{"workload", std::get<0>(key)},
+                             {"threads", std::get<1>(key)},
+                             {"column", std::get<2>(key)},
+                             {"depth", f.depth},
+                             {"request_bytes", f.request_bytes},
+                             {"reply_bytes", f.reply_bytes},
+                             {"client_us_per_op", f.client_us},
+                             {"server_us_per_op", f.server_us},
+                             {"total_us_per_op", f.total_us}});
   put("comparison.json", doc.dump(2));
   auto charts = WriteCharts(out->cells, ro, o.out);
   if (charts.ok()) {
@@ -494,6 +540,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   {
     StopOnSignal stop_on_signal;  // Also between cells, while no run watches.
     RunMatrix(o, *m, &out);
+    if (!out.interrupted) MeasureFloors(o, m->columns, &out);
   }
   ResetStopRequest();
   std::fputs(ProgressBreak(), stderr);

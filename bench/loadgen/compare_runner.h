@@ -7,7 +7,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/loadgen/ycsb_run.h"
@@ -62,10 +64,16 @@ struct CompareOptions {
   // Not 0: each cell's clients were this many MPI ranks (in the report's
   // setup line and comparison.json).
   int mpi_ranks = 0;
+  // Measure the machine's floor for each column's bytes after the matrix
+  // (bench/loadgen/floor.h) and add "Total CPU vs floor" rows: co-located
+  // wall-clock comparisons only (--no-floor leaves it out).
+  bool floor = true;
 };
 
 struct CompareOutcome {
   std::vector<CompareCell> cells;
+  // The floors measured after the matrix, by (workload group, threads, column).
+  std::map<std::tuple<std::string, int, std::string>, FloorFigure> floors;
   std::string out;       // The folder written.
   std::string markdown;  // comparison.md.
   std::vector<std::string> written;

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,8 +71,21 @@ bool CellIsPartial(const CompareCell& c);
 bool SameRepeats(const std::vector<std::pair<int, double>>& a,
                  const std::vector<std::pair<int, double>>& b);
 
+// The machine's floor for one column's bytes (`wirebench floor`, measured in
+// the same sitting as the matrix): a framing-only loop's CPU per operation.
+struct FloorFigure {
+  double total_us = 0;
+  double client_us = 0;
+  double server_us = 0;
+  size_t request_bytes = 0;  // Payload after the 4-byte length.
+  size_t reply_bytes = 0;
+  int depth = 0;
+};
+
 struct CompareReportOptions {
   std::vector<std::string> codecs;  // Column labels, in order (ColumnLabels).
+  // Floors by (workload group, threads, column label); empty = not measured.
+  std::map<std::tuple<std::string, int, std::string>, FloorFigure> floors;
   // The column ratios are against. When it is not among `codecs` the
   // tables use the first column and say so (EffectiveBaseline).
   std::string baseline = "pb";

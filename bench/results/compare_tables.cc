@@ -144,6 +144,50 @@ void RatioRow(std::ostringstream& os, const std::vector<CompareCell>& cells,
   os << "\n";
 }
 
+// "Total CPU vs floor": each column's median total CPU over the machine's
+// floor for its bytes, when the floor was measured.
+void FloorRow(std::ostringstream& os, const CompareReportOptions& o,
+              const std::vector<Aggregate>& totals, const std::string& wl, int threads) {
+  bool any = false;
+  for (const auto& c : o.codecs) any = any || o.floors.count({wl, threads, c}) > 0;
+  if (!any) return;
+  os << "| Total CPU vs floor |";
+  for (size_t i = 0; i < o.codecs.size(); ++i) {
+    auto it = o.floors.find({wl, threads, o.codecs[i]});
+    if (it == o.floors.end() || !(it->second.total_us > 0) || std::isnan(totals[i].median)) {
+      os << " n/a |";
+      continue;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx", totals[i].median / it->second.total_us);
+    os << " " << text << " |";
+  }
+  os << "\n";
+}
+
+// Under a table with a floor row: what the floor is and each column's.
+std::string FloorNote(const CompareReportOptions& o, const std::string& wl, int threads) {
+  std::string list;
+  int depth = 0;
+  for (const auto& c : o.codecs) {
+    auto it = o.floors.find({wl, threads, c});
+    if (it == o.floors.end()) continue;
+    const FloorFigure& f = it->second;
+    depth = f.depth;
+    char part[160];
+    std::snprintf(part, sizeof part, "%s %.3f us/op (%zu B requests, %zu B replies)", c.c_str(),
+                  f.total_us, f.request_bytes, f.reply_bytes);
+    list += (list.empty() ? "" : "; ") + std::string(part);
+  }
+  if (list.empty()) return "";
+  return "The floor (`wirebench floor`, measured after the matrix in the same sitting, pinned as "
+         "the cells): a framing-only loop over one loopback connection with " +
+         std::to_string(depth) +
+         " requests outstanding, each column's own request and reply sizes behind a 4-byte "
+         "length, a blocking read and one write per batch on each side; the least CPU a framed "
+         "RPC of those bytes costs on this machine. " + list + ".\n";
+}
+
 // One (workload, threads) table: a column per codec, a row per metric.
 void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
                 const CompareReportOptions& o, const std::vector<MetricDef>& metrics,
@@ -172,8 +216,10 @@ void GroupTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
     // no ratio to show: its row above says all there is.
     if (m.baseline_ratio && HaveBaseline(o) && !all_zero)
       RatioRow(os, cells, o, m, wl, threads, interval_notes);
+    if (m.name == MetricOf(Metric::kTotalCpu).name) FloorRow(os, o, aggs, wl, threads);
   }
-  const std::string notes = interval_notes.Text(o.baseline) + PartialNotes(cells, o, wl, threads);
+  const std::string notes = interval_notes.Text(o.baseline) + PartialNotes(cells, o, wl, threads) +
+                            FloorNote(o, wl, threads);
   if (!notes.empty()) os << "\n" << notes;
   os << "\n";
 }

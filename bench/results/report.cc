@@ -345,7 +345,7 @@ void OpMeasurements(Lines& l, const RunResult& r, const ReportOptions& o) {
 
 // `skip_hw_instructions`: an --instructions run prints its own InstructionsPerOp.
 void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bool server,
-                      bool skip_hw_instructions) {
+                      bool skip_hw_instructions, uint64_t operations) {
   if (!c.available) {
     l.Text(section, "CpuPerOp(us)", "unavailable (" + c.unavailable_reason + ")");
     return;
@@ -353,6 +353,17 @@ void SideMeasurements(Lines& l, std::string_view section, const SideCosts& c, bo
   l.Fixed(section, "CpuPerOp(us)", c.cpu_us);
   l.Fixed(section, "UserCpuPerOp(us)", c.user_us);
   l.Fixed(section, "SysCpuPerOp(us)", c.sys_us);
+  // The user/sys split comes from the kernel's scheduler ticks (CpuPerOp is
+  // from the threads' CPU clocks, exact): say so when a tick is a visible
+  // share of the figure, as in a short run.
+  const long hz = sysconf(_SC_CLK_TCK);
+  const double tick_us = operations > 0 && hz > 0 ? 1e6 / double(hz) / double(operations) : 0;
+  if (tick_us > 0.05 * c.cpu_us && c.cpu_us > 0)
+    l.Text(section, "UserSysSplit",
+           "counted in " + std::to_string(1000 / (hz > 0 ? hz : 100)) +
+               " ms scheduler ticks: each part is within a few ticks, " +
+               std::to_string(int64_t(tick_us * 1000)) + " ns/op per tick in this run "
+               "(CpuPerOp is exact)");
   if (server) {
     l.Fixed(section, "IoThreadCpuPerOp(us)", c.io_cpu_us);
     l.Fixed(section, "HandlerThreadCpuPerOp(us)", c.handler_cpu_us);
@@ -458,7 +469,7 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   l.JavaDouble("MEASURED", "Throughput(ops/sec)",
                r.runtime_s > 0 ? double(r.operations) / r.runtime_s : 0.0);
   const bool instructions = r.instructions.has_value();
-  SideMeasurements(l, "CLIENT", c.client, false, instructions);
+  SideMeasurements(l, "CLIENT", c.client, false, instructions, r.operations);
   if (r.connections.writes > 0) {
     l.Fixed("CLIENT", "FramesPerWrite", c.frames_per_write);
   } else {  // `measure`'s client is not wirebench's: its writes are not seen.
@@ -467,7 +478,7 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   if (o.no_server) {
     l.Text("SERVER", "CpuPerOp(us)", std::string(kNoServer));
   } else {
-    SideMeasurements(l, "SERVER", c.server, true, instructions);
+    SideMeasurements(l, "SERVER", c.server, true, instructions, r.operations);
   }
   if (instructions) InstructionMeasurements(l, r, o.no_server);
   if (o.no_server && c.client.available) {  // The client's cost is the whole cost.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_stats.h"
 #include "transports/hbase/hbase_regions.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -146,10 +147,18 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
   if (!s.meta && region.empty())
     return Status::NotFound(std::string(exceptions::kNotServingRegion) +
                             ": the request names no region");
+  // What the filter holds: the heap its parsing took, as counted by the
+  // allocation hook (a filter of many small parts, say a million column
+  // prefixes, takes tens of times its wire size); without the hook, an
+  // estimate from its wire size.
+  size_t filter_bytes = 4 * scan.filter().size();
   if (scan.has_filter() && !s.meta) {
     if (defer_filters_) return Defer();
+    const uint64_t before = ThisThreadTotals().alloc_bytes;
     auto f = ParseFilter(scan.filter());
     if (!f.ok()) return f.status();
+    if (AllocationCountingActive())
+      filter_bytes = std::max<size_t>(filter_bytes, ThisThreadTotals().alloc_bytes - before);
     s.filter = std::shared_ptr<Filter>(std::move(f).value());
   }
   auto tr = ReadTimeRange(scan.time_range());
@@ -181,7 +190,7 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
   }
   s.owner = owner_;
   s.bytes = sizeof(Scanner) + s.start_row.size() + s.stop_row.size() + s.table.size() +
-            kMaxRowBytes /* next_row */ + 4 * scan.filter().size();
+            kMaxRowBytes /* next_row */ + filter_bytes;
   // A regex comparator's RE2 may grow to its memory budget as it runs.
   if (scan.filter().find("RegexStringComparator") != std::string::npos)
     s.bytes += kRegexMemoryBytes;

@@ -1,0 +1,202 @@
+#include "bench/loadgen/floor.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "bench/loadgen/local_server.h"
+
+namespace wirebench {
+
+namespace {
+
+constexpr size_t kMaxFrameBytes = size_t{16} << 20;
+
+double ThreadCpuUs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+}
+
+// A closing file descriptor.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// One side's loop. Its buffers are sized before the loop starts: the loop
+// itself allocates nothing.
+class FloorSide {
+ public:
+  FloorSide(int fd, size_t out_payload, size_t in_payload, int depth)
+      : fd_(fd),
+        in_(std::max<size_t>(1 << 20, 2 * size_t(depth) * (4 + in_payload))),
+        frame_(4 + out_payload, 'x') {
+    const uint32_t len = uint32_t(out_payload);
+    std::memcpy(frame_.data(), &len, 4);
+    out_.resize(size_t(depth) * frame_.size());
+  }
+
+  // Writes `n` frames in one write (the kernel may take them in parts).
+  bool Send(int n) {
+    const size_t bytes = size_t(n) * frame_.size();
+    for (size_t at = 0; at < bytes; at += frame_.size())
+      std::memcpy(out_.data() + at, frame_.data(), frame_.size());
+    for (size_t done = 0; done < bytes;) {
+      const ssize_t w = write(fd_, out_.data() + done, bytes - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      done += size_t(w);
+    }
+    return true;
+  }
+
+  // One blocking read; the whole frames it completed (-1 at the peer's end).
+  int Receive() {
+    ssize_t n;
+    do {
+      n = read(fd_, in_.data() + have_, in_.size() - have_);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return -1;
+    have_ += size_t(n);
+    size_t at = 0;
+    int frames = 0;
+    while (have_ - at >= 4) {
+      uint32_t len;
+      std::memcpy(&len, in_.data() + at, 4);
+      if (have_ - at < 4 + size_t(len)) break;
+      at += 4 + len;
+      ++frames;
+    }
+    std::memmove(in_.data(), in_.data() + at, have_ - at);
+    have_ -= at;
+    return frames;
+  }
+
+ private:
+  int fd_;
+  std::vector<char> in_;
+  std::vector<char> frame_;
+  std::vector<char> out_;
+  size_t have_ = 0;
+};
+
+Status Pin(const std::string& cpus) {
+  if (cpus.empty()) return Status::Ok();
+  auto list = ParseCpuList(cpus);
+  if (!list.ok()) return list.status();
+  return PinThisThread(*list);
+}
+
+void NoDelay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+}  // namespace
+
+StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
+  if (o.depth < 1 || o.depth > 65536)
+    return Status::InvalidArgument("floor: --depth must be 1 to 65536 requests outstanding");
+  if (o.request_bytes > kMaxFrameBytes || o.reply_bytes > kMaxFrameBytes)
+    return Status::InvalidArgument("floor: requests and replies are at most 16 MiB");
+  if (!(o.seconds > 0)) return Status::InvalidArgument("floor: --seconds must be above 0");
+  for (const std::string* cpus : {&o.client_cpus, &o.server_cpus})
+    if (!cpus->empty())
+      if (auto list = ParseCpuList(*cpus); !list.ok()) return list.status();
+
+  Fd listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener.fd < 0 || bind(listener.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(listener.fd, 1) != 0 ||
+      getsockname(listener.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    return Status::IoError(std::string("floor: cannot listen on loopback: ") + std::strerror(errno));
+
+  std::atomic<double> server_cpu_us{0};
+  std::atomic<uint64_t> server_frames{0};
+  std::thread server([&] {
+    (void)Pin(o.server_cpus);
+    Fd conn(accept(listener.fd, nullptr, nullptr));
+    if (conn.fd < 0) return;
+    NoDelay(conn.fd);
+    FloorSide side(conn.fd, o.reply_bytes, o.request_bytes, o.depth);
+    const double start = ThreadCpuUs();
+    uint64_t frames = 0;
+    for (int k; (k = side.Receive()) >= 0;) {
+      if (k == 0) continue;
+      frames += uint64_t(k);
+      if (!side.Send(k)) break;
+    }
+    server_cpu_us = ThreadCpuUs() - start;
+    server_frames = frames;
+  });
+
+  FloorResult r;
+  Status st = Status::Ok();
+  std::thread client([&] {
+    (void)Pin(o.client_cpus);
+    Fd conn(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (conn.fd < 0 || connect(conn.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      st = Status::IoError(std::string("floor: cannot connect over loopback: ") +
+                           std::strerror(errno));
+      return;
+    }
+    NoDelay(conn.fd);
+    FloorSide side(conn.fd, o.request_bytes, o.reply_bytes, o.depth);
+    const auto start = std::chrono::steady_clock::now();
+    const auto end = start + std::chrono::duration<double>(o.seconds);
+    const double cpu0 = ThreadCpuUs();
+    if (!side.Send(o.depth)) return;
+    for (int k; (k = side.Receive()) >= 0;) {
+      if (k == 0) continue;
+      r.operations += uint64_t(k);
+      if (std::chrono::steady_clock::now() >= end) break;
+      if (!side.Send(k)) break;
+    }
+    const double cpu = ThreadCpuUs() - cpu0;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.client_us_per_op = r.operations > 0 ? cpu / double(r.operations) : 0;
+    shutdown(conn.fd, SHUT_RDWR);
+  });
+  client.join();
+  if (!st.ok()) shutdown(listener.fd, SHUT_RDWR);  // The server's accept returns.
+  server.join();
+  if (!st.ok()) return st;
+  if (r.operations == 0) return Status::Internal("floor: no reply came back over loopback");
+  // The server answered the client's last requests too: its cost per frame it answered.
+  const uint64_t answered = server_frames.load();
+  r.server_us_per_op = answered > 0 ? server_cpu_us.load() / double(answered) : 0;
+  return r;
+}
+
+std::string DescribeFloor(const FloorOptions& o, const FloorResult& r) {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "depth %d, %zu B requests, %zu B replies: %.0f ops/s, client %.3f us/op, "
+                "server %.3f us/op, total %.3f us/op",
+                o.depth, o.request_bytes, o.reply_bytes, r.ops_per_sec(), r.client_us_per_op,
+                r.server_us_per_op, r.total_us_per_op());
+  return line;
+}
+
+}  // namespace wirebench
