@@ -58,17 +58,33 @@ struct ColumnCells {
   std::vector<Version> older;
 };
 
-// A delete marker HBase keeps so that later puts of older cells stay masked:
-// the whole row (kDeleteFamily with all_families), a family, every version
-// of a column up to `timestamp` (kDeleteColumn), one version (kDelete), or a
-// family's cells at exactly `timestamp` (kDeleteFamilyVersion).
-struct Marker {
-  CellType type = CellType::kDeleteFamily;
+// What a delete marker HBase keeps masks, every version up to the marker's
+// timestamp, so that later puts of older cells stay masked: the whole row
+// (all_families), a family (kDeleteFamily) or a column (kDeleteColumn).
+struct MarkerKey {
   bool all_families = false;
+  CellType type = CellType::kDeleteFamily;
   std::string family;
   std::string qualifier;
-  uint64_t timestamp = 0;
 };
+using MarkerRef = std::tuple<bool, CellType, std::string_view, std::string_view>;
+
+// Orders markers by kind, then column; transparent so lookups need no copy.
+struct MarkerLess {
+  using is_transparent = void;
+  static MarkerRef Ref(const MarkerKey& k) {
+    return {k.all_families, k.type, k.family, k.qualifier};
+  }
+  static MarkerRef Ref(const MarkerRef& r) { return r; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return Ref(a) < Ref(b);
+  }
+};
+
+// Each marker's newest timestamp. Ordered: one Delete may name 100,000
+// columns, and a list searched per cell made that O(n^2).
+using MarkerMap = std::map<MarkerKey, uint64_t, MarkerLess>;
 
 // A marker that masks one timestamp (Delete of one version, or
 // DeleteFamilyVersion: qualifier empty), oldest first.
@@ -87,8 +103,9 @@ struct RowData {
   ColumnMap cols;
   // Empty unless the row saw a delete. `markers` holds one marker per kind
   // and column (a newer one of the same kind replaces it); version markers
-  // are many and sit in an ordered set, at most kMaxVersionMarkers per row.
-  std::vector<Marker> markers;
+  // (one version, or a family's cells at one timestamp) sit in an ordered
+  // set, at most kMaxVersionMarkers per row.
+  MarkerMap markers;
   std::set<VersionMarker> version_markers;
   bool Empty() const { return cols.empty() && markers.empty() && version_markers.empty(); }
   bool HasMarkers() const { return !markers.empty() || !version_markers.empty(); }
@@ -147,36 +164,68 @@ uint64_t CellBytes(std::string_view row, const ColumnKey& k, const Version& v) {
   return row.size() + k.family.size() + k.qualifier.size() + v.value.size();
 }
 
-// True when the column (family, qualifier) is selected by `columns`
-// (empty = all; a selector with an empty qualifier selects its family).
-bool Selected(const ColumnKey& k, std::span<const Column> columns) {
-  if (columns.empty()) return true;
-  for (const Column& c : columns) {
-    if (Sv(c.family) != k.family) continue;
-    if (c.qualifier.empty() || Sv(c.qualifier) == k.qualifier) return true;
+// The columns a Get or Scan asks for (none = all; an empty qualifier asks
+// for its family), sorted once per request so that picking a row's cells
+// costs O(min(asked, row's columns) log) instead of their product: a Get
+// naming 100,000 columns of a 20,000-column row took 2e9 comparisons.
+class ColumnSelection {
+ public:
+  explicit ColumnSelection(std::span<const Column> columns) {
+    std::vector<ColumnRef> sorted;
+    sorted.reserve(columns.size());
+    for (const Column& c : columns) sorted.emplace_back(Sv(c.family), Sv(c.qualifier));
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    // A whole family sorts first among its own columns, which it makes redundant.
+    asked_.reserve(sorted.size());
+    for (const ColumnRef& c : sorted)
+      if (asked_.empty() || !asked_.back().second.empty() || asked_.back().first != c.first)
+        asked_.push_back(c);
   }
-  return false;
-}
+
+  // Calls add(key, cells) for each selected column of `cols`, in their order.
+  template <typename F>
+  void ForEach(const ColumnMap& cols, F add) const {
+    if (asked_.empty() || asked_.size() >= cols.size()) {
+      for (const auto& [k, cc] : cols)
+        if (Selects(k)) add(k, cc);
+      return;
+    }
+    // Fewer asked than the row holds: seek each.
+    for (const ColumnRef& a : asked_) {
+      if (!a.second.empty()) {
+        auto it = cols.find(a);
+        if (it != cols.end()) add(it->first, it->second);
+        continue;
+      }
+      for (auto it = cols.lower_bound(a); it != cols.end() && it->first.family == a.first; ++it)
+        add(it->first, it->second);
+    }
+  }
+
+ private:
+  bool Selects(const ColumnKey& k) const {
+    if (asked_.empty()) return true;
+    auto asked = [&](std::string_view qualifier) {
+      return std::binary_search(asked_.begin(), asked_.end(), ColumnRef{k.family, qualifier});
+    };
+    return asked(std::string_view()) || (!k.qualifier.empty() && asked(k.qualifier));
+  }
+
+  std::vector<ColumnRef> asked_;  // Sorted; views into the request.
+};
 
 bool Masked(const RowData& data, std::string_view family, std::string_view qualifier,
             uint64_t ts) {
-  for (const Marker& m : data.markers) {
-    if (m.all_families) {
-      if (ts <= m.timestamp) return true;
-      continue;
-    }
-    if (m.family != family) continue;
-    switch (m.type) {
-      case CellType::kDeleteFamily:
-        if (ts <= m.timestamp) return true;
-        break;
-      case CellType::kDeleteColumn:
-        if (m.qualifier == qualifier && ts <= m.timestamp) return true;
-        break;
-      default:
-        break;
-    }
-  }
+  auto covers = [&](const MarkerRef& key) {
+    auto it = data.markers.find(key);
+    return it != data.markers.end() && ts <= it->second;
+  };
+  if (!data.markers.empty() &&
+      (covers({true, CellType::kDeleteFamily, {}, {}}) ||
+       covers({false, CellType::kDeleteFamily, family, {}}) ||
+       covers({false, CellType::kDeleteColumn, family, qualifier})))
+    return true;
   if (data.version_markers.empty()) return false;
   VersionMarker key{ts, CellType::kDelete, std::string(family), std::string(qualifier)};
   if (data.version_markers.count(key)) return true;
@@ -222,6 +271,7 @@ class MemstoreRegion final : public Region {
     locks.reserve(shards_.size());
     for (const Shard& s : shards_) locks.emplace_back(s.mu);
 
+    const ColumnSelection columns(req.columns);
     uint32_t returned = 0;
     uint64_t cells = 0;
     bool more = false;
@@ -232,7 +282,7 @@ class MemstoreRegion final : public Region {
         return false;
       }
       b.BeginResult(ByteView(row), true);
-      AddCells(data, req.columns, req.max_versions, req.time_range, &b);
+      AddCells(data, columns, req.max_versions, req.time_range, &b);
       if (b.current_cells() == 0) {
         b.DropResult();  // HBase skips rows with no selected cells.
       } else {
@@ -570,24 +620,20 @@ class MemstoreRegion final : public Region {
     return std::next(it);
   }
 
-  void AddMarker(RowData* data, Marker m) {
-    if (m.type == CellType::kDelete || m.type == CellType::kDeleteFamilyVersion) {
-      data->version_markers.insert(
-          VersionMarker{m.timestamp, m.type, std::move(m.family), std::move(m.qualifier)});
-      if (data->version_markers.size() > kMaxVersionMarkers) {
-        data->version_markers.erase(data->version_markers.begin());
-        ops_.markers_dropped.fetch_add(1, std::memory_order_relaxed);
-      }
-      return;
-    }
-    for (Marker& have : data->markers) {
-      if (have.type == m.type && have.all_families == m.all_families &&
-          have.family == m.family && have.qualifier == m.qualifier) {
-        have.timestamp = std::max(have.timestamp, m.timestamp);
-        return;
-      }
-    }
-    data->markers.push_back(std::move(m));
+  // Keeps a marker masking what `key` names up to `ts` (an older one of the
+  // same key is moved up to it).
+  static void AddMarker(RowData* data, MarkerKey key, uint64_t ts) {
+    auto [it, added] = data->markers.try_emplace(std::move(key), ts);
+    if (!added) it->second = std::max(it->second, ts);
+  }
+
+  // Keeps a marker of one timestamp; past kMaxVersionMarkers the row's
+  // oldest is forgotten.
+  void AddVersionMarker(RowData* data, VersionMarker m) {
+    data->version_markers.insert(std::move(m));
+    if (data->version_markers.size() <= kMaxVersionMarkers) return;
+    data->version_markers.erase(data->version_markers.begin());
+    ops_.markers_dropped.fetch_add(1, std::memory_order_relaxed);
   }
 
   // Applies a put or delete of `table`.
@@ -680,10 +726,7 @@ class MemstoreRegion final : public Region {
       const uint64_t t = resolve(0);
       for (auto it = cols.begin(); it != cols.end();)
         it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
-      Marker mk;
-      mk.all_families = true;
-      mk.timestamp = t;
-      AddMarker(&data, std::move(mk));
+      AddMarker(&data, MarkerKey{true, CellType::kDeleteFamily, "", ""}, t);
     }
     for (const Cell& c : m.cells) {
       const std::string_view family = Sv(c.family), qualifier = Sv(c.qualifier);
@@ -692,7 +735,8 @@ class MemstoreRegion final : public Region {
         auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
         while (it != cols.end() && it->first.family == family)
           it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
-        AddMarker(&data, Marker{CellType::kDeleteFamily, false, std::string(family), "", t});
+        AddMarker(&data, MarkerKey{false, CellType::kDeleteFamily, std::string(family), ""},
+                  t);
       } else if (c.type == CellType::kDeleteFamilyVersion) {
         // Every column of the family at exactly one timestamp (HBase's
         // Delete.addFamilyVersion; LATEST_TIMESTAMP: the server's clock).
@@ -700,8 +744,8 @@ class MemstoreRegion final : public Region {
         auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
         while (it != cols.end() && it->first.family == family)
           it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
-        AddMarker(&data,
-                  Marker{CellType::kDeleteFamilyVersion, false, std::string(family), "", t});
+        AddVersionMarker(&data,
+                         VersionMarker{t, CellType::kDeleteFamilyVersion, std::string(family), ""});
       } else if (c.type == CellType::kDelete) {
         // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
         // the cell's timestamp.
@@ -715,8 +759,9 @@ class MemstoreRegion final : public Region {
         }
         if (it != cols.end())
           DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
-        AddMarker(&data, Marker{CellType::kDelete, false, std::string(family),
-                                std::string(qualifier), t});
+        AddVersionMarker(&data,
+                         VersionMarker{t, CellType::kDelete, std::string(family),
+                                       std::string(qualifier)});
       } else {
         // kDeleteColumn (and a kPut-typed cell in a delete, which some
         // encodings produce): every version up to the timestamp.
@@ -724,8 +769,10 @@ class MemstoreRegion final : public Region {
         auto it = cols.find(ColumnRef{family, qualifier});
         if (it != cols.end())
           DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
-        AddMarker(&data, Marker{CellType::kDeleteColumn, false, std::string(family),
-                                std::string(qualifier), t});
+        AddMarker(&data,
+                  MarkerKey{false, CellType::kDeleteColumn, std::string(family),
+                            std::string(qualifier)},
+                  t);
       }
     }
     if (data.Empty()) rows.erase(row_it);
@@ -734,19 +781,18 @@ class MemstoreRegion final : public Region {
 
   // Adds a row's selected cells: per column up to max_versions (capped by
   // the region's) versions in the time range, newest first.
-  void AddCells(const RowData& data, std::span<const Column> columns, uint32_t max_versions,
+  void AddCells(const RowData& data, const ColumnSelection& columns, uint32_t max_versions,
                 const TimeRange& tr, ResultBuilder* b) const {
     const uint32_t want = std::max<uint32_t>(1, std::min(max_versions, max_versions_));
     const bool all_time = tr.all();
-    for (const auto& [k, cc] : data.cols) {
-      if (!Selected(k, columns)) continue;
+    columns.ForEach(data.cols, [&](const ColumnKey& k, const ColumnCells& cc) {
+      const ByteView family(k.family), qualifier(k.qualifier);
       if (all_time && want == 1) {  // The common case: the newest version.
-        b->AddCell(ByteView(k.family), ByteView(k.qualifier), cc.newest.timestamp, CellType::kPut,
+        b->AddCell(family, qualifier, cc.newest.timestamp, CellType::kPut,
                    ByteView(cc.newest.value));
-        continue;
+        return;
       }
       uint32_t n = 0;
-      const ByteView family(k.family), qualifier(k.qualifier);  // Lambdas cannot capture bindings (C++20 in clang 14).
       auto add = [&](const Version& v) {
         if (n < want && tr.Includes(v.timestamp)) {
           b->AddCell(family, qualifier, v.timestamp, CellType::kPut, ByteView(v.value));
@@ -755,7 +801,7 @@ class MemstoreRegion final : public Region {
       };
       add(cc.newest);
       for (const Version& v : cc.older) add(v);
-    }
+    });
   }
 
   // Adds the result of one get to the builder and returns its index.
@@ -769,7 +815,7 @@ class MemstoreRegion final : public Region {
     if (row_it == rows->end() || row_it->second.cols.empty())
       return b->BeginResult(req.row, false);
     size_t idx = b->BeginResult(req.row, true);
-    AddCells(row_it->second, req.columns, req.max_versions, req.time_range, b);
+    AddCells(row_it->second, ColumnSelection(req.columns), req.max_versions, req.time_range, b);
     ops_.cells_returned.fetch_add(b->current_cells(), std::memory_order_relaxed);
     return idx;
   }
