@@ -463,16 +463,8 @@ class MemstoreRegion final : public Region {
       } account{this, before, s};
       RowsMap& rows = s.Rows(m.table);
       auto row_it = rows.find(Sv(m.row));
-      // Check every counter first: a bad one changes nothing.
-      if (inc && row_it != rows.end()) {
-        for (const Cell& cell : m.cells) {
-          auto it = row_it->second.cols.find(ColumnRef{Sv(cell.family), Sv(cell.qualifier)});
-          if (it != row_it->second.cols.end() && it->second.newest.value.size() != 8)
-            return Status::InvalidArgument("Field is not a long, it's " +
-                                           std::to_string(it->second.newest.value.size()) +
-                                           " bytes wide");
-        }
-      }
+      // Check every result first: a bad one changes nothing.
+      WB_RETURN_IF_ERROR(CheckResults(row_it == rows.end() ? nullptr : &row_it->second, m, inc));
       if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
       const std::string& row = row_it->first;
       RowData& data = row_it->second;
@@ -504,6 +496,7 @@ class MemstoreRegion final : public Region {
         }
         b.AddCell(cell.family, cell.qualifier, ts, CellType::kPut, ByteView(value));
       }
+      if (data.Empty()) rows.erase(row_it);  // No cells: no row left behind.
     }
     b.Finish();
     *out = scratch->results[0];
@@ -668,6 +661,42 @@ class MemstoreRegion final : public Region {
     --s.markers;
     data->version_markers.erase(data->version_markers.begin());
     ops_.markers_dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // What an Increment or Append of `data`'s row (nullptr: a new row) would
+  // make, checked before any of it is applied: every counter a long, and no
+  // result past the cell limit (cells of one column add up in order).
+  Status CheckResults(const RowData* data, const Mutation& m, bool inc) const {
+    std::map<ColumnRef, uint64_t> value_sizes;
+    for (const Cell& cell : m.cells) {
+      const ColumnRef ref{Sv(cell.family), Sv(cell.qualifier)};
+      auto [size, first] = value_sizes.try_emplace(ref, 0);
+      if (first && data) {
+        auto it = data->cols.find(ref);
+        if (it != data->cols.end()) size->second = it->second.newest.value.size();
+        if (inc && it != data->cols.end() && size->second != 8)
+          return Status::InvalidArgument("Field is not a long, it's " +
+                                         std::to_string(size->second) + " bytes wide");
+      }
+      size->second = inc ? 8 : size->second + cell.value.size();
+      WB_RETURN_IF_ERROR(CheckCellSize(m.row, ref, size->second));
+    }
+    return Status::Ok();
+  }
+
+  // The put path's cell limit, for a result of `value_size` bytes.
+  Status CheckCellSize(ByteView row, const ColumnRef& col, uint64_t value_size) const {
+    // PrivateCellUtil.estimatedSerializedSizeOf: the KeyValue with its int
+    // length (lengths 4 + 4, row length 2, family length 1, timestamp 8, type 1).
+    const uint64_t size = 4 + 4 + 4 + 2 + row.size() + 1 + col.first.size() +
+                          col.second.size() + 8 + 1 + value_size;
+    if (options_.max_cell_bytes == 0 || size <= options_.max_cell_bytes) return Status::Ok();
+    return Status::InvalidArgument(
+        "Cell[" + row.ToString() + "/" + std::string(col.first) + ":" + std::string(col.second) +
+        "] with size " + std::to_string(size) + " exceeds limit of " +
+        std::to_string(options_.max_cell_bytes) +
+        " bytes (hbase.server.keyvalue.maxsize) as this Append or Increment would make it: "
+        "split the value over several columns or rows, or keep it outside HBase");
   }
 
   // Applies a put or delete of `table`.

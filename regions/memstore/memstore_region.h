@@ -40,6 +40,10 @@ struct MemstoreOptions {
   // only deletes of whole rows that hold cells are taken, to free room (the
   // memstore has no flush). 0 = no limit.
   uint64_t limit_bytes = uint64_t{512} << 20;
+  // The largest cell an Increment or Append may make, as a KeyValue with its
+  // length word: the put path's limit (hbase.server.keyvalue.maxsize's
+  // default), past which the whole mutation is refused. 0 = no limit.
+  uint64_t max_cell_bytes = 10485760;
 };
 
 // What the memstore spends on a cell besides its row, family, qualifier and
