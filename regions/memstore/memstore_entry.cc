@@ -36,9 +36,10 @@ const RegionEntry& MemstoreRegionEntry() {
         "default 1)",
         ""},
        {kLimitMb,
-        "memstore region: MiB the memstore may hold (cells plus their overhead) before puts are "
-        "refused with RegionTooBusyException, as HBase blocks writes over its memstore limit "
-        "(0 = no limit; default 512)",
+        "memstore region: MiB the memstore may hold (cells, delete markers and their overhead) "
+        "before writes are refused with RegionTooBusyException, as HBase blocks writes over its "
+        "memstore limit; deletes of whole rows are still taken, to free room (0 = no limit; "
+        "default 512)",
         ""}},
       [](const RegionSettings& settings) { return Options(settings).status(); },
       [](const RegionSettings& settings) -> StatusOr<std::unique_ptr<Region>> {

@@ -34,11 +34,16 @@ struct MemstoreOptions {
   uint32_t max_scan_rows = 10000;
   // Versions kept per column (HBase's VERSIONS, for every family); 1 = HBase's default.
   uint32_t max_versions = 1;
-  // Past this many bytes held (cells' bytes plus kCellOverheadBytes each),
-  // puts, increments and appends are refused with HBase's
-  // RegionTooBusyException until deletes bring it back under; deletes are
-  // always taken. 0 = no limit.
+  // Past this many bytes held (cells' bytes plus kCellOverheadBytes each,
+  // and what delete markers and the rows holding them take), puts, deletes,
+  // increments and appends are refused with HBase's RegionTooBusyException;
+  // only deletes of whole rows that hold cells are taken, to free room (the
+  // memstore has no flush). 0 = no limit.
   uint64_t limit_bytes = uint64_t{512} << 20;
+  // The largest cell an Increment or Append may make, as a KeyValue with its
+  // length word: the put path's limit (hbase.server.keyvalue.maxsize's
+  // default), past which the whole mutation is refused. 0 = no limit.
+  uint64_t max_cell_bytes = 10485760;
 };
 
 // What the memstore spends on a cell besides its row, family, qualifier and
