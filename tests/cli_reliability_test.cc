@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "tests/read_file.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
@@ -181,15 +181,7 @@ TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
 class HttpPeer {
  public:
   HttpPeer() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    listen(fd_, 64);
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = testing::ListenOnLoopback(&port_);
     thread_ = std::thread([this] { Serve(); });
   }
   ~HttpPeer() {
@@ -304,15 +296,11 @@ TEST(CliReliability, CompareOutReusedHoldsOneComparisonAndItsLogHasNoCarriageRet
     EXPECT_EQ(e.path().filename().string().find("raw"), std::string::npos) << e.path();
   }
   EXPECT_GT(cells, 0);
-  std::ifstream in(out + "/comparison.md");
-  std::stringstream md;
-  md << in.rdbuf();
-  EXPECT_EQ(md.str().find("| raw"), std::string::npos) << md.str();
+  const std::string md = testing::ReadFile(out + "/comparison.md");
+  EXPECT_EQ(md.find("| raw"), std::string::npos) << md;
   if (std::filesystem::exists(out + "/charts.gp")) {
-    std::ifstream gp(out + "/charts.gp");
-    std::stringstream script;
-    script << gp.rdbuf();
-    EXPECT_EQ(script.str().find(out + "/"), std::string::npos) << "charts.gp names its folder";
+    EXPECT_EQ(testing::ReadFile(out + "/charts.gp").find(out + "/"), std::string::npos)
+        << "charts.gp names its folder";
     const std::string redraw = "cd '" + out + "' && gnuplot charts.gp 2>/dev/null";
     EXPECT_EQ(std::system(redraw.c_str()), 0);
   }
@@ -350,11 +338,9 @@ TEST(CliReliability, FloorRunsAndCompareReadsItsColumnsAgainstIt) {
                                         "--threads", "2", "--out", out};
   o = RunWirebench("floor_compare", cmp, std::chrono::seconds(120));
   ASSERT_EQ(o.rc, 0) << o.err;
-  std::ifstream md_in(out + "/comparison.md");
-  std::stringstream md;
-  md << md_in.rdbuf();
-  EXPECT_NE(md.str().find("| Total CPU vs floor |"), std::string::npos) << md.str();
-  EXPECT_NE(md.str().find("The floor (`wirebench floor`"), std::string::npos) << md.str();
+  const std::string md = testing::ReadFile(out + "/comparison.md");
+  EXPECT_NE(md.find("| Total CPU vs floor |"), std::string::npos) << md;
+  EXPECT_NE(md.find("The floor (`wirebench floor`"), std::string::npos) << md;
   std::ifstream js_in(out + "/comparison.json");
   const nlohmann::json doc = nlohmann::json::parse(js_in, nullptr, false);
   ASSERT_TRUE(doc.is_object());
@@ -364,10 +350,8 @@ TEST(CliReliability, FloorRunsAndCompareReadsItsColumnsAgainstIt) {
   no_floor.push_back("--no-floor");
   o = RunWirebench("floor_compare_off", no_floor, std::chrono::seconds(120));
   ASSERT_EQ(o.rc, 0) << o.err;
-  std::ifstream md_off(out + "/comparison.md");
-  std::stringstream off;
-  off << md_off.rdbuf();
-  EXPECT_EQ(off.str().find("Total CPU vs floor"), std::string::npos) << off.str();
+  const std::string off = testing::ReadFile(out + "/comparison.md");
+  EXPECT_EQ(off.find("Total CPU vs floor"), std::string::npos) << off;
 }
 
 int CountSockets(pid_t pid) {
