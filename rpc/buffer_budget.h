@@ -1,13 +1,21 @@
 // The bytes a server's connections hold for calls still arriving, bounded
 // across all of them (--max-buffered-bytes): each connection reads into a
 // base buffer of kReadChunk that is not counted, and every byte of capacity
-// beyond it (room made for a large call, announced by its length) is taken
-// from the budget first. A connection that cannot get room is refused, so
-// connections holding unfinished large calls cannot take the server's memory
-// (100 of them each announcing 16 MiB held 1.66 GB before this budget).
+// beyond it is taken from the budget first. A connection that cannot get
+// room is refused, so connections holding unfinished large calls cannot take
+// the server's memory (100 of them each announcing 16 MiB held 1.66 GB
+// before this budget).
+//
+// Room is made as a call's bytes arrive, not when its length announces them
+// (GrowFor): the buffer at most doubles what it holds, so a connection is
+// charged at most about twice what it has received. Charging the announced
+// size let twelve connections that announced large calls and sent a byte
+// every few seconds hold the whole 256 MiB while the server's RSS stayed at
+// 125 MB, and every larger call of a good client was refused.
 // Thread-safety: Move and the readers may be called from any thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -73,6 +81,16 @@ class BudgetedInput {
     if (!budget_->Move(&held_, cap > kReadChunk ? cap - kReadChunk : 0)) return false;
     buf_.Reserve(n);
     return true;
+  }
+  // Makes room for the next read of a unit of `unit` bytes in all (0: not
+  // known), of which the buffer holds size(): doubles the capacity (at least
+  // one kReadChunk more), but no further than the unit needs. False (nothing
+  // changed) when the budget has not that much left.
+  bool GrowFor(size_t unit) {
+    const size_t have = buf_.size();
+    size_t want = have + kReadChunk;
+    if (unit > have) want = std::min(std::max(want, 2 * buf_.capacity()), unit);
+    return Reserve(want);
   }
   // Gives a large, empty buffer back when the budget runs short.
   void Trim() {

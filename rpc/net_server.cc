@@ -26,8 +26,17 @@ namespace wirebench::rpc {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// An incomplete call has a deadline of its own, so a peer that sends a byte
+// now and then cannot hold its call (and the room made for it) for ever:
+// any byte resets the idle timeout. After a grace of --idle-timeout-ms from
+// its first byte, a unit must have arrived at this average rate since the
+// grace ended (a 16 MiB call: within the grace and 256 s more). 64 KiB/s is
+// half a megabit a second, far below any link a benchmark runs over.
+constexpr uint64_t kMinCallBytesPerSecond = 64u << 10;
 
 // The core's counters of one I/O thread: written only by it (BumpShared),
 // summed by Stats on another thread (common/counters.h).
@@ -60,12 +69,14 @@ std::string BudgetRefusal(const BufferBudget& b) {
 class Connection;
 
 struct IoThread {
-  explicit IoThread(int index) : index(index), ctx(1) {}
+  explicit IoThread(int index) : index(index), ctx(1), reaper(ctx) {}
   int index;
   asio::io_context ctx;
   std::thread thread;
   CoreStats stats;
   std::unordered_set<Connection*> connections;
+  asio::steady_timer reaper;  // Paces IdleReaper; cancelled by Stop.
+  bool stopping = false;
 };
 
 class NetServer::Impl {
@@ -93,6 +104,8 @@ class NetServer::Impl {
 
  private:
   asio::awaitable<void> AcceptLoop();
+  asio::awaitable<void> IdleReaper(IoThread* io);
+  void ReapIdle(IoThread* io);
 
   NetServer* owner_;
   ServerOptions options_;
@@ -128,7 +141,7 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
         q_(io->ctx.get_executor(), kReadChunk),
         read_signal_(io->ctx),
         watchdog_(io->ctx),
-        last_read_(std::chrono::steady_clock::now()) {}
+        last_read_(Clock::now()) {}
 
   void Start(std::string refuse_reason);
   void Close();
@@ -143,11 +156,23 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
     close_after_flush_ = true;
     q_.Wake();
   }
+  // The replies queued count those being written too: a peer that reads
+  // nothing leaves a whole write stuck in `writing`, and counting `out`
+  // alone let it hold twice the limit.
   bool Backlogged() const override {
-    return q_.out.size() >= server_->options().max_queued_bytes || protocol_->Holding();
+    return q_.out.size() + q_.writing.size() >= server_->options().max_queued_bytes ||
+           protocol_->Holding();
   }
   bool closed() const override { return closed_; }
   asio::any_io_executor executor() override { return io_->ctx.get_executor(); }
+  // For the idle reaper: between calls, with nothing outstanding, and
+  // nothing read for `timeout`.
+  bool IdleBetweenCalls(Clock::time_point now, Clock::duration timeout) const {
+    return !closed_ && !in_handler_ && now - last_read_ >= timeout &&
+           protocol_->PartialState(in_.size()) == nullptr && protocol_->Outstanding() == 0;
+  }
+  Clock::time_point last_read() const { return last_read_; }
+  void CloseIdle(int timeout_ms);
   std::shared_ptr<void> KeepAlive() override { return shared_from_this(); }
   const std::string& peer() const override { return peer_; }
   int io_index() const override { return io_->index; }
@@ -157,7 +182,7 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
   asio::awaitable<void> WriteLoop();
   asio::awaitable<void> Watchdog();
   asio::awaitable<void> RunDeferred(std::function<void(ByteBuffer*)> work);
-  // Makes room for a unit of `unit` bytes (0: not known) and the next read;
+  // Makes room for the next read of a unit of `unit` bytes (0: not known);
   // false after refusing. ReadLoop calls it only when the buffer lacks room.
   bool MakeRoom(size_t unit);
 
@@ -170,9 +195,15 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
   BudgetedInput input_;
   ByteBuffer& in_;  // input_'s buffer.
   OutputQueue q_;
+  // An incomplete unit that came on too slowly (see kMinCallBytesPerSecond).
+  bool CallTooSlow(Clock::time_point now) const;
+
   asio::steady_timer read_signal_;
   asio::steady_timer watchdog_;
-  std::chrono::steady_clock::time_point last_read_;
+  Clock::time_point last_read_;
+  // When the first bytes of the incomplete unit in in_ arrived (unit_open_).
+  Clock::time_point unit_start_;
+  bool unit_open_ = false;
   bool reader_waiting_ = false;
   bool close_after_flush_ = false;
   bool closed_ = false;
@@ -215,10 +246,7 @@ void Connection::Close() {
 }
 
 bool Connection::MakeRoom(size_t unit) {
-  const bool ok = (unit <= in_.size() || input_.Reserve(unit)) &&
-                  (in_.capacity() - in_.size() >= kReadChunk / 4 ||
-                   input_.Reserve(in_.size() + kReadChunk));
-  if (ok) return true;
+  if (input_.GrowFor(unit)) return true;
   BumpShared(io_->stats.budget_refused, 1);
   const std::string why = BudgetRefusal(server_->buffer_budget);
   LogRateLimited("closing " + std::string(server_->protocol()->name()) + " connection from " +
@@ -241,6 +269,8 @@ asio::awaitable<void> Connection::RunDeferred(std::function<void(ByteBuffer*)> w
       },
       asio::use_awaitable);
   in_handler_ = false;
+  // The call was busy work, not idling: the idle clocks start again.
+  last_read_ = Clock::now();
   if (closed_) co_return;
   q_.out.Append(reply.view());
   q_.Wake();
@@ -253,6 +283,12 @@ asio::awaitable<void> Connection::ReadLoop() {
     const size_t used = protocol_->Consume(in_.view());
     in_.Consume(used);
     input_.Trim();
+    // What is left begins a unit whose own deadline runs from its first byte.
+    if (used > 0 || in_.empty()) unit_open_ = false;
+    if (!in_.empty() && !unit_open_) {
+      unit_open_ = true;
+      unit_start_ = last_read_;
+    }
     if (!q_.out.empty()) q_.Wake();
     if (closed_ || close_after_flush_) co_return;
     if (protocol_->TakeDeferred(&work)) {
@@ -274,11 +310,12 @@ asio::awaitable<void> Connection::ReadLoop() {
       if (!closed_ && !close_after_flush_) continue;
       co_return;
     }
-    // Room for the whole next unit once its length is known, and a quarter
-    // chunk at least for the next read.
-    const size_t unit = protocol_->UnitSize(in_.view());
-    if ((unit > in_.size() || in_.capacity() - in_.size() < kReadChunk / 4) && !MakeRoom(unit))
-      co_return;
+    // A quarter chunk at least for the next read, unless the rest of the
+    // unit (its length known) fits; room grows as the unit's bytes arrive.
+    if (in_.capacity() - in_.size() < kReadChunk / 4) {
+      const size_t unit = protocol_->UnitSize(in_.view());
+      if (!(unit > in_.size() && unit <= in_.capacity()) && !MakeRoom(unit)) co_return;
+    }
     auto [ec, n] = co_await AsyncReadSome<ConnectionIo>(
         socket_, asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()));
     if (ec) {
@@ -288,7 +325,7 @@ asio::awaitable<void> Connection::ReadLoop() {
     }
     in_.Resize(in_.size() + n);
     BumpShared(io_->stats.bytes_in, n);
-    last_read_ = std::chrono::steady_clock::now();
+    last_read_ = Clock::now();
   }
 }
 
@@ -299,9 +336,13 @@ struct CoreWriteHooks {
   bool CanSend() const { return true; }
   // After a fatal error or EOF, once every call still being answered is out.
   bool Finished() const { return c->close_after_flush_ && c->protocol_->Outstanding() == 0; }
-  // Room in the output buffer may unblock a reader held back by the limit.
-  void OnSwapped() { c->ResumeReading(); }
-  void OnWritten(size_t n) { BumpShared(c->io_->stats.bytes_out, n); }
+  // A write done (the peer drained it) may unblock a reader held back by
+  // --max-queued-bytes.
+  void OnSwapped() {}
+  void OnWritten(size_t n) {
+    BumpShared(c->io_->stats.bytes_out, n);
+    c->ResumeReading();
+  }
 };
 
 asio::awaitable<void> Connection::WriteLoop() {
@@ -311,46 +352,99 @@ asio::awaitable<void> Connection::WriteLoop() {
   Close();
 }
 
+bool Connection::CallTooSlow(Clock::time_point now) const {
+  if (!unit_open_) return false;
+  const auto grace = std::chrono::milliseconds(server_->options().idle_timeout_ms);
+  const auto late = now - unit_start_ - grace;
+  if (late <= Clock::duration::zero()) return false;
+  const double due = std::chrono::duration<double>(late).count() * kMinCallBytesPerSecond;
+  return double(in_.size()) < due;
+}
+
+void Connection::CloseIdle(int timeout_ms) {
+  BumpShared(io_->stats.idle_closed, 1);
+  LogRateLimited("closing " + std::string(server_->protocol()->name()) + " connection from " +
+                 peer_ + ": idle for " + std::to_string(timeout_ms) +
+                 " ms, the longest-idle while the server holds over half its --max-connections");
+  Close();
+}
+
+// Closes a connection part-way through something (a handshake, an
+// incomplete call) that sends nothing for --idle-timeout-ms, or whose call
+// comes on slower than kMinCallBytesPerSecond. One idle between calls is
+// left to the I/O thread's IdleReaper.
 asio::awaitable<void> Connection::Watchdog() {
   auto self = shared_from_this();
   const ServerOptions& o = server_->options();
   const auto timeout = std::chrono::milliseconds(o.idle_timeout_ms);
   const std::string who =
-      std::string(server_->protocol()->name()) + " connection from " + peer_ + ": idle for " +
-      std::to_string(timeout.count()) + " ms";
+      std::string(server_->protocol()->name()) + " connection from " + peer_;
+  Clock::time_point wake = last_read_ + timeout;
   while (!closed_) {
-    watchdog_.expires_at(last_read_ + timeout);
+    watchdog_.expires_at(wake);
     co_await watchdog_.async_wait(kNoThrow);
     if (closed_) break;
-    if (in_handler_) {
-      // A call of this connection runs on a handler thread, which owns the
-      // protocol's state until it returns: the connection is busy, not idle.
-      last_read_ = std::chrono::steady_clock::now();
-      continue;
-    }
-    const bool idle = std::chrono::steady_clock::now() - last_read_ >= timeout;
-    // Only a connection part-way through something (a handshake, an
-    // incomplete call) is closed for being idle. One between calls is not:
-    // a client may pause as long as it likes once it has made one.
+    const auto now = Clock::now();
+    wake = last_read_ + timeout > now ? last_read_ + timeout : now + timeout;
+    // A call of this connection running on a handler thread owns the
+    // protocol's state until it returns: the connection is busy, not idle.
+    if (in_handler_) continue;
     const char* partial = protocol_->PartialState(in_.size());
-    if (partial != nullptr && idle) {
-      LogRateLimited("closing " + who + " " + partial + " (--idle-timeout-ms)");
+    if (partial == nullptr) continue;
+    if (now - last_read_ >= timeout) {
+      LogRateLimited("closing " + who + ": idle for " + std::to_string(timeout.count()) +
+                     " ms " + partial + " (--idle-timeout-ms)");
       Close();
       break;
     }
-    // Past half the connection limit, a connection idle between calls is
-    // closed too (HBase's rule: idle connections are reaped once there are
-    // many), so connections that only sit cannot lock every new client out.
-    const bool crowded =
-        server_->active_connections.load(std::memory_order_relaxed) * 2 > o.max_connections;
-    if (partial == nullptr && crowded && idle && protocol_->Outstanding() == 0) {
-      BumpShared(io_->stats.idle_closed, 1);
-      LogRateLimited("closing " + who + " while the server holds over half its --max-connections");
+    // Calls held back by --max-queued-bytes wait on the server, not the peer.
+    if (!Backlogged() && CallTooSlow(now)) {
+      LogRateLimited("closing " + who + " " + partial + ": " + std::to_string(in_.size()) +
+                     " bytes of it came in " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        now - unit_start_)
+                                        .count()) +
+                     " ms, under " + std::to_string(kMinCallBytesPerSecond >> 10) +
+                     " KiB/s after a grace of --idle-timeout-ms; send a call at once");
       Close();
       break;
     }
-    if (partial == nullptr) last_read_ = std::chrono::steady_clock::now();
   }
+}
+
+// Past half the connection limit, connections idle between calls are closed
+// (HBase's rule: idle connections are reaped once there are many), so
+// connections that only sit cannot lock every new client out. Only as many
+// as bring the server back to half its limit, the longest-idle first: a
+// client that pauses a little longer than the timeout is not closed while
+// others have sat longer, and no more clients are closed than the limit
+// needs. This thread closes its share, in proportion to its connections.
+asio::awaitable<void> NetServer::Impl::IdleReaper(IoThread* io) {
+  const auto period =
+      std::max(std::chrono::milliseconds(options_.idle_timeout_ms / 4), std::chrono::milliseconds(5));
+  while (!io->stopping) {
+    io->reaper.expires_after(period);
+    co_await io->reaper.async_wait(kNoThrow);
+    if (io->stopping) break;
+    ReapIdle(io);
+  }
+}
+
+void NetServer::Impl::ReapIdle(IoThread* io) {
+  const int64_t active = active_connections.load(std::memory_order_relaxed);
+  const int64_t keep = options_.max_connections / 2;
+  if (active <= keep || io->connections.empty()) return;
+  const int64_t here = int64_t(io->connections.size());
+  const size_t share = size_t(((active - keep) * here + active - 1) / active);
+  const auto now = Clock::now();
+  const auto timeout = std::chrono::milliseconds(options_.idle_timeout_ms);
+  std::vector<Connection*> idle;
+  for (Connection* c : io->connections)
+    if (c->IdleBetweenCalls(now, timeout)) idle.push_back(c);
+  const size_t n = std::min(share, idle.size());
+  std::partial_sort(idle.begin(), idle.begin() + ptrdiff_t(n), idle.end(),
+                    [](Connection* a, Connection* b) { return a->last_read() < b->last_read(); });
+  for (size_t i = 0; i < n; ++i) idle[i]->CloseIdle(options_.idle_timeout_ms);
 }
 
 Status NetServer::Impl::Start() {
@@ -379,6 +473,8 @@ Status NetServer::Impl::Start() {
   for (auto& io : io_) {
     guards_.emplace_back(asio::make_work_guard(io->ctx));
     IoThread* t = io.get();
+    if (options_.idle_timeout_ms > 0)
+      asio::co_spawn(t->ctx, IdleReaper(t), asio::detached);
     t->thread = std::thread([t] {
       std::string name = "server-io-" + std::to_string(t->index);
       RegisterThisThread(ThreadRole::kServerIo, name.c_str());
@@ -419,6 +515,8 @@ void NetServer::Impl::Stop() {
   for (auto& io : io_) {
     IoThread* t = io.get();
     asio::post(t->ctx, [t] {
+      t->stopping = true;
+      t->reaper.cancel();
       std::vector<Connection*> all(t->connections.begin(), t->connections.end());
       for (Connection* c : all) c->Close();
     });

@@ -154,7 +154,7 @@ struct OutputQueue {
 //   bool CanSend()       `out` may be written now (e.g. no frame half-built).
 //   bool Finished()      nothing more will be queued: return when `out` is empty.
 //   void OnSwapped()     `out` was just emptied into `writing`.
-//   void OnWritten(n)    a write of n bytes completed.
+//   void OnWritten(n)    a write of n bytes completed (`writing` is empty again).
 template <typename Hooks>
 boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
     boost::asio::ip::tcp::socket& socket, OutputQueue& q, Hooks& hooks) {
@@ -177,8 +177,8 @@ boost::asio::awaitable<boost::system::error_code> RunWriteLoop(
     auto [ec, n] =
         co_await AsyncWriteAll<Hooks>(socket, asio::buffer(q.writing.data(), q.writing.size()));
     if (ec) co_return ec;
-    hooks.OnWritten(n);
     q.writing.Clear();
+    hooks.OnWritten(n);
   }
   co_return boost::system::error_code{};
 }

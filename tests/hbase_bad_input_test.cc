@@ -8,14 +8,17 @@
 // server afterwards (tests/bad_input_fixture.h).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
 
 #include "nullregion/null_region.h"
@@ -24,6 +27,7 @@
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
+#include "transports/hbase/hbase_client.h"
 #include "transports/hbase/hbase_server.h"
 #include "transports/transport.h"
 
@@ -122,6 +126,145 @@ TEST(HBaseRegexOnLargeValues, AnsweredWithoutCrashing) {
   server.Stop();
 }
 
+
+// ---- Replies a client does not read ----
+
+// A client pipelining Gets of a large row and reading nothing: Consume
+// used to answer every call in the read buffer before --max-queued-bytes
+// was looked at (1,500 Gets of a 1 MiB row took the server to 2.1 GB).
+// Now it stops taking calls while the replies queued are over the limit,
+// and answers the rest as the client reads.
+TEST(HBaseBackpressure, PipelinedGetsStopAtTheQueuedBytesLimitAndAllAreAnsweredOnceRead) {
+  constexpr int kGets = 400;
+  constexpr size_t kRow = 256u << 10;  // 400 replies: 100 MiB.
+  NullRegionOptions ro;
+  ro.reads = NullRegionOptions::Reads::kCanned;
+  ro.canned_fields = 1;
+  ro.canned_field_length = kRow;
+  auto region = NewNullRegion(ro);
+  RegionService service(region.get());
+  rpc::ServerOptions o;
+  o.max_queued_bytes = 1u << 20;
+  hbaserpc::HBaseServer server(o, region.get(), &service);
+  ASSERT_TRUE(server.Start().ok());
+  RawPeer peer(server.port(), /*recv_timeout_ms=*/20000);
+  std::string calls = kHBaseHello + HBaseConnectionHeader();
+  for (int i = 0; i < kGets; ++i) calls += testing::HBaseGetCall(uint32_t(i + 1));
+  ASSERT_TRUE(peer.Send(calls));  // 17 KB: one read of the server's.
+  auto gets = [&] { return server.StatsJson()["calls"]["Get"].get<uint64_t>(); };
+  // Until the count stops moving: the limit and what the sockets hold.
+  uint64_t seen = 0;
+  for (int still = 0; still < 10;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const uint64_t now = gets();
+    still = now == seen ? still + 1 : 0;
+    seen = now;
+  }
+  // 1 MiB queued, one reply past it, and loopback's socket buffers (a few
+  // MiB each way): far below the 400 a read buffer of calls used to make.
+  EXPECT_LT(seen, uint64_t(kGets) / 4) << "replies were built past --max-queued-bytes";
+  for (int i = 0; i < kGets; ++i) {
+    const HBaseReply r = ReadParsedHBaseReply(&peer);
+    ASSERT_TRUE(r.ok) << "reply " << i << " of " << kGets << " never came";
+    ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+    EXPECT_EQ(r.header.call_id(), uint32_t(i + 1));
+  }
+  EXPECT_EQ(gets(), uint64_t(kGets));
+  server.Stop();
+}
+
+// ---- The idle rule and wirebench's HBase client ----
+
+// Records how one call ended.
+struct Outcome final : rpc::PendingCall {
+  bool done = false;
+  bool failed = false;
+  rpc::CallHeader header;
+  std::string payload;
+  Status failure;
+  void OnReply(const rpc::CallHeader& h, ByteView p) override {
+    done = true;
+    header = h;
+    payload = p.ToString();
+  }
+  void OnFailure(const Status& s) override {
+    done = true;
+    failed = true;
+    failure = s;
+  }
+};
+
+// Runs `ctx` on this thread until `done()` or a generous bound passes.
+template <typename Done>
+bool RunUntil(boost::asio::io_context& ctx, Done done) {
+  if (ctx.stopped()) ctx.restart();
+  auto work = boost::asio::make_work_guard(ctx);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done() && std::chrono::steady_clock::now() < deadline)
+    ctx.run_one_for(std::chrono::milliseconds(20));
+  return done();
+}
+
+// While the server holds over half its --max-connections, a connection idle
+// between calls is closed (here the good client's: a busy peer keeps the
+// server crowded). Wirebench's HBase client then opened no new connection
+// and failed every later call ("connection lost: closed by the server");
+// as HBase's client does, it now connects again for its next call.
+TEST(HBaseIdleRule, TheClientReconnectsWhenTheServerClosesItsIdleConnection) {
+  auto region = NewNullRegion({});
+  RegionService service(region.get());
+  rpc::ServerOptions o;
+  o.max_connections = 2;  // Crowded with the busy peer and the client.
+  o.idle_timeout_ms = 200;
+  hbaserpc::HBaseServer server(o, region.get(), &service);
+  ASSERT_TRUE(server.Start().ok());
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    RawPeer peer(server.port());
+    if (!peer.Send(kHBaseHello + HBaseConnectionHeader())) return;
+    for (uint32_t id = 1; !stop.load(); ++id) {
+      if (!peer.Send(testing::HBaseGetCall(id)) || ReadHBaseReply(&peer).size() < 4) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  boost::asio::io_context ctx(1);
+  hbaserpc::HBaseClientOptions co;
+  co.port = server.port();
+  std::optional<StatusOr<std::shared_ptr<rpc::CallChannel>>> made;
+  boost::asio::co_spawn(
+      ctx, [&]() -> boost::asio::awaitable<void> { made = co_await hbaserpc::ConnectHBase(ctx, co); },
+      boost::asio::detached);
+  ASSERT_TRUE(RunUntil(ctx, [&] { return made.has_value(); }));
+  ASSERT_TRUE(made->ok()) << made->status().ToString();
+  std::shared_ptr<rpc::CallChannel> channel = **made;
+  auto idle_closed = [&] {
+    return server.StatsJson()["connections"]["idle_closed"].get<uint64_t>();
+  };
+  ASSERT_TRUE(RunUntil(ctx, [&] { return idle_closed() >= 1; }));
+  // The client sees the close.
+  const auto seen = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  RunUntil(ctx, [&] { return std::chrono::steady_clock::now() >= seen; });
+  for (int call = 0; call < 2; ++call) {
+    ASSERT_TRUE(channel->ok()) << channel->error().ToString();
+    Outcome out;
+    ByteBuffer* buf = channel->BeginCall(uint8_t(Method::kPing), &out);
+    ASSERT_NE(buf, nullptr) << channel->error().ToString();
+    buf->Append(ByteView("still there?"));
+    channel->Send();
+    ASSERT_TRUE(RunUntil(ctx, [&] { return out.done; }));
+    ASSERT_FALSE(out.failed) << out.failure.ToString();
+    EXPECT_EQ(out.payload, "still there?");
+    // Closed again while idle, and reconnected again.
+    const uint64_t before = idle_closed();
+    ASSERT_TRUE(RunUntil(ctx, [&] { return idle_closed() > before; }));
+    const auto again = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    RunUntil(ctx, [&] { return std::chrono::steady_clock::now() >= again; });
+  }
+  channel->Close();
+  stop = true;
+  busy.join();
+  server.Stop();
+}
 
 // ---- Scans that a filter makes long ----
 

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "codecs/codec.h"
 #include "nullregion/null_region.h"
@@ -234,6 +235,35 @@ TEST_F(ServerLimits, IdleTimeoutClosesOnlyConnectionsPartWayThroughSomething) {
   std::string nothing;
   EXPECT_EQ(quiet.ReadExactly(1, &nothing), Peer::Read::kTimeout);  // 600 ms: 3 timeouts.
   EXPECT_TRUE(quiet.Ping(2));
+}
+
+// Past half of --max-connections, connections idle between calls are
+// closed, the longest-idle first and only as many as bring the server back
+// to half its limit. Each connection used to decide alone when its own
+// timer fired, so the server closed whichever fired first once crowded:
+// here the second peer, idle for one timeout, while the first had sat
+// silent since before it came.
+TEST_F(ServerLimits, CrowdedServerClosesTheLongestIdleConnectionFirst) {
+  rpc::ServerOptions o;
+  o.max_connections = 4;  // Crowded at 3: one too many.
+  o.idle_timeout_ms = 1000;
+  StartServer(o);
+  std::vector<std::unique_ptr<Peer>> peers;
+  for (uint32_t i = 0; i < 3; ++i) {
+    // The third comes once the first's timer has fired (not crowded: it
+    // stayed) and before the second's does.
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(i == 1 ? 400 : 800));
+    peers.push_back(std::make_unique<Peer>(port_, 10000));
+    ASSERT_TRUE(peers.back()->Send(PreambleBytes(uint8_t(CodecId::kRaw))));
+    ASSERT_TRUE(peers.back()->Ping(i + 1));
+  }
+  EXPECT_EQ(peers[0]->ReadUntilClosed(), Peer::Read::kClosed);
+  // The others stay: the server is back at half its limit.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(ActiveConnections(), 2);
+  EXPECT_TRUE(peers[1]->Ping(11));
+  EXPECT_TRUE(peers[2]->Ping(12));
+  EXPECT_EQ(server_->StatsJson()["connections"]["idle_closed"].get<uint64_t>(), 1u);
 }
 
 TEST_F(ServerLimits, IdleTimeoutZeroNeverCloses) {

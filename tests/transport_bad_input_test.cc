@@ -119,21 +119,23 @@ TEST_P(RawWireBadInput, IdleConnectionsAreClosedOnceTheServerIsCrowded) {
   wire().expect_answer(&late, 1);
 }
 
-// Connections that each announce a large call and never finish it: the room
-// made for them comes out of --max-buffered-bytes, and past it a connection
-// is refused (naming the flag, then closed) instead of the server's memory
-// growing with every such connection.
+// Connections that each send the first 1.5 MiB of a 3 MiB call and never
+// finish it: the room made for them comes out of --max-buffered-bytes, and
+// past it a connection is refused (naming the flag, then closed) instead of
+// the server's memory growing with every such connection.
 TEST_P(RawWireBadInput, UnfinishedLargeCallsAreBoundedAcrossConnections) {
   rpc::ServerOptions o;
   o.max_buffered_bytes = 8u << 20;
   wire().budget_options(&o);
   StartServerOf(transport(), o);
   auto stats = [&] { return Stats()["connections"]; };
+  const std::string sent = wire().announce_call(3u << 20) + std::string(3u << 19, 'x');
   std::vector<std::unique_ptr<RawPeer>> peers;
   for (int i = 0; i < 6; ++i) {
-    // 1 MiB announced: room of 2 MiB (the buffer doubles), 2 MiB - 64 KiB budgeted.
+    // 1.5 MiB received: room of 2 MiB (the buffer doubles as bytes come),
+    // 2 MiB - 64 KiB budgeted.
     peers.push_back(std::make_unique<RawPeer>(port(), /*recv_timeout_ms=*/10000));
-    ASSERT_TRUE(peers.back()->Send(wire().announce_call(1u << 20)));
+    peers.back()->SendSome(sent);  // The refused ones are closed part-way.
     // Each is taken in turn: the first four get room, the rest are refused.
     const uint64_t held = uint64_t(std::min(i + 1, 4)) * ((2u << 20) - (64u << 10));
     const uint64_t refused = uint64_t(std::max(0, i - 3));
@@ -149,6 +151,54 @@ TEST_P(RawWireBadInput, UnfinishedLargeCallsAreBoundedAcrossConnections) {
   peers.clear();
   EXPECT_TRUE(WaitForActiveConnections(1));  // The steady client's.
   EXPECT_EQ(stats()["buffered_bytes"].get<uint64_t>(), 0u);
+}
+
+// Connections that announce large calls and send a few bytes of them hold
+// no more of --max-buffered-bytes than they sent, so a good client's large
+// call is still served. The budget used to be charged for the announced
+// length (rounded up to a power of two): two such connections here took the
+// whole 8 MiB and the good call was refused.
+TEST_P(RawWireBadInput, AnnouncedCallsHoldOnlyWhatArrivedAndALargeCallIsServed) {
+  rpc::ServerOptions o;
+  o.max_buffered_bytes = 8u << 20;
+  wire().budget_options(&o);
+  StartServerOf(transport(), o);
+  std::vector<std::unique_ptr<RawPeer>> holders;
+  for (int i = 0; i < 6; ++i) {
+    holders.push_back(std::make_unique<RawPeer>(port(), /*recv_timeout_ms=*/10000));
+    ASSERT_TRUE(holders.back()->Send(wire().announce_call(3u << 20)));
+  }
+  RawPeer good(port(), /*recv_timeout_ms=*/20000);
+  ASSERT_TRUE(good.Send(wire().handshake + wire().large_call(9, 3u << 19)));
+  wire().expect_large_answer(&good, 3u << 19);
+  EXPECT_EQ(Stats()["connections"]["budget_refused"].get<uint64_t>(), 0u);
+}
+
+// A peer that announces a call and sends a byte every 100 ms never idles,
+// so the idle timeout alone never closed it: its call has a deadline of its
+// own, a grace of --idle-timeout-ms and then at least 64 KiB/s.
+TEST_P(RawWireBadInput, ACallTrickledInIsClosedOnItsOwnDeadline) {
+  rpc::ServerOptions o;
+  o.idle_timeout_ms = 500;
+  o.max_buffered_bytes = 8u << 20;
+  wire().budget_options(&o);
+  StartServerOf(transport(), o);
+  RawPeer peer(port(), /*recv_timeout_ms=*/100);
+  ASSERT_TRUE(peer.Send(wire().announce_call(1u << 20)));
+  const auto start = Clock::now();
+  RawPeer::Read r = RawPeer::Read::kTimeout;
+  std::string byte;
+  while (Clock::now() - start < std::chrono::seconds(20)) {
+    if (!peer.Send("x")) {  // Closed: the send fails.
+      r = RawPeer::Read::kClosed;
+      break;
+    }
+    r = peer.ReadExactly(1, &byte);  // Waits 100 ms.
+    if (r != RawPeer::Read::kTimeout) break;
+  }
+  EXPECT_NE(r, RawPeer::Read::kTimeout) << "the trickling call was never closed";
+  EXPECT_TRUE(WaitForActiveConnections(1));  // The steady client's.
+  EXPECT_NE(TakeLog().find("KiB/s after a grace of --idle-timeout-ms"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, TransportBadInput,

@@ -46,6 +46,16 @@ const RawWire& WirebenchWire() {
       EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
     };
     w.budget_options = [](rpc::ServerOptions*) {};
+    w.large_call = [](uint32_t id, size_t bytes) {
+      return FrameBytes(id, uint8_t(Method::kPing), std::string(bytes, 'p'));
+    };
+    w.expect_large_answer = [](RawPeer* peer, size_t bytes) {
+      rpc::FrameHeader h;
+      std::string payload;
+      ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
+      EXPECT_EQ(h.status, uint8_t(CallStatus::kOk)) << payload.substr(0, 300);
+      EXPECT_EQ(payload.size(), bytes);
+    };
     const std::string frame = FrameBytes(5, uint8_t(Method::kPing), std::string(100, 'c'));
     w.cut_short = WirebenchPreamble() + frame.substr(0, 40);
     w.truncated = {{"half a preamble", WirebenchPreamble().substr(0, 3)},
@@ -80,6 +90,20 @@ const RawWire& HBaseWire() {
       EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
     };
     w.budget_options = [](rpc::ServerOptions* o) { o->max_frame = 4 << 20; };
+    // wirebench's Ping on HBase's RPC: the server echoes the blob.
+    w.large_call = [](uint32_t id, size_t bytes) {
+      hbasewire::WirebenchBlob blob;
+      blob.set_data(std::string(bytes, 'p'));
+      return Call(id, "WirebenchPing", blob);
+    };
+    w.expect_large_answer = [](RawPeer* peer, size_t bytes) {
+      const HBaseReply r = ReadParsedHBaseReply(peer);
+      ASSERT_TRUE(r.ok);
+      ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
+      hbasewire::WirebenchBlob blob;
+      ASSERT_TRUE(blob.ParseFromString(r.message));
+      EXPECT_EQ(blob.data().size(), bytes);
+    };
     w.cut_short = kHBaseHello + HBaseConnectionHeader() + Be32(64);
     w.truncated = {{"a preamble cut short", "HBa"},
                    {"a connection header cut short", kHBaseHello + Be32(40) + "\x12"},

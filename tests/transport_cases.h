@@ -49,6 +49,10 @@ struct RawWire {
   // A connection's first bytes announcing a call of `length` bytes and
   // sending only the start of it.
   std::function<std::string(uint32_t length)> announce_call;
+  // A complete Ping-like call after the handshake carrying `bytes` bytes,
+  // and the check that its echo came back whole.
+  std::function<std::string(uint32_t call_id, size_t bytes)> large_call;
+  std::function<void(RawPeer*, size_t bytes)> expect_large_answer;
   // What a connection refused over --max-buffered-bytes gets (then closed).
   std::function<void(RawPeer*)> expect_refused_over_budget;
   // Server options the budget case needs beyond max_buffered_bytes (a

@@ -180,14 +180,15 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
           ">= 1024"));
   cmd->add_option("--max-buffered-bytes", s.max_buffered_bytes,
                   "Most bytes all connections together hold for calls still arriving (room made "
-                  "for a large call once its length is read), beyond each one's 64 KiB read "
-                  "buffer; a connection that needs more is refused and closed (0 = no limit; "
-                  "wirebench and hbase protocols)")
+                  "as a call's bytes arrive, at most twice what has arrived), beyond each one's "
+                  "64 KiB read buffer; a connection that needs more is refused and closed (0 = "
+                  "no limit; wirebench and hbase protocols)")
       ->capture_default_str();
   cmd->add_option("--idle-timeout-ms", s.idle_timeout_ms,
                   "Close a connection idle this long with an incomplete frame or before its "
-                  "first call; while the server holds over half its --max-connections, also one "
-                  "idle between calls; with gRPC, "
+                  "first call, or whose call arrives at under 64 KiB/s after this long; while "
+                  "the server holds over half its --max-connections, also the longest-idle "
+                  "between calls, until it holds half; with gRPC, "
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

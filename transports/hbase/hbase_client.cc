@@ -158,8 +158,18 @@ struct ChannelWriteHooks {
 class HBaseChannel final : public rpc::CallChannel,
                            public std::enable_shared_from_this<HBaseChannel> {
  public:
-  HBaseChannel(asio::io_context& ctx, tcp::socket socket, std::string peer)
-      : ctx_(ctx), socket_(std::move(socket)), peer_(std::move(peer)), q_(ctx.get_executor(), kReadChunk) {
+  // `handshake` (preamble and ConnectionHeader) and `endpoint` open the
+  // connection again when the server has closed it while idle.
+  HBaseChannel(asio::io_context& ctx, tcp::socket socket, std::string peer, std::string handshake,
+               int connect_timeout_ms)
+      : ctx_(ctx),
+        socket_(std::move(socket)),
+        peer_(std::move(peer)),
+        handshake_(std::move(handshake)),
+        connect_timeout_ms_(connect_timeout_ms),
+        q_(ctx.get_executor(), kReadChunk) {
+    boost::system::error_code ignored;
+    endpoint_ = socket_.remote_endpoint(ignored);
     in_.Reserve(kReadChunk);
   }
   ~HBaseChannel() override { Close(); }
@@ -202,6 +212,10 @@ class HBaseChannel final : public rpc::CallChannel,
     open_frame_ = SIZE_MAX;
     slots_.Sent();
     ++stats_.frames_out;
+    if (disconnected_) {
+      Reconnect();
+      return;
+    }
     if (!dispatching_) q_.Wake();
   }
 
@@ -237,6 +251,54 @@ class HBaseChannel final : public rpc::CallChannel,
   static bool IsRegionMethod(uint8_t m) {
     return m == uint8_t(Method::kMutate) || m == uint8_t(Method::kGet) ||
            m == uint8_t(Method::kScan) || m == uint8_t(Method::kMulti);
+  }
+
+  // The server closed the connection while no call was in flight (HBase's
+  // server closes idle connections once it holds many). As HBase's client
+  // does, the next call opens a new one: calls wait in out() meanwhile.
+  // Closing a connection with a call in flight still fails the call.
+  bool ClosedWhileIdle(const boost::system::error_code& ec) const {
+    return ec == asio::error::eof && error_.ok() && slots_.inflight() == 0 &&
+           q_.writing.empty() && open_frame_ == SIZE_MAX;
+  }
+
+  void Reconnect() {
+    if (reconnecting_) return;
+    reconnecting_ = true;
+    auto self = shared_from_this();
+    asio::co_spawn(ctx_, [self]() { return self->Reopen(); }, asio::detached);
+  }
+
+  asio::awaitable<void> Reopen() {
+    auto self = shared_from_this();
+    boost::system::error_code ec;
+    socket_ = tcp::socket(ctx_);
+    asio::steady_timer deadline(ctx_, std::chrono::milliseconds(connect_timeout_ms_));
+    deadline.async_wait([self](const boost::system::error_code& e) {
+      boost::system::error_code ignored;
+      if (!e) self->socket_.close(ignored);
+    });
+    std::tie(ec) = co_await socket_.async_connect(endpoint_, kNoThrow);
+    if (!ec) {
+      socket_.set_option(tcp::no_delay(true), ec);
+      size_t n = 0;
+      std::tie(ec, n) = co_await asio::async_write(
+          socket_, asio::buffer(handshake_.data(), handshake_.size()), kNoThrow);
+    }
+    deadline.cancel();
+    reconnecting_ = false;
+    if (closed_) co_return;
+    if (ec) {
+      FailAll(Status::Unavailable("HBase server " + peer_ +
+                                  " closed the idle connection and connecting again failed: " +
+                                  ec.message() + " (is the server still running?)"));
+      Close();
+      co_return;
+    }
+    disconnected_ = false;
+    in_.Clear();
+    asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
+    q_.Wake();
   }
 
   void FailAll(const Status& status) {
@@ -305,6 +367,12 @@ class HBaseChannel final : public rpc::CallChannel,
       auto [ec, n] = co_await rpc::AsyncReadSome<ClientReadTag>(
           socket_, asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()));
       if (ec) {
+        if (!closed_ && ClosedWhileIdle(ec)) {
+          boost::system::error_code ignored;
+          socket_.close(ignored);
+          disconnected_ = true;
+          co_return;
+        }
         if (!closed_) {
           FailAll(error_.ok() ? Status::Unavailable(
                                     "connection to HBase server " + peer_ + " lost: " +
@@ -356,6 +424,11 @@ class HBaseChannel final : public rpc::CallChannel,
   asio::io_context& ctx_;
   tcp::socket socket_;
   std::string peer_;
+  std::string handshake_;
+  int connect_timeout_ms_;
+  tcp::endpoint endpoint_;
+  bool disconnected_ = false;  // Closed by the server while idle; the next call reconnects.
+  bool reconnecting_ = false;
   rpc::OutputQueue q_;
   ByteBuffer in_;
   ByteBuffer side_;  // The payload of a Stats or Ping call.
@@ -369,7 +442,9 @@ class HBaseChannel final : public rpc::CallChannel,
 };
 
 bool ChannelWriteHooks::Stopped() const { return c->closed_; }
-bool ChannelWriteHooks::CanSend() const { return c->open_frame_ == SIZE_MAX; }
+bool ChannelWriteHooks::CanSend() const {
+  return c->open_frame_ == SIZE_MAX && !c->disconnected_;
+}
 void ChannelWriteHooks::OnWritten(size_t n) {
   ++c->stats_.writes;
   c->stats_.bytes_out += n;
@@ -503,6 +578,7 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
   StoreBE32(p, uint32_t(chb.size()));
   hello.Append(ByteView(chb));
 
+  const std::string handshake = hello.view().ToString();
   const std::string cache_key = where + "/" + o.table;
   const bool cached = IsLocated(cache_key);
   if (!cached) {
@@ -550,7 +626,8 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
   } else {
     deadline.cancel();
   }
-  auto channel = std::make_shared<HBaseChannel>(ctx, std::move(socket), where);
+  auto channel = std::make_shared<HBaseChannel>(ctx, std::move(socket), where, handshake,
+                                                o.connect_timeout_ms);
   channel->StartLoops();
   co_return std::shared_ptr<rpc::CallChannel>(std::move(channel));
 }

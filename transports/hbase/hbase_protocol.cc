@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codecs/hbase/pb_wire.h"
+#include "rpc/net_server.h"
 #include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -99,6 +100,11 @@ size_t ConnectionCore::Consume(ByteView in, ByteBuffer* out, bool* close) {
   size_t pos = 0;
   *close = false;
   while (!*close && state_ != State::kClosed) {
+    // A client that pipelines calls and reads nothing got every reply in
+    // the read buffer built at once: 1,500 Gets of a 1 MiB row (64 KiB of
+    // calls) took the server to 2.1 GB. HBase's server stops reading a
+    // channel that is not writable; so does this, call by call.
+    if (host_ != nullptr && host_->Backlogged()) break;
     ByteView rest(in.data() + pos, in.size() - pos);
     size_t n = 0;
     switch (state_) {

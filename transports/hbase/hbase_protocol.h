@@ -43,6 +43,10 @@
 #include "common/bytes.h"
 #include "transports/hbase/hbase_service.h"
 
+namespace wirebench::rpc {
+class ConnectionHost;  // rpc/net_server.h
+}  // namespace wirebench::rpc
+
 namespace wirebench::hbaserpc {
 
 class CallHandler;  // hbase_calls.cc
@@ -61,6 +65,12 @@ class ConnectionCore {
   // Sets *close when the connection must close once `out` is written (a
   // refused preamble or header, an oversized call). Never reads past `in`.
   size_t Consume(ByteView in, ByteBuffer* out, bool* close);
+  // The connection whose back-pressure Consume heeds: before each call it
+  // stops while host->Backlogged() (its queued replies are over
+  // --max-queued-bytes), so the replies to a read buffer full of pipelined
+  // calls are not all built at once. None (the default): every whole unit
+  // is consumed.
+  void set_host(const rpc::ConnectionHost* host) { host_ = host; }
   // Bytes the unit at the front of `in` needs in all, once its length is
   // known (to reserve room for it); 0 when not known yet.
   size_t UnitSize(ByteView in) const;
@@ -95,6 +105,7 @@ class ConnectionCore {
   bool cell_blocks_ = false;
   bool meta_service_ = false;
   std::unique_ptr<CallHandler> handler_;
+  const rpc::ConnectionHost* host_ = nullptr;
   bool defer_filters_ = false;
   bool has_deferred_ = false;
   // The ConnectionHeader's version_info says 1.2 or later (see OnCall).

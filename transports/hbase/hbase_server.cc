@@ -73,6 +73,7 @@ class HBaseConnection final : public rpc::ProtocolConnection {
         core_(protocol->service(), protocol, protocol->io_stats(host->io_index()),
               protocol->options().max_frame) {
     core_.set_defer_filters(true);
+    core_.set_host(host);
   }
 
   size_t Consume(ByteView in) override {
