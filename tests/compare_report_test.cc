@@ -547,6 +547,34 @@ TEST(CompareCharts, RendersEachChartFromTheMetricDefinitions) {
   const std::string cpu = dir.Read("cpu-per-op.dat");
   EXPECT_NE(cpu.find("\"pb\" "), std::string::npos) << cpu;
   EXPECT_NE(dir.Read("charts.gp").find("rowstacked"), std::string::npos);
+  // The latency chart says it pools the repeats, where the table takes medians.
+  EXPECT_NE(dir.Read("charts.gp").find("every repeat's operations in one histogram"),
+            std::string::npos);
+}
+
+// The stacked CPU chart's total is the table's: the median of the repeats'
+// totals, not the sum of the two sides' medians (which need not add up to it).
+TEST(CompareCharts, TheCpuBarsTotalIsTheTablesMedianTotal) {
+  if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
+  std::mt19937 rng(7);
+  std::vector<CompareCell> cells;
+  // (client, server) per repeat: medians 2 + 2 = 4; totals 2, 7, 5: median 5.
+  const double sides[3][2] = {{1, 1}, {2, 5}, {3, 2}};
+  for (int rep = 1; rep <= 3; ++rep) {
+    json r = CostResults(1.0, 0, rng);
+    r["costs"]["client"]["cpu_us_per_op"] = sides[rep - 1][0];
+    r["costs"]["server"]["cpu_us_per_op"] = sides[rep - 1][1];
+    r["costs"]["total_cpu_us_per_op"] = sides[rep - 1][0] + sides[rep - 1][1];
+    cells.push_back(Cell("raw", 32, rep, r));
+  }
+  CompareReportOptions o;
+  o.codecs = {"raw"};
+  o.baseline = "raw";
+  const ChartDir dir("compare_charts_total");
+  ASSERT_TRUE(WriteCharts(cells, o, dir.str()).ok());
+  const std::string dat = dir.Read("cpu-per-op.dat");
+  EXPECT_NE(dat.find("\"raw\" 2 2 \"5.00\""), std::string::npos) << dat;
+  EXPECT_NE(CompareMarkdown(cells, o).find("| Total CPU (us/op) | 5.00"), std::string::npos);
 }
 
 TEST(CompareCharts, InstructionsChartOnlyWhenMeasured) {
