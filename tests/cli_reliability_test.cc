@@ -327,7 +327,12 @@ TEST(CliReliability, FloorRunsAndCompareReadsItsColumnsAgainstIt) {
   EXPECT_GT(f["operations"].get<uint64_t>(), 0u);
   EXPECT_GT(f["client_us_per_op"].get<double>(), 0);
   EXPECT_GT(f["server_us_per_op"].get<double>(), 0);
-  Outcome o = RunWirebench("floor_bad", {"floor", "--depth", "0"});
+  // Large frames both ways fill both sockets' buffers: neither side may wait
+  // on the other for ever (a 100 KB record sweep's cell).
+  Outcome o = RunWirebench("floor_large", {"floor", "--depth", "32", "--seconds", "0.3",
+                                           "--request-bytes", "200000", "--reply-bytes", "200000"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  o = RunWirebench("floor_bad", {"floor", "--depth", "0"});
   EXPECT_EQ(o.rc, 2) << o.err;
   EXPECT_NE(o.err.find("--depth must be 1 to 65536"), std::string::npos) << o.err;
 

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,28 +55,53 @@ class FloorSide {
     out_.resize(size_t(depth) * frame_.size());
   }
 
-  // Writes `n` frames in one write (the kernel may take them in parts).
+  // Writes `n` frames in one write when the kernel takes them. When it does
+  // not (large frames both ways fill both socket buffers), what the peer sent
+  // meanwhile is read in so that neither side waits on the other for ever.
   bool Send(int n) {
     const size_t bytes = size_t(n) * frame_.size();
     for (size_t at = 0; at < bytes; at += frame_.size())
       std::memcpy(out_.data() + at, frame_.data(), frame_.size());
     for (size_t done = 0; done < bytes;) {
-      const ssize_t w = write(fd_, out_.data() + done, bytes - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      done += size_t(w);
+      const ssize_t w = send(fd_, out_.data() + done, bytes - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (w > 0) {
+        done += size_t(w);
+      } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd p{fd_, short(POLLOUT | (have_ < in_.size() ? POLLIN : 0)), 0};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) return false;
+        if ((p.revents & POLLIN) != 0 && !ReadSome(MSG_DONTWAIT)) return false;
+      } else if (!(w < 0 && errno == EINTR)) {
+        return false;
+      }
     }
     return true;
   }
 
-  // One blocking read; the whole frames it completed (-1 at the peer's end).
+  // The whole frames that arrived, consumed; one blocking read when none has
+  // (-1 at the peer's end).
   int Receive() {
-    ssize_t n;
-    do {
-      n = read(fd_, in_.data() + have_, in_.size() - have_);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) return -1;
-    have_ += size_t(n);
+    for (;;) {
+      if (const int frames = TakeFrames(); frames > 0) return frames;
+      if (!ReadSome(0)) return -1;
+    }
+  }
+
+ private:
+  // One read into the buffer; false at the peer's end or an error.
+  bool ReadSome(int flags) {
+    for (;;) {
+      const ssize_t n = recv(fd_, in_.data() + have_, in_.size() - have_, flags);
+      if (n > 0) {
+        have_ += size_t(n);
+        return true;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);  // Nothing there yet.
+    }
+  }
+
+  // Consumes the whole frames in the buffer; how many.
+  int TakeFrames() {
     size_t at = 0;
     int frames = 0;
     while (have_ - at >= 4) {
@@ -85,12 +111,13 @@ class FloorSide {
       at += 4 + len;
       ++frames;
     }
-    std::memmove(in_.data(), in_.data() + at, have_ - at);
-    have_ -= at;
+    if (at > 0) {
+      std::memmove(in_.data(), in_.data() + at, have_ - at);
+      have_ -= at;
+    }
     return frames;
   }
 
- private:
   int fd_;
   std::vector<char> in_;
   std::vector<char> frame_;
