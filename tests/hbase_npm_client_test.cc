@@ -230,7 +230,12 @@ TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
     found = hbase::LookupMetaRegionServer(target, std::chrono::milliseconds(5000));
   }
   ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
-  const std::string listening = ReadFile(stem + ".out");
+  // The server registers as it starts and prints its address just after: on
+  // a loaded machine the node can be there before the line is.
+  std::string listening;
+  for (int i = 0; i < 300 && (listening = ReadFile(stem + ".out")).find('\n') == std::string::npos;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_NE(listening.find("listening on 127.0.0.1:" + std::to_string(found->port)),
             std::string::npos)
       << "ZooKeeper names the port the server listens on: " << listening;
