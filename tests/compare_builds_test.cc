@@ -458,14 +458,15 @@ TEST(InstructionsAcrossBuilds, AKnownRegionCostShowsUpAsPlusNAndTripsTheGate) {
       continue;
     }
     // Nothing else moves in the code: the codec layers hold within 0.1%. The
-    // gated totals that did not move hold within the gate's floor (40
-    // instructions/op); the harness and `other` layers move with reply
-    // batching on a loaded machine (docs/verdicts.md: shown, never gated), so
-    // they are not held to a bound here.
+    // client's total moves with the batching a slower server brings (its
+    // reads of its replies; instructions_test holds them to 5%); the harness
+    // and `other` layers move with reply batching on a loaded machine
+    // (docs/verdicts.md: shown, never gated), so they are not held to a
+    // bound here.
     if (metric.find(": codec") != std::string::npos) {
       EXPECT_NEAR(row["ratio"].get<double>(), 1.0, 0.001) << metric;
     } else if (row["gated"].get<bool>()) {
-      EXPECT_LE(std::abs(rise), 40.0) << metric;
+      EXPECT_NEAR(row["ratio"].get<double>(), 1.0, 0.05) << metric;
     }
   }
   EXPECT_EQ(moved, 3);
