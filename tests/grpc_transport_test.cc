@@ -34,6 +34,7 @@
 #include "transports/grpc/native_service.h"
 #include "transports/grpc/process_threads.h"
 #include "transports/wirebench/server.h"
+#include "tests/call_outcome.h"
 #include "tests/codec_test_messages.h"
 
 namespace wirebench {
@@ -57,24 +58,7 @@ bool RunUntil(asio::io_context& ctx, Done done) {
   return done();
 }
 
-// Records how one call ended.
-struct Outcome final : rpc::PendingCall {
-  bool done = false;
-  bool failed = false;
-  rpc::CallHeader header;
-  std::string payload;
-  Status failure;
-  void OnReply(const rpc::CallHeader& h, ByteView p) override {
-    done = true;
-    header = h;
-    payload = p.ToString();
-  }
-  void OnFailure(const Status& s) override {
-    done = true;
-    failed = true;
-    failure = s;
-  }
-};
+using Outcome = testing::CallOutcome;
 
 uint64_t EnvOr(const char* name, uint64_t fallback) {
   const char* e = std::getenv(name);

@@ -24,6 +24,7 @@
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
+#include "tests/call_outcome.h"
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
@@ -175,24 +176,7 @@ TEST(HBaseBackpressure, PipelinedGetsStopAtTheQueuedBytesLimitAndAllAreAnsweredO
 
 // ---- The idle rule and wirebench's HBase client ----
 
-// Records how one call ended.
-struct Outcome final : rpc::PendingCall {
-  bool done = false;
-  bool failed = false;
-  rpc::CallHeader header;
-  std::string payload;
-  Status failure;
-  void OnReply(const rpc::CallHeader& h, ByteView p) override {
-    done = true;
-    header = h;
-    payload = p.ToString();
-  }
-  void OnFailure(const Status& s) override {
-    done = true;
-    failed = true;
-    failure = s;
-  }
-};
+using Outcome = testing::CallOutcome;
 
 // Runs `ctx` on this thread until `done()` or a generous bound passes.
 template <typename Done>
