@@ -100,9 +100,10 @@ std::vector<std::string_view> ProbeHellos() {
 }
 
 std::string ReadServerBytes(const std::string& host, uint16_t port, std::string_view hello,
-                            std::chrono::milliseconds wait) {
+                            std::chrono::milliseconds wait, bool* reachable) {
   const int fd = Connect(host, port, wait);
   if (fd < 0) return "";
+  if (reachable != nullptr) *reachable = true;
   std::string got;
   if (hello.empty() || send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == ssize_t(hello.size()))
     got = ReadSome(fd);
@@ -112,17 +113,8 @@ std::string ReadServerBytes(const std::string& host, uint16_t port, std::string_
 
 ServerProbe ProbeServer(const std::string& host, uint16_t port, std::chrono::milliseconds wait) {
   ServerProbe out;
-  // What the server sends on a new connection after `hello`; notes whether
-  // it accepted the connection at all.
   const auto ask = [&](std::string_view hello) {
-    const int fd = Connect(host, port, wait);
-    if (fd < 0) return std::string();
-    out.reachable = true;
-    std::string got;
-    if (hello.empty() || send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == ssize_t(hello.size()))
-      got = ReadSome(fd);
-    close(fd);
-    return got;
+    return ReadServerBytes(host, port, hello, wait, &out.reachable);
   };
   const auto look = [&](std::string bytes) {
     if (out.answer.empty()) out.answer = bytes;

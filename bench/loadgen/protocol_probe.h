@@ -66,9 +66,10 @@ const Transport* ClassifyServerBytes(std::string_view bytes);
 std::vector<std::string_view> ProbeHellos();
 // What the server at host:port sends (up to 512 bytes) within `wait` of a
 // new connection on which the probe sent `hello` (empty: nothing, only
-// listening); empty when it sent nothing or could not be reached.
+// listening); empty when it sent nothing or could not be reached. Sets
+// *reachable (when given) once the server accepted the connection.
 std::string ReadServerBytes(const std::string& host, uint16_t port, std::string_view hello,
-                            std::chrono::milliseconds wait);
+                            std::chrono::milliseconds wait, bool* reachable = nullptr);
 
 // The one-line error for a client of `client` that failed before its first
 // operation with `client_error` at `server` (HOST:PORT, for the message),
