@@ -4,13 +4,17 @@
 //   Get      : bytes row, u32 ncolumns, ncolumns x { bytes family, bytes qualifier }
 //   Scan     : bytes start, bytes stop, u32 number_of_rows, u32 ncolumns, columns
 //   Multi    : u32 nactions, nactions x { u32 index, u8 kind, Mutation | Get }
-//   Result   : u8 exists, u32 ncells,
-//              ncells x { bytes row, bytes family, bytes qualifier, u64 ts, u8 type, bytes value }
+//   Result   : u8 flags (1: exists, 2: one row), [bytes row if one row], u32 ncells,
+//              ncells x { [bytes row if not one row], bytes family, bytes qualifier,
+//                         u64 ts, u8 type, bytes value }
+//              (a region's Result holds one row's cells: its row travels once, as a
+//              Mutation's does)
 //   MutateResponse: u8 processed     GetResponse: Result
 //   ScanResponse  : u8 more, u32 nresults, Results
 //   MultiResponse : u32 n, n x { u32 index, u8 ok, Result | bytes error }
 #include "codecs/raw/raw_codec.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "codecs/codec_adapter.h"
@@ -51,28 +55,40 @@ class Writer {
   // Payload bytes: counted as copied.
   void Bytes(ByteView v) {
     U32(uint32_t(v.size()));
-    if (!v.empty()) std::memcpy(p_, v.data(), v.size());
+    CopySmall(p_, v.data(), v.size());
     p_ += v.size();
     copied_ += v.size();
   }
-  ~Writer() { CountEncodeCopy(copied_); }
+  uint64_t copied() const { return copied_; }
 
  private:
   uint8_t* p_;
   uint64_t copied_ = 0;
 };
 
-// Runs `emit` once to size the payload and once to write it.
+// Runs `emit` once to size the payload and once to write it. The per-cell
+// loops below work on a local copy of the writer and store it back: a store
+// through the writer's byte pointer may alias the writer itself, so a writer
+// reached through a reference is reloaded from memory after every field, one
+// held in a local whose address is never taken stays in registers.
 template <typename Emit>
 Status SizeThenWrite(ByteBuffer* out, Emit&& emit) {
   Sizer sizer;
   emit(sizer);
   Writer w(out, sizer.size());
   emit(w);
+  CountEncodeCopy(w.copied());
   return Status::Ok();
 }
 
 constexpr uint32_t kMaxCount = 1u << 24;  // Refuse absurd element counts before reserving.
+// The fewest bytes a cell takes on the wire (family, qualifier and value
+// lengths, timestamp, type): a count the payload cannot hold is refused before
+// room is made for it.
+constexpr uint32_t kMinCellBytes = 4 + 4 + 8 + 1 + 4;
+// A Result's flags byte.
+constexpr uint8_t kResultExists = 1;
+constexpr uint8_t kResultOneRow = 2;  // The row once, before the cells, not in each.
 
 Status Truncated(const char* what) {
   return Status::Corruption(std::string("raw: truncated or malformed ") + what);
@@ -180,8 +196,9 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     });
   }
   Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
+    const bool one_row = OneRow(resp.result);
     return SizeThenWrite(out, [&](auto& w) {
-      PutResult(w, resp.result);
+      PutResult(w, resp.result, one_row);
     });
   }
   Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
@@ -292,8 +309,19 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   };
 
   void Reset() {
-    cells_.clear();
+    ncells_ = 0;
     columns_.clear();
+  }
+
+  // Room for n more cells, each written in full by its reader. The vector
+  // keeps its high-water size, so a decode does not construct (zero) cells it
+  // is about to overwrite.
+  Cell* TakeCells(uint32_t n) {
+    const size_t need = ncells_ + n;
+    if (need > cells_.size()) cells_.resize(std::max(need, 2 * cells_.size()));
+    Cell* c = cells_.data() + ncells_;
+    ncells_ = need;
+    return c;
   }
 
   template <typename W>
@@ -305,7 +333,8 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     }
   }
   template <typename W>
-  static void PutMutation(W& w, const Mutation& m) {
+  static void PutMutation(W& out, const Mutation& m) {
+    W w = out;
     w.U8(uint8_t(m.type));
     w.U64(m.timestamp);
     w.Bytes(m.row);
@@ -317,24 +346,45 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       w.U8(uint8_t(c.type));
       w.Bytes(c.value);
     }
+    out = w;
   }
   template <typename W>
   static void PutGet(W& w, const GetRequest& g) {
     w.Bytes(g.row);
     PutColumns(w, g.columns);
   }
+  // True when every cell of `res` has one row, as every Result a region
+  // builds does: the row is then written once, not per cell.
+  static bool OneRow(const Result& res) {
+    if (res.cells.empty()) return false;
+    const ByteView row = res.cells[0].row;
+    // Cells a region builds point at one copy of the row: compare addresses
+    // first, bytes only when they differ.
+    bool same_view = true;
+    for (const Cell& c : res.cells)
+      same_view &= c.row.data() == row.data() && c.row.size() == row.size();
+    if (same_view) return true;
+    for (const Cell& c : res.cells.subspan(1))
+      if (!(c.row == row)) return false;
+    return true;
+  }
   template <typename W>
-  static void PutResult(W& w, const Result& res) {
-    w.U8(res.exists ? 1 : 0);
+  static void PutResult(W& out, const Result& res) { PutResult(out, res, OneRow(res)); }
+  template <typename W>
+  static void PutResult(W& out, const Result& res, bool one_row) {
+    W w = out;
+    w.U8(uint8_t((res.exists ? kResultExists : 0) | (one_row ? kResultOneRow : 0)));
+    if (one_row) w.Bytes(res.cells[0].row);
     w.U32(uint32_t(res.cells.size()));
     for (const Cell& c : res.cells) {
-      w.Bytes(c.row);
+      if (!one_row) w.Bytes(c.row);
       w.Bytes(c.family);
       w.Bytes(c.qualifier);
       w.U64(c.timestamp);
       w.U8(uint8_t(c.type));
       w.Bytes(c.value);
     }
+    out = w;
   }
 
   bool ReadColumns(WireReader& r, Range* range) {
@@ -359,13 +409,12 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     uint8_t type;
     uint32_t n;
     if (!r.U8(&type) || type > uint8_t(MutationType::kDelete) || !r.U64LE(&m->timestamp) ||
-        !r.LenBytesLE(&m->row) || !r.U32LE(&n) || n > kMaxCount || n > r.remaining())
+        !r.LenBytesLE(&m->row) || !r.U32LE(&n) || n > kMaxCount || n > r.remaining() / kMinCellBytes)
       return false;
     m->type = MutationType(type);
-    m->cells.begin = uint32_t(cells_.size());
+    m->cells.begin = uint32_t(ncells_);
     m->cells.count = n;
-    cells_.resize(cells_.size() + n);
-    Cell* c = cells_.data() + m->cells.begin;
+    Cell* c = TakeCells(n);
     for (uint32_t i = 0; i < n; ++i, ++c) {
       c->row = m->row;
       if (!r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) || !ReadCellTail(r, c))
@@ -375,18 +424,25 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   }
   bool ReadGet(WireReader& r, GetRef* g) { return r.LenBytesLE(&g->row) && ReadColumns(r, &g->columns); }
   bool ReadResult(WireReader& r, ResultRef* res) {
-    uint8_t exists;
+    uint8_t flags;
+    ByteView row;
     uint32_t n;
-    if (!r.U8(&exists) || exists > 1 || !r.U32LE(&n) || n > kMaxCount || n > r.remaining())
+    if (!r.U8(&flags) || (flags & ~(kResultExists | kResultOneRow)) != 0) return false;
+    const bool one_row = (flags & kResultOneRow) != 0;
+    if ((one_row && !r.LenBytesLE(&row)) || !r.U32LE(&n) || n > kMaxCount ||
+        n > r.remaining() / kMinCellBytes || (one_row && n == 0))
       return false;
-    res->exists = exists == 1;
-    res->cells.begin = uint32_t(cells_.size());
+    res->exists = (flags & kResultExists) != 0;
+    res->cells.begin = uint32_t(ncells_);
     res->cells.count = n;
-    cells_.resize(cells_.size() + n);
-    Cell* c = cells_.data() + res->cells.begin;
+    Cell* c = TakeCells(n);
     for (uint32_t i = 0; i < n; ++i, ++c) {
-      if (!r.LenBytesLE(&c->row) || !r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) ||
-          !ReadCellTail(r, c))
+      if (one_row) {
+        c->row = row;
+      } else if (!r.LenBytesLE(&c->row)) {
+        return false;
+      }
+      if (!r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) || !ReadCellTail(r, c))
         return false;
     }
     return true;
@@ -410,6 +466,7 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   Result Resolve(const ResultRef& r) const { return Result{CellSpan(r.cells), r.exists}; }
 
   std::vector<Cell> cells_;
+  size_t ncells_ = 0;  // Cells of the message being decoded: cells_'s first ncells_.
   std::vector<Column> columns_;
   std::vector<Result> results_;
   std::vector<ResultRef> result_refs_;

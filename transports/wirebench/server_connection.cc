@@ -80,9 +80,9 @@ size_t WirebenchConnection::Consume(ByteView in) {
     if (!preamble_done_) return pos;
   }
   const uint32_t max_frame = protocol_->options().max_frame;
+  std::string why;
   while (!host_->Backlogged()) {
     Frame f;
-    std::string why;
     ByteView rest(in.data() + pos, in.size() - pos);
     ParseResult r = ParseFrame(rest, max_frame, &f, &why);
     if (r == ParseResult::kNeedMore) break;
