@@ -31,45 +31,14 @@ void WritePreamble(uint8_t codec_id, ByteBuffer* out) {
   p[7] = 0;
 }
 
-ParseResult ParseFrame(ByteView in, uint32_t max_length, Frame* out, std::string* why) {
-  if (in.size() < kLengthSize) return ParseResult::kNeedMore;
-  const uint32_t length = LoadLE32(in.data());
+ParseResult RefuseFrameLength(uint32_t length, uint32_t max_length, std::string* why) {
   if (length < kFixedHeaderSize) {
     *why = "bad frame: length " + std::to_string(length) + " is shorter than the 8-byte call header";
-    return ParseResult::kBad;
-  }
-  if (length > max_length) {
+  } else {
     *why = "frame of " + std::to_string(length) + " bytes exceeds the maximum of " +
            std::to_string(max_length) + " bytes";
-    return ParseResult::kBad;
   }
-  if (in.size() < kFrameHeaderSize) return ParseResult::kNeedMore;
-  if (in.size() - kLengthSize < length) return ParseResult::kNeedMore;
-  const uint8_t* p = in.data() + kLengthSize;
-  out->header.length = length;
-  out->header.call_id = LoadLE32(p);
-  out->header.method = p[4];
-  out->header.status = p[5];
-  out->header.flags = LoadLE16(p + 6);
-  out->payload = ByteView(p + kFixedHeaderSize, length - kFixedHeaderSize);
-  out->total_size = kLengthSize + length;
-  return ParseResult::kComplete;
-}
-
-size_t BeginFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, uint8_t status,
-                  uint16_t flags) {
-  size_t offset = out->size();
-  uint8_t* p = out->Extend(kFrameHeaderSize);
-  StoreLE32(p, 0);
-  StoreLE32(p + 4, call_id);
-  p[8] = method;
-  p[9] = status;
-  StoreLE16(p + 10, flags);
-  return offset;
-}
-
-void EndFrame(ByteBuffer* out, size_t offset) {
-  StoreLE32(out->data() + offset, uint32_t(out->size() - offset - kLengthSize));
+  return ParseResult::kBad;
 }
 
 void SetFrameStatus(ByteBuffer* out, size_t offset, uint8_t status) {

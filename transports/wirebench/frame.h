@@ -58,18 +58,56 @@ void WritePreamble(uint8_t codec_id, ByteBuffer* out);
 // Parses the frame at the start of `in`. A length below the fixed header
 // size or above `max_length` is kBad (checked as soon as the length word is
 // in, so an oversized frame is refused before it is buffered).
-ParseResult ParseFrame(ByteView in, uint32_t max_length, Frame* out, std::string* why);
+// Inline: every call crosses it on both sides.
+inline ParseResult ParseFrame(ByteView in, uint32_t max_length, Frame* out, std::string* why);
 
 // Appends a frame header with a zero length and returns its offset; the
 // caller appends the payload and then calls EndFrame to fill in the length.
-size_t BeginFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, uint8_t status,
-                  uint16_t flags = 0);
+inline size_t BeginFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, uint8_t status,
+                         uint16_t flags = 0);
 // REQUIRES: `offset` came from BeginFrame on the same buffer.
-void EndFrame(ByteBuffer* out, size_t offset);
+inline void EndFrame(ByteBuffer* out, size_t offset);
 // Overwrites the status byte of the frame that starts at `offset`.
 void SetFrameStatus(ByteBuffer* out, size_t offset, uint8_t status);
 // Appends a whole frame whose payload is a readable reason (error replies).
 void AppendErrorFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, CallStatus status,
                       std::string_view reason);
+
+// kBad, with the reason, for a length word ParseFrame refuses.
+ParseResult RefuseFrameLength(uint32_t length, uint32_t max_length, std::string* why);
+
+inline ParseResult ParseFrame(ByteView in, uint32_t max_length, Frame* out, std::string* why) {
+  if (in.size() < kLengthSize) return ParseResult::kNeedMore;
+  const uint32_t length = LoadLE32(in.data());
+  if (length < kFixedHeaderSize || length > max_length) [[unlikely]]
+    return RefuseFrameLength(length, max_length, why);
+  // length >= kFixedHeaderSize, so this also waits for the whole header.
+  if (in.size() - kLengthSize < length) return ParseResult::kNeedMore;
+  const uint8_t* p = in.data() + kLengthSize;
+  out->header.length = length;
+  out->header.call_id = LoadLE32(p);
+  out->header.method = p[4];
+  out->header.status = p[5];
+  out->header.flags = LoadLE16(p + 6);
+  out->payload = ByteView(p + kFixedHeaderSize, length - kFixedHeaderSize);
+  out->total_size = kLengthSize + length;
+  return ParseResult::kComplete;
+}
+
+inline size_t BeginFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, uint8_t status,
+                         uint16_t flags) {
+  const size_t offset = out->size();
+  uint8_t* p = out->Extend(kFrameHeaderSize);
+  StoreLE32(p, 0);
+  StoreLE32(p + 4, call_id);
+  p[8] = method;
+  p[9] = status;
+  StoreLE16(p + 10, flags);
+  return offset;
+}
+
+inline void EndFrame(ByteBuffer* out, size_t offset) {
+  StoreLE32(out->data() + offset, uint32_t(out->size() - offset - kLengthSize));
+}
 
 }  // namespace wirebench::rpc
