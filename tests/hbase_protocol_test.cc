@@ -626,6 +626,14 @@ TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
     ASSERT_TRUE(resp.more_results());
     opened.push_back(resp.scanner_id());
   }
+  // A Get's filter is held in the same budget while it is parsed and used:
+  // refused while the scanners hold it, served once they are closed.
+  pbw::GetRequest get;
+  Region(get.mutable_region(), "budget,,1");
+  get.mutable_get()->set_row("r0");
+  get.mutable_get()->set_filter(f.SerializeAsString());
+  ASSERT_TRUE(peer->Send(Call(350, "Get", get)));
+  const Reply refused_get = ReadReply(*peer);
   for (size_t i = 0; i < opened.size(); ++i) {  // The shared server's budget, given back.
     pbw::ScanRequest close;
     close.set_scanner_id(opened[i]);
@@ -636,6 +644,12 @@ TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
   EXPECT_NE(refusal.find("open scanners hold"), std::string::npos)
       << opened.size() << " scanners of a 1 MiB prefix filter were taken, none refused";
   EXPECT_GE(opened.size(), 1u);
+  ASSERT_TRUE(refused_get.header.has_exception());
+  EXPECT_NE(refused_get.header.exception().stack_trace().find("to parse"), std::string::npos)
+      << refused_get.header.exception().stack_trace();
+  ASSERT_TRUE(peer->Send(Call(450, "Get", get)));
+  const Reply served = ReadReply(*peer);
+  EXPECT_FALSE(served.header.has_exception()) << served.header.exception().stack_trace();
 }
 
 // As ServerRpcConnection: RequestTooBigException for a client that

@@ -53,9 +53,11 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   }
   auto tr = ReadTimeRange(g.time_range());
   if (!tr.ok()) return tr.status();
+  FilterHold hold(service_);  // Declared before the filter: released after it is freed.
   std::unique_ptr<Filter> filter;
   if (g.has_filter()) {
     if (defer_filters_) return Defer();
+    WB_RETURN_IF_ERROR(hold.Take(g.filter().size()));
     auto f = ParseFilter(g.filter());
     if (!f.ok()) return f.status();
     filter = std::move(f).value();

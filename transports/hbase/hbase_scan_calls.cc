@@ -154,6 +154,9 @@ Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
   size_t filter_bytes = 4 * scan.filter().size();
   if (scan.has_filter() && !s.meta) {
     if (defer_filters_) return Defer();
+    // Held while parsing; once open, the scanner's own bytes count the filter.
+    FilterHold hold(service_);
+    WB_RETURN_IF_ERROR(hold.Take(scan.filter().size()));
     const uint64_t before = ThisThreadTotals().alloc_bytes;
     auto f = ParseFilter(scan.filter());
     if (!f.ok()) return f.status();

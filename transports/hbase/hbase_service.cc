@@ -164,6 +164,27 @@ bool HBaseService::WasFinished(uint64_t id) const {
   return std::find(finished_.begin(), finished_.end(), id) != finished_.end();
 }
 
+bool HBaseService::ReserveFilter(size_t wire_bytes, size_t* reserved, std::string* why) {
+  const size_t want = kFilterParseFactor * wire_bytes;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (scanner_bytes_ + want > kMaxScannerBytes) {
+    *why = "open scanners hold " + std::to_string(scanner_bytes_ >> 20) +
+           " MiB of keys, columns and filters (at most " + std::to_string(kMaxScannerBytes >> 20) +
+           " MiB) and a filter of " + std::to_string(wire_bytes) + " bytes takes up to " +
+           std::to_string((want + (size_t{1} << 20) - 1) >> 20) +
+           " MiB to parse: close scanners, or send a smaller filter";
+    return false;
+  }
+  scanner_bytes_ += want;
+  *reserved = want;
+  return true;
+}
+
+void HBaseService::ReleaseFilter(size_t reserved) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scanner_bytes_ -= std::min(scanner_bytes_, reserved);
+}
+
 size_t HBaseService::open_scanners() const {
   std::lock_guard<std::mutex> lock(mu_);
   return scanners_.size();

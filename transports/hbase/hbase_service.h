@@ -251,6 +251,15 @@ class HBaseService {
   // hbase.client.scanner.timeout.period, 60 s); OpenScanner calls it.
   void ExpireScanners(uint64_t now_ms);
   size_t open_scanners() const;
+
+  // A filter is held in the scanner budget while it is parsed and used: its
+  // parse can take some twenty times its wire size (a million column
+  // prefixes, timestamps), so a call reserves kFilterParseFactor times the
+  // filter's wire size before parsing it and releases it when done. False,
+  // with `why`, when the budget cannot take it.
+  static constexpr size_t kFilterParseFactor = 24;
+  bool ReserveFilter(size_t wire_bytes, size_t* reserved, std::string* why);
+  void ReleaseFilter(size_t reserved);
   // Opens refused at a limit, since start.
   uint64_t refused_scanners() const;
 
@@ -287,6 +296,29 @@ class HBaseService {
   std::map<uint64_t, size_t> per_owner_;  // Open scanners by owner.
   size_t scanner_bytes_ = 0;
   uint64_t refused_scanners_ = 0;
+};
+
+// A filter's reservation in the scanner budget (HBaseService::ReserveFilter),
+// released when the hold goes out of scope.
+class FilterHold {
+ public:
+  explicit FilterHold(HBaseService* service) : service_(service) {}
+  ~FilterHold() {
+    if (reserved_ > 0) service_->ReleaseFilter(reserved_);
+  }
+  FilterHold(const FilterHold&) = delete;
+  FilterHold& operator=(const FilterHold&) = delete;
+  // Reserves room to parse a filter of `wire_bytes`; an IOException saying
+  // why when the budget cannot take it.
+  Status Take(size_t wire_bytes) {
+    std::string why;
+    if (service_->ReserveFilter(wire_bytes, &reserved_, &why)) return Status::Ok();
+    return Status::ResourceExhausted(std::string(exceptions::kIOException) + ": " + why);
+  }
+
+ private:
+  HBaseService* service_;
+  size_t reserved_ = 0;
 };
 
 // What a connection asks its server for: the Stats reply (the rpc layer's
