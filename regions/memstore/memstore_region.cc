@@ -809,24 +809,47 @@ class MemstoreRegion final : public Region {
         it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
       AddMarker(s, row, &data, MarkerKey{true, CellType::kDeleteFamily, "", ""}, t);
     }
-    for (const Cell& c : m.cells) {
+    auto family_level = [](const Cell& c) {
+      return c.type == CellType::kDeleteFamily || c.type == CellType::kDeleteFamilyVersion;
+    };
+    for (size_t i = 0; i < m.cells.size(); ++i) {
+      const Cell& c = m.cells[i];
       const std::string_view family = Sv(c.family), qualifier = Sv(c.qualifier);
-      if (c.type == CellType::kDeleteFamily) {
-        const uint64_t t = resolve(c.timestamp);
+      if (family_level(c)) {
+        // A run of family deletes of one family walks the family's columns
+        // once: DeleteFamily drops every version up to its timestamp,
+        // DeleteFamilyVersion (HBase's Delete.addFamilyVersion) the versions
+        // at exactly its own; LATEST_TIMESTAMP is the server's clock. One
+        // walk per cell made a Delete of many such cells on a wide row
+        // quadratic.
+        uint64_t up_to = 0;
+        bool any_up_to = false;
+        std::vector<uint64_t> exact;
+        size_t end = i;
+        for (; end < m.cells.size() && family_level(m.cells[end]) &&
+               Sv(m.cells[end].family) == family;
+             ++end) {
+          const Cell& d = m.cells[end];
+          const uint64_t t = resolve(d.timestamp);
+          if (d.type == CellType::kDeleteFamily) {
+            up_to = any_up_to ? std::max(up_to, t) : t;
+            any_up_to = true;
+            AddMarker(s, row, &data,
+                      MarkerKey{false, CellType::kDeleteFamily, std::string(family), ""}, t);
+          } else {
+            exact.push_back(t);
+            AddVersionMarker(s, row, &data,
+                             VersionMarker{t, CellType::kDeleteFamilyVersion, std::string(family), ""});
+          }
+        }
+        std::sort(exact.begin(), exact.end());
+        auto drop = [&](uint64_t ts) {
+          return (any_up_to && ts <= up_to) || std::binary_search(exact.begin(), exact.end(), ts);
+        };
         auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
         while (it != cols.end() && it->first.family == family)
-          it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
-        AddMarker(s, row, &data, MarkerKey{false, CellType::kDeleteFamily, std::string(family), ""},
-                  t);
-      } else if (c.type == CellType::kDeleteFamilyVersion) {
-        // Every column of the family at exactly one timestamp (HBase's
-        // Delete.addFamilyVersion; LATEST_TIMESTAMP: the server's clock).
-        const uint64_t t = resolve(c.timestamp);
-        auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
-        while (it != cols.end() && it->first.family == family)
-          it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
-        AddVersionMarker(s, row, &data,
-                         VersionMarker{t, CellType::kDeleteFamilyVersion, std::string(family), ""});
+          it = DropVersions(s, row, &cols, it, drop);
+        i = end - 1;
       } else if (c.type == CellType::kDelete) {
         // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
         // the cell's timestamp.
