@@ -1,5 +1,5 @@
 // The conformance suite every codec in the registry must pass. It is
-// instantiated over Codecs(), so a codec added to codecs/codec_registry.cc
+// instantiated over Codecs(), so a codec listed in codecs/codec_registry.cc
 // is covered without touching this file. Inputs: Cases() in
 // tests/codec_test_messages.h.
 //
@@ -8,7 +8,7 @@
 // AddressSanitizer reports any read past the end.
 //
 // What "rejected" means per codec is the registry entry's DecodeGuarantees
-// (codecs/codec.h, codecs/codec_registry.cc):
+// (codecs/codec.h; each codec's folder defines its entry):
 //  - Truncation: a codec that promises it must reject every proper prefix;
 //    any other must fail or decode exactly the original message.
 //  - Random garbage: a codec that promises it must reject every input (>= 16
