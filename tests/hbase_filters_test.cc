@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -260,6 +261,53 @@ TEST(HBaseFilters, RowRangesAndStops) {
   EXPECT_NE(Apply(m.get(), RowCells{"a5", {{"f", "a", 1, "v"}}}), "-");
   EXPECT_EQ(Apply(m.get(), RowCells{"b", {{"f", "a", 1, "v"}}}), "-");
   EXPECT_EQ(Apply(m.get(), RowCells{"user10", {{"f", "a", 1, "v"}}}), "-");
+}
+
+// The sorted, merged ranges place every row as trying each range in turn
+// would: random ranges (unsorted, overlapping, touching, either end
+// inclusive or not, some to the table's end) against every short row.
+TEST(HBaseFilters, MultiRowRangeFilterAgreesWithTryingEachRange) {
+  std::mt19937 rng(7);
+  auto key = [&](int len) {
+    std::string k;
+    for (int i = 0; i < len; ++i) k += char('a' + rng() % 4);
+    return k;
+  };
+  for (int round = 0; round < 200; ++round) {
+    pbw::MultiRowRangeFilter ranges;
+    struct R {
+      std::string start, stop;
+      bool si, ti;
+    };
+    std::vector<R> want;
+    const int n = 1 + int(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      std::string a = key(1 + int(rng() % 3)), b = rng() % 6 == 0 ? "" : key(1 + int(rng() % 3));
+      if (!b.empty() && b < a) std::swap(a, b);
+      R r{a, b, rng() % 2 == 0, rng() % 2 == 0};
+      auto* p = ranges.add_row_range_list();
+      p->set_start_row(r.start);
+      p->set_start_row_inclusive(r.si);
+      p->set_stop_row(r.stop);
+      p->set_stop_row_inclusive(r.ti);
+      want.push_back(r);
+    }
+    auto f = Make(Named("MultiRowRangeFilter", ranges.SerializeAsString()));
+    for (int len = 1; len <= 3; ++len) {
+      for (int code = 0; code < (1 << (2 * len)); ++code) {
+        std::string row;
+        for (int i = 0; i < len; ++i) row += char('a' + (code >> (2 * i)) % 4);
+        bool in = false;
+        for (const R& r : want) {
+          const bool after = row > r.start || (row == r.start && r.si);
+          const bool before = r.stop.empty() || row < r.stop || (row == r.stop && r.ti);
+          in = in || (after && before);
+        }
+        ASSERT_EQ(f->FilterRowKey(ByteView(row)), !in)
+            << "row '" << row << "' round " << round << " (" << n << " ranges)";
+      }
+    }
+  }
 }
 
 TEST(HBaseFilters, SkipAndWhileMatchWrappers) {
