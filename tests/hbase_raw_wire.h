@@ -97,8 +97,7 @@ inline hbasewire::ScanRequest OpenFilteredScan(const std::string& filter, uint32
 }
 
 // A next on scanner `id`: `rows` rows, call sequence `seq`.
-inline hbasewire::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq,
-                                       bool heartbeats) {
+inline hbasewire::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
   hbasewire::ScanRequest req;
   req.set_scanner_id(id);
   req.set_number_of_rows(rows);

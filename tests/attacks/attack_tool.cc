@@ -66,8 +66,7 @@ extern "C" void OnStopSignal(int) { g_stop = true; }
 class Args {
  public:
   Args(std::map<std::string, std::string> defaults) : kv_(std::move(defaults)) {
-    for (const char* common : {"host", "port", "seconds", "timeout-ms"})
-      kv_.emplace(common, "");
+    for (const char* common : {"host", "port", "seconds", "timeout-ms"}) kv_.emplace(common, "");
     if (kv_["host"].empty()) kv_["host"] = "127.0.0.1";
     if (kv_["seconds"].empty()) kv_["seconds"] = "10";
     if (kv_["timeout-ms"].empty()) kv_["timeout-ms"] = "15000";
@@ -76,7 +75,8 @@ class Args {
   std::string Parse(int argc, char** argv) {
     for (int i = 0; i < argc; i += 2) {
       const std::string flag = argv[i];
-      if (flag.rfind("--", 0) != 0 || i + 1 >= argc) return "expected --name value at '" + flag + "'";
+      if (flag.rfind("--", 0) != 0 || i + 1 >= argc)
+        return "expected --name value at '" + flag + "'";
       const std::string name = flag.substr(2);
       if (!kv_.count(name)) return "unknown flag " + flag + " (flags: " + Flags() + ")";
       kv_[name] = argv[i + 1];
@@ -98,7 +98,8 @@ class Args {
   size_t Size(const std::string& name) const { return size_t(Num(name)); }
   std::string Flags() const {
     std::string out;
-    for (const auto& [k, v] : kv_) out += (out.empty() ? "--" : " --") + k + " " + (v.empty() ? "?" : v);
+    for (const auto& [k, v] : kv_)
+      out += (out.empty() ? "--" : " --") + k + " " + (v.empty() ? "?" : v);
     return out;
   }
   // The attack's own flags as they were taken ("ranges-mib=6,pause-ms=1000"),
@@ -212,7 +213,9 @@ struct Outcome {
   std::string message;
   double ms = 0;
   bool ok() const { return answered && exception.empty(); }
-  std::string Said() const { return !answered ? "no-answer" : exception.empty() ? "ok" : exception; }
+  std::string Said() const {
+    return !answered ? "no-answer" : exception.empty() ? "ok" : exception;
+  }
 };
 
 Outcome Ask(RawPeer* peer, const std::string& call) {
@@ -271,9 +274,9 @@ std::string FillMemstore(const Target& t, RawPeer* peer, const std::string& fami
                          size_t value_bytes, size_t max_bytes, size_t* put_bytes, uint32_t* id) {
   const std::string value(value_bytes, 'f');
   for (size_t i = 0; t.TimeLeft() && *put_bytes < max_bytes; ++i) {
-    const Outcome o = Ask(peer, MutateCall(++*id, CellsMutation(pbw::MutationProto::PUT,
-                                                                 Numbered("attack-fill-", i),
-                                                                 family, {{"v", value}})));
+    const Outcome o = Ask(
+        peer, MutateCall(++*id, CellsMutation(pbw::MutationProto::PUT, Numbered("attack-fill-", i),
+                                              family, {{"v", value}})));
     if (!o.ok()) return o.Said();
     *put_bytes += value_bytes;
   }
@@ -345,6 +348,35 @@ void CloseUnlessDone(RawPeer* peer, uint32_t* id, uint64_t scanner, const Outcom
   Ask(peer, Call(++*id, "Scan", close));
 }
 
+// One filtered scan of a client without heartbeats: opened under `filter`,
+// then one next for every row, the scanner closed if that did not end it.
+struct ScanRound {
+  bool opened = false;
+  std::string refusal;  // The opening's answer when it was refused.
+  Outcome next;
+};
+ScanRound FilteredScanRound(const Target& t, std::unique_ptr<RawPeer>* peer, uint32_t* id,
+                            const std::string& filter) {
+  ScanRound round;
+  const Outcome open =
+      Ask(peer->get(), Call(++*id, "Scan", testing::OpenFilteredScan(filter, 0, false)));
+  pbw::ScanResponse opened;
+  if (!open.ok() || !opened.ParseFromString(open.message)) {
+    round.refusal = open.Said();
+    if (!open.answered) *peer = Connect(t);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return round;
+  }
+  round.opened = true;
+  round.next = Ask(peer->get(),
+                   Call(++*id, "Scan", testing::NextScan(opened.scanner_id(), 100000, 0, false)));
+  if (!round.next.answered)
+    *peer = Connect(t);
+  else
+    CloseUnlessDone(peer->get(), id, opened.scanner_id(), round.next);
+  return round;
+}
+
 // Sleeps --pause-ms between an attack's rounds (cut short by the deadline).
 void Pause(const Target& t, const Args& a) {
   const auto until = Clock::now() + std::chrono::milliseconds(int64_t(a.Num("pause-ms")));
@@ -387,36 +419,33 @@ int ScanStall(const Args& a, Report* r) {
   r->Set("ranges", count);
   r->Set("filter_mib", double(filter.size()) / kMiB);
   auto peer = ConnectOrExit(t);
-  Probe probe(t, std::chrono::milliseconds(200), [](RawPeer* p, uint32_t* id) {
-    Outcome meta = Ask(p, testing::MetaLookup(++*id));
-    if (!meta.ok()) return meta;
-    pbw::ScanRequest small;
-    *small.mutable_region() = UserRegion();
-    small.mutable_scan();  // The whole table, 10 rows of it.
-    small.set_number_of_rows(10);
-    small.set_close_scanner(true);
-    Outcome scan = Ask(p, Call(++*id, "Scan", small));
-    scan.ms = std::max(scan.ms, meta.ms);
-    return scan;
-  }, /*fresh_connection=*/true);
+  Probe probe(
+      t, std::chrono::milliseconds(200),
+      [](RawPeer* p, uint32_t* id) {
+        Outcome meta = Ask(p, testing::MetaLookup(++*id));
+        if (!meta.ok()) return meta;
+        pbw::ScanRequest small;
+        *small.mutable_region() = UserRegion();
+        small.mutable_scan();  // The whole table, 10 rows of it.
+        small.set_number_of_rows(10);
+        small.set_close_scanner(true);
+        Outcome scan = Ask(p, Call(++*id, "Scan", small));
+        scan.ms = std::max(scan.ms, meta.ms);
+        return scan;
+      },
+      /*fresh_connection=*/true);
   uint32_t id = 0;
   uint64_t scans = 0;
   double max_next_ms = 0;
   std::string refused;
   while (t.TimeLeft()) {
-    const Outcome open = Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(filter, 0, false)));
-    pbw::ScanResponse opened;
-    if (!open.ok() || !opened.ParseFromString(open.message)) {
-      refused = open.Said();
-      if (!open.answered) peer = Connect(t);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const ScanRound round = FilteredScanRound(t, &peer, &id, filter);
+    if (!round.opened) {
+      refused = round.refusal;
       continue;
     }
-    const Outcome next = Ask(peer.get(), Call(++id, "Scan", testing::NextScan(opened.scanner_id(), 100000, 0, false)));
-    max_next_ms = std::max(max_next_ms, next.ms);
+    max_next_ms = std::max(max_next_ms, round.next.ms);
     ++scans;
-    if (!next.answered) peer = Connect(t);
-    else CloseUnlessDone(peer.get(), &id, opened.scanner_id(), next);
     Pause(t, a);
   }
   r->Set("scans", scans);
@@ -438,9 +467,9 @@ int ReplyFlood(const Args& a, Report* r) {
   const std::string chunk(size_t(a.Num("append-mib") * kMiB), 'a');
   std::string answers;
   for (size_t i = 0; i < a.Size("appends") && t.TimeLeft(); ++i) {
-    const Outcome o = Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::APPEND,
-                                                                      "attack-append", family,
-                                                                      {{"a", chunk}})));
+    const Outcome o =
+        Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::APPEND, "attack-append",
+                                                       family, {{"a", chunk}})));
     answers += (answers.empty() ? "" : ",") + o.Said().substr(o.Said().rfind('.') + 1);
     if (!o.answered) peer = Connect(t);
   }
@@ -459,8 +488,10 @@ int ReplyFlood(const Args& a, Report* r) {
 
   // The large row, then the Gets nobody reads.
   const std::string row = "attack-big-row";
-  const Outcome put = Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, row, family,
-                                                                      {{"big", std::string(a.Size("row-kib") * kKiB, 'b')}})));
+  const Outcome put =
+      Ask(peer.get(),
+          MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, row, family,
+                                         {{"big", std::string(a.Size("row-kib") * kKiB, 'b')}})));
   if (!put.ok()) r->Fail("the large row was not written (" + put.Said() + ")");
   pbw::GetRequest big;
   *big.mutable_region() = UserRegion();
@@ -489,8 +520,9 @@ int WideDelete(const Args& a, Report* r) {
   uint32_t id = 0;
   std::vector<std::pair<std::string, std::string>> cells;
   for (size_t i = 0; i < a.Size("row-cells"); ++i) cells.emplace_back(Numbered("c", i, 6), "v");
-  const Outcome wide = Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, "attack-wide",
-                                                                       family, cells)));
+  const Outcome wide =
+      Ask(peer.get(),
+          MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, "attack-wide", family, cells)));
   if (!wide.ok()) r->Fail("the wide row was not written (" + wide.Said() + ")");
   pbw::GetRequest g;
   *g.mutable_region() = UserRegion();
@@ -529,7 +561,8 @@ int WideDelete(const Args& a, Report* r) {
   r->Set("max_delete_ms", max_delete_ms);
   r->Set("max_get_ms", max_get_ms);
   if (!refused.empty()) r->Set("delete_refused", refused);
-  if (unanswered > 0) r->Fail(std::to_string(unanswered) + " calls not answered within --timeout-ms");
+  if (unanswered > 0)
+    r->Fail(std::to_string(unanswered) + " calls not answered within --timeout-ms");
   return r->Print();
 }
 
@@ -589,7 +622,8 @@ int DeleteFlood(const Args& a, Report* r) {
   r->Set("deletes_accepted", accepted);
   r->Set("deletes_refused", refused);
   r->Set("refusal", refusal.empty() ? "never" : refusal);
-  if (refusal.empty() && sent >= limit) r->Fail("deletes were never refused past the memstore limit");
+  if (refusal.empty() && sent >= limit)
+    r->Fail("deletes were never refused past the memstore limit");
   Hold(t);
   return r->Print();
 }
@@ -684,9 +718,10 @@ int IdleCrowd(const Args& a, Report* r) {
 int SlowScan(const Args& a, Report* r) {
   const Target t = TargetOf(a);
   auto peer = ConnectOrExit(t);
-  Probe probe(t, std::chrono::milliseconds(100), [](RawPeer* p, uint32_t* id) {
-    return Ask(p, FilteredGet(++*id));
-  }, /*fresh_connection=*/false);
+  Probe probe(
+      t, std::chrono::milliseconds(100),
+      [](RawPeer* p, uint32_t* id) { return Ask(p, FilteredGet(++*id)); },
+      /*fresh_connection=*/false);
   const double target_ms = a.Num("scan-ms");
   const int max_filters = int(a.Num("max-filters"));
   int filters = std::max(1, std::min(max_filters, int(a.Num("filters"))));
@@ -696,22 +731,18 @@ int SlowScan(const Args& a, Report* r) {
   std::string refused;
   while (t.TimeLeft()) {
     const std::string filter = testing::RegexFilterList("(x|y)*zq", filters);
-    const Outcome open = Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(filter, 0, false)));
-    pbw::ScanResponse opened;
-    if (!open.ok() || !opened.ParseFromString(open.message)) {
-      refused = open.Said();
-      if (!open.answered) peer = Connect(t);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const ScanRound round = FilteredScanRound(t, &peer, &id, filter);
+    if (!round.opened) {
+      refused = round.refusal;
       continue;
     }
-    const Outcome next = Ask(peer.get(), Call(++id, "Scan", testing::NextScan(opened.scanner_id(), 100000, 0, false)));
-    if (!next.answered) peer = Connect(t);
-    else CloseUnlessDone(peer.get(), &id, opened.scanner_id(), next);
+    const double ms = round.next.ms;
     ++scans;
-    max_scan_ms = std::max(max_scan_ms, next.ms);
+    max_scan_ms = std::max(max_scan_ms, ms);
     // Towards --scan-ms: scale the filter count by how far off this scan was.
-    if (next.ms < target_ms * 0.8 && filters < max_filters)
-      filters = std::min(max_filters, int(filters * std::min(10.0, target_ms / std::max(1.0, next.ms))) + 1);
+    if (ms < target_ms * 0.8 && filters < max_filters)
+      filters =
+          std::min(max_filters, int(filters * std::min(10.0, target_ms / std::max(1.0, ms))) + 1);
     Pause(t, a);
   }
   r->Set("scans", scans);
@@ -740,7 +771,8 @@ int ScannerFilters(const Args& a, Report* r) {
   std::vector<uint64_t> scanners;
   std::string refusal;
   while (scanners.size() < a.Size("max-scanners") && t.TimeLeft()) {
-    const Outcome o = Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(open_call_filter, 0, false)));
+    const Outcome o =
+        Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(open_call_filter, 0, false)));
     pbw::ScanResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message)) {
       refusal = o.Said();
@@ -802,14 +834,18 @@ int MemstoreFull(const Args& a, Report* r) {
                                          size_t(a.Num("max-mib") * kMiB), &put, &id);
   r->Set("put_mib", double(put) / kMiB);
   r->Set("refusal", first.empty() ? "never" : first);
-  if (first != expected) r->Fail("past the limit the put got " + (first.empty() ? "no refusal" : first));
+  if (first != expected)
+    r->Fail("past the limit the put got " + (first.empty() ? "no refusal" : first));
   uint64_t refused = 0, other = 0;
   for (size_t i = 0; t.TimeLeft() && !first.empty(); ++i) {
-    const Outcome o = Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::PUT,
-                                                                      Numbered("attack-over-", i), family,
-                                                                      {{"v", std::string(1024, 'o')}})));
-    if (o.exception == expected) ++refused;
-    else ++other;
+    const Outcome o =
+        Ask(peer.get(),
+            MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, Numbered("attack-over-", i),
+                                           family, {{"v", std::string(1024, 'o')}})));
+    if (o.exception == expected)
+      ++refused;
+    else
+      ++other;
     if (!o.answered) peer = Connect(t);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -847,7 +883,8 @@ int ZooKeeperMeta(const Args& a, Report* r) {
   if (!found) r->Fail("meta-region-server never named port " + std::to_string(want));
   return r->Print();
 #else
-  std::fprintf(stderr, "wirebench_attack: built without ZooKeeper's C client (libzookeeper-mt-dev)\n");
+  std::fprintf(stderr,
+               "wirebench_attack: built without ZooKeeper's C client (libzookeeper-mt-dev)\n");
   return 2;
 #endif
 }
@@ -891,7 +928,8 @@ int CachingZero(const Args& a, Report* r) {
   r->Set("scans_ended", scans);
   r->Set("calls", calls);
   r->Set("rows", rows);
-  if (endless > 0) r->Fail(std::to_string(endless) + " scans still had more after --max-calls calls");
+  if (endless > 0)
+    r->Fail(std::to_string(endless) + " scans still had more after --max-calls calls");
   if (scans == 0) r->Fail("no scan ended");
   return r->Print();
 }
@@ -906,35 +944,75 @@ struct Attack {
 
 const std::vector<Attack>& Attacks() {
   static const std::vector<Attack> all = {
-      {"scan-stall", 1, "filtered scan with a MultiRowRangeFilter matching nothing; meta lookups beside",
-       {{"ranges-mib", "6"}, {"pause-ms", "1000"}}, ScanStall},
-      {"reply-flood", 2, "appends past the cell limit; pipelined Gets of a large row, never read",
-       {{"connections", "3"}, {"gets", "1500"}, {"row-kib", "1024"}, {"appends", "6"},
-        {"append-mib", "4"}, {"family", "family"}},
+      {"scan-stall",
+       1,
+       "filtered scan with a MultiRowRangeFilter matching nothing; meta lookups beside",
+       {{"ranges-mib", "6"}, {"pause-ms", "1000"}},
+       ScanStall},
+      {"reply-flood",
+       2,
+       "appends past the cell limit; pipelined Gets of a large row, never read",
+       {{"connections", "3"},
+        {"gets", "1500"},
+        {"row-kib", "1024"},
+        {"appends", "6"},
+        {"append-mib", "4"},
+        {"family", "family"}},
        ReplyFlood},
-      {"wide-delete", 3, "one Delete of many DeleteColumn cells; a Get naming many columns of a wide row",
-       {{"delete-cells", "80000"}, {"get-columns", "100000"}, {"row-cells", "20000"},
-        {"family", "family"}, {"pause-ms", "1000"}},
+      {"wide-delete",
+       3,
+       "one Delete of many DeleteColumn cells; a Get naming many columns of a wide row",
+       {{"delete-cells", "80000"},
+        {"get-columns", "100000"},
+        {"row-cells", "20000"},
+        {"family", "family"},
+        {"pause-ms", "1000"}},
        WideDelete},
-      {"delete-flood", 4, "region filled, then DeleteFamily on new rows until refused",
-       {{"mib", "488"}, {"batch", "10000"}, {"fill-kib", "1024"}, {"fill-max-mib", "4096"},
+      {"delete-flood",
+       4,
+       "region filled, then DeleteFamily on new rows until refused",
+       {{"mib", "488"},
+        {"batch", "10000"},
+        {"fill-kib", "1024"},
+        {"fill-max-mib", "4096"},
         {"family", "family"}},
        DeleteFlood},
-      {"trickle", 5, "connections announcing large calls, trickling a byte every interval",
+      {"trickle",
+       5,
+       "connections announcing large calls, trickling a byte every interval",
        {{"connections", "12"}, {"sizes", "16777216,1048576,131072,65536"}, {"interval-ms", "5000"}},
        Trickle},
-      {"idle-crowd", 6, "connections each sending a Get every interval, crowding the server",
-       {{"connections", "51"}, {"interval-ms", "500"}}, IdleCrowd},
-      {"slow-scan", 7, "long filtered scans; a filtered Get beside them",
-       {{"scan-ms", "5000"}, {"filters", "20"}, {"max-filters", "20000"}, {"pause-ms", "0"}}, SlowScan},
-      {"scanner-filters", 8, "scanners with large MultipleColumnPrefixFilters until refused; a large TimestampsFilter Get",
-       {{"filter-mib", "13"}, {"get-filter-mib", "12"}, {"max-scanners", "32"}}, ScannerFilters},
-      {"memstore-full", 9, "puts past the memstore limit: the refusal's exception class",
-       {{"put-kib", "1024"}, {"max-mib", "4096"}, {"family", "family"}}, MemstoreFull},
-      {"zk-meta", 10, "waits until ZooKeeper's meta-region-server names --expect-port",
-       {{"zookeeper", ""}, {"expect-port", "0"}, {"port", "1"}}, ZooKeeperMeta},
-      {"caching-zero", 11, "scans with caching 0 and no number_of_rows must end",
-       {{"max-calls", "100000"}, {"pause-ms", "1000"}}, CachingZero},
+      {"idle-crowd",
+       6,
+       "connections each sending a Get every interval, crowding the server",
+       {{"connections", "51"}, {"interval-ms", "500"}},
+       IdleCrowd},
+      {"slow-scan",
+       7,
+       "long filtered scans; a filtered Get beside them",
+       {{"scan-ms", "5000"}, {"filters", "20"}, {"max-filters", "20000"}, {"pause-ms", "0"}},
+       SlowScan},
+      {"scanner-filters",
+       8,
+       "scanners with large MultipleColumnPrefixFilters until refused; a large TimestampsFilter "
+       "Get",
+       {{"filter-mib", "13"}, {"get-filter-mib", "12"}, {"max-scanners", "32"}},
+       ScannerFilters},
+      {"memstore-full",
+       9,
+       "puts past the memstore limit: the refusal's exception class",
+       {{"put-kib", "1024"}, {"max-mib", "4096"}, {"family", "family"}},
+       MemstoreFull},
+      {"zk-meta",
+       10,
+       "waits until ZooKeeper's meta-region-server names --expect-port",
+       {{"zookeeper", ""}, {"expect-port", "0"}, {"port", "1"}},
+       ZooKeeperMeta},
+      {"caching-zero",
+       11,
+       "scans with caching 0 and no number_of_rows must end",
+       {{"max-calls", "100000"}, {"pause-ms", "1000"}},
+       CachingZero},
   };
   return all;
 }
