@@ -102,13 +102,13 @@ class Args {
       out += (out.empty() ? "--" : " --") + k + " " + (v.empty() ? "?" : v);
     return out;
   }
-  // The attack's own flags as they were taken ("ranges-mib=6,pause-ms=1000"),
+  // The attack's own flags as they were taken ("pause-ms=1000;ranges-mib=6"),
   // for the report: the figures beside them say at what sizes.
   std::string Sizes() const {
     std::string out;
     for (const auto& [k, v] : kv_)
       if (k != "host" && k != "port" && k != "seconds" && k != "timeout-ms")
-        out += (out.empty() ? "" : ",") + k + "=" + v;
+        out += (out.empty() ? "" : ";") + k + "=" + v;
     return out;
   }
 
@@ -1053,7 +1053,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
     Report report(at.name);
-    report.Set("sizes", args.Sizes());
+    report.Set("with", args.Sizes());
     return at.run(args, &report);
   }
   std::fprintf(stderr, "wirebench_attack: unknown subcommand '%s'\n", sub.c_str());
