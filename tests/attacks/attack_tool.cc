@@ -213,9 +213,12 @@ struct Outcome {
   std::string message;
   double ms = 0;
   bool ok() const { return answered && exception.empty(); }
+  std::string reason;  // The exception's text, its first line.
   std::string Said() const {
     return !answered ? "no-answer" : exception.empty() ? "ok" : exception;
   }
+  // The class and why, for a report.
+  std::string Why() const { return reason.empty() ? Said() : Said() + ": " + reason; }
 };
 
 Outcome Ask(RawPeer* peer, const std::string& call) {
@@ -224,7 +227,11 @@ Outcome Ask(RawPeer* peer, const std::string& call) {
   if (peer->Send(call)) {
     const HBaseReply r = testing::ReadParsedHBaseReply(peer);
     o.answered = r.ok;
-    if (r.ok && r.header.has_exception()) o.exception = r.header.exception().exception_class_name();
+    if (r.ok && r.header.has_exception()) {
+      o.exception = r.header.exception().exception_class_name();
+      const std::string& text = r.header.exception().stack_trace();
+      o.reason = text.substr(0, std::min<size_t>(text.find('\n'), 160));
+    }
     o.message = r.message;
   }
   o.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -309,7 +316,7 @@ class Probe {
               max_ms_ = std::max(max_ms_, o.ms);
               if (!o.ok()) {
                 ++failed_;
-                if (first_failure_.empty()) first_failure_ = o.Said();
+                if (first_failure_.empty()) first_failure_ = o.Why();
                 peer.reset();
               }
             }
@@ -362,7 +369,7 @@ ScanRound FilteredScanRound(const Target& t, std::unique_ptr<RawPeer>* peer, uin
       Ask(peer->get(), Call(++*id, "Scan", testing::OpenFilteredScan(filter, 0, false)));
   pbw::ScanResponse opened;
   if (!open.ok() || !opened.ParseFromString(open.message)) {
-    round.refusal = open.Said();
+    round.refusal = open.Why();
     if (!open.answered) *peer = Connect(t);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return round;
@@ -483,7 +490,7 @@ int ReplyFlood(const Args& a, Report* r) {
   if (got.ok() && gr.ParseFromString(got.message))
     for (const auto& c : gr.result().cell()) cell = std::max(cell, c.value().size());
   r->Set("append_cell_bytes", cell);
-  if (!got.ok()) r->Fail("the appended cell could not be read (" + got.Said() + ")");
+  if (!got.ok()) r->Fail("the appended cell could not be read (" + got.Why() + ")");
   if (cell > kCellLimit) r->Fail("appends grew a cell past the 10 MiB cell limit");
 
   // The large row, then the Gets nobody reads.
@@ -492,7 +499,7 @@ int ReplyFlood(const Args& a, Report* r) {
       Ask(peer.get(),
           MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, row, family,
                                          {{"big", std::string(a.Size("row-kib") * kKiB, 'b')}})));
-  if (!put.ok()) r->Fail("the large row was not written (" + put.Said() + ")");
+  if (!put.ok()) r->Fail("the large row was not written (" + put.Why() + ")");
   pbw::GetRequest big;
   *big.mutable_region() = UserRegion();
   big.mutable_get()->set_row(row);
@@ -523,7 +530,7 @@ int WideDelete(const Args& a, Report* r) {
   const Outcome wide =
       Ask(peer.get(),
           MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, "attack-wide", family, cells)));
-  if (!wide.ok()) r->Fail("the wide row was not written (" + wide.Said() + ")");
+  if (!wide.ok()) r->Fail("the wide row was not written (" + wide.Why() + ")");
   pbw::GetRequest g;
   *g.mutable_region() = UserRegion();
   g.mutable_get()->set_row("attack-wide");
@@ -545,7 +552,7 @@ int WideDelete(const Args& a, Report* r) {
   for (size_t i = 0; t.TimeLeft(); ++i) {
     del.set_row(Numbered("attack-del-", i));
     const Outcome d = Ask(peer.get(), MutateCall(++id, del));
-    if (!d.ok() && refused.empty()) refused = d.Said();
+    if (!d.ok() && refused.empty()) refused = d.Why();
     max_delete_ms = std::max(max_delete_ms, d.ms);
     const Outcome gt = Ask(peer.get(), Call(++id, "Get", g));
     max_get_ms = std::max(max_get_ms, gt.ms);
@@ -603,7 +610,7 @@ int DeleteFlood(const Args& a, Report* r) {
     sent += call.size();
     pbw::MultiResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message) || resp.regionactionresult_size() != 1) {
-      refusal = o.Said();
+      refusal = o.Why();
       if (!o.answered) peer = Connect(t);
       break;
     }
@@ -775,7 +782,7 @@ int ScannerFilters(const Args& a, Report* r) {
         Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(open_call_filter, 0, false)));
     pbw::ScanResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message)) {
-      refusal = o.Said();
+      refusal = o.Why();
       if (!o.answered) peer = Connect(t);
       break;
     }
@@ -799,7 +806,7 @@ int ScannerFilters(const Args& a, Report* r) {
   auto get_peer = Connect(t);
   const Outcome got = Ask(get_peer.get(), Call(1, "Get", g));
   r->Set("timestamps_get_mib", double(g.ByteSizeLong()) / kMiB);
-  r->Set("timestamps_get", got.Said());
+  r->Set("timestamps_get", got.Why());
   r->Set("timestamps_get_ms", got.ms);
   if (!got.answered) r->Fail("the TimestampsFilter Get was not answered");
 
@@ -903,7 +910,7 @@ int CachingZero(const Args& a, Report* r) {
     Outcome o = Ask(peer.get(), Call(++id, "Scan", open));
     pbw::ScanResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message)) {
-      r->Fail("the scan was not opened (" + o.Said() + ")");
+      r->Fail("the scan was not opened (" + o.Why() + ")");
       break;
     }
     const uint64_t scanner = resp.scanner_id();
