@@ -41,6 +41,8 @@ using testing::Call;
 using testing::HBaseConnectionHeader;
 using testing::HBaseReply;
 using testing::kHBaseHello;
+using testing::MetaLookup;
+using testing::NextScan;
 using testing::RawPeer;
 using testing::ReadHBaseReply;
 using testing::ReadParsedHBaseReply;
@@ -318,35 +320,10 @@ class MemstoreScanServer {
 // FilterList(MUST_PASS_ONE) of 100 ValueFilters matching "(a|v)*c": each
 // reads the whole 2 KB value of every row that fails it, so a scan of the
 // table takes a while; only the rows ending in 'c' pass.
-std::string SlowFilter() {
-  pbw::FilterList list;
-  list.set_operator_(pbw::FilterList::MUST_PASS_ONE);
-  for (int i = 0; i < 100; ++i) list.add_filters()->ParseFromString(RegexValueFilter("(a|v)*c"));
-  pbw::Filter f;
-  f.set_name("org.apache.hadoop.hbase.filter.FilterList");
-  f.set_serialized_filter(list.SerializeAsString());
-  return f.SerializeAsString();
-}
+std::string SlowFilter() { return testing::RegexFilterList("(a|v)*c", 100); }
 
 pbw::ScanRequest OpenFilteredScan(uint32_t rows, bool heartbeats) {
-  pbw::ScanRequest req;
-  req.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
-  req.mutable_region()->set_value("usertable,,1");
-  req.mutable_scan()->set_filter(SlowFilter());
-  req.set_number_of_rows(rows);
-  req.set_client_handles_partials(heartbeats);
-  req.set_client_handles_heartbeats(heartbeats);
-  return req;
-}
-
-pbw::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
-  pbw::ScanRequest req;
-  req.set_scanner_id(id);
-  req.set_number_of_rows(rows);
-  req.set_next_call_seq(seq);
-  req.set_client_handles_partials(heartbeats);
-  req.set_client_handles_heartbeats(heartbeats);
-  return req;
+  return testing::OpenFilteredScan(SlowFilter(), rows, heartbeats);
 }
 
 // A ScanResponse read back; an exception or a broken reply fails the test.
@@ -357,22 +334,6 @@ pbw::ScanResponse ReadScanResponse(RawPeer* peer) {
   EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
   EXPECT_TRUE(resp.ParseFromString(r.message));
   return resp;
-}
-
-// What a new client asks first: where usertable's region is (a reversed,
-// closing scan of hbase:meta, as the Java client's locator sends it).
-std::string MetaLookup(uint32_t call_id) {
-  pbw::ScanRequest sr;
-  sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
-  sr.mutable_region()->set_value("hbase:meta,,1");
-  sr.mutable_scan()->set_start_row("usertable,row00001,99999999999999");
-  sr.mutable_scan()->set_stop_row("usertable,,");
-  sr.mutable_scan()->set_include_stop_row(true);
-  sr.mutable_scan()->set_reversed(true);
-  sr.mutable_scan()->add_column()->set_family("info");
-  sr.set_number_of_rows(1);
-  sr.set_close_scanner(true);
-  return Call(call_id, "Scan", sr);
 }
 
 // Waits (polling the region) until a scan step has begun since `before`.

@@ -1,8 +1,9 @@
 // HBase's RPC bytes by hand, for peers that misbehave on the `--rpc hbase`
-// port (tests/hbase_bad_input_test.cc, and the hbase row of
-// tests/transport_cases.cc): the connection preamble, a ConnectionHeader, a
-// Get call (optionally with a RegexStringComparator ValueFilter), and one
-// reply read back. The pieces HBase's own client writes (a delimited
+// port (tests/hbase_bad_input_test.cc, the hbase row of
+// tests/transport_cases.cc, and the attacks of tests/attacks/): the
+// connection preamble, a ConnectionHeader, a Get call (optionally with a
+// RegexStringComparator ValueFilter), filtered scans and a new client's
+// hbase:meta lookup, and one reply read back. The pieces HBase's own client writes (a delimited
 // message, a KeyValue, a call) are tests/hbase_call_bytes.h's.
 #pragma once
 
@@ -64,6 +65,62 @@ inline std::string HBaseGetCall(uint32_t call_id, const std::string* regex = nul
 // A Get whose ValueFilter compares with RegexStringComparator(pattern).
 inline std::string RegexGetCall(uint32_t call_id, const std::string& pattern) {
   return HBaseGetCall(call_id, &pattern);
+}
+
+// FilterList(MUST_PASS_ONE) of `count` ValueFilters each matching `pattern`
+// (RegexStringComparator): every failing row's values are read `count`
+// times, so a scan under it is as slow as `count` makes it.
+inline std::string RegexFilterList(const std::string& pattern, int count) {
+  namespace pbw = hbasewire;
+  pbw::FilterList list;
+  list.set_operator_(pbw::FilterList::MUST_PASS_ONE);
+  for (int i = 0; i < count; ++i) list.add_filters()->ParseFromString(RegexValueFilter(pattern));
+  pbw::Filter f;
+  f.set_name("org.apache.hadoop.hbase.filter.FilterList");
+  f.set_serialized_filter(list.SerializeAsString());
+  return f.SerializeAsString();
+}
+
+// The ScanRequest that opens a scanner of usertable under `filter` (a
+// serialized Filter), reading `rows` rows; `heartbeats` says the client
+// handles partial results and heartbeats (HBase's Java client since 1.1).
+inline hbasewire::ScanRequest OpenFilteredScan(const std::string& filter, uint32_t rows,
+                                               bool heartbeats) {
+  hbasewire::ScanRequest req;
+  req.mutable_region()->set_type(hbasewire::RegionSpecifier::REGION_NAME);
+  req.mutable_region()->set_value("usertable,,1");
+  req.mutable_scan()->set_filter(filter);
+  req.set_number_of_rows(rows);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+// A next on scanner `id`: `rows` rows, call sequence `seq`.
+inline hbasewire::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
+  hbasewire::ScanRequest req;
+  req.set_scanner_id(id);
+  req.set_number_of_rows(rows);
+  req.set_next_call_seq(seq);
+  req.set_client_handles_partials(heartbeats);
+  req.set_client_handles_heartbeats(heartbeats);
+  return req;
+}
+
+// What a new client asks first: where usertable's region is (a reversed,
+// closing scan of hbase:meta, as the Java client's locator sends it).
+inline std::string MetaLookup(uint32_t call_id) {
+  hbasewire::ScanRequest sr;
+  sr.mutable_region()->set_type(hbasewire::RegionSpecifier::REGION_NAME);
+  sr.mutable_region()->set_value("hbase:meta,,1");
+  sr.mutable_scan()->set_start_row("usertable,row00001,99999999999999");
+  sr.mutable_scan()->set_stop_row("usertable,,");
+  sr.mutable_scan()->set_include_stop_row(true);
+  sr.mutable_scan()->set_reversed(true);
+  sr.mutable_scan()->add_column()->set_family("info");
+  sr.set_number_of_rows(1);
+  sr.set_close_scanner(true);
+  return Call(call_id, "Scan", sr);
 }
 
 // One reply's bytes (after its length word).

@@ -52,15 +52,18 @@ class RawPeer {
  public:
   enum class Read { kOk, kClosed, kTimeout, kError };
 
-  explicit RawPeer(uint16_t port, int recv_timeout_ms = 10000) {
+  explicit RawPeer(uint16_t port, int recv_timeout_ms = 10000)
+      : RawPeer("127.0.0.1", port, recv_timeout_ms) {}
+  // To `host`, an IPv4 address in dotted-quad form.
+  RawPeer(const std::string& host, uint16_t port, int recv_timeout_ms) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     timeval tv{recv_timeout_ms / 1000, (recv_timeout_ms % 1000) * 1000};
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    connected_ = fd_ >= 0 && inet_pton(AF_INET, host.c_str(), &a.sin_addr) == 1 &&
+                 connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
   }
   // Wraps a connection accepted by RawListener.
   RawPeer(int accepted_fd, int recv_timeout_ms) : fd_(accepted_fd), connected_(fd_ >= 0) {
