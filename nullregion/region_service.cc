@@ -94,11 +94,9 @@ class CodecCallHandler final : public TableCallHandler {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<rpc::CallHandler>> RegionService::NewCallHandler(uint8_t codec_id) {
-  auto codec = NewCodec(codec_id);
-  if (!codec.ok()) return codec.status();
+StatusOr<std::unique_ptr<rpc::CallHandler>> RegionService::NewCallHandler(const CodecInfo& codec) {
   return std::unique_ptr<rpc::CallHandler>(
-      std::make_unique<CodecCallHandler>(std::move(codec).value(), region_));
+      std::make_unique<CodecCallHandler>(codec.factory(), region_));
 }
 
 void RegionService::AppendStats(nlohmann::json* out) { region_->AppendStats(out); }

@@ -29,7 +29,7 @@ class RegionService final : public rpc::Service {
   // `region` must outlive the service.
   explicit RegionService(Region* region) : region_(region) {}
   // A TableCallHandler for the codec.
-  StatusOr<std::unique_ptr<rpc::CallHandler>> NewCallHandler(uint8_t codec_id) override;
+  StatusOr<std::unique_ptr<rpc::CallHandler>> NewCallHandler(const CodecInfo& codec) override;
   void AppendStats(nlohmann::json* out) override;
 
  private:

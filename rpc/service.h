@@ -19,6 +19,12 @@
 #include "common/status.h"
 #include "rpc/call_header.h"
 
+namespace wirebench {
+// A codec's registry entry (codecs/codec.h): rpc/ only passes it on, from
+// the transport that read the codec off the wire to the service.
+struct CodecInfo;
+}  // namespace wirebench
+
 namespace wirebench::rpc {
 
 // Per-call outputs besides the reply payload.
@@ -42,9 +48,11 @@ class CallHandler {
 class Service {
  public:
   virtual ~Service() = default;
-  // A handler for calls in codec `codec_id`, or an error saying why the codec
+  // A handler for calls in `codec` (the registry's entry, which the
+  // transport resolved from what its wire carries), or an error saying why
+  // the codec
   // cannot be served (the server sends it to the client and closes).
-  virtual StatusOr<std::unique_ptr<CallHandler>> NewCallHandler(uint8_t codec_id) = 0;
+  virtual StatusOr<std::unique_ptr<CallHandler>> NewCallHandler(const CodecInfo& codec) = 0;
   // Adds the service's own figures (region counters, ...) to a Stats reply.
   virtual void AppendStats(nlohmann::json* out) = 0;
 };

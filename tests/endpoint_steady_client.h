@@ -31,7 +31,7 @@ class EndpointSteadyClient {
   EndpointSteadyClient(const Transport& transport, uint16_t port, uint8_t codec_id)
       : transport_(transport) {
     options_.port = port;
-    options_.codec_id = codec_id;
+    options_.codec = FindCodec(codec_id);
     thread_ = std::thread([this] {
       boost::asio::co_spawn(ctx_, Run(), boost::asio::detached);
       ctx_.run();

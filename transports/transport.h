@@ -52,7 +52,12 @@ struct ClientEndpoint {
 struct EndpointOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
-  uint8_t codec_id = 1;
+  // The codec's registry entry, resolved once per process (the command
+  // line's --codec); null: the registry's first. A transport turns it into
+  // a byte only where its wire carries one (wirebench's preamble, gRPC's
+  // metadata) and makes the endpoint's codec with the entry's factory.
+  const CodecInfo* codec = nullptr;
+  const CodecInfo& codec_entry() const { return codec != nullptr ? *codec : Codecs().front(); }
   // Threads the transport may start per connection for its own completion
   // handling (gRPC's completion-queue threads, --grpc-cq-threads); a
   // transport without such threads ignores it.

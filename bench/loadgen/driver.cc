@@ -156,7 +156,6 @@ class LoadRun {
 
   StatusOr<RunResult> Run() {
     WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
-    codec_id_ = uint8_t(o_.codec->id);
     layout_ = PlanLayout(o_);
     WB_RETURN_IF_ERROR(ConnectShared());
     WB_RETURN_IF_ERROR(StartThreads());
@@ -204,7 +203,6 @@ class LoadRun {
   Workload* workload_;
   RunState state_;
   LoadLayout layout_;
-  uint8_t codec_id_ = 0;
   // OS-thread model over a transport whose client threads share
   // connections: those connections, and the driver's own channel for Stats.
   const bool shared_os_ = o_.thread_model == ThreadModel::kOs && !o_.in_process &&
@@ -235,7 +233,7 @@ Status LoadRun::ConnectShared() {
     rpc::SharedConnectionOptions so;
     so.host = o_.host;
     so.port = o_.port;
-    so.codec_id = codec_id_;
+    so.codec_id = uint8_t(o_.codec->id);  // The preamble's byte.
     so.max_channels = layout_.max_clients_per_connection + (c == 0 ? 1 : 0);  // + Stats.
     so.reader_role = ThreadRole::kClientOs;
     so.reader_name = "client-reader-" + std::to_string(c);
@@ -300,7 +298,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   EndpointOptions eo;
   eo.host = o_.host;
   eo.port = o_.port;
-  eo.codec_id = codec_id_;
+  eo.codec = o_.codec;
   eo.transport_threads = o_.transport_threads;
   const Transport* transport = o_.transport;
   asio::co_spawn(

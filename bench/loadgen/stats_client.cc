@@ -67,7 +67,7 @@ StatusOr<std::unique_ptr<StatsClient>> StatsClient::Connect(const Transport& tra
   bool have_codec = false;
   for (const CodecInfo* c : Codecs().all()) {
     if (transport.CheckCodec(*c).ok()) {
-      eo.codec_id = uint8_t(c->id);
+      eo.codec = c;
       have_codec = true;
       break;
     }

@@ -19,6 +19,7 @@
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
+#include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 #include "common/thread_stats.h"
 #include "transports/grpc/process_threads.h"
@@ -313,7 +314,15 @@ bool GrpcServer::Impl::ServerCall::ServeRegion(Method m, ByteView payload) {
   }
   std::unique_ptr<CallHandler>& handler = t_->handlers[codec_id];
   if (!handler) {
-    auto made = server_->service_->NewCallHandler(codec_id);
+    // The metadata's codec byte, resolved through the registry once per
+    // completion-queue thread.
+    const CodecInfo* codec = FindCodec(codec_id);
+    if (codec == nullptr) {
+      Refuse(CallStatus::kBadPreamble, "unknown codec id " + std::to_string(codec_id) +
+                                           "; known codecs: " + CodecNames());
+      return false;
+    }
+    auto made = server_->service_->NewCallHandler(*codec);
     if (!made.ok()) {
       Refuse(CallStatus::kBadPreamble, std::string(made.status().message()));
       return false;

@@ -269,22 +269,19 @@ StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const Endpoin
   rpc::GrpcClientOptions go;
   go.host = o.host;
   go.port = o.port;
-  go.codec_id = o.codec_id;
+  const CodecInfo& codec = o.codec_entry();
+  go.codec_id = uint8_t(codec.id);  // The call metadata's codec.
   // grpc-native: `side` only carries Stats, on one completion-queue thread.
   go.cq_threads = native ? 1 : o.transport_threads;
   auto side = rpc::GrpcConnection::Connect(ctx, go);
   if (!side.ok()) return side.status();
-  if (!native) {
-    auto codec = NewCodec(o.codec_id);
-    if (!codec.ok()) return codec.status();
-    return ClientEndpoint{*side, std::move(codec).value()};
-  }
+  if (!native) return ClientEndpoint{*side, codec.factory()};
   go.cq_threads = o.transport_threads;
   auto conn = NativeConnection::Connect(ctx, go);
   if (!conn.ok()) return conn.status();
   auto channel = std::make_shared<NativeChannel>(*conn, *side);
-  auto codec = std::make_unique<NativeCodec>(channel.get());
-  return ClientEndpoint{std::move(channel), std::move(codec)};
+  auto native_codec = std::make_unique<NativeCodec>(channel.get());
+  return ClientEndpoint{std::move(channel), std::move(native_codec)};
 }
 
 // A GrpcServer in front of the RegionService, plus, for grpc-native, gRPC's

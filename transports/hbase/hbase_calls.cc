@@ -257,8 +257,11 @@ CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBase
       meta_service_(meta_service),
       owner_(service->NewOwner()) {
   if (!meta_service_ && service_->codec_service() != nullptr) {
-    auto h = service_->codec_service()->NewCallHandler(
-        uint8_t(cell_blocks_ ? CodecId::kCellBlock : CodecId::kPb));
+    // The codec the ConnectionHeader's cell-block codec class names.
+    const CodecInfo* codec = FindCodec(uint8_t(cell_blocks_ ? CodecId::kCellBlock : CodecId::kPb));
+    auto h = codec == nullptr ? StatusOr<std::unique_ptr<rpc::CallHandler>>(
+                                    Status::NotFound("the cellblock and pb codecs are not built"))
+                              : service_->codec_service()->NewCallHandler(*codec);
     if (h.ok()) {
       // A RegionService's handlers place requests in a table; any other
       // service's calls take the full path.

@@ -90,19 +90,15 @@ class HBaseEntry final : public Transport {
 
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
       boost::asio::io_context& ctx, EndpointOptions options) const override {
-    const CodecInfo* info = FindCodec(options.codec_id);
-    if (info == nullptr)
-      co_return Status::InvalidArgument("unknown codec id " + std::to_string(options.codec_id));
-    if (Status carried = CheckCodec(*info); !carried.ok()) co_return carried;
+    const CodecInfo& codec = options.codec_entry();
+    if (Status carried = CheckCodec(codec); !carried.ok()) co_return carried;
     hbaserpc::HBaseClientOptions o;
     o.host = options.host;
     o.port = options.port;
-    o.cell_blocks = info->id == CodecId::kCellBlock;
+    o.cell_blocks = codec.id == CodecId::kCellBlock;
     auto channel = co_await hbaserpc::ConnectHBase(ctx, o);
     if (!channel.ok()) co_return channel.status();
-    auto codec = NewCodec(options.codec_id);
-    if (!codec.ok()) co_return codec.status();
-    co_return ClientEndpoint{std::move(channel).value(), std::move(codec).value()};
+    co_return ClientEndpoint{std::move(channel).value(), codec.factory()};
   }
 };
 

@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
+#include "codecs/codec.h"
 #include "transports/wirebench/server_internal.h"
 
 namespace wirebench::rpc {
@@ -75,13 +76,13 @@ void HandlerPool::Run(int index) {
       head_ = (head_ + 1) % ring_.size();
       --count_;
     }
-    std::unique_ptr<CallHandler>& handler = handlers[call->codec_id];
+    std::unique_ptr<CallHandler>& handler = handlers[uint8_t(call->codec->id)];
     const FrameHeader& h = call->header;
     call->reply.Clear();
     const size_t off = BeginFrame(&call->reply, h.call_id, h.method, 0);
     CallOutcome outcome;
     if (!handler) {
-      auto made = service_->NewCallHandler(call->codec_id);
+      auto made = service_->NewCallHandler(*call->codec);
       if (made.ok()) {
         handler = std::move(made).value();
       } else {

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 #include "rpc/log.h"
 #include "transports/wirebench/server_internal.h"
@@ -62,12 +63,20 @@ size_t WirebenchConnection::ConsumePreamble(ByteView in) {
               "; this server speaks version " + std::to_string(kProtocolVersion));
     return 0;
   }
-  auto handler = protocol_->service()->NewCallHandler(p.codec_id);
+  // The preamble's codec byte, resolved through the registry once for the
+  // connection.
+  const CodecInfo* codec = FindCodec(p.codec_id);
+  if (codec == nullptr) {
+    Fatal(CallStatus::kBadPreamble, 0,
+          "unknown codec id " + std::to_string(p.codec_id) + "; known codecs: " + CodecNames());
+    return 0;
+  }
+  auto handler = protocol_->service()->NewCallHandler(*codec);
   if (!handler.ok()) {
     Fatal(CallStatus::kBadPreamble, 0, std::string(handler.status().message()));
     return 0;
   }
-  codec_id_ = p.codec_id;
+  codec_ = codec;
   if (protocol_->pool() == nullptr) handler_ = std::move(handler).value();
   preamble_done_ = true;
   return kPreambleSize;
@@ -158,7 +167,7 @@ void WirebenchConnection::Dispatch(const Frame& f) {
   call->keep_alive = host_->KeepAlive();
   call->conn = this;
   call->executor = host_->executor();
-  call->codec_id = codec_id_;
+  call->codec = codec_;
   call->header = h;
   call->request.Clear();
   call->request.Append(f.payload);

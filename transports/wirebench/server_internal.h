@@ -46,7 +46,7 @@ struct PooledCall {
   std::shared_ptr<void> keep_alive;  // The connection, while the call is away.
   WirebenchConnection* conn = nullptr;
   boost::asio::any_io_executor executor;  // The connection's I/O thread.
-  uint8_t codec_id = 0;
+  const CodecInfo* codec = nullptr;  // The connection's, from its preamble.
   FrameHeader header;
   ByteBuffer request;
   ByteBuffer reply;  // A whole reply frame.
@@ -142,7 +142,7 @@ class WirebenchConnection final : public ProtocolConnection {
   WirebenchProtocol* protocol_;
   ConnectionHost* host_;
   IoState* io_;
-  uint8_t codec_id_ = 0;
+  const CodecInfo* codec_ = nullptr;  // From the preamble.
   std::unique_ptr<CallHandler> handler_;  // Inline mode.
   bool preamble_done_ = false;
   bool frame_seen_ = false;  // A whole frame has arrived after the preamble.

@@ -66,12 +66,11 @@ class WirebenchEntry final : public Transport {
     rpc::ClientOptions co;
     co.host = options.host;
     co.port = options.port;
-    co.codec_id = options.codec_id;
+    const CodecInfo& codec = options.codec_entry();
+    co.codec_id = uint8_t(codec.id);  // The preamble's byte.
     auto conn = co_await rpc::ClientConnection::Connect(ctx, co);
     if (!conn.ok()) co_return conn.status();
-    auto codec = NewCodec(options.codec_id);
-    if (!codec.ok()) co_return codec.status();
-    co_return ClientEndpoint{*conn, std::move(codec).value()};
+    co_return ClientEndpoint{*conn, codec.factory()};
   }
 
   bool SharesConnectionsAcrossThreads() const override { return true; }
