@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/standard_workloads.h"
+#include "ycsb/properties.h"
+#include "ycsb/standard_workloads.h"
 
 namespace wirebench::ycsb {
 namespace {

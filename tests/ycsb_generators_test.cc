@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "bench/ycsb/acknowledged_counter.h"
-#include "bench/ycsb/generators.h"
-#include "bench/ycsb/rng.h"
-#include "bench/ycsb/zipfian_generator.h"
+#include "ycsb/acknowledged_counter.h"
+#include "ycsb/generators.h"
+#include "ycsb/rng.h"
+#include "ycsb/zipfian_generator.h"
 
 namespace wirebench::ycsb {
 namespace {

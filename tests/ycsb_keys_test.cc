@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "bench/ycsb/fnv.h"
-#include "bench/ycsb/key_name.h"
+#include "ycsb/fnv.h"
+#include "ycsb/key_name.h"
 
 namespace wirebench::ycsb {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/workload_config.h"
+#include "ycsb/properties.h"
+#include "ycsb/workload_config.h"
 
 namespace wirebench::ycsb {
 namespace {

@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include "bench/ycsb/client_workload.h"
-#include "bench/ycsb/core_workload.h"
-#include "bench/ycsb/fnv.h"
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/value_pool.h"
+#include "ycsb/client_workload.h"
+#include "ycsb/core_workload.h"
+#include "ycsb/fnv.h"
+#include "ycsb/properties.h"
+#include "ycsb/value_pool.h"
 
 namespace wirebench::ycsb {
 namespace {

@@ -16,7 +16,7 @@
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/host_figures.h"
 #include "bench/results/report.h"
-#include "bench/ycsb/standard_workloads.h"
+#include "ycsb/standard_workloads.h"
 #include "codecs/codec.h"
 #include "transports/transport.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/hdr/histogram_log.h"
+#include "hdr/histogram_log.h"
 #include "bench/results/run_result.h"
 
 namespace wirebench {

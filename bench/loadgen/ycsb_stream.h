@@ -14,7 +14,7 @@
 #include <unordered_set>
 
 #include "bench/loadgen/driver.h"
-#include "bench/ycsb/core_workload.h"
+#include "ycsb/core_workload.h"
 
 namespace wirebench {
 

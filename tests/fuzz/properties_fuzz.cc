@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/ycsb/properties.h"
+#include "ycsb/properties.h"
 
 namespace {
 [[noreturn]] void Fail(const char* what, const wirebench::Status& s) {
