@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/standard_workloads.h: YCSB's workloads a-f are found
+// Tests for ycsb/standard_workloads.h: YCSB's workloads a-f are found
 // from any working directory (as given, installed beside the binary, or
 // built in), and Properties::LoadFile (-P) uses that lookup.
 #include <gtest/gtest.h>

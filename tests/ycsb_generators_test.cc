@@ -1,4 +1,4 @@
-// Statistical tests for the YCSB generators (bench/ycsb/generators.h,
+// Statistical tests for the YCSB generators (ycsb/generators.h,
 // zipfian_generator.h, acknowledged_counter.h). Every test uses a fixed seed,
 // printed on failure, so a failing draw sequence can be replayed.
 #include <gtest/gtest.h>

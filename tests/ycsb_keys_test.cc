@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/fnv.h and key_name.h: FNV-1a 64 test vectors, YCSB's
+// Tests for ycsb/fnv.h and key_name.h: FNV-1a 64 test vectors, YCSB's
 // fnvhash64 computed independently from its definition, and key names.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/core_workload.h and client_workload.h: load and run
+// Tests for ycsb/core_workload.h and client_workload.h: load and run
 // phase operation choice (mix, key bounds, reproducibility) and the request
 // views built for each operation.
 #include <gtest/gtest.h>

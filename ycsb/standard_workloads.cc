@@ -12,7 +12,7 @@
 #include <sstream>
 
 // The installed workloads folder relative to the installed binary's folder
-// (from GNUInstallDirs, set in bench/ycsb/CMakeLists.txt).
+// (from GNUInstallDirs, set in ycsb/CMakeLists.txt).
 #ifndef WIREBENCH_WORKLOADS_FROM_BINDIR
 #define WIREBENCH_WORKLOADS_FROM_BINDIR "../share/wirebench/workloads"
 #endif
