@@ -14,12 +14,14 @@
 #                           folder and transports/transport.h; never another
 #                           transport's folder
 #   transports/ (the registry's own files)  any of the above
+#   hdr/                    common/ (HdrHistogram, a library of its own)
+#   ycsb/                   common/, hdr/ and codecs/message.h (YCSB's core,
+#                           a library of its own: no codec, network or driver)
 #   bench/                  anything below it, but no particular transport:
 #                           only the registry's files (transports/transport.h),
 #                           never transports/NAME/ (nor rpc/grpc/, where gRPC
 #                           lived before it moved to transports/grpc/)
-#     bench/ycsb/, hdr/     nothing else in bench
-#     bench/results/        bench/hdr/
+#     bench/results/        hdr/ (not ycsb/); nothing else of bench/
 #     bench/loadgen/        bench/results/, ycsb/, hdr/
 #     bench/mpi/            bench/loadgen/ and what it may include
 #     bench/cli/            all of bench; nothing includes bench/cli/
@@ -49,7 +51,7 @@ string(REGEX REPLACE "/$" "" _root "${_root}")
 
 # The folders whose files are the project's (an include resolving into one is
 # checked; anything else is someone else's header).
-set(_project_folders common rpc codecs nullregion regions transports bench tests)
+set(_project_folders common rpc codecs nullregion regions transports hdr ycsb bench tests)
 
 # One rule per folder: FILES (a regex over the including file's path relative
 # to the root; the first rule that matches applies), ALLOW (a regex the
@@ -72,7 +74,7 @@ endfunction()
 # the wire reader, HBase's wire vocabulary (codecs/hbase/) and the generated
 # schemas; never a codec's own folder.
 set(_codecs_public "^codecs/(codec|message|wire_reader)\\.h$|^codecs/(hbase|schemas)/")
-set(_below_bench "^(common|rpc|nullregion|regions)/|${_codecs_public}|^transports/[^/]+$")
+set(_below_bench "^(common|rpc|nullregion|regions|hdr|ycsb)/|${_codecs_public}|^transports/[^/]+$")
 set(_no_transport "^rpc/grpc/|^transports/[^/]+/")
 set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/ or rpc/grpc/)")
 
@@ -92,16 +94,17 @@ _layer_rule(FILES "^transports/[^/]+/"
             TEXT "transports/NAME/ includes only rpc/, codecs/ (${_codecs_text}), nullregion/, common/, its own folder and transports/transport.h, never another transport's folder")
 _layer_rule(FILES "^transports/" ALLOW "^(transports|rpc|nullregion|regions|common)/|${_codecs_public}"
             TEXT "transports/ includes no bench/ (${_codecs_text})")
-_layer_rule(FILES "^bench/(ycsb|hdr)/" ALLOW "${_below_bench}|^bench/\\1/"
+_layer_rule(FILES "^hdr/" ALLOW "^(hdr|common)/"
+            TEXT "hdr/ (HdrHistogram) includes only common/")
+_layer_rule(FILES "^ycsb/" ALLOW "^(ycsb|hdr|common)/|^codecs/message\\.h$"
+            TEXT "ycsb/ (YCSB's core) includes only common/, hdr/ and codecs/message.h")
+_layer_rule(FILES "^bench/results/" ALLOW "${_below_bench}|^bench/results/"
+            DENY "${_no_transport}|^ycsb/"
+            TEXT "bench/results/ includes hdr/ but not ycsb/, and nothing else of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/loadgen/" ALLOW "${_below_bench}|^bench/(results|loadgen)/"
             DENY "${_no_transport}"
-            TEXT "bench/ycsb/ and bench/hdr/ include nothing else of bench/. ${_bench_text}")
-_layer_rule(FILES "^bench/results/" ALLOW "${_below_bench}|^bench/(hdr|results)/"
-            DENY "${_no_transport}"
-            TEXT "bench/results/ includes only bench/hdr/ of bench/. ${_bench_text}")
-_layer_rule(FILES "^bench/loadgen/" ALLOW "${_below_bench}|^bench/(hdr|results|ycsb|loadgen)/"
-            DENY "${_no_transport}"
-            TEXT "bench/loadgen/ includes only bench/results/, ycsb/ and hdr/ of bench/. ${_bench_text}")
-_layer_rule(FILES "^bench/mpi/" ALLOW "${_below_bench}|^bench/(hdr|results|ycsb|loadgen|mpi)/"
+            TEXT "bench/loadgen/ includes only bench/results/ of bench/. ${_bench_text}")
+_layer_rule(FILES "^bench/mpi/" ALLOW "${_below_bench}|^bench/(results|loadgen|mpi)/"
             DENY "${_no_transport}"
             TEXT "bench/mpi/ includes only bench/loadgen/ and what it includes of bench/. ${_bench_text}")
 _layer_rule(FILES "^bench/cli/" ALLOW "${_below_bench}|^bench/"
@@ -200,11 +203,6 @@ function(_check_directive rel line text n)
     string(REGEX MATCH "^transports/[^/]+/" own "${rel}")
     string(REPLACE "<own>" "${own}" allow "${allow}")
   endif()
-  if(allow MATCHES "\\\\1")
-    # The rule's FILES group (bench/ycsb or bench/hdr): the file's own folder.
-    string(REGEX MATCH "${_rule_${n}_files}" unused "${rel}")
-    string(REPLACE "\\1" "${CMAKE_MATCH_1}" allow "${allow}")
-  endif()
   set(ok FALSE)
   if(target MATCHES "${allow}")
     set(ok TRUE)
@@ -224,7 +222,8 @@ set(_checked 0)
 set(_directives 0)
 file(GLOB_RECURSE _files RELATIVE "${_root}"
      "${_root}/common/*" "${_root}/rpc/*" "${_root}/codecs/*" "${_root}/nullregion/*"
-     "${_root}/regions/*" "${_root}/transports/*" "${_root}/bench/*")
+     "${_root}/regions/*" "${_root}/transports/*" "${_root}/hdr/*" "${_root}/ycsb/*"
+     "${_root}/bench/*")
 list(SORT _files)
 foreach(rel IN LISTS _files)
   if(NOT rel MATCHES "\\.(h|hh|hpp|hxx|inc|ipp|c|cc|cpp|cxx)$")
@@ -288,7 +287,8 @@ endforeach()
 
 if(_checked EQUAL 0)
   message(FATAL_ERROR "check_layering.cmake: no source file under ${_root}/{common,rpc,codecs,"
-                      "nullregion,regions,transports,bench}: is SOURCE_DIR the repository root?")
+                      "nullregion,regions,transports,hdr,ycsb,bench}: "
+                      "is SOURCE_DIR the repository root?")
 endif()
 set(_known "")
 foreach(e IN LISTS LAYERING_EXCEPTIONS)

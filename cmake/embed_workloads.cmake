@@ -1,7 +1,7 @@
 # Writes OUTPUT, a C++ source holding the bytes of every file in
 # WORKLOADS_DIR (YCSB's standard workloads) as string literals, for
-# bench/ycsb/standard_workloads.cc. Run at build time by the custom command in
-# bench/ycsb/CMakeLists.txt, which reruns it when a workload file changes.
+# ycsb/standard_workloads.cc. Run at build time by the custom command in
+# ycsb/CMakeLists.txt, which reruns it when a workload file changes.
 #   cmake -DWORKLOADS_DIR=<dir> -DOUTPUT=<file.cc> -P embed_workloads.cmake
 file(GLOB _files LIST_DIRECTORIES false RELATIVE ${WORKLOADS_DIR} ${WORKLOADS_DIR}/*)
 list(SORT _files)
@@ -28,7 +28,7 @@ set(_text "// Generated from ${WORKLOADS_DIR} by cmake/embed_workloads.cmake; do
 #include <span>
 #include <string_view>
 
-#include \"bench/ycsb/standard_workloads.h\"
+#include \"ycsb/standard_workloads.h\"
 
 namespace wirebench::ycsb {
 

@@ -1,6 +1,6 @@
 # `cmake --install` and `cpack -G DEB`: the wirebench binary, its man page
 # (made from its --help at build time, packaging/manpage.cmake), bash
-# completion, YCSB's standard workloads beside it (bench/ycsb/standard_workloads.h
+# completion, YCSB's standard workloads beside it (ycsb/standard_workloads.h
 # finds them there from the binary's own location; the binary also carries a
 # built-in copy), the README, LICENSE, docs/ and Debian's copyright file.
 # Included from the top-level CMakeLists.txt.

@@ -3,7 +3,7 @@
 // from the format description that reads the project's output bucket by
 // bucket, histograms written by HdrHistogram's Java library, round trips,
 // and rejection of truncated and corrupt input.
-#include "bench/hdr/histogram_encoding.h"
+#include "hdr/histogram_encoding.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

@@ -1,7 +1,7 @@
 // Tests for the HdrHistogram-compatible Histogram: bucket layout against
 // HdrHistogram's formulas, value precision, percentile semantics, merging,
 // clamping, the percentile distribution, and IntervalRecorder.
-#include "bench/hdr/histogram.h"
+#include "hdr/histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <random>
 
-#include "bench/hdr/interval_recorder.h"
-#include "bench/hdr/percentile_distribution.h"
+#include "hdr/interval_recorder.h"
+#include "hdr/percentile_distribution.h"
 #include "common/thread_stats.h"
 
 namespace wirebench::hdr {

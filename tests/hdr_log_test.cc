@@ -2,7 +2,7 @@
 // interval lines, writing to a file and reading it back, reading a log
 // written by HdrHistogram's Java HistogramLogWriter, and rejection of bad
 // tags and malformed lines.
-#include "bench/hdr/histogram_log.h"
+#include "hdr/histogram_log.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/hdr/histogram_encoding.h"
+#include "hdr/histogram_encoding.h"
 
 namespace wirebench::hdr {
 namespace {

@@ -1,7 +1,7 @@
 // Tests for the YCSB latency-summary helpers: percentile names as YCSB's
 // ordinal() spells them, Java number formatting, the exporter lines and the
 // status-line fragment.
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/ycsb_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -20,8 +20,9 @@ function(_make_tree dir path content)
   foreach(f common/status.h rpc/frame.h rpc/codec.h codecs/codec.h nullregion/region.h
             regions/memstore/memstore.h transports/transport.h transports/a/a.h
             transports/b/b.h rpc/grpc/grpc_server.h bench/cli/front_door.h
-            bench/hdr/histogram.h bench/loadgen/driver.h tests/raw_peer.h
-            codecs/raw/common/status.h codecs/pb/pb_wire.h codecs/hbase/key_value.h)
+            hdr/histogram.h ycsb/generators.h codecs/message.h bench/loadgen/driver.h
+            bench/results/run_result.h tests/raw_peer.h codecs/raw/common/status.h
+            codecs/pb/pb_wire.h codecs/hbase/key_value.h)
     file(WRITE "${dir}/${f}" "#pragma once\n")
   endforeach()
   file(WRITE "${dir}/${path}" "${content}")
@@ -138,10 +139,10 @@ expect_broken(semicolons_and_brackets rpc/bad.cc
               "rpc/bad.cc:3:" "includes codecs/codec.h" "${_rpc_rule}")
 # Every forbidden include is named, not only the first.
 expect_broken(every_one rpc/bad.cc
-              "#include \"codecs/codec.h\"\n#include \"common/status.h\"\n# include <nullregion/region.h>\n#include \"../regions/memstore/memstore.h\"\n#include \"../bench/hdr/histogram.h\"\n#include \"../tests/raw_peer.h\"\n"
+              "#include \"codecs/codec.h\"\n#include \"common/status.h\"\n# include <nullregion/region.h>\n#include \"../regions/memstore/memstore.h\"\n#include \"../hdr/histogram.h\"\n#include \"../tests/raw_peer.h\"\n"
               "rpc/bad.cc:1:" "rpc/bad.cc:3:" "rpc/bad.cc:4:" "rpc/bad.cc:5:" "rpc/bad.cc:6:"
               "includes nullregion/region.h" "includes regions/memstore/memstore.h"
-              "includes bench/hdr/histogram.h" "includes tests/raw_peer.h")
+              "includes hdr/histogram.h" "includes tests/raw_peer.h")
 # The other folders' rules.
 expect_broken(common_includes_rpc common/bad.h "#include \"rpc/frame.h\"\n"
               "common/bad.h:1:" "common/ includes nothing of the project's")
@@ -149,8 +150,18 @@ expect_broken(codecs_include_rpc codecs/raw/bad.cc "#include \"../../rpc/frame.h
               "codecs/raw/bad.cc:1:" "codecs/ includes only common/")
 expect_broken(nullregion_includes_transports nullregion/bad.cc "#include <transports/transport.h>\n"
               "nullregion/bad.cc:1:" "nullregion/ includes only common/, codecs/ and rpc/")
-expect_broken(regions_include_bench regions/memstore/bad.cc "#include \"../../bench/hdr/histogram.h\"\n"
+expect_broken(regions_include_bench regions/memstore/bad.cc "#include \"../../bench/loadgen/driver.h\"\n"
               "regions/memstore/bad.cc:1:" "regions/ includes only")
+# hdr/ and ycsb/ are the load generator's libraries: no layer beneath bench/
+# includes them.
+expect_broken(regions_include_hdr regions/memstore/bad.cc "#include \"../../hdr/histogram.h\"\n"
+              "regions/memstore/bad.cc:1:" "includes hdr/histogram.h" "regions/ includes only")
+expect_broken(transport_includes_ycsb transports/a/bad.cc "#include \"ycsb/generators.h\"\n"
+              "transports/a/bad.cc:1:" "includes ycsb/generators.h" "${_transport_rule}")
+expect_broken(registry_includes_ycsb transports/bad.cc "#include <ycsb/generators.h>\n"
+              "transports/bad.cc:1:" "includes ycsb/generators.h" "transports/ includes no bench/")
+expect_broken(codecs_include_hdr codecs/bad.cc "#include \"hdr/histogram.h\"\n"
+              "codecs/bad.cc:1:" "codecs/ includes only common/")
 expect_broken(transport_includes_another transports/a/bad.cc "#include \"transports/b/b.h\"\n"
               "transports/a/bad.cc:1:" "${_transport_rule}")
 expect_broken(transport_includes_another_relative transports/a/bad.cc "#  include \"../b/b.h\"\n"
@@ -175,10 +186,32 @@ expect_broken(bench_includes_a_transport_relative bench/cli/bad.cc "# include \"
               "bench/cli/bad.cc:1:" "includes transports/a/a.h" "${_bench_rule}")
 expect_broken(bench_includes_rpc_grpc bench/cli/bad.cc "#include <rpc/grpc/grpc_server.h>\n"
               "bench/cli/bad.cc:1:" "${_bench_rule}")
-expect_broken(hdr_includes_loadgen bench/hdr/bad.cc "#include \"../loadgen/driver.h\"\n"
-              "bench/hdr/bad.cc:1:" "includes bench/loadgen/driver.h" "include nothing else of bench/")
+# hdr/ includes only common/; ycsb/ only common/, hdr/ and codecs/message.h;
+# neither includes bench/.
+set(_hdr_rule "hdr/ (HdrHistogram) includes only common/")
+set(_ycsb_rule "ycsb/ (YCSB's core) includes only common/, hdr/ and codecs/message.h")
+expect_broken(hdr_includes_loadgen hdr/bad.cc "#include \"../bench/loadgen/driver.h\"\n"
+              "hdr/bad.cc:1:" "includes bench/loadgen/driver.h" "${_hdr_rule}")
+expect_broken(hdr_includes_ycsb hdr/bad.cc "#include \"common/status.h\"\n#include \"../ycsb/generators.h\"\n"
+              "hdr/bad.cc:2:" "includes ycsb/generators.h" "${_hdr_rule}")
+expect_broken(hdr_includes_message hdr/bad.h "#include <codecs/message.h>\n"
+              "hdr/bad.h:1:" "includes codecs/message.h" "${_hdr_rule}")
+expect_broken(ycsb_includes_results ycsb/bad.cc "#include \"bench/results/run_result.h\"\n"
+              "ycsb/bad.cc:1:" "includes bench/results/run_result.h" "${_ycsb_rule}")
+expect_broken(ycsb_includes_loadgen_relative ycsb/bad.cc "#  include \"../bench/loadgen/driver.h\"\n"
+              "ycsb/bad.cc:1:" "includes bench/loadgen/driver.h" "${_ycsb_rule}")
+expect_broken(ycsb_includes_the_codec_interface ycsb/bad.cc "#include \"codecs/codec.h\"\n"
+              "ycsb/bad.cc:1:" "includes codecs/codec.h" "${_ycsb_rule}")
+expect_broken(ycsb_includes_a_codecs_folder ycsb/bad.cc "#include \"codecs/hbase/key_value.h\"\n"
+              "ycsb/bad.cc:1:" "includes codecs/hbase/key_value.h" "${_ycsb_rule}")
+expect_broken(ycsb_includes_rpc ycsb/bad.cc "#include <rpc/frame.h>\n"
+              "ycsb/bad.cc:1:" "includes rpc/frame.h" "${_ycsb_rule}")
+expect_broken(ycsb_includes_the_registry ycsb/bad.cc "#include \"transports/transport.h\"\n"
+              "ycsb/bad.cc:1:" "includes transports/transport.h" "${_ycsb_rule}")
 expect_broken(results_include_loadgen bench/results/bad.cc "#include \"bench/loadgen/driver.h\"\n"
-              "bench/results/bad.cc:1:" "bench/results/ includes only bench/hdr/")
+              "bench/results/bad.cc:1:" "bench/results/ includes hdr/ but not ycsb/")
+expect_broken(results_include_ycsb bench/results/bad.cc "#include \"ycsb/generators.h\"\n"
+              "bench/results/bad.cc:1:" "includes ycsb/generators.h" "bench/results/ includes hdr/ but not ycsb/")
 expect_broken(loadgen_includes_cli bench/loadgen/bad.cc "#include \"../cli/front_door.h\"\n"
               "bench/loadgen/bad.cc:1:" "includes bench/cli/front_door.h")
 expect_broken(micro_includes_cli bench/micro/bad.cc "#include \"bench/cli/front_door.h\"\n"
@@ -208,9 +241,15 @@ expect_holds(transport_own_folder transports/a/good.cc
 expect_holds(registry_includes_transports transports/good.cc
              "#include \"transports/a/a.h\"\n#include \"transports/b/b.h\"\n")
 expect_holds(bench_includes_the_registry bench/loadgen/good.cc
-             "#include \"transports/transport.h\"\n#include \"rpc/frame.h\"\n#include \"regions/memstore/memstore.h\"\n#include \"../hdr/histogram.h\"\n#include \"bench/loadgen/driver.h\"\n")
+             "#include \"transports/transport.h\"\n#include \"rpc/frame.h\"\n#include \"regions/memstore/memstore.h\"\n#include \"../../hdr/histogram.h\"\n#include \"ycsb/generators.h\"\n#include \"bench/loadgen/driver.h\"\n")
 expect_holds(cli_includes_bench bench/cli/good.cc
-             "#include \"bench/loadgen/driver.h\"\n#include \"front_door.h\"\n#include \"bench/hdr/histogram.h\"\n")
+             "#include \"bench/loadgen/driver.h\"\n#include \"front_door.h\"\n#include \"hdr/histogram.h\"\n")
+expect_holds(hdr_allowed hdr/good.cc
+             "#include \"hdr/histogram.h\"\n#include \"histogram.h\"\n#include \"common/status.h\"\n#include <zlib.h>\n#include <benchmark/benchmark.h>\n")
+expect_holds(ycsb_allowed ycsb/good.cc
+             "#include \"ycsb/generators.h\"\n#include \"generators.h\"\n#include \"codecs/message.h\"\n#include \"../hdr/histogram.h\"\n#include <common/status.h>\n#include <sys/mman.h>\n")
+expect_holds(results_include_hdr bench/results/good.cc
+             "#include \"hdr/histogram.h\"\n#include \"bench/results/good.h\"\n")
 
 if(_failures)
   message(FATAL_ERROR "check_layering.cmake is wrong in these cases:\n${_failures}")

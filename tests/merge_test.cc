@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "bench/hdr/histogram_encoding.h"
+#include "hdr/histogram_encoding.h"
 #include "bench/results/merge.h"
 #include "bench/results/report.h"
 #include "nullregion/null_region.h"

@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/standard_workloads.h: YCSB's workloads a-f are found
+// Tests for ycsb/standard_workloads.h: YCSB's workloads a-f are found
 // from any working directory (as given, installed beside the binary, or
 // built in), and Properties::LoadFile (-P) uses that lookup.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/standard_workloads.h"
+#include "ycsb/properties.h"
+#include "ycsb/standard_workloads.h"
 
 namespace wirebench::ycsb {
 namespace {

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/hdr/histogram_encoding.h"
+#include "hdr/histogram_encoding.h"
 #include "bench/results/build_compare.h"
 #include "bench/results/compare_charts.h"
 #include "bench/results/compare_tables.h"

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "bench/ycsb/client_workload.h"
-#include "bench/ycsb/core_workload.h"
-#include "bench/ycsb/properties.h"
+#include "ycsb/client_workload.h"
+#include "ycsb/core_workload.h"
+#include "ycsb/properties.h"
 #include "common/thread_stats.h"
 
 namespace wirebench::ycsb {

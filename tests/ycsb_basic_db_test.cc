@@ -1,7 +1,7 @@
 // YCSB's BasicDB lines (issue 35 item 5): the text BasicDB's verbose mode
 // prints for each call, from the request wirebench builds, with fields in
 // java.util.HashMap order as CoreWorkload's maps hold them.
-#include "bench/ycsb/basic_db.h"
+#include "ycsb/basic_db.h"
 
 #include <gtest/gtest.h>
 

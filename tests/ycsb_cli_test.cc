@@ -17,7 +17,7 @@
 #include <set>
 #include <sstream>
 
-#include "bench/hdr/histogram_log.h"
+#include "hdr/histogram_log.h"
 #include "bench/loadgen/status_line.h"
 #include "bench/results/report.h"
 #include "tests/read_file.h"

@@ -1,4 +1,4 @@
-// Statistical tests for the YCSB generators (bench/ycsb/generators.h,
+// Statistical tests for the YCSB generators (ycsb/generators.h,
 // zipfian_generator.h, acknowledged_counter.h). Every test uses a fixed seed,
 // printed on failure, so a failing draw sequence can be replayed.
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "bench/ycsb/acknowledged_counter.h"
-#include "bench/ycsb/generators.h"
-#include "bench/ycsb/rng.h"
-#include "bench/ycsb/zipfian_generator.h"
+#include "ycsb/acknowledged_counter.h"
+#include "ycsb/generators.h"
+#include "ycsb/rng.h"
+#include "ycsb/zipfian_generator.h"
 
 namespace wirebench::ycsb {
 namespace {

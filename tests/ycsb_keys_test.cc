@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/fnv.h and key_name.h: FNV-1a 64 test vectors, YCSB's
+// Tests for ycsb/fnv.h and key_name.h: FNV-1a 64 test vectors, YCSB's
 // fnvhash64 computed independently from its definition, and key names.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "bench/ycsb/fnv.h"
-#include "bench/ycsb/key_name.h"
+#include "ycsb/fnv.h"
+#include "ycsb/key_name.h"
 
 namespace wirebench::ycsb {
 namespace {

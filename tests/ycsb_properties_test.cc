@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/properties.h and workload_config.h: .properties
+// Tests for ycsb/properties.h and workload_config.h: .properties
 // syntax, -P order and -p precedence, unknown keys, malformed values, and the
 // shipped workload files A-F.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/workload_config.h"
+#include "ycsb/properties.h"
+#include "ycsb/workload_config.h"
 
 namespace wirebench::ycsb {
 namespace {

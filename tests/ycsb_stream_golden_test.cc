@@ -15,8 +15,8 @@
 #include <string>
 
 #include "bench/loadgen/ycsb_stream.h"
-#include "bench/ycsb/core_workload.h"
-#include "bench/ycsb/properties.h"
+#include "ycsb/core_workload.h"
+#include "ycsb/properties.h"
 #include "codecs/codec.h"
 
 namespace wirebench {

@@ -1,4 +1,4 @@
-// Tests for bench/ycsb/core_workload.h and client_workload.h: load and run
+// Tests for ycsb/core_workload.h and client_workload.h: load and run
 // phase operation choice (mix, key bounds, reproducibility) and the request
 // views built for each operation.
 #include <gtest/gtest.h>
@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include "bench/ycsb/client_workload.h"
-#include "bench/ycsb/core_workload.h"
-#include "bench/ycsb/fnv.h"
-#include "bench/ycsb/properties.h"
-#include "bench/ycsb/value_pool.h"
+#include "ycsb/client_workload.h"
+#include "ycsb/core_workload.h"
+#include "ycsb/fnv.h"
+#include "ycsb/properties.h"
+#include "ycsb/value_pool.h"
 
 namespace wirebench::ycsb {
 namespace {

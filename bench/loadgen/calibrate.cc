@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/hdr/histogram.h"
+#include "hdr/histogram.h"
 #include "bench/loadgen/local_server.h"
 #include "bench/results/report.h"
 

@@ -16,7 +16,7 @@
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/host_figures.h"
 #include "bench/results/report.h"
-#include "bench/ycsb/standard_workloads.h"
+#include "ycsb/standard_workloads.h"
 #include "codecs/codec.h"
 #include "transports/transport.h"
 
@@ -26,7 +26,7 @@ namespace {
 
 // "a" or "workloada" or a path: returns (short name, path). A path not found
 // from the working directory is YCSB's standard workload of that name,
-// installed beside the binary or built into it (bench/ycsb/standard_workloads.h);
+// installed beside the binary or built into it (ycsb/standard_workloads.h);
 // the cells load it the same way.
 StatusOr<std::pair<std::string, std::string>> ResolveWorkload(const std::string& w) {
   const std::string spec = ycsb::WorkloadSpecForLetter(w);

@@ -8,7 +8,7 @@
 #include <future>
 #include <system_error>
 
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/ycsb_summary.h"
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
 #include "bench/loadgen/stats_client.h"

@@ -93,7 +93,7 @@ bool InEntries(std::string_view q, const Registry<Entry>& registry) {
   return false;
 }
 
-// The load generator's own code (bench/): key and record building, the
+// The load generator's own code (ycsb/, hdr/, bench/): key and record building, the
 // logical clients' scheduling, latency recording.
 constexpr std::string_view kHarnessPrefixes[] = {
     "wirebench::ycsb::",     "wirebench::hdr::",        "wirebench::LogicalClient",

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/ycsb_summary.h"
 #include "common/local_time.h"
 #include "common/str_cat.h"
 

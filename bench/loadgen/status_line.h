@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/hdr/histogram_log.h"
+#include "hdr/histogram_log.h"
 #include "bench/results/run_result.h"
 
 namespace wirebench {
@@ -38,7 +38,7 @@ std::string FormatYcsbStatusLine(const StatusLineFigures& f);
 // One measurement's part of a status line in the form of YCSB's
 // `measurementtype` (hdrhistogram, histogram, timeseries, raw,
 // hdrhistogram+histogram, hdrhistogram+raw): see FormatYcsbStatusSummary
-// and its siblings in bench/hdr/ycsb_summary.h. The two-in-one types give
+// and its siblings in hdr/ycsb_summary.h. The two-in-one types give
 // their halves ("Hdr<NAME>", then "Bucket<NAME>" or "Raw<NAME>") joined by a
 // line end, as YCSB's TwoInOneMeasurement does. A form without operations
 // in the interval is "" (hdrhistogram: "Count=0").

@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "bench/ycsb/basic_db.h"
-#include "bench/ycsb/client_workload.h"
+#include "ycsb/basic_db.h"
+#include "ycsb/client_workload.h"
 
 namespace wirebench {
 

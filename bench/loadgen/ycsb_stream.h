@@ -1,4 +1,4 @@
-// Binds the YCSB CoreWorkload (bench/ycsb/) to the driver: one OpStream per
+// Binds the YCSB CoreWorkload (ycsb/) to the driver: one OpStream per
 // logical client that plans YCSB operations as RPC calls (read = Get,
 // update/insert = put, scan = Scan, read-modify-write = Get then put,
 // clientbuffering = puts collected into Multi calls), acknowledges inserts,
@@ -14,13 +14,13 @@
 #include <unordered_set>
 
 #include "bench/loadgen/driver.h"
-#include "bench/ycsb/core_workload.h"
+#include "ycsb/core_workload.h"
 
 namespace wirebench {
 
 enum class YcsbPhase { kLoad, kRun };
 
-// YCSB's BasicDB (bench/ycsb/basic_db.h). basicdb.verbose: each logical
+// YCSB's BasicDB (ycsb/basic_db.h). basicdb.verbose: each logical
 // client prints BasicDB.init's properties block as it is made, and a line
 // per database call it plans (a read-modify-write's READ, then its UPDATE),
 // to `out`, whole lines under `mu`. basicdb.count: the distinct hashes of

@@ -49,7 +49,7 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/hdr/histogram_log.h"
+#include "hdr/histogram_log.h"
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/mpi/control_channel.h"

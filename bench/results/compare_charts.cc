@@ -11,8 +11,8 @@
 #include <functional>
 #include <sstream>
 
-#include "bench/hdr/histogram_encoding.h"
-#include "bench/hdr/percentile_distribution.h"
+#include "hdr/histogram_encoding.h"
+#include "hdr/percentile_distribution.h"
 
 namespace wirebench {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/ycsb_summary.h"
 
 namespace wirebench {
 

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <jemalloc/jemalloc.h>
 
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/ycsb_summary.h"
 #include "bench/results/instruction_report.h"
 #include "bench/results/output_file.h"
 #include "common/build_info.h"

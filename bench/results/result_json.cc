@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "bench/results/instruction_report.h"
-#include "bench/hdr/histogram_encoding.h"
-#include "bench/hdr/ycsb_summary.h"
+#include "hdr/histogram_encoding.h"
+#include "hdr/ycsb_summary.h"
 
 namespace wirebench {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/hdr/histogram.h"
+#include "hdr/histogram.h"
 #include "bench/results/instruction_figures.h"
 #include "bench/results/op_type.h"
 #include "common/status.h"

@@ -1,5 +1,5 @@
 // libFuzzer target for YCSB property text and -p overrides
-// (bench/ycsb/properties.h): the input is loaded as a property file, each
+// (ycsb/properties.h): the input is loaded as a property file, each
 // of its lines is also applied as a -p override, and then every explicit
 // key is read back through every typed getter and the unknown-key check
 // (with its closest-key hint). Nothing may crash, hang or fail silently: a
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/ycsb/properties.h"
+#include "ycsb/properties.h"
 
 namespace {
 [[noreturn]] void Fail(const char* what, const wirebench::Status& s) {
