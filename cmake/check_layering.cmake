@@ -16,8 +16,7 @@
 #   transports/ (the registry's own files)  any of the above
 #   bench/                  anything below it, but no particular transport:
 #                           only the registry's files (transports/transport.h),
-#                           never transports/NAME/ (nor rpc/grpc/, where gRPC
-#                           lived before it moved to transports/grpc/)
+#                           never transports/NAME/
 #     bench/ycsb/, hdr/     nothing else in bench
 #     bench/results/        bench/hdr/
 #     bench/loadgen/        bench/results/, ycsb/, hdr/
@@ -73,8 +72,8 @@ endfunction()
 # schemas; never a codec's own folder.
 set(_codecs_public "^codecs/(codec|message|wire_reader)\\.h$|^codecs/(hbase|schemas)/")
 set(_below_bench "^(common|rpc|nullregion|regions)/|${_codecs_public}|^transports/[^/]+$")
-set(_no_transport "^rpc/grpc/|^transports/[^/]+/")
-set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/ or rpc/grpc/)")
+set(_no_transport "^transports/[^/]+/")
+set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/)")
 
 _layer_rule(FILES "^common/" ALLOW "^common/"
             TEXT "common/ includes nothing of the project's")
