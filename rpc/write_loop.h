@@ -50,7 +50,7 @@ namespace wirebench::rpc {
 // them with its own inlining, and the linker keeps one file's copy for the
 // whole program: whichever archive member it happens to load first. The hot
 // path of a connection then runs another file's code, and moving a file
-// between libraries moves instructions per call (issue 33: the hbase server
+// between libraries moves instructions per call (the hbase server once
 // ran the wirebench client's copy of the read, with epoll_reactor::start_op,
 // awaitable_thread::pump and the handler allocator out of line, some 250
 // instructions per operation). A handler type that names `Tag` makes the

@@ -189,7 +189,7 @@ TEST(HBaseFilters, FilterListsAndPages) {
   EXPECT_EQ(Apply(page.get(), kRow), "-");
 }
 
-// Issue 34 item 8: the filters HBase ships that clients send most, as
+// The filters HBase ships that clients send most, as
 // HBase 2's classes decide (return codes per cell, per row, and the end of
 // a scan).
 TEST(HBaseFilters, ColumnPaginationRangeAndPrefixes) {

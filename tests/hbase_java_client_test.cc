@@ -402,7 +402,7 @@ TEST_P(JavaClient, RegistryCallsNameThisServer) {
   ASSERT_EQ(r.exception(), "");
 }
 
-// Issue 34 item 2: hbase:meta in MetaCellComparator's order, so the
+// Hbase:meta in MetaCellComparator's order, so the
 // reversed lookup finds rows whose first byte sorts below ','.
 TEST_P(JavaClient, ReversedMetaLookupFindsEveryRow) {
   auto peer = server().Open();
@@ -470,7 +470,7 @@ pbw::Get JavaGet(const std::string& row) {
   return g;
 }
 
-// Issue 34 item 1: a Get (and a Multi's get) of a row that exists carries
+// A Get (and a Multi's get) of a row that exists carries
 // its cells and no `exists`; only an existence-only Get carries `exists`.
 TEST_P(JavaClient, PutThenGetParseAsTheJavaClientParsesThem) {
   auto peer = server().Open();
@@ -566,7 +566,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
 }
 
 // ClientScanner over every region: each row once, in order; `ttl` only on
-// the call that opens a scanner (issue 34 item 4); a call on a scanner
+// the call that opens a scanner; a call on a scanner
 // that ran out answered with HBase's empty ScanResponse (item 9).
 TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
   auto peer = server().Open();
@@ -647,7 +647,7 @@ TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
   }
 }
 
-// Issue 34 item 3: Scan.max_result_size bounds each reply (HBase's
+// Scan.max_result_size bounds each reply (HBase's
 // ScannerContext size limit): the Java client's default scan (caching
 // 2^31-1, 2 MB) gets replies of at most the limit plus one row, the scanner
 // staying open (more_results_in_region) until the rows run out.
@@ -696,7 +696,7 @@ TEST_P(JavaClient, MaxResultSizeBoundsEachScanReply) {
   EXPECT_GE(replies, 10);  // 40 rows of 100 KB, at most 3 or 4 a reply.
 }
 
-// Issue 34 item 6: a cell over hbase.server.keyvalue.maxsize (10,485,760
+// A cell over hbase.server.keyvalue.maxsize (10,485,760
 // bytes as a KeyValue with its length) gets HBase's DoNotRetryIOException
 // naming the limit, on every path; a request over the server's frame limit
 // gets RequestTooBigException, as this client announces 2.5.
@@ -769,7 +769,7 @@ TEST_P(JavaClient, CallOnAClosedScannerIsAnsweredEmpty) {
   EXPECT_EQ(resp.cells_per_result_size(), 0);
 }
 
-// Issue 34 item 5: a region this server does not hold gets
+// A region this server does not hold gets
 // NotServingRegionException; a row outside the named region,
 // WrongRegionException (HRegion.checkRow).
 TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {

@@ -500,7 +500,7 @@ std::string RandomBytes(size_t n, uint32_t seed) {
 }
 
 // A damaged log: one segment of kRecords records with 1 KB of garbage
-// written over it at offset 1,000,000 (issue 12's reproduction).
+// written over it at offset 1,000,000 (how the damage was first reproduced).
 struct DamagedLog {
   static constexpr int kRecords = 4800;
   static constexpr uint64_t kAt = 1000000, kLen = 1024;

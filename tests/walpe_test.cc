@@ -160,7 +160,7 @@ int WalpeInChild(const std::vector<std::string>& args, const std::string& tmp,
   return status;
 }
 
-// Issue 12 item 5: more threads than the process may have is refused up
+// More threads than the process may have is refused up
 // front with a message naming the limit, and no temporary directory is left.
 TEST(Walpe, RefusesMoreThreadsThanRlimitNprocUpFront) {
   TempDir tmp;

@@ -285,7 +285,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.stall_timeout_s = o.stall_timeout;
   d.binding_times_cleanup = !IsBasicDb(props);
   // The basic binding is YCSB's BasicDB itself: no server, every call
-  // answered in this process (issue 35 item 5).
+  // answered in this process.
   d.in_process = IsBasicDb(props);
   r.report.no_server = d.in_process;
   if (IsBasicDb(props)) {  // BasicDB's delay(); YCSB delays nothing for a value <= 0.
