@@ -11,6 +11,8 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "common/bytes.h"
 #include "tests/hbase_call_bytes.h"
 #include "tests/raw_peer.h"
@@ -28,12 +30,12 @@ inline std::string HBaseConnectionHeader() {
 // A serialized Filter: ValueFilter(EQUAL, RegexStringComparator(pattern)).
 inline std::string RegexValueFilter(const std::string& pattern) {
   namespace pbw = hbasewire;
-  pbw::RegexStringComparator rc;
+  hbase::RegexStringComparator rc;
   rc.set_pattern(pattern);
   rc.set_pattern_flags(0);
   rc.set_charset("UTF-8");
   pbw::RowFilter vf;  // ValueFilter has RowFilter's layout.
-  vf.mutable_compare_filter()->set_compare_op(pbw::EQUAL);
+  vf.mutable_compare_filter()->set_compare_op(hbase::EQUAL);
   vf.mutable_compare_filter()->mutable_comparator()->set_name(
       "org.apache.hadoop.hbase.filter.RegexStringComparator");
   vf.mutable_compare_filter()->mutable_comparator()->set_serialized_comparator(
@@ -48,12 +50,12 @@ inline std::string RegexValueFilter(const std::string& pattern) {
 // `regex`, its ValueFilter compares with RegexStringComparator(*regex).
 inline std::string HBaseGetCall(uint32_t call_id, const std::string* regex = nullptr) {
   namespace pbw = hbasewire;
-  pbw::RequestHeader h;
+  hbase::RequestHeader h;
   h.set_call_id(call_id);
   h.set_method_name("Get");
   h.set_request_param(true);
-  pbw::GetRequest g;
-  g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::GetRequest g;
+  g.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   g.mutable_region()->set_value("usertable,,1");
   g.mutable_get()->set_row("r");
   if (regex != nullptr) g.mutable_get()->set_filter(RegexValueFilter(*regex));
@@ -81,7 +83,7 @@ inline std::string ReadHBaseReply(RawPeer* peer) {
 // not parse.
 struct HBaseReply {
   bool ok = false;
-  hbasewire::ResponseHeader header;
+  hbase::ResponseHeader header;
   std::string message;
   std::string block;
 };

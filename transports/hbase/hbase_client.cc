@@ -1,3 +1,5 @@
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "transports/hbase/hbase_client.h"
 
 #include <boost/asio.hpp>
@@ -50,7 +52,7 @@ std::map<std::string, std::string>& Cache() {
 // Appends a whole call: length, delimited RequestHeader, delimited param.
 void AppendCall(uint32_t call_id, std::string_view method,
                 const google::protobuf::MessageLite& param, ByteBuffer* out) {
-  pbw::RequestHeader h;
+  hbase::RequestHeader h;
   h.set_call_id(call_id);
   h.set_method_name(std::string(method));
   h.set_request_param(true);
@@ -453,7 +455,7 @@ void ChannelWriteHooks::OnWritten(size_t n) {
 // Checks hbase:meta's answer for `table`: one region covering every key,
 // on the server connected to, named as the codecs name it.
 Status CheckLocation(const HBaseClientOptions& o, const std::string& where, const ReplyParts& p) {
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   if (!resp.ParseFromArray(p.message.data(), int(p.message.size())))
     return Status::Corruption("hbase:meta lookup on " + where + ": the ScanResponse does not parse");
   std::vector<Cell> cells;
@@ -555,10 +557,10 @@ ByteBuffer Preamble(const HBaseClientOptions& o) {
 // The Java client's region lookup: a reversed scan of hbase:meta from the
 // row's meta key down to the table's first possible region.
 void AppendMetaLookup(const std::string& table, ByteBuffer* out) {
-  pbw::ScanRequest sr;
-  sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::ScanRequest sr;
+  sr.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   sr.mutable_region()->set_value(std::string(kMetaRegionName));
-  pbw::Scan* scan = sr.mutable_scan();
+  hbase::Scan* scan = sr.mutable_scan();
   scan->set_start_row(table + ",user,99999999999999");
   scan->set_stop_row(table + ",,");
   scan->set_include_stop_row(true);
