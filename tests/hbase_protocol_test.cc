@@ -1,10 +1,11 @@
 // `--rpc hbase` against requests shaped as HBase's Java client shapes them,
-// built here from HBase's field numbers (transports/hbase/hbase_wire.proto)
-// and KeyValueCodec's cell layout, over real TCP to an HBaseServer in this
-// process: the connection set-up and its refusals (each answered with the
-// exception class HBase's server sends), cell blocks both ways, the
-// protobuf-only Mutate on a cell-block connection, the catalog, the RPC
-// registry, conditions, increments, scanners, and unknown methods.
+// built here from HBase's field numbers (codecs/schemas/ and
+// transports/hbase/hbase_wire.proto) and KeyValueCodec's cell layout, over
+// real TCP to an HBaseServer in this process: the connection set-up and its
+// refusals (each answered with the exception class HBase's server sends),
+// cell blocks both ways, the protobuf-only Mutate on a cell-block
+// connection, the catalog, the RPC registry, conditions, increments,
+// scanners, and unknown methods.
 #include <gtest/gtest.h>
 #include <google/protobuf/io/coded_stream.h>
 
