@@ -123,9 +123,11 @@ TEST(HBaseFilters, CellFilters) {
   EXPECT_EQ(Apply(Make(CompareOf("FamilyFilter", hbase::EQUAL, Cmp("BinaryComparator", "g"))).get(),
                 kRow),
             "g:a@1=ga");
-  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "^z+$"))).get(),
-                kRow),
-            "f:c@1=zz");
+  EXPECT_EQ(
+      Apply(
+          Make(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "^z+$"))).get(),
+          kRow),
+      "f:c@1=zz");
   EXPECT_EQ(Apply(Make(Named("FirstKeyOnlyFilter", "")).get(), kRow), "f:a@3=x3");
   pbw::KeyOnlyFilter ko;
   ko.set_len_as_val(false);
@@ -265,7 +267,8 @@ TEST(HBaseFilters, RowRangesAndStops) {
 
 TEST(HBaseFilters, SkipAndWhileMatchWrappers) {
   pbw::SkipFilter skip;
-  *skip.mutable_filter() = CompareOf("ValueFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "zz"));
+  *skip.mutable_filter() =
+      CompareOf("ValueFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "zz"));
   auto s = Make(Named("SkipFilter", skip.SerializeAsString()));
   EXPECT_EQ(Apply(s.get(), kRow), "-") << "one cell left out leaves the row out";
   EXPECT_EQ(Apply(s.get(), RowCells{"r", {{"f", "a", 1, "ok"}}}), "f:a@1=ok");
@@ -368,7 +371,8 @@ TEST(HBaseFilters, DependentColumnFilter) {
   pbw::FilterList list;
   list.set_operator_(pbw::FilterList::MUST_PASS_ALL);
   *list.add_filters() = Dependent(true);
-  *list.add_filters() = CompareOf("QualifierFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "b"));
+  *list.add_filters() =
+      CompareOf("QualifierFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "b"));
   auto listed = Make(Named("FilterList", list.SerializeAsString()));
   EXPECT_EQ(Apply(listed.get(), row, 3), "f:a@1=a1");
 }
@@ -433,17 +437,20 @@ TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
           "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.ColumnValueFilter"),
       std::string::npos)
       << f.status().ToString();
-  auto c = ParseFilter(CompareOf("ValueFilter", hbase::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
+  auto c = ParseFilter(
+      CompareOf("ValueFilter", hbase::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("LongComparator"), std::string::npos);
-  auto bad = ParseFilter(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "(")).SerializeAsString());
+  auto bad = ParseFilter(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "("))
+                             .SerializeAsString());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("does not compile"), std::string::npos);
   EXPECT_NE(bad.status().message().find("RE2"), std::string::npos) << bad.status().ToString();
   EXPECT_FALSE(ParseFilter("\xff\xff").ok());
 }
 
-hbase::Comparator Regex(const std::string& pattern, int flags, const std::string& charset = "UTF-8") {
+hbase::Comparator Regex(const std::string& pattern, int flags,
+                        const std::string& charset = "UTF-8") {
   hbase::Comparator c;
   c.set_name("org.apache.hadoop.hbase.filter.RegexStringComparator");
   hbase::RegexStringComparator r;

@@ -190,7 +190,8 @@ JavaResult ToResult(const hbase::Result& p, const std::vector<Kv>& block, size_t
     }
     r.cells.push_back(block[(*next)++]);
   }
-  for (const hbase::Cell& c : p.cell()) r.cells.push_back({c.row(), c.family(), c.qualifier(), c.value()});
+  for (const hbase::Cell& c : p.cell())
+    r.cells.push_back({c.row(), c.family(), c.qualifier(), c.value()});
   return r;
 }
 
@@ -249,7 +250,8 @@ void SetRegion(hbase::RegionSpecifier* r, const std::string& name) {
 }
 
 // ScanRequest as ScannerCallable/RequestConverter.buildScanRequest write it.
-hbase::ScanRequest OpenScanRequest(const std::string& region, const hbase::Scan& scan, uint32_t rows) {
+hbase::ScanRequest OpenScanRequest(const std::string& region, const hbase::Scan& scan,
+                                   uint32_t rows) {
   hbase::ScanRequest req;
   SetRegion(req.mutable_region(), region);
   *req.mutable_scan() = scan;

@@ -269,8 +269,10 @@ Status ReadReportSettings(const ycsb::Properties& props, RunSettings* r) {
   WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r->report));
   r->hdr_file_output = r->report.measurement_type.rfind("hdrhistogram", 0) == 0 &&
                        props.GetYcsbBool("hdrhistogram.fileoutput");
-  if (auto path = props.GetString("hdrhistogram.output.path"); path.ok()) r->hdr_output_path = *path;
-  if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok()) r->raw_output_file = *raw;
+  if (auto path = props.GetString("hdrhistogram.output.path"); path.ok())
+    r->hdr_output_path = *path;
+  if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok())
+    r->raw_output_file = *raw;
   return Status::Ok();
 }
 

@@ -194,11 +194,12 @@ void ControlHub::GiveUpSilentRanksLocked() {
     st.dead = true;
     any_died_ = true;
     StopOthersLocked(
-        StrCat("rank ", std::to_string(rank), " (host ", HostOfLocked(rank),
-               ") stopped answering: nothing on its control connection to rank 0 for ",
-               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilentLimit).count()),
-               " s (a stopped or frozen process, or a host that stopped answering); "
-               "it is taken as dead"),
+        StrCat(
+            "rank ", std::to_string(rank), " (host ", HostOfLocked(rank),
+            ") stopped answering: nothing on its control connection to rank 0 for ",
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilentLimit).count()),
+            " s (a stopped or frozen process, or a host that stopped answering); "
+            "it is taken as dead"),
         rank);
     close(fd);
     fd = -1;

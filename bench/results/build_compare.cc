@@ -643,7 +643,8 @@ void WriteHeadlineTables(std::ostream& os, const std::vector<BuildSide>& sides,
                          const std::vector<BuildRow>& rows) {
   const std::vector<BuildGroup> groups = CommonGroups(sides);
   if (groups.size() < 2) return;
-  for (const char* headline : {"Throughput (ops/s)", "Total instructions/op", "Total CPU (us/op)"}) {
+  for (const char* headline :
+       {"Throughput (ops/s)", "Total instructions/op", "Total CPU (us/op)"}) {
     std::ostringstream t;
     bool any = false;
     t << "## " << headline << " by cell\n\n| workload | threads | column |";

@@ -206,7 +206,8 @@ Status ReadBindingOptions(const Properties& props, CoreWorkloadConfig* c) {
   WB_GET(GetString, "durability", c->durability);
   WB_RETURN_IF_ERROR(CheckDurability(props, c->durability));
   if (!props.Has("columnfamily"))
-    c->notes.push_back(std::string(kColumnFamilyNotSetNote) + ": YCSB's HBase binding refuses to start without it "
+    c->notes.push_back(std::string(kColumnFamilyNotSetNote) +
+                       ": YCSB's HBase binding refuses to start without it "
                        "(\"must specify a columnfamily\"); wirebench uses its default, '" +
                        c->column_family + "'");
   WB_GET(GetInt, "writebuffersize", c->write_buffer_size);

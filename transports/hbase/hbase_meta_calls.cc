@@ -147,7 +147,8 @@ Status CallHandler::GetMetaRow(const hbase::Get& g, hbase::Result* out) {
   return Status::Ok();
 }
 
-StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows, hbase::ScanResponse* resp) {
+StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows,
+                                          hbase::ScanResponse* resp) {
   BumpShared(stats_->meta_calls, 1);
   if (s->table.empty()) return false;
   // The table's region rows, in the scan's direction, after the last one returned.
