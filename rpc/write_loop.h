@@ -147,6 +147,15 @@ struct OutputQueue {
   bool waiting = false;
 };
 
+// Closes a connection's socket (shut down both ways first; errors ignored,
+// as it may be gone already) and wakes its write loop to see it closed.
+inline void CloseSocket(boost::asio::ip::tcp::socket& socket, OutputQueue& q) {
+  boost::system::error_code ignored;
+  socket.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
+  q.Cancel();
+}
+
 // Runs until `hooks.Stopped()`, until `hooks.Finished()` with nothing left to
 // write, or until a write fails; returns the write error (or success).
 // Hooks (all called on the connection's thread):

@@ -238,10 +238,7 @@ class HBaseChannel final : public rpc::CallChannel,
   void Close() override {
     if (closed_) return;
     closed_ = true;
-    boost::system::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-    q_.Cancel();
+    rpc::CloseSocket(socket_, q_);
     FailAll(error_.ok() ? Status::Aborted("connection to " + peer_ + " closed by the client")
                         : error_);
   }
