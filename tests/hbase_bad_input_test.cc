@@ -29,6 +29,7 @@
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
+#include "tests/region_mutations.h"
 #include "transports/hbase/hbase_client.h"
 #include "transports/hbase/hbase_server.h"
 #include "transports/transport.h"
@@ -269,18 +270,8 @@ class MemstoreScanServer {
       const std::string row = RowName(i);
       const std::string value =
           std::string(2047, 'v') + (i % kPassingEvery == 7 ? 'c' : 'v');
-      Cell c;
-      c.row = ByteView(row);
-      c.family = ByteView("f");
-      c.qualifier = ByteView("q");
-      c.value = ByteView(value);
-      Mutation m;
-      m.row = ByteView(row);
-      m.table = ByteView("usertable");
-      m.type = MutationType::kPut;
-      m.cells = std::span<const Cell>(&c, 1);
-      MutateResponse resp;
-      EXPECT_TRUE(region_->Mutate(m, &resp).ok());
+      EXPECT_TRUE(
+          testing::PutCell(region_.get(), row, "f", "q", value, 0, ByteView("usertable")).ok());
     }
     o.max_frame = 1 << 20;
     server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
