@@ -120,6 +120,18 @@ hbase::RegionSpecifier* Region(hbase::RegionSpecifier* r, const std::string& nam
   return r;
 }
 
+// A put of one cell, f:q = value, carried in the message (column_value), as
+// the Java client's Table.put writes it.
+void PutOneCell(hbase::MutationProto* mu, const std::string& row, const std::string& value) {
+  mu->set_row(row);
+  mu->set_mutate_type(hbase::MutationProto::PUT);
+  auto* qv = mu->add_column_value();
+  qv->set_family("f");
+  auto* v = qv->add_qualifier_value();
+  v->set_qualifier("q");
+  v->set_value(value);
+}
+
 // One server per fixture: a null region or a memstore behind it.
 class HBaseServerFixture {
  public:
@@ -257,14 +269,7 @@ TEST(HBaseCalls, ProtobufOnlyMutateOnACellBlockConnectionIsServed) {
   auto peer = g_mem->Open();
   hbase::MutateRequest m;
   Region(m.mutable_region(), "pbonly,,1");
-  auto* mu = m.mutable_mutation();
-  mu->set_row("row-a");
-  mu->set_mutate_type(hbase::MutationProto::PUT);
-  auto* cv = mu->add_column_value();
-  cv->set_family("f");
-  auto* qv = cv->add_qualifier_value();
-  qv->set_qualifier("q");
-  qv->set_value("v1");
+  PutOneCell(m.mutable_mutation(), "row-a", "v1");
   ASSERT_TRUE(peer->Send(Call(1, "Mutate", m)));
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
@@ -468,14 +473,7 @@ hbase::MutateRequest CheckAndPut(const std::string& row, const std::string& expe
     c->mutable_comparator()->set_name("org.apache.hadoop.hbase.filter.BinaryComparator");
     c->mutable_comparator()->set_serialized_comparator(bc.SerializeAsString());
   }
-  auto* mu = m.mutable_mutation();
-  mu->set_row(row);
-  mu->set_mutate_type(hbase::MutationProto::PUT);
-  auto* qv = mu->add_column_value();
-  qv->set_family("f");
-  auto* v = qv->add_qualifier_value();
-  v->set_qualifier("q");
-  v->set_value("set");
+  PutOneCell(m.mutable_mutation(), row, "set");
   return m;
 }
 
@@ -524,14 +522,7 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
   for (int i = 0; i < 5; ++i) {
     hbase::MutateRequest m;
     Region(m.mutable_region(), "scan,,1");
-    auto* mu = m.mutable_mutation();
-    mu->set_row("s" + std::to_string(i));
-    mu->set_mutate_type(hbase::MutationProto::PUT);
-    auto* cv = mu->add_column_value();
-    cv->set_family("f");
-    auto* qv = cv->add_qualifier_value();
-    qv->set_qualifier("q");
-    qv->set_value("v");
+    PutOneCell(m.mutable_mutation(), "s" + std::to_string(i), "v");
     ASSERT_TRUE(Processed(*peer, uint32_t(100 + i), m));
   }
   hbase::ScanRequest open;
@@ -590,12 +581,7 @@ TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
   for (int i = 0; i < 3; ++i) {
     hbase::MutateRequest m;
     Region(m.mutable_region(), "budget,,1");
-    auto* mu = m.mutable_mutation();
-    mu->set_row("r" + std::to_string(i));
-    mu->set_mutate_type(hbase::MutationProto::PUT);
-    auto* qv = mu->add_column_value();
-    qv->set_family("f");
-    qv->add_qualifier_value()->set_qualifier("q");
+    PutOneCell(m.mutable_mutation(), "r" + std::to_string(i), "");
     ASSERT_TRUE(Processed(*peer, uint32_t(200 + i), m));
   }
   pbw::MultipleColumnPrefixFilter prefixes;
@@ -718,14 +704,7 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   auto put = [](const std::string& region, const std::string& row) {
     hbase::MutateRequest m;
     Region(m.mutable_region(), region);
-    auto* mu = m.mutable_mutation();
-    mu->set_row(row);
-    mu->set_mutate_type(hbase::MutationProto::PUT);
-    auto* cv = mu->add_column_value();
-    cv->set_family("f");
-    auto* qv = cv->add_qualifier_value();
-    qv->set_qualifier("q");
-    qv->set_value("v");
+    PutOneCell(m.mutable_mutation(), row, "v");
     return m;
   };
   EXPECT_TRUE(Processed(*peer, 3, put("t,80000000,1", "90")));
