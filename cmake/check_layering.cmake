@@ -19,8 +19,7 @@
 #                           a library of its own: no codec, network or driver)
 #   bench/                  anything below it, but no particular transport:
 #                           only the registry's files (transports/transport.h),
-#                           never transports/NAME/ (nor rpc/grpc/, where gRPC
-#                           lived before it moved to transports/grpc/)
+#                           never transports/NAME/
 #     bench/results/        hdr/ (not ycsb/); nothing else of bench/
 #     bench/loadgen/        bench/results/, ycsb/, hdr/
 #     bench/mpi/            bench/loadgen/ and what it may include
@@ -75,8 +74,8 @@ endfunction()
 # schemas; never a codec's own folder.
 set(_codecs_public "^codecs/(codec|message|wire_reader)\\.h$|^codecs/(hbase|schemas)/")
 set(_below_bench "^(common|rpc|nullregion|regions|hdr|ycsb)/|${_codecs_public}|^transports/[^/]+$")
-set(_no_transport "^rpc/grpc/|^transports/[^/]+/")
-set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/ or rpc/grpc/)")
+set(_no_transport "^transports/[^/]+/")
+set(_bench_text "bench/ includes the layers below it but no particular transport (only transports/transport.h, never transports/NAME/)")
 
 _layer_rule(FILES "^common/" ALLOW "^common/"
             TEXT "common/ includes nothing of the project's")

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -87,10 +86,6 @@ class NetServer::Impl {
 
   Status Start();
   void Stop();
-  void Wait() {
-    std::unique_lock<std::mutex> lock(stop_mu_);
-    stop_cv_.wait(lock, [this] { return stopped_; });
-  }
   nlohmann::json StatsJson();
 
   const ServerOptions& options() const { return options_; }
@@ -123,7 +118,6 @@ class NetServer::Impl {
   bool started_ = false;
   bool stopped_ = false;
   std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
   std::chrono::steady_clock::time_point start_time_;
 };
 
@@ -232,10 +226,7 @@ void Connection::Start(std::string refuse_reason) {
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
-  boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
-  q_.Cancel();
+  CloseSocket(socket_, q_);
   read_signal_.cancel();
   watchdog_.cancel();
   input_.Release();
@@ -504,7 +495,6 @@ void NetServer::Impl::Stop() {
   std::lock_guard<std::mutex> lock(stop_mu_);
   if (stopped_ || !started_) {
     stopped_ = true;
-    stop_cv_.notify_all();
     return;
   }
   asio::post(accept_ctx_, [this] {
@@ -529,7 +519,6 @@ void NetServer::Impl::Stop() {
   for (auto& h : handlers_) h.join();
   protocol_->Stop();
   stopped_ = true;
-  stop_cv_.notify_all();
 }
 
 asio::awaitable<void> NetServer::Impl::AcceptLoop() {
@@ -598,7 +587,6 @@ std::string NetServer::address() const {
   return impl_->options().bind + ":" + std::to_string(impl_->port());
 }
 void NetServer::Stop() { impl_->Stop(); }
-void NetServer::Wait() { impl_->Wait(); }
 nlohmann::json NetServer::StatsJson() { return impl_->StatsJson(); }
 const ServerOptions& NetServer::options() const { return impl_->options(); }
 int NetServer::io_threads() const { return impl_->io_threads(); }

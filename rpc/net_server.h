@@ -132,17 +132,12 @@ class NetServer final : public TransportServer {
   // server.
   NetServer(const ServerOptions& options, ServerProtocol* protocol, Service* service);
   ~NetServer() override;  // Stops and joins.
-  NetServer(const NetServer&) = delete;
-  NetServer& operator=(const NetServer&) = delete;
 
+  // TransportServer's; Stop closes every connection (calls in flight are dropped).
   Status Start() override;
   uint16_t port() const override;
-  std::string address() const override;  // "HOST:PORT".
-  // Stops accepting, closes every connection (calls in flight are dropped)
-  // and joins all threads. Idempotent.
+  std::string address() const override;
   void Stop() override;
-  // Blocks until Stop() has run (from another thread or a signal).
-  void Wait();
   nlohmann::json StatsJson() override;
   // A Stats reply's JSON text; `own_at_entry` is the calling thread's
   // counters when the Stats call arrived (the reply's own allocations are

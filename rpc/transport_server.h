@@ -15,8 +15,12 @@
 
 namespace wirebench::rpc {
 
+// A server owns its sockets and threads: not copied, not moved.
 class TransportServer {
  public:
+  TransportServer() = default;
+  TransportServer(const TransportServer&) = delete;
+  TransportServer& operator=(const TransportServer&) = delete;
   virtual ~TransportServer() = default;
 
   // Binds, listens and starts the server's threads.
@@ -31,6 +35,24 @@ class TransportServer {
   // method, bytes, connections, per-thread CPU and allocations, process
   // figures, and the Service's own figures.
   virtual nlohmann::json StatsJson() = 0;
+};
+
+// A server that is another one with something around it (the protocol it
+// speaks, a registration to remove on Stop): every call goes to the inner
+// server, which the derived class names with Wrap() before any call.
+class ServerWrapper : public TransportServer {
+ public:
+  Status Start() override { return inner_->Start(); }
+  uint16_t port() const override { return inner_->port(); }
+  std::string address() const override { return inner_->address(); }
+  void Stop() override { inner_->Stop(); }
+  nlohmann::json StatsJson() override;  // transport_server.cc: json_fwd only here.
+
+ protected:
+  void Wrap(TransportServer* inner) { inner_ = inner; }
+
+ private:
+  TransportServer* inner_ = nullptr;
 };
 
 }  // namespace wirebench::rpc

@@ -50,7 +50,7 @@ namespace wirebench::rpc {
 // them with its own inlining, and the linker keeps one file's copy for the
 // whole program: whichever archive member it happens to load first. The hot
 // path of a connection then runs another file's code, and moving a file
-// between libraries moves instructions per call (issue 33: the hbase server
+// between libraries moves instructions per call (the hbase server once
 // ran the wirebench client's copy of the read, with epoll_reactor::start_op,
 // awaitable_thread::pump and the handler allocator out of line, some 250
 // instructions per operation). A handler type that names `Tag` makes the
@@ -146,6 +146,15 @@ struct OutputQueue {
   boost::asio::steady_timer signal;
   bool waiting = false;
 };
+
+// Closes a connection's socket (shut down both ways first; errors ignored,
+// as it may be gone already) and wakes its write loop to see it closed.
+inline void CloseSocket(boost::asio::ip::tcp::socket& socket, OutputQueue& q) {
+  boost::system::error_code ignored;
+  socket.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
+  q.Cancel();
+}
 
 // Runs until `hooks.Stopped()`, until `hooks.Finished()` with nothing left to
 // write, or until a write fails; returns the write error (or success).

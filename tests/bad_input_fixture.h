@@ -24,6 +24,7 @@
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "rpc/transport_server.h"
+#include "tests/active_connections.h"
 #include "tests/endpoint_steady_client.h"
 #include "tests/heap_bytes.h"
 #include "tests/transport_cases.h"
@@ -114,15 +115,9 @@ class BadInputTest : public ::testing::Test {
     const nlohmann::json j = server_->StatsJson();
     return j.contains("connections") && j["connections"].contains("active");
   }
-  int64_t ActiveConnections() {
-    return server_->StatsJson()["connections"]["active"].get<int64_t>();
-  }
-  // Waits (polling the server's counters) until `n` connections are open.
+  int64_t ActiveConnections() { return testing::ActiveConnections(*server_); }
   bool WaitForActiveConnections(int64_t n) {
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (ActiveConnections() != n && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return ActiveConnections() == n;
+    return testing::WaitForActiveConnections(*server_, n);
   }
   // The server's log so far (stops capturing it).
   std::string TakeLog() {

@@ -139,7 +139,7 @@ TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
   ExpectLoggedOnce("idle for 200 ms with an incomplete frame");
 }
 
-// Issue 18 item 10: a preamble and then nothing was held forever (the idle
+// A preamble and then nothing was held forever (the idle
 // timeout covered only incomplete frames). Until its first call a
 // connection is still in its handshake; one that has made a call may then
 // idle as long as it likes.

@@ -1,5 +1,5 @@
-// The command line a new user meets (issue 32) and the bad inputs of issue
-// 31's "Inputs" section, end to end through the `wirebench` binary: every
+// The command line a new user meets and the bad inputs users give it,
+// end to end through the `wirebench` binary: every
 // mistake is one line on stderr naming what was wrong and what to do, with
 // exit status 2; YCSB's single-dash flags are exactly YCSB's own.
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ void ExpectUsageErrors(const std::string& name, const std::vector<UsageCase>& ca
   }
 }
 
-// Issue 32, "CLI": a single-dash word that is not one of YCSB's flags was
+// A single-dash word that is not one of YCSB's flags was
 // read as the binding (`-seconds 1`: "unknown binding '1'", exit 105);
 // -threads=2 printed the help and exited 0 without running.
 TEST(FrontDoor, SingleDashWordsAreYcsbsOwnOrRefusedWithTheDoubleDashFlag) {
@@ -111,7 +111,7 @@ TEST(FrontDoor, YcsbsOwnSingleDashFlagsStillWork) {
   EXPECT_NE(o.out.find("[OVERALL], RunTime(ms)"), std::string::npos) << o.out;
 }
 
-// Issue 32: `--version` and `bogus` both said "A subcommand is required" (106).
+// `--version` and `bogus` both said "A subcommand is required" (106).
 TEST(FrontDoor, VersionAndUnknownCommands) {
   const Outcome v = RunWb("version", {"--version"});
   EXPECT_EQ(v.rc, 0) << v.err;
@@ -124,7 +124,7 @@ TEST(FrontDoor, VersionAndUnknownCommands) {
                                 {{"--bogus", "run"}, "unknown option '--bogus' before the command"}});
 }
 
-// Issue 32: CLI11's exit statuses (104-109) came through; every usage error is 2.
+// CLI11's exit statuses (104-109) came through; every usage error is 2.
 TEST(FrontDoor, ParseErrorsExitTwoWithOneLine) {
   ExpectUsageErrors("parse", {{{"run", "--no-such-flag"}, "--no-such-flag"},
                               {{"run", "--threads"}, "--threads"},
@@ -133,7 +133,7 @@ TEST(FrontDoor, ParseErrorsExitTwoWithOneLine) {
                               {{"measure"}, "give it after --, e.g. wirebench measure --"}});
 }
 
-// Issue 32: the help documents the exit statuses and shows numbers as numbers.
+// The help documents the exit statuses and shows numbers as numbers.
 TEST(FrontDoor, HelpShowsExitStatusesAndNumericTypes) {
   for (const std::string sub : {"run", "server", "compare", "measure"}) {
     const Outcome h = RunWb("help_" + sub, {sub, "--help"});
@@ -154,7 +154,7 @@ TEST(FrontDoor, HelpShowsExitStatusesAndNumericTypes) {
   EXPECT_NE(help_run.out.find("Usage: wirebench run"), std::string::npos) << help_run.out;
 }
 
-// Issue 31 items 19, 23, 25: values the commands accepted silently or
+// Values the commands accepted silently or
 // refused with CLI11's words.
 TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
   ExpectUsageErrors(
@@ -173,7 +173,7 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"compare", "--client-cpus", "99"}, "the CPUs available are"},
        {{"run", "--client-cpus", "99"}, "CPU 99 is not one this process may run on"},
        {{"server", "--cpus", "4096"}, "the CPUs available are"},
-       // Issue 33: a transport's own option (its entry's ServerOptionSpecs) is
+       // A transport's own option (its entry's ServerOptionSpecs) is
        // refused for another transport, naming the one it belongs to.
        {{"server", "--rpc", "wirebench", "--regions-per-table", "4"},
         "--regions-per-table is a server option of --rpc hbase, and --rpc wirebench has none"},
@@ -184,7 +184,7 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
         "--regions-per-table must be a whole number from 1 to 4096, got '0'"}});
 }
 
-// Issue 32, "Defaults": `run -P workloads/workloada` reported every read
+// `run -P workloads/workloada` reported every read
 // under READ-FAILED (run defaulted to empty reads, compare to canned), and
 // every run noted "columnfamily is not set", the built-in workload included.
 TEST(FrontDoor, ReadsSucceedByDefaultAndEmptyReadsSayWhy) {
@@ -212,14 +212,14 @@ TEST(FrontDoor, MeasuresServerReadsAsRunsDoes) {
   EXPECT_NE(o.out.find("[READ], Return=OK, 100"), std::string::npos) << o.out;
 }
 
-// Issue 31 item 25 / issue 32: --rpc hbase defaulted to codec raw, then refused it.
+// --rpc hbase defaulted to codec raw, then refused it.
 TEST(FrontDoor, RpcHbaseDefaultsToCellblock) {
   const Outcome o = RunWb("hbase_codec", {"run", "-P", kWorkloadA, "--rpc", "hbase", "--ops", "100"});
   EXPECT_EQ(o.rc, 0) << o.err;
   EXPECT_NE(o.err.find("codec=cellblock rpc=hbase"), std::string::npos) << o.err;
 }
 
-// Issue 31 item 18: -P /dev/zero read until memory ran out.
+// -P /dev/zero read until memory ran out.
 TEST(FrontDoor, WorkloadFilesAreReadBounded) {
   const std::string big = std::string(WIREBENCH_BINARY_DIR) + "/front_door_big_workload";
   {
@@ -235,7 +235,7 @@ TEST(FrontDoor, WorkloadFilesAreReadBounded) {
                      {{"run", "-P", big}, "is over 1 MiB"}});
 }
 
-// Issue 31 item 21: --seconds 0 (maxexecutiontime=0) ran forever; YCSB runs
+// --seconds 0 (maxexecutiontime=0) ran forever; YCSB runs
 // the workload's operationcount (1000 in workloada).
 TEST(FrontDoor, SecondsZeroRunsTheWorkloadsOperations) {
   const Outcome o = RunWb("seconds0", {"run", "-P", kWorkloadA, "--seconds", "0"},
@@ -252,7 +252,7 @@ TEST(FrontDoor, SecondsZeroRunsTheWorkloadsOperations) {
   EXPECT_EQ(ops, 1000) << o.out;
 }
 
-// Issue 31 item 22: -target 1e-300 ended after 4 ms with a false stall.
+// -target 1e-300 ended after 4 ms with a false stall.
 TEST(FrontDoor, AbsurdTargetsAreRefused) {
   // YCSB's target is whole operations per second (Integer.parseInt).
   ExpectUsageErrors("target", {{{"run", "-P", kWorkloadA, "-target", "1e-300"},
@@ -261,7 +261,7 @@ TEST(FrontDoor, AbsurdTargetsAreRefused) {
                                 "YCSB's target is whole operations per second"}});
 }
 
-// Issue 32, "The package": `cd / && wirebench compare` could not write
+// `cd / && wirebench compare` could not write
 // /results and did not say to pass --out; without gnuplot the hint named
 // scripts/install-deps, which a package user does not have.
 TEST(FrontDoor, OutputProblemsSayWhatToPass) {
@@ -283,7 +283,7 @@ TEST(FrontDoor, OutputProblemsSayWhatToPass) {
   EXPECT_EQ(o.err.find("scripts/install-deps"), std::string::npos) << o.err;
 }
 
-// Issue 32: one name for one thing across subcommands. compare's --records
+// One name for one thing across subcommands. compare's --records
 // is run's too (recordcount), run's -l is also --label (measure's name), and
 // measure writes its JSON with --json as run does (--out kept as an alias).
 TEST(FrontDoor, OneNameForOneThingAcrossSubcommands) {
@@ -330,7 +330,7 @@ class Server {
   std::string address_;
 };
 
-// Issue 32, "Errors": `run --codec raw --server <an --rpc hbase server>` said
+// `run --codec raw --server <an --rpc hbase server>` said
 // "is not a wirebench server: ... frame of 4093640704 bytes", a partial
 // report and exit 3; the --rpc hbase banner listed all seven codecs.
 TEST(FrontDoor, AClientAtAServerOfAnotherProtocolNamesItAndTheFlag) {

@@ -1,4 +1,4 @@
-// The `wirebench` binary under the inputs users actually give (issue 12):
+// The `wirebench` binary under the inputs users actually give:
 // bad numbers are refused naming the flag and its range, a peer that never
 // answers ends the run by itself, SIGINT/SIGTERM end a run promptly and are
 // reported as themselves, oversized loads are refused up front, --server
@@ -38,7 +38,7 @@ Outcome RunWirebench(const std::string& name, const std::vector<std::string>& ar
   return {rc, p.Stderr()};
 }
 
-// Issue 12 item 9.
+// A number that is not one is refused naming the flag.
 TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
   struct Case {
     std::vector<std::string> args;
@@ -47,14 +47,14 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
   const std::vector<Case> cases = {
       {{"run", "-P", kWorkloadA, "-threads", "0"}, "-threads (threadcount) must be 1 or more"},
       {{"run", "-P", kWorkloadA, "-threads", "-1"}, "-threads (threadcount) must be 1 or more"},
-      // -target 0 is YCSB's "unthrottled" (issue 20, tests/ycsb_cli_test.cc).
+      // -target 0 is YCSB's "unthrottled" (tests/ycsb_cli_test.cc).
       {{"run", "-P", kWorkloadA, "-target", "nan"},
        "property 'target' must be an integer, got 'nan'"},
       {{"run", "-P", "/tmp"}, "-P /tmp is a directory"},
       {{"run", "-P", kWorkloadA, "--connections", "0"}, "--connections must be 1 or more"},
       {{"run", "-P", kWorkloadA, "--client-io-threads", "0"}, "--client-io-threads must be 1"},
       {{"run", "-P", kWorkloadA, "--seconds", "-1"}, "--seconds (maxexecutiontime) must be 0"},
-      // Issue 18 item 10: was "property 'maxexecutiontime' must be a number".
+      // Was "property 'maxexecutiontime' must be a number".
       {{"run", "-P", kWorkloadA, "--seconds", "nan"},
        "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got "
        "'NaN'"},
@@ -66,7 +66,7 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
       {{"run", "-P", kWorkloadA, "--server", "::1:80"}, "[IPV6]:PORT"},
       {{"server", "--max-connections", "-1"}, "--max-connections: Value -1 not in range 1"},
       {{"server", "--max-frame", "0"}, "--max-frame: Value 0 not in range 1024"},
-      // Issue 33: every registry name is refused in one form, naming the flag.
+      // Every registry name is refused in one form, naming the flag.
       {{"calibrate", "--codec", "nope"}, "--codec must be one of raw, pb, pb-arena, cellblock"},
       {{"run", "--region", "nope"}, "--region must be one of null, memstore, wal, got 'nope'"},
       {{"server", "--rpc", "nope"}, "--rpc must be one of wirebench"},
@@ -86,7 +86,7 @@ TEST(CliReliability, BadNumbersAreRefusedNamingTheFlag) {
   EXPECT_EQ(zero.rc, 0) << zero.err;
 }
 
-// Issue 12 items 3 and 5: refused before anything starts.
+// Refused before anything starts.
 TEST(CliReliability, OversizedLoadsAreRefusedUpFront) {
   // As many operations as clients: YCSB cuts threadcount to the operation count.
   Outcome o =
@@ -100,7 +100,7 @@ TEST(CliReliability, OversizedLoadsAreRefusedUpFront) {
   EXPECT_EQ(o.err.find("SIGINT"), std::string::npos) << o.err;
 }
 
-// Issue 12 item 1: `--seconds 0.5` against a peer that accepts and never
+// `--seconds 0.5` against a peer that accepts and never
 // answers ends by itself, with an error naming the peer.
 TEST(CliReliability, SilentPeerRunEndsByItself) {
   testing::SilentListener silent;
@@ -113,7 +113,7 @@ TEST(CliReliability, SilentPeerRunEndsByItself) {
   EXPECT_EQ(o.err.find("SIGINT"), std::string::npos) << o.err;
 }
 
-// Issue 12 items 1 and 3: a signal ends a run stuck on a silent peer
+// A signal ends a run stuck on a silent peer
 // within about a second, reported as the signal that was sent.
 void SignalEndsStuckRun(int sig, const std::string& name) {
   testing::SilentListener silent;
@@ -132,7 +132,7 @@ void SignalEndsStuckRun(int sig, const std::string& name) {
 TEST(CliReliability, SigintEndsARunStuckOnASilentPeer) { SignalEndsStuckRun(SIGINT, "SIGINT"); }
 TEST(CliReliability, SigtermIsReportedAsSigterm) { SignalEndsStuckRun(SIGTERM, "SIGTERM"); }
 
-// Issue 12 item 10: --server [::1]:PORT.
+// --server [::1]:PORT.
 TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
   WirebenchProcess server(kBinary, {"server", "--bind", "::1", "--port", "0", "--quiet"},
                           Stem("v6server"));
@@ -151,7 +151,7 @@ TEST(CliReliability, ServerFlagTakesBracketedIpv6) {
   EXPECT_EQ(o.rc, 0) << o.err;
 }
 
-// Issue 18 item 10: a gRPC client pointed at the wirebench transport's port
+// A gRPC client pointed at the wirebench transport's port
 // fails at once (well within its 10 s connect timeout, which the bound of
 // the Wait below does not rely on) naming the mismatch.
 TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
@@ -169,7 +169,7 @@ TEST(CliReliability, GrpcClientAtAWirebenchServerSaysItIsNotGrpc) {
   const Outcome o =
       RunWirebench("notgrpc_run", {"run", "-P", kWorkloadA, "--rpc", "grpc", "--server",
                                    addr.substr(0, addr.find('\n')), "--ops", "10"});
-  // Issue 32: the protocol the server speaks, the flag to pass, exit 2.
+  // The protocol the server speaks, the flag to pass, exit 2.
   EXPECT_EQ(o.rc, 2) << o.err;
   EXPECT_NE(o.err.find("speaks wirebench's own RPC protocol"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("pass --rpc wirebench"), std::string::npos) << o.err;
@@ -370,7 +370,7 @@ int CountSockets(pid_t pid) {
   return n;
 }
 
-// Issue 12 item 8: an interrupted compare says how many repeats ran.
+// An interrupted compare says how many repeats ran.
 TEST(CliReliability, InterruptedCompareStatesTheRepeatsRun) {
   const std::string out = Stem("compare_out");
   std::filesystem::remove_all(out);

@@ -42,7 +42,7 @@ using testing::Cases;
 using testing::MessageCase;
 using testing::SameMessage;
 
-constexpr uint32_t kCallId = 0x01020304;
+constexpr uint32_t kCallId = testing::kTestCallId;
 constexpr uint64_t kGarbageSeed = 20240611;
 constexpr uint64_t kCorruptionSeed = 4242;
 
@@ -75,15 +75,8 @@ class FramedPayload {
 
 using testing::kIsRequest;
 
-template <typename M>
-Status Encode(Codec& c, const M& m, ByteBuffer* out) {
-  return testing::EncodeMessage(c, kCallId, m, out);
-}
-
-template <typename M>
-Status Decode(Codec& c, ByteView payload, M* m) {
-  return testing::DecodeMessage(c, payload, m);
-}
+using testing::Decode;
+using testing::Encode;
 
 // Encodes after a frame header already in the buffer, as the RPC layer
 // does, checks the header was left alone, and returns the payload alone.

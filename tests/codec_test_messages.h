@@ -503,4 +503,18 @@ Status DecodeMessage(Codec& c, ByteView payload, M* m) {
   }
 }
 
+// The codec tests' call id: every byte different, so a byte-order mistake shows.
+inline constexpr uint32_t kTestCallId = 0x01020304;
+
+// EncodeMessage with kTestCallId, and DecodeMessage, by shorter names.
+template <typename M>
+Status Encode(Codec& c, const M& m, ByteBuffer* out) {
+  return EncodeMessage(c, kTestCallId, m, out);
+}
+
+template <typename M>
+Status Decode(Codec& c, ByteView payload, M* m) {
+  return DecodeMessage(c, payload, m);
+}
+
 }  // namespace wirebench::testing

@@ -1,4 +1,4 @@
-// The A/A check of issue 10, end to end: `wirebench compare --codecs raw,raw`
+// The A/A check, end to end: `wirebench compare --codecs raw,raw`
 // runs one codec as two columns ("raw" and "raw#2") through the real binary,
 // and the cost rows must come out "not distinguishable" (their 95% interval
 // contains 1.0). Latency tails are not checked.

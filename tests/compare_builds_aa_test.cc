@@ -1,4 +1,4 @@
-// The A/A check across builds (issue 25): `wirebench compare --builds
+// The A/A check across builds: `wirebench compare --builds
 // x=WB,y=WB` runs every cell once per build through a child of that binary,
 // repeats interleaved ABBA; with the same binary on both sides, the cost rows
 // must come out not different (`~`: not different after Holm's correction

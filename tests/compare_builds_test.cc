@@ -1,4 +1,4 @@
-// Builds as columns (issue 25): `compare --builds` and `diff`.
+// Builds as columns: `compare --builds` and `diff`.
 // - The parsing and the --fail-above rule on hand-made rows.
 // - Through the real binary: a PATH that is no wirebench and a build whose
 //   result schema differs are refused, saying why; `diff` says which cells
@@ -331,7 +331,7 @@ TEST(Diff, RefusesEmptyPartialAndDifferentlyMeasuredSides) {
     EXPECT_NE(o.out.find(what), std::string::npos) << o.out;
     EXPECT_EQ(o.out.find("| metric |"), std::string::npos) << "a table was printed: " << o.out;
   };
-  // Under Valgrind against wall clock (the +1072% "Total CPU" of issue 36).
+  // Under Valgrind against wall clock (a +1072% "Total CPU" once, when the clocks were compared).
   std::string next = fresh("valgrind");
   edit_table(next, [](json& j) {
     for (json& c : j["cells"]) c["results"]["instructions"]["client"]["total"] = 2000.0;

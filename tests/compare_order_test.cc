@@ -46,7 +46,7 @@ TEST(CompareOrder, EveryRepeatRunsEachColumnOnceAndPositionsBalanceOverTwoRepeat
   }
 }
 
-// Issue 18 item 10: a count given twice would run cells whose files
+// A count given twice would run cells whose files
 // overwrite each other's.
 TEST(CompareThreads, ACountGivenTwiceIsRefused) {
   auto t = ParseThreadList("1,1");
@@ -82,7 +82,7 @@ TEST(CompareRecordShapes, ListsCrossAndBadSizesAreRefused) {
   }
 }
 
-// Issue 18 item 10: a --baseline that is no column of the matrix.
+// A --baseline that is no column of the matrix.
 TEST(CompareBaseline, AGivenBaselineOutsideTheMatrixIsRefused) {
   CompareOptions o;
   o.codecs = {Codecs().Find("raw")};

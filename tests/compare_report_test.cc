@@ -122,7 +122,7 @@ TEST(CompareTables, RatioRowsComeFromTheMetricDefinitions) {
   int zero_everywhere = 0;
   for (const MetricDef& m : MetricsFor(Cells())) {
     const bool has_ratio = md.find("| " + m.name + " vs pb |") != std::string::npos;
-    // Issue 18 item 10: a metric zero in every column (here the
+    // A metric zero in every column (here the
     // allocations, which these cells do not count) gets no row of
     // "0.00x (a zero value: no interval)".
     bool all_zero = true;

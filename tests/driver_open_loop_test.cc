@@ -22,6 +22,13 @@ struct Fixture {
     server = std::make_unique<rpc::Server>(rpc::ServerOptions{}, &service);
     EXPECT_TRUE(server->Start().ok());
   }
+  // A run of `threads` logical clients against this server.
+  DriverOptions Options(int threads) const {
+    DriverOptions d;
+    d.port = server->port();
+    d.threads = threads;
+    return d;
+  }
   std::unique_ptr<Region> region;
   RegionService service;
   std::unique_ptr<rpc::Server> server;
@@ -30,9 +37,7 @@ struct Fixture {
 TEST(OpenLoop, RunsTheScheduledNumberOfOperations) {
   Fixture f;
   testing::MixedWorkload w(/*puts_only=*/true);
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 4;
+  DriverOptions d = f.Options(4);
   d.target_ops = 2000;
   d.operations = 1000;  // Half a second of schedule.
   auto r = RunLoad(d, &w);
@@ -54,9 +59,7 @@ TEST(OpenLoop, RunsTheScheduledNumberOfOperations) {
 TEST(OpenLoop, EndOfRunWakesClientsWaitingForTheirSchedule) {
   Fixture f;
   testing::MixedWorkload w(/*puts_only=*/true);
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 2;
+  DriverOptions d = f.Options(2);
   d.target_ops = 2.0 / 60;  // One operation per client per minute.
   d.max_seconds = 0.2;
   const auto start = std::chrono::steady_clock::now();
@@ -73,9 +76,7 @@ TEST(OpenLoop, SlowServerShowsQueueingDelayInIntendedLatency) {
   slow.delay_us = 2000;  // Each reply held 2 ms: 4 clients can do at most ~2000 ops/s.
   Fixture f(slow);
   testing::MixedWorkload w(/*puts_only=*/true);
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 4;
+  DriverOptions d = f.Options(4);
   d.target_ops = 8000;  // Four times what the server can answer.
   d.operations = 800;
   auto r = RunLoad(d, &w);
@@ -93,9 +94,7 @@ TEST(OpenLoop, SlowServerShowsQueueingDelayInIntendedLatency) {
 TEST(ClosedLoop, RecordsNoIntendedLatency) {
   Fixture f;
   testing::MixedWorkload w(/*puts_only=*/true);
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 2;
+  DriverOptions d = f.Options(2);
   d.operations = 200;
   auto r = RunLoad(d, &w);
   ASSERT_TRUE(r.ok());
@@ -148,9 +147,7 @@ class TwoCallWorkload final : public Workload {
 void ExpectTwoCallOperations(ThreadModel model, int threads, int64_t operations) {
   Fixture f;
   TwoCallWorkload w;
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = threads;
+  DriverOptions d = f.Options(threads);
   d.operations = operations;
   d.thread_model = model;
   auto r = RunLoad(d, &w);
@@ -174,9 +171,7 @@ TEST(ClosedLoop, SecondCallOfAnOperationIsSentFromTheFirstReply) {
 TEST(ClosedLoop, StatusIntervalsAddUpToTheRun) {
   Fixture f;
   testing::MixedWorkload w;
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 4;
+  DriverOptions d = f.Options(4);
   d.operations = 20000;
   d.status_interval_s = 0.02;
   int64_t interval_ops = 0, interval_latencies = 0, snapshots = 0;
@@ -227,9 +222,7 @@ class OversizedWorkload final : public Workload {
 void ExpectFrameLimitEndsTheRun(ThreadModel model, int threads) {
   Fixture f;
   OversizedWorkload w;
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = threads;
+  DriverOptions d = f.Options(threads);
   d.operations = 10;
   d.thread_model = model;
   auto r = RunLoad(d, &w);
@@ -273,9 +266,7 @@ TEST(ThreadOpStats, HistogramsAreAllocatedByTheirFirstValue) {
 TEST(OsThreadModel, OneThreadPerClientSharingTheConnections) {
   Fixture f;
   testing::MixedWorkload w(/*puts_only=*/true);
-  DriverOptions d;
-  d.port = f.server->port();
-  d.threads = 6;
+  DriverOptions d = f.Options(6);
   d.connections = 2;
   d.operations = 600;
   d.thread_model = ThreadModel::kOs;

@@ -48,7 +48,7 @@ class DriverStop : public ::testing::Test {
   void TearDown() override { ResetStopRequest(); }
 };
 
-// Issue 12 item 1: a listener that accepts and never answers. The run ends
+// A listener that accepts and never answers. The run ends
 // by itself after --seconds with an error naming the peer, and the Stats
 // call that got no answer is unregistered (no crash when the run ends).
 void ExpectSilentServerEndsTheRunWithAClearError(ThreadModel model) {
@@ -134,7 +134,7 @@ class DriverAgainstServer : public DriverStop {
   Status start_status_;
 };
 
-// Issue 12 item 3: SIGTERM is reported as SIGTERM, not SIGINT.
+// SIGTERM is reported as SIGTERM, not SIGINT.
 TEST_F(DriverAgainstServer, SigtermIsReportedAsSigterm) {
   Start();
   ASSERT_TRUE(start_status_.ok()) << start_status_.ToString();
@@ -176,7 +176,7 @@ TEST_F(DriverAgainstServer, OsModelServerGoneMidRunEndsTheRunWithAClearError) {
   EXPECT_EQ(r->error.message().find("SIGINT"), std::string::npos) << r->error.ToString();
 }
 
-// Issue 12 item 10: a server reached by IPv6 loopback address.
+// A server reached by IPv6 loopback address.
 TEST_F(DriverAgainstServer, ReachesAnIpv6Server) {
   Start("::1");
   if (!start_status_.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << start_status_.ToString();
@@ -214,7 +214,7 @@ TEST(HostPort, AcceptsHostPortAndBracketedIpv6) {
   }
 }
 
-// Issue 12 item 3: more clients than one connection's call slots is refused
+// More clients than one connection's call slots is refused
 // up front, naming --connections; spreading over enough connections passes.
 TEST(ClientLimits, CallSlotLimitPerConnection) {
   DriverOptions d;
@@ -242,7 +242,7 @@ TEST(ClientLimits, RunLoadRefusesBeforeConnecting) {
   EXPECT_NE(r.status().message().find("--connections"), std::string::npos);
 }
 
-// Issue 12 item 5: OS threads against RLIMIT_NPROC, memory against
+// OS threads against RLIMIT_NPROC, memory against
 // MemAvailable, connections against the descriptor limit.
 TEST(ClientLimits, HostLimitsAreCheckedWithClearMessages) {
   DriverOptions d;

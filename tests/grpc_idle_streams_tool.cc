@@ -2,7 +2,7 @@
 // grpc_idle_streams PORT STREAMS [CONNECTIONS]: opens STREAMS gRPC streams
 // (headers only, never a message) spread over CONNECTIONS connections to
 // 127.0.0.1:PORT and holds them until SIGINT/SIGTERM, printing how many the
-// server has ended so far every second. The attack of issue 18 items 1-2,
+// server has ended so far every second. An attack on idle streams,
 // for measuring a server's throughput and memory under it by hand; ending
 // it (SIGINT/SIGTERM) cancels every stream at once, an HTTP/2 "rapid
 // reset" (README, "Limits worth knowing").

@@ -30,7 +30,7 @@ int64_t Count(const nlohmann::json& results, const std::string& what) {
   return n;
 }
 
-// Issue 14: a 5 s closed-loop run over gRPC (32 clients, workload A) ends
+// A 5 s closed-loop run over gRPC (32 clients, workload A) ends
 // with every operation answered: zero failed operations, nothing partial.
 TEST(GrpcRun, FiveSecondRunHasNoFailedOperations) {
   const std::string stem = std::string(WIREBENCH_BINARY_DIR) + "/grpc_run_five_seconds";

@@ -21,6 +21,7 @@
 #include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
 
+#include "codecs/schemas/Client.pb.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
@@ -28,6 +29,7 @@
 #include "tests/bad_input_fixture.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
+#include "tests/region_mutations.h"
 #include "transports/hbase/hbase_client.h"
 #include "transports/hbase/hbase_server.h"
 #include "transports/transport.h"
@@ -270,18 +272,8 @@ class MemstoreScanServer {
       const std::string row = RowName(i);
       const std::string value =
           std::string(2047, 'v') + (i % kPassingEvery == 7 ? 'c' : 'v');
-      Cell c;
-      c.row = ByteView(row);
-      c.family = ByteView("f");
-      c.qualifier = ByteView("q");
-      c.value = ByteView(value);
-      Mutation m;
-      m.row = ByteView(row);
-      m.table = ByteView("usertable");
-      m.type = MutationType::kPut;
-      m.cells = std::span<const Cell>(&c, 1);
-      MutateResponse resp;
-      EXPECT_TRUE(region_->Mutate(m, &resp).ok());
+      EXPECT_TRUE(
+          testing::PutCell(region_.get(), row, "f", "q", value, 0, ByteView("usertable")).ok());
     }
     o.max_frame = 1 << 20;
     server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
@@ -322,14 +314,14 @@ class MemstoreScanServer {
 // table takes a while; only the rows ending in 'c' pass.
 std::string SlowFilter() { return testing::RegexFilterList("(a|v)*c", 100); }
 
-pbw::ScanRequest OpenFilteredScan(uint32_t rows, bool heartbeats) {
+hbase::ScanRequest OpenFilteredScan(uint32_t rows, bool heartbeats) {
   return testing::OpenFilteredScan(SlowFilter(), rows, heartbeats);
 }
 
 // A ScanResponse read back; an exception or a broken reply fails the test.
-pbw::ScanResponse ReadScanResponse(RawPeer* peer) {
+hbase::ScanResponse ReadScanResponse(RawPeer* peer) {
   const HBaseReply r = ReadParsedHBaseReply(peer);
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   EXPECT_TRUE(r.ok);
   EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
   EXPECT_TRUE(resp.ParseFromString(r.message));
@@ -354,7 +346,7 @@ TEST(HBaseScanLocks, AMetaLookupIsAnsweredWhileAnotherClientsFilteredScanRuns) {
   MemstoreScanServer srv;
   auto attacker = srv.Open();
   ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
-  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  const hbase::ScanResponse opened = ReadScanResponse(attacker.get());
   ASSERT_TRUE(opened.more_results_in_region());
   const uint64_t before = srv.RegionScans();
   ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
@@ -362,14 +354,14 @@ TEST(HBaseScanLocks, AMetaLookupIsAnsweredWhileAnotherClientsFilteredScanRuns) {
 
   auto lookup = srv.Open();
   ASSERT_TRUE(lookup->Send(MetaLookup(1)));
-  const pbw::ScanResponse where = ReadScanResponse(lookup.get());
+  const hbase::ScanResponse where = ReadScanResponse(lookup.get());
   ASSERT_EQ(where.results_size(), 1);
   EXPECT_EQ(where.results(0).cell(0).row(), "usertable,,1");
   // Answered before the scan had read the table (three steps of rows).
   EXPECT_LT(srv.RegionScans(), before + 3);
 
   // The scan itself went on to the end: every passing row, in one call.
-  const pbw::ScanResponse all = ReadScanResponse(attacker.get());
+  const hbase::ScanResponse all = ReadScanResponse(attacker.get());
   EXPECT_EQ(all.results_size(), kScanRows / kPassingEvery);
   EXPECT_FALSE(all.more_results());
   EXPECT_FALSE(all.heartbeat_message());
@@ -383,7 +375,7 @@ TEST(HBaseScanHeartbeats, ANextStopsAtTheTimeLimitAndTheScanStillReturnsEveryRow
   MemstoreScanServer srv({}, std::chrono::milliseconds(1));
   auto peer = srv.Open();
   ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, true))));
-  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  hbase::ScanResponse resp = ReadScanResponse(peer.get());
   const uint64_t id = resp.scanner_id();
   std::vector<std::string> rows;
   int calls = 1, heartbeats = 0;
@@ -413,7 +405,7 @@ TEST(HBaseScanHeartbeats, AClientWithoutHeartbeatsGetsItsWholeBatch) {
   MemstoreScanServer srv({}, std::chrono::milliseconds(1));
   auto peer = srv.Open();
   ASSERT_TRUE(peer->Send(Call(1, "Scan", OpenFilteredScan(10000, false))));
-  const pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  const hbase::ScanResponse resp = ReadScanResponse(peer.get());
   EXPECT_FALSE(resp.heartbeat_message());
   EXPECT_FALSE(resp.more_results());
   EXPECT_EQ(resp.results_size(), kScanRows / kPassingEvery);
@@ -435,13 +427,13 @@ TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
   EXPECT_EQ(srv.server().StatsJson()["server"]["handlers"].get<int>(), 2);
   auto attacker = srv.Open();
   ASSERT_TRUE(attacker->Send(Call(1, "Scan", OpenFilteredScan(0, false))));
-  const pbw::ScanResponse opened = ReadScanResponse(attacker.get());
+  const hbase::ScanResponse opened = ReadScanResponse(attacker.get());
   const uint64_t before = srv.RegionScans();
   ASSERT_TRUE(attacker->Send(Call(2, "Scan", NextScan(opened.scanner_id(), 10000, 0, false))));
   ASSERT_TRUE(WaitForScanSteps(srv, before)) << "the filtered scan never began";
 
-  pbw::GetRequest g;
-  g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::GetRequest g;
+  g.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   g.mutable_region()->set_value("usertable,,1");
   g.mutable_get()->set_row(MemstoreScanServer::RowName(7));
   g.mutable_get()->set_filter(RegexValueFilter("(a|v)*c"));
@@ -450,7 +442,7 @@ TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
   const HBaseReply got = ReadParsedHBaseReply(good.get());
   ASSERT_TRUE(got.ok);
   ASSERT_FALSE(got.header.has_exception()) << got.header.exception().stack_trace();
-  pbw::GetResponse resp;
+  hbase::GetResponse resp;
   ASSERT_TRUE(resp.ParseFromString(got.message));
   EXPECT_EQ(resp.result().cell_size(), 1);
   // Answered on the other handler before the scan had read the table.
@@ -465,21 +457,21 @@ TEST(HBaseHandlers, FilteredCallsSpreadOverTheHandlerThreads) {
 TEST(HBaseScanCaching, CachingZeroWithoutNumberOfRowsReadsOneRowPerCall) {
   MemstoreScanServer srv;
   auto peer = srv.Open();
-  pbw::ScanRequest open;
-  open.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::ScanRequest open;
+  open.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   open.mutable_region()->set_value("usertable,,1");
   open.mutable_scan()->set_start_row(MemstoreScanServer::RowName(0));
   open.mutable_scan()->set_stop_row(MemstoreScanServer::RowName(5));
   open.mutable_scan()->set_caching(0);
   ASSERT_TRUE(peer->Send(Call(1, "Scan", open)));
-  pbw::ScanResponse resp = ReadScanResponse(peer.get());
+  hbase::ScanResponse resp = ReadScanResponse(peer.get());
   const uint64_t id = resp.scanner_id();
   std::vector<std::string> rows;
   for (uint32_t call = 2; call < 20; ++call) {
     EXPECT_LE(resp.results_size(), 1);
     for (const auto& r : resp.results()) rows.push_back(r.cell(0).row());
     if (!resp.more_results()) break;
-    pbw::ScanRequest next;
+    hbase::ScanRequest next;
     next.set_scanner_id(id);
     ASSERT_TRUE(peer->Send(Call(call, "Scan", next)));
     resp = ReadScanResponse(peer.get());
@@ -496,24 +488,24 @@ TEST(HBaseScanCaching, CachingZeroWithoutNumberOfRowsReadsOneRowPerCall) {
 // A Put of one cell in the call's cell block (KeyValueCodec), as a Mutate or
 // as a Multi's only action.
 std::string CellBlockPut(uint32_t call_id, const std::string& row, bool in_multi) {
-  pbw::MutationProto m;
+  hbase::MutationProto m;
   m.set_row(row);
-  m.set_mutate_type(pbw::MutationProto::PUT);
+  m.set_mutate_type(hbase::MutationProto::PUT);
   m.set_associated_cell_count(1);
   const std::string block = testing::KeyValue(row, "f", "q", 1, 4, "value");
-  pbw::RegionSpecifier region;
-  region.set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::RegionSpecifier region;
+  region.set_type(hbase::RegionSpecifier::REGION_NAME);
   region.set_value("usertable,,1");
   if (!in_multi) {
-    pbw::MutateRequest req;
+    hbase::MutateRequest req;
     *req.mutable_region() = region;
     *req.mutable_mutation() = m;
     return Call(call_id, "Mutate", req, block);
   }
-  pbw::MultiRequest req;
-  pbw::RegionAction* ra = req.add_regionaction();
+  hbase::MultiRequest req;
+  hbase::RegionAction* ra = req.add_regionaction();
   *ra->mutable_region() = region;
-  pbw::Action* a = ra->add_action();
+  hbase::Action* a = ra->add_action();
   a->set_index(0);
   *a->mutable_mutation() = m;
   return Call(call_id, "Multi", req, block);
@@ -558,11 +550,11 @@ TEST(HBaseMemstoreLimit, PutsPastItGetRegionTooBusyExceptionByClassWithTheReason
   r = ReadParsedHBaseReply(&peer);
   ASSERT_TRUE(r.ok);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::MultiResponse multi;
+  hbase::MultiResponse multi;
   ASSERT_TRUE(multi.ParseFromString(r.message));
   ASSERT_EQ(multi.regionactionresult_size(), 1);
   ASSERT_EQ(multi.regionactionresult(0).resultorexception_size(), 1);
-  const pbw::NameBytesPair& e = multi.regionactionresult(0).resultorexception(0).exception();
+  const hbase::NameBytesPair& e = multi.regionactionresult(0).resultorexception(0).exception();
   EXPECT_EQ(e.name(), "org.apache.hadoop.hbase.RegionTooBusyException");
   EXPECT_NE(e.value().find("Over memstore limit"), std::string::npos) << e.value();
   // The first put and the Multi were answered on the codec's path, where the

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "codecs/schemas/RPC.pb.h"
 #include "common/bytes.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::testing {
 
@@ -58,7 +58,7 @@ inline std::string KeyValue(const std::string& row, const std::string& family,
 // A call: RequestHeader, param and an optional cell block, with the length word.
 inline std::string Call(uint32_t id, const std::string& method,
                         const google::protobuf::MessageLite& param, const std::string& block = "") {
-  hbasewire::RequestHeader h;
+  hbase::RequestHeader h;
   h.set_call_id(id);
   h.set_method_name(method);
   h.set_request_param(true);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs/schemas/Client.pb.h"
 #include "transports/hbase/hbase_filters.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -35,17 +36,17 @@ struct RowCells {
   }
 };
 
-pbw::Comparator Cmp(const std::string& kind, const std::string& value) {
-  pbw::Comparator c;
+hbase::Comparator Cmp(const std::string& kind, const std::string& value) {
+  hbase::Comparator c;
   c.set_name("org.apache.hadoop.hbase.filter." + kind);
   if (kind == "RegexStringComparator") {
-    pbw::RegexStringComparator r;
+    hbase::RegexStringComparator r;
     r.set_pattern(value);
     r.set_pattern_flags(0);
     r.set_charset("UTF-8");
     c.set_serialized_comparator(r.SerializeAsString());
   } else {
-    pbw::BinaryComparator b;
+    hbase::BinaryComparator b;
     b.mutable_comparable()->set_value(value);
     c.set_serialized_comparator(b.SerializeAsString());
   }
@@ -59,7 +60,7 @@ pbw::Filter Named(const std::string& name, const std::string& bytes) {
   return f;
 }
 
-pbw::Filter CompareOf(const std::string& name, pbw::CompareType op, pbw::Comparator cmp) {
+pbw::Filter CompareOf(const std::string& name, hbase::CompareType op, hbase::Comparator cmp) {
   pbw::RowFilter f;  // Row/Family/Qualifier/ValueFilter share this layout.
   f.mutable_compare_filter()->set_compare_op(op);
   *f.mutable_compare_filter()->mutable_comparator() = std::move(cmp);
@@ -97,12 +98,12 @@ TEST(HBaseFilters, PrefixAndRowFilters) {
   auto f = Make(Named("PrefixFilter", p.SerializeAsString()));
   EXPECT_EQ(Apply(f.get(), kRow), "f:a@3=x3 f:b@1=yes f:c@1=zz g:a@1=ga");
   EXPECT_EQ(Apply(f.get(), RowCells{"other", {{"f", "a", 1, "v"}}}), "-");
-  auto less = Make(CompareOf("RowFilter", pbw::LESS, Cmp("BinaryComparator", "user2")));
+  auto less = Make(CompareOf("RowFilter", hbase::LESS, Cmp("BinaryComparator", "user2")));
   EXPECT_EQ(Apply(less.get(), kRow).substr(0, 8), "f:a@3=x3") << "user1 < user2";
   EXPECT_EQ(Apply(less.get(), RowCells{"user3", {{"f", "a", 1, "v"}}}), "-");
-  auto prefix = Make(CompareOf("RowFilter", pbw::EQUAL, Cmp("BinaryPrefixComparator", "us")));
+  auto prefix = Make(CompareOf("RowFilter", hbase::EQUAL, Cmp("BinaryPrefixComparator", "us")));
   EXPECT_NE(Apply(prefix.get(), kRow), "-");
-  auto regex = Make(CompareOf("RowFilter", pbw::EQUAL, Cmp("RegexStringComparator", "r[0-9]$")));
+  auto regex = Make(CompareOf("RowFilter", hbase::EQUAL, Cmp("RegexStringComparator", "r[0-9]$")));
   EXPECT_NE(Apply(regex.get(), kRow), "-");
   EXPECT_EQ(Apply(regex.get(), RowCells{"userX", {{"f", "a", 1, "v"}}}), "-");
 }
@@ -112,20 +113,22 @@ TEST(HBaseFilters, CellFilters) {
   cp.set_prefix("b");
   EXPECT_EQ(Apply(Make(Named("ColumnPrefixFilter", cp.SerializeAsString())).get(), kRow),
             "f:b@1=yes");
-  EXPECT_EQ(Apply(Make(CompareOf("QualifierFilter", pbw::GREATER_OR_EQUAL,
+  EXPECT_EQ(Apply(Make(CompareOf("QualifierFilter", hbase::GREATER_OR_EQUAL,
                                Cmp("BinaryComparator", "b"))).get(),
                 kRow),
             "f:b@1=yes f:c@1=zz");
-  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", pbw::EQUAL, Cmp("BinaryComparator", "x2"))).get(),
+  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", hbase::EQUAL, Cmp("BinaryComparator", "x2"))).get(),
                 kRow),
             "f:a@2=x2")
       << "a filter sees older versions before versions are counted, as in HBase 2";
-  EXPECT_EQ(Apply(Make(CompareOf("FamilyFilter", pbw::EQUAL, Cmp("BinaryComparator", "g"))).get(),
+  EXPECT_EQ(Apply(Make(CompareOf("FamilyFilter", hbase::EQUAL, Cmp("BinaryComparator", "g"))).get(),
                 kRow),
             "g:a@1=ga");
-  EXPECT_EQ(Apply(Make(CompareOf("ValueFilter", pbw::EQUAL, Cmp("RegexStringComparator", "^z+$"))).get(),
-                kRow),
-            "f:c@1=zz");
+  EXPECT_EQ(
+      Apply(
+          Make(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "^z+$"))).get(),
+          kRow),
+      "f:c@1=zz");
   EXPECT_EQ(Apply(Make(Named("FirstKeyOnlyFilter", "")).get(), kRow), "f:a@3=x3");
   pbw::KeyOnlyFilter ko;
   ko.set_len_as_val(false);
@@ -139,7 +142,7 @@ TEST(HBaseFilters, CellFilters) {
             "f:a@3=x3 f:a@2=x2 f:b@1=yes f:c@1=zz g:a@1=ga");
 }
 
-pbw::Filter Scvf(const std::string& value, bool if_missing, pbw::CompareType op = pbw::EQUAL) {
+pbw::Filter Scvf(const std::string& value, bool if_missing, hbase::CompareType op = hbase::EQUAL) {
   pbw::SingleColumnValueFilter s;
   s.set_column_family("f");
   s.set_column_qualifier("b");
@@ -163,12 +166,12 @@ TEST(HBaseFilters, FilterListsAndPages) {
   pbw::PrefixFilter p;
   p.set_prefix("user");
   *all.add_filters() = Named("PrefixFilter", p.SerializeAsString());
-  *all.add_filters() = CompareOf("QualifierFilter", pbw::EQUAL, Cmp("BinaryComparator", "c"));
+  *all.add_filters() = CompareOf("QualifierFilter", hbase::EQUAL, Cmp("BinaryComparator", "c"));
   EXPECT_EQ(Apply(Make(Named("FilterList", all.SerializeAsString())).get(), kRow), "f:c@1=zz");
   pbw::FilterList one;
   one.set_operator_(pbw::FilterList::MUST_PASS_ONE);
-  *one.add_filters() = CompareOf("QualifierFilter", pbw::EQUAL, Cmp("BinaryComparator", "c"));
-  *one.add_filters() = CompareOf("ValueFilter", pbw::EQUAL, Cmp("BinaryComparator", "ga"));
+  *one.add_filters() = CompareOf("QualifierFilter", hbase::EQUAL, Cmp("BinaryComparator", "c"));
+  *one.add_filters() = CompareOf("ValueFilter", hbase::EQUAL, Cmp("BinaryComparator", "ga"));
   EXPECT_EQ(Apply(Make(Named("FilterList", one.SerializeAsString())).get(), kRow),
             "f:c@1=zz g:a@1=ga");
   // Nested: ALL(prefix "user", ONE(...)).
@@ -190,7 +193,7 @@ TEST(HBaseFilters, FilterListsAndPages) {
   EXPECT_EQ(Apply(page.get(), kRow), "-");
 }
 
-// Issue 34 item 8: the filters HBase ships that clients send most, as
+// The filters HBase ships that clients send most, as
 // HBase 2's classes decide (return codes per cell, per row, and the end of
 // a scan).
 TEST(HBaseFilters, ColumnPaginationRangeAndPrefixes) {
@@ -312,12 +315,13 @@ TEST(HBaseFilters, MultiRowRangeFilterAgreesWithTryingEachRange) {
 
 TEST(HBaseFilters, SkipAndWhileMatchWrappers) {
   pbw::SkipFilter skip;
-  *skip.mutable_filter() = CompareOf("ValueFilter", pbw::NOT_EQUAL, Cmp("BinaryComparator", "zz"));
+  *skip.mutable_filter() =
+      CompareOf("ValueFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "zz"));
   auto s = Make(Named("SkipFilter", skip.SerializeAsString()));
   EXPECT_EQ(Apply(s.get(), kRow), "-") << "one cell left out leaves the row out";
   EXPECT_EQ(Apply(s.get(), RowCells{"r", {{"f", "a", 1, "ok"}}}), "f:a@1=ok");
-  pbw::WhileMatchFilter whilst;
-  *whilst.mutable_filter() = CompareOf("RowFilter", pbw::LESS, Cmp("BinaryComparator", "user2"));
+  pbw::SkipFilter whilst;  // WhileMatchFilter has SkipFilter's layout.
+  *whilst.mutable_filter() = CompareOf("RowFilter", hbase::LESS, Cmp("BinaryComparator", "user2"));
   auto w = Make(Named("WhileMatchFilter", whilst.SerializeAsString()));
   EXPECT_NE(Apply(w.get(), kRow), "-");
   EXPECT_FALSE(w->FilterAllRemaining());
@@ -379,9 +383,9 @@ TEST(HBaseFilters, FuzzyRowFilter) {
       << refused.status().ToString();
 }
 
-pbw::Filter Dependent(bool drop, std::optional<pbw::Comparator> cmp = std::nullopt) {
+pbw::Filter Dependent(bool drop, std::optional<hbase::Comparator> cmp = std::nullopt) {
   pbw::DependentColumnFilter f;
-  f.mutable_compare_filter()->set_compare_op(cmp ? pbw::EQUAL : pbw::NO_OP);
+  f.mutable_compare_filter()->set_compare_op(cmp ? hbase::EQUAL : hbase::NO_OP);
   if (cmp) *f.mutable_compare_filter()->mutable_comparator() = *cmp;
   f.set_column_family("f");
   f.set_column_qualifier("d");
@@ -415,7 +419,8 @@ TEST(HBaseFilters, DependentColumnFilter) {
   pbw::FilterList list;
   list.set_operator_(pbw::FilterList::MUST_PASS_ALL);
   *list.add_filters() = Dependent(true);
-  *list.add_filters() = CompareOf("QualifierFilter", pbw::NOT_EQUAL, Cmp("BinaryComparator", "b"));
+  *list.add_filters() =
+      CompareOf("QualifierFilter", hbase::NOT_EQUAL, Cmp("BinaryComparator", "b"));
   auto listed = Make(Named("FilterList", list.SerializeAsString()));
   EXPECT_EQ(Apply(listed.get(), row, 3), "f:a@1=a1");
 }
@@ -480,20 +485,23 @@ TEST(HBaseFilters, UnknownFiltersAndComparatorsAreNamed) {
           "java.lang.ClassNotFoundException: org.apache.hadoop.hbase.filter.ColumnValueFilter"),
       std::string::npos)
       << f.status().ToString();
-  auto c = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
+  auto c = ParseFilter(
+      CompareOf("ValueFilter", hbase::EQUAL, Cmp("LongComparator", "1")).SerializeAsString());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("LongComparator"), std::string::npos);
-  auto bad = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, Cmp("RegexStringComparator", "(")).SerializeAsString());
+  auto bad = ParseFilter(CompareOf("ValueFilter", hbase::EQUAL, Cmp("RegexStringComparator", "("))
+                             .SerializeAsString());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("does not compile"), std::string::npos);
   EXPECT_NE(bad.status().message().find("RE2"), std::string::npos) << bad.status().ToString();
   EXPECT_FALSE(ParseFilter("\xff\xff").ok());
 }
 
-pbw::Comparator Regex(const std::string& pattern, int flags, const std::string& charset = "UTF-8") {
-  pbw::Comparator c;
+hbase::Comparator Regex(const std::string& pattern, int flags,
+                        const std::string& charset = "UTF-8") {
+  hbase::Comparator c;
   c.set_name("org.apache.hadoop.hbase.filter.RegexStringComparator");
-  pbw::RegexStringComparator r;
+  hbase::RegexStringComparator r;
   r.set_pattern(pattern);
   r.set_pattern_flags(flags);
   r.set_charset(charset);
@@ -503,8 +511,8 @@ pbw::Comparator Regex(const std::string& pattern, int flags, const std::string& 
 
 // ValueFilter(EQUAL, regex) over one cell holding `value`: "1" when it
 // passes, "0" when not, else the error.
-std::string Matches(const pbw::Comparator& cmp, const std::string& value) {
-  auto f = ParseFilter(CompareOf("ValueFilter", pbw::EQUAL, cmp).SerializeAsString());
+std::string Matches(const hbase::Comparator& cmp, const std::string& value) {
+  auto f = ParseFilter(CompareOf("ValueFilter", hbase::EQUAL, cmp).SerializeAsString());
   if (!f.ok()) return f.status().ToString();
   return Apply(f.value().get(), RowCells{"r", {{"f", "q", 1, value}}}) == "-" ? "0" : "1";
 }

@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
 #include "rpc/transport_server.h"
@@ -109,7 +111,7 @@ struct Kv {
 };
 
 struct Reply {
-  pbw::ResponseHeader header;
+  hbase::ResponseHeader header;
   std::string message;
   std::vector<Kv> cells;  // The cell block, as KeyValueCodec's decoder reads it.
   bool closed = false;
@@ -170,7 +172,7 @@ struct JavaResult {
   std::vector<Kv> cells;
 };
 
-JavaResult ToResult(const pbw::Result& p, const std::vector<Kv>& block, size_t* next) {
+JavaResult ToResult(const hbase::Result& p, const std::vector<Kv>& block, size_t* next) {
   JavaResult r;
   if (p.has_exists()) {
     if (p.cell_size() > 0 || (p.has_associated_cell_count() && p.associated_cell_count() > 0)) {
@@ -188,7 +190,8 @@ JavaResult ToResult(const pbw::Result& p, const std::vector<Kv>& block, size_t* 
     }
     r.cells.push_back(block[(*next)++]);
   }
-  for (const pbw::Cell& c : p.cell()) r.cells.push_back({c.row(), c.family(), c.qualifier(), c.value()});
+  for (const hbase::Cell& c : p.cell())
+    r.cells.push_back({c.row(), c.family(), c.qualifier(), c.value()});
   return r;
 }
 
@@ -241,14 +244,15 @@ class Servers : public ::testing::Environment {
 };
 const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new Servers);
 
-void SetRegion(pbw::RegionSpecifier* r, const std::string& name) {
-  r->set_type(pbw::RegionSpecifier::REGION_NAME);
+void SetRegion(hbase::RegionSpecifier* r, const std::string& name) {
+  r->set_type(hbase::RegionSpecifier::REGION_NAME);
   r->set_value(name);
 }
 
 // ScanRequest as ScannerCallable/RequestConverter.buildScanRequest write it.
-pbw::ScanRequest OpenScanRequest(const std::string& region, const pbw::Scan& scan, uint32_t rows) {
-  pbw::ScanRequest req;
+hbase::ScanRequest OpenScanRequest(const std::string& region, const hbase::Scan& scan,
+                                   uint32_t rows) {
+  hbase::ScanRequest req;
   SetRegion(req.mutable_region(), region);
   *req.mutable_scan() = scan;
   req.set_number_of_rows(rows);
@@ -260,8 +264,8 @@ pbw::ScanRequest OpenScanRequest(const std::string& region, const pbw::Scan& sca
   return req;
 }
 
-pbw::ScanRequest NextScanRequest(uint64_t id, uint32_t rows, uint64_t seq, bool close) {
-  pbw::ScanRequest req;
+hbase::ScanRequest NextScanRequest(uint64_t id, uint32_t rows, uint64_t seq, bool close) {
+  hbase::ScanRequest req;
   req.set_scanner_id(id);
   req.set_number_of_rows(rows);
   req.set_close_scanner(close);
@@ -275,11 +279,11 @@ pbw::ScanRequest NextScanRequest(uint64_t id, uint32_t rows, uint64_t seq, bool 
 
 // The Results of a ScanResponse, as ScannerCallable's
 // ResponseConverter.getResults reads them (cells_per_result with a block).
-std::vector<JavaResult> ScanResults(const Reply& r, const pbw::ScanResponse& resp) {
+std::vector<JavaResult> ScanResults(const Reply& r, const hbase::ScanResponse& resp) {
   std::vector<JavaResult> out;
   size_t next = 0;
   for (int i = 0; i < resp.cells_per_result_size(); ++i) {
-    pbw::Result p;
+    hbase::Result p;
     p.set_associated_cell_count(int32_t(resp.cells_per_result(i)));
     out.push_back(ToResult(p, r.cells, &next));
   }
@@ -319,7 +323,7 @@ Location FromMetaRow(const JavaResult& row) {
 // locateRegionInMeta: the reversed meta scan, then close.
 Location LocateRegion(RawPeer& peer, uint32_t* call_id, const std::string& row,
                       const std::string& table = kTable) {
-  pbw::Scan scan;
+  hbase::Scan scan;
   scan.add_column()->set_family("info");
   scan.set_start_row(table + "," + row + "," + kNines);
   scan.set_stop_row(table + ",,");
@@ -331,7 +335,7 @@ Location LocateRegion(RawPeer& peer, uint32_t* call_id, const std::string& row,
   EXPECT_TRUE(peer.Send(Call(++*call_id, "Scan", OpenScanRequest("hbase:meta,,1", scan, 5))));
   Reply r = ReadReply(peer);
   Location loc;
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   if (!r.exception().empty() || !resp.ParseFromString(r.message)) {
     loc.error = "the meta scan failed: " + r.exception();
     return loc;
@@ -402,7 +406,7 @@ TEST_P(JavaClient, RegistryCallsNameThisServer) {
   ASSERT_EQ(r.exception(), "");
 }
 
-// Issue 34 item 2: hbase:meta in MetaCellComparator's order, so the
+// Hbase:meta in MetaCellComparator's order, so the
 // reversed lookup finds rows whose first byte sorts below ','.
 TEST_P(JavaClient, ReversedMetaLookupFindsEveryRow) {
   auto peer = server().Open();
@@ -422,7 +426,7 @@ TEST_P(JavaClient, ClosestRowBeforeGetFindsEveryRow) {
   auto peer = server().Open();
   uint32_t id = 0;
   for (const std::string& row : LookupRows()) {
-    pbw::GetRequest g;
+    hbase::GetRequest g;
     SetRegion(g.mutable_region(), "hbase:meta,,1");
     g.mutable_get()->set_row(std::string(kTable) + "," + row + "," + kNines);
     g.mutable_get()->add_column()->set_family("info");
@@ -430,7 +434,7 @@ TEST_P(JavaClient, ClosestRowBeforeGetFindsEveryRow) {
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
     Reply r = ReadReply(*peer);
     ASSERT_EQ(r.exception(), "");
-    pbw::GetResponse resp;
+    hbase::GetResponse resp;
     ASSERT_TRUE(resp.ParseFromString(r.message));
     size_t next = 0;
     const JavaResult jr = ToResult(resp.result(), r.cells, &next);
@@ -444,13 +448,13 @@ TEST_P(JavaClient, ClosestRowBeforeGetFindsEveryRow) {
 
 // Table.put as ProtobufUtil.toMutation writes it: cells in the message,
 // timestamps HConstants.LATEST_TIMESTAMP.
-pbw::MutateRequest JavaPut(const std::string& region, const std::string& row,
+hbase::MutateRequest JavaPut(const std::string& region, const std::string& row,
                            const std::string& value) {
-  pbw::MutateRequest m;
+  hbase::MutateRequest m;
   SetRegion(m.mutable_region(), region);
   auto* mu = m.mutable_mutation();
   mu->set_row(row);
-  mu->set_mutate_type(pbw::MutationProto::PUT);
+  mu->set_mutate_type(hbase::MutationProto::PUT);
   mu->set_timestamp(INT64_MAX);
   auto* cv = mu->add_column_value();
   cv->set_family("f");
@@ -462,15 +466,15 @@ pbw::MutateRequest JavaPut(const std::string& region, const std::string& row,
 }
 
 // ProtobufUtil.toGet of `new Get(row)`: cache_blocks and max_versions set.
-pbw::Get JavaGet(const std::string& row) {
-  pbw::Get g;
+hbase::Get JavaGet(const std::string& row) {
+  hbase::Get g;
   g.set_row(row);
   g.set_cache_blocks(true);
   g.set_max_versions(1);
   return g;
 }
 
-// Issue 34 item 1: a Get (and a Multi's get) of a row that exists carries
+// A Get (and a Multi's get) of a row that exists carries
 // its cells and no `exists`; only an existence-only Get carries `exists`.
 TEST_P(JavaClient, PutThenGetParseAsTheJavaClientParsesThem) {
   auto peer = server().Open();
@@ -481,17 +485,17 @@ TEST_P(JavaClient, PutThenGetParseAsTheJavaClientParsesThem) {
     ASSERT_TRUE(peer->Send(Call(++id, "Mutate", JavaPut(loc.region_name, row, "v-" + row))));
     Reply r = ReadReply(*peer);
     ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
-    pbw::MutateResponse mr;
+    hbase::MutateResponse mr;
     ASSERT_TRUE(mr.ParseFromString(r.message));
     EXPECT_TRUE(mr.processed());
 
-    pbw::GetRequest g;
+    hbase::GetRequest g;
     SetRegion(g.mutable_region(), loc.region_name);
     *g.mutable_get() = JavaGet(row);
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
     r = ReadReply(*peer);
     ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
-    pbw::GetResponse gr;
+    hbase::GetResponse gr;
     ASSERT_TRUE(gr.ParseFromString(r.message));
     size_t next = 0;
     JavaResult jr = ToResult(gr.result(), r.cells, &next);
@@ -520,7 +524,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
     ASSERT_EQ(loc.error, "");
     by_region[loc.region_name].push_back(row);
   }
-  pbw::MultiRequest puts, gets;
+  hbase::MultiRequest puts, gets;
   std::string block;
   uint32_t index = 0;
   for (const auto& [region, rows] : by_region) {
@@ -532,7 +536,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
       auto* a = pra->add_action();
       a->set_index(index);
       a->mutable_mutation()->set_row(row);
-      a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
+      a->mutable_mutation()->set_mutate_type(hbase::MutationProto::PUT);
       a->mutable_mutation()->set_associated_cell_count(2);
       block += KeyValue(row, "f", "a", 1700000000000, 4, "va-" + row);
       block += KeyValue(row, "f", "b", 1700000000000, 4, "vb-" + row);
@@ -547,7 +551,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
   ASSERT_TRUE(peer->Send(Call(++id, "Multi", gets)));
   r = ReadReply(*peer);
   ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
-  pbw::MultiResponse resp;
+  hbase::MultiResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_EQ(resp.regionactionresult_size(), int(by_region.size()));
   size_t next = 0, results = 0;
@@ -566,7 +570,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
 }
 
 // ClientScanner over every region: each row once, in order; `ttl` only on
-// the call that opens a scanner (issue 34 item 4); a call on a scanner
+// the call that opens a scanner; a call on a scanner
 // that ran out answered with HBase's empty ScanResponse (item 9).
 TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
   auto peer = server().Open();
@@ -592,7 +596,7 @@ TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
     for (int region = 0; region < 8; ++region) {
       const Location loc = LocateRegion(*peer, &id, locate, table);
       ASSERT_EQ(loc.error, "");
-      pbw::Scan scan;
+      hbase::Scan scan;
       scan.set_max_result_size(2 * 1024 * 1024);
       scan.set_caching(2147483647);
       scan.set_reversed(reversed);
@@ -602,7 +606,7 @@ TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
       ASSERT_TRUE(peer->Send(Call(++id, "Scan", OpenScanRequest(loc.region_name, scan, 2147483647))));
       Reply r = ReadReply(*peer);
       ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
-      pbw::ScanResponse resp;
+      hbase::ScanResponse resp;
       ASSERT_TRUE(resp.ParseFromString(r.message));
       EXPECT_TRUE(resp.has_ttl() || !resp.more_results_in_region())
           << "HBase sends ttl when a scanner opens";
@@ -640,14 +644,14 @@ TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
     ASSERT_TRUE(peer->Send(Call(++id, "Scan", NextScanRequest(last_id, 10, 1, false))));
     Reply r = ReadReply(*peer);
     ASSERT_EQ(r.exception(), "");
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     ASSERT_TRUE(resp.ParseFromString(r.message));
     EXPECT_EQ(resp.cells_per_result_size(), 0);
     EXPECT_FALSE(resp.has_more_results());
   }
 }
 
-// Issue 34 item 3: Scan.max_result_size bounds each reply (HBase's
+// Scan.max_result_size bounds each reply (HBase's
 // ScannerContext size limit): the Java client's default scan (caching
 // 2^31-1, 2 MB) gets replies of at most the limit plus one row, the scanner
 // staying open (more_results_in_region) until the rows run out.
@@ -666,7 +670,7 @@ TEST_P(JavaClient, MaxResultSizeBoundsEachScanReply) {
     ASSERT_EQ(ReadReply(*peer).exception(), "");
   }
   constexpr uint64_t kLimit = 300 * 1000;
-  pbw::Scan scan;
+  hbase::Scan scan;
   scan.set_start_row("big");
   scan.set_stop_row("bih");
   scan.set_caching(2147483647);
@@ -678,7 +682,7 @@ TEST_P(JavaClient, MaxResultSizeBoundsEachScanReply) {
   for (;;) {
     Reply r = ReadReply(*peer);
     ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     ASSERT_TRUE(resp.ParseFromString(r.message));
     ++replies;
     uint64_t bytes = 0;
@@ -696,7 +700,7 @@ TEST_P(JavaClient, MaxResultSizeBoundsEachScanReply) {
   EXPECT_GE(replies, 10);  // 40 rows of 100 KB, at most 3 or 4 a reply.
 }
 
-// Issue 34 item 6: a cell over hbase.server.keyvalue.maxsize (10,485,760
+// A cell over hbase.server.keyvalue.maxsize (10,485,760
 // bytes as a KeyValue with its length) gets HBase's DoNotRetryIOException
 // naming the limit, on every path; a request over the server's frame limit
 // gets RequestTooBigException, as this client announces 2.5.
@@ -717,18 +721,18 @@ TEST_P(JavaClient, CellsOverTheKeyValueLimitAreRefused) {
   EXPECT_NE(r.header.exception().stack_trace().find("hbase.server.keyvalue.maxsize"),
             std::string::npos);
   // The same cell in a Multi's KeyValue cell block.
-  pbw::MultiRequest multi;
+  hbase::MultiRequest multi;
   auto* ra = multi.add_regionaction();
   SetRegion(ra->mutable_region(), loc.region_name);
   auto* a = ra->add_action();
   a->set_index(0);
   a->mutable_mutation()->set_row("huge");
-  a->mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
+  a->mutable_mutation()->set_mutate_type(hbase::MutationProto::PUT);
   a->mutable_mutation()->set_associated_cell_count(1);
   ASSERT_TRUE(peer->Send(Call(++id, "Multi", multi, KeyValue("huge", "f", "q", 1, 4, over))));
   r = ReadReply(*peer);
   ASSERT_EQ(r.exception(), "");
-  pbw::MultiResponse mr;
+  hbase::MultiResponse mr;
   ASSERT_TRUE(mr.ParseFromString(r.message));
   ASSERT_EQ(mr.regionactionresult_size(), 1);
   ASSERT_EQ(mr.regionactionresult(0).resultorexception_size(), 1);
@@ -752,11 +756,11 @@ TEST_P(JavaClient, CallOnAClosedScannerIsAnsweredEmpty) {
         Call(++id, "Mutate", JavaPut(loc.region_name, "0c" + std::to_string(i), "x"))));
     ASSERT_EQ(ReadReply(*peer).exception(), "");
   }
-  pbw::Scan scan;
+  hbase::Scan scan;
   scan.set_stop_row("0c9");
   ASSERT_TRUE(peer->Send(Call(++id, "Scan", OpenScanRequest(loc.region_name, scan, 1))));
   Reply r = ReadReply(*peer);
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_TRUE(resp.more_results_in_region());
   const uint64_t scanner = resp.scanner_id();
@@ -769,7 +773,7 @@ TEST_P(JavaClient, CallOnAClosedScannerIsAnsweredEmpty) {
   EXPECT_EQ(resp.cells_per_result_size(), 0);
 }
 
-// Issue 34 item 5: a region this server does not hold gets
+// A region this server does not hold gets
 // NotServingRegionException; a row outside the named region,
 // WrongRegionException (HRegion.checkRow).
 TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {
@@ -781,7 +785,7 @@ TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {
   for (const std::string& name :
        {std::string(kTable) + ",,2", std::string(kTable) + ",,7", base + ".00000000000000000000000000000000.",
         std::string(kTable) + ",12345678,1", std::string("hbase:meta,,2"), std::string("nocomma")}) {
-    pbw::GetRequest g;
+    hbase::GetRequest g;
     SetRegion(g.mutable_region(), name);
     *g.mutable_get() = JavaGet("row");
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
@@ -792,14 +796,14 @@ TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {
   }
   // Both spellings of the region that holds the row are served.
   for (const std::string& name : {loc.region_name, loc.region_name.substr(0, loc.region_name.find('.'))}) {
-    pbw::GetRequest g;
+    hbase::GetRequest g;
     SetRegion(g.mutable_region(), name);
     *g.mutable_get() = JavaGet("row");
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
     EXPECT_EQ(ReadReply(*peer).exception(), "") << name;
   }
   if (server().regions() > 1) {
-    pbw::GetRequest g;
+    hbase::GetRequest g;
     SetRegion(g.mutable_region(), loc.region_name);  // Holds "row" ('r' = 0x72 > '4'), not "0".
     *g.mutable_get() = JavaGet("0");
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));

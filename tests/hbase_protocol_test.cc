@@ -1,10 +1,11 @@
 // `--rpc hbase` against requests shaped as HBase's Java client shapes them,
-// built here from HBase's field numbers (transports/hbase/hbase_wire.proto)
-// and KeyValueCodec's cell layout, over real TCP to an HBaseServer in this
-// process: the connection set-up and its refusals (each answered with the
-// exception class HBase's server sends), cell blocks both ways, the
-// protobuf-only Mutate on a cell-block connection, the catalog, the RPC
-// registry, conditions, increments, scanners, and unknown methods.
+// built here from HBase's field numbers (codecs/schemas/ and
+// transports/hbase/hbase_wire.proto) and KeyValueCodec's cell layout, over
+// real TCP to an HBaseServer in this process: the connection set-up and its
+// refusals (each answered with the exception class HBase's server sends),
+// cell blocks both ways, the protobuf-only Mutate on a cell-block
+// connection, the catalog, the RPC registry, conditions, increments,
+// scanners, and unknown methods.
 #include <gtest/gtest.h>
 #include <google/protobuf/io/coded_stream.h>
 
@@ -15,6 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
@@ -51,7 +54,7 @@ std::string ConnectionHeader(const std::string& service, const std::string& code
 }
 
 struct Reply {
-  pbw::ResponseHeader header;
+  hbase::ResponseHeader header;
   std::string message;  // The response message's bytes.
   std::string block;
   bool closed = false;
@@ -111,10 +114,22 @@ std::vector<Kv> ParseBlock(const std::string& block) {
   return out;
 }
 
-pbw::RegionSpecifier* Region(pbw::RegionSpecifier* r, const std::string& name) {
-  r->set_type(pbw::RegionSpecifier::REGION_NAME);
+hbase::RegionSpecifier* Region(hbase::RegionSpecifier* r, const std::string& name) {
+  r->set_type(hbase::RegionSpecifier::REGION_NAME);
   r->set_value(name);
   return r;
+}
+
+// A put of one cell, f:q = value, carried in the message (column_value), as
+// the Java client's Table.put writes it.
+void PutOneCell(hbase::MutationProto* mu, const std::string& row, const std::string& value) {
+  mu->set_row(row);
+  mu->set_mutate_type(hbase::MutationProto::PUT);
+  auto* qv = mu->add_column_value();
+  qv->set_family("f");
+  auto* v = qv->add_qualifier_value();
+  v->set_qualifier("q");
+  v->set_value(value);
 }
 
 // One server per fixture: a null region or a memstore behind it.
@@ -239,7 +254,7 @@ TEST(HBaseConnection, SecurityPreambleIsAnsweredNotEnabledAndTheConnectionGoesOn
   EXPECT_EQ(r.header.exception().exception_class_name(),
             "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException");
   ASSERT_TRUE(peer.Send(Preamble() + ConnectionHeader("ClientService")));
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   Region(g.mutable_region(), "usertable,,1");
   g.mutable_get()->set_row("user1");
   ASSERT_TRUE(peer.Send(Call(5, "Get", g)));
@@ -252,29 +267,22 @@ TEST(HBaseCalls, ProtobufOnlyMutateOnACellBlockConnectionIsServed) {
   // Table.put from the Java client: cells in MutationProto.column_value even
   // on a KeyValueCodec connection.
   auto peer = g_mem->Open();
-  pbw::MutateRequest m;
+  hbase::MutateRequest m;
   Region(m.mutable_region(), "pbonly,,1");
-  auto* mu = m.mutable_mutation();
-  mu->set_row("row-a");
-  mu->set_mutate_type(pbw::MutationProto::PUT);
-  auto* cv = mu->add_column_value();
-  cv->set_family("f");
-  auto* qv = cv->add_qualifier_value();
-  qv->set_qualifier("q");
-  qv->set_value("v1");
+  PutOneCell(m.mutable_mutation(), "row-a", "v1");
   ASSERT_TRUE(peer->Send(Call(1, "Mutate", m)));
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::MutateResponse resp;
+  hbase::MutateResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   EXPECT_TRUE(resp.processed());
   // Read back: the cells come in a KeyValue cell block.
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   Region(g.mutable_region(), "pbonly,,1");
   g.mutable_get()->set_row("row-a");
   ASSERT_TRUE(peer->Send(Call(2, "Get", g)));
   Reply r2 = ReadReply(*peer);
-  pbw::GetResponse gr;
+  hbase::GetResponse gr;
   ASSERT_TRUE(gr.ParseFromString(r2.message));
   EXPECT_EQ(gr.result().associated_cell_count(), 1);
   auto cells = ParseBlock(r2.block);
@@ -286,7 +294,7 @@ TEST(HBaseCalls, ProtobufOnlyMutateOnACellBlockConnectionIsServed) {
 
 TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
   auto peer = g_mem->Open();
-  pbw::MultiRequest req;
+  hbase::MultiRequest req;
   auto* ra = req.add_regionaction();
   Region(ra->mutable_region(), "multi,,1");
   std::string block;
@@ -296,7 +304,7 @@ TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
     auto* mu = a->mutable_mutation();
     const std::string row = "m" + std::to_string(i);
     mu->set_row(row);
-    mu->set_mutate_type(pbw::MutationProto::PUT);
+    mu->set_mutate_type(hbase::MutationProto::PUT);
     mu->set_associated_cell_count(2);
     block += KeyValue(row, "f", "a", 10, 4, "va" + std::to_string(i));
     block += KeyValue(row, "f", "b", 10, 4, "vb" + std::to_string(i));
@@ -308,7 +316,7 @@ TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
   EXPECT_EQ(r.header.call_id(), 9u);
-  pbw::MultiResponse resp;
+  hbase::MultiResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_EQ(resp.regionactionresult_size(), 1);
   const auto& rar = resp.regionactionresult(0);
@@ -329,16 +337,16 @@ TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
 TEST(HBaseCalls, PlainPutsAndGetsTakeTheCodecPath) {
   auto peer = g_null->Open();
   const auto before = g_null->server().StatsJson()["hbase"]["codec_path_calls"].get<uint64_t>();
-  pbw::MutateRequest m;
+  hbase::MutateRequest m;
   Region(m.mutable_region(), "usertable,,1");
   auto* mu = m.mutable_mutation();
   mu->set_row("user9");
-  mu->set_mutate_type(pbw::MutationProto::PUT);
+  mu->set_mutate_type(hbase::MutationProto::PUT);
   mu->set_associated_cell_count(1);
   ASSERT_TRUE(peer->Send(Call(3, "Mutate", m, KeyValue("user9", "f", "q", 1, 4, "x"))));
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::MutateResponse resp;
+  hbase::MutateResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   EXPECT_TRUE(resp.processed());
   EXPECT_EQ(g_null->server().StatsJson()["hbase"]["codec_path_calls"].get<uint64_t>(), before + 1);
@@ -346,7 +354,7 @@ TEST(HBaseCalls, PlainPutsAndGetsTakeTheCodecPath) {
 
 TEST(HBaseCalls, UnknownMethodsGetHBasesExceptionAndTheConnectionStaysUp) {
   auto peer = g_null->Open();
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   Region(g.mutable_region(), "usertable,,1");
   g.mutable_get()->set_row("user1");
   const std::pair<std::string, std::string> cases[] = {
@@ -371,7 +379,7 @@ TEST(HBaseCalls, UnknownMethodsGetHBasesExceptionAndTheConnectionStaysUp) {
 
 TEST(HBaseCatalog, ReversedMetaScanLocatesAnyTableOnThisServer) {
   auto peer = g_null->Open("");  // Protobuf only: cells in the messages.
-  pbw::ScanRequest sr;
+  hbase::ScanRequest sr;
   Region(sr.mutable_region(), "hbase:meta,,1");
   auto* scan = sr.mutable_scan();
   scan->set_start_row("anytable,somerow,99999999999999");
@@ -384,7 +392,7 @@ TEST(HBaseCatalog, ReversedMetaScanLocatesAnyTableOnThisServer) {
   ASSERT_TRUE(peer->Send(Call(1, "Scan", sr)));
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_EQ(resp.results_size(), 1);
   std::string regioninfo, server, startcode;
@@ -410,13 +418,13 @@ TEST(HBaseCatalog, ReversedMetaScanLocatesAnyTableOnThisServer) {
 
 TEST(HBaseCatalog, TableStateIsEnabled) {
   auto peer = g_null->Open("");
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   Region(g.mutable_region(), "hbase:meta,,1");
   g.mutable_get()->set_row("usertable");
   g.mutable_get()->add_column()->set_family("table");
   ASSERT_TRUE(peer->Send(Call(1, "Get", g)));
   Reply r = ReadReply(*peer);
-  pbw::GetResponse resp;
+  hbase::GetResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_EQ(resp.result().cell_size(), 1);
   const std::string v = resp.result().cell(0).value();
@@ -449,38 +457,31 @@ TEST(HBaseRegistry, ClientMetaServiceNamesThisServer) {
   EXPECT_EQ(master.server_name().host_name(), g_null->server().identity().host);
 }
 
-pbw::MutateRequest CheckAndPut(const std::string& row, const std::string& expected) {
-  pbw::MutateRequest m;
+hbase::MutateRequest CheckAndPut(const std::string& row, const std::string& expected) {
+  hbase::MutateRequest m;
   Region(m.mutable_region(), "cond,,1");
   auto* c = m.mutable_condition();
   c->set_row(row);
   c->set_family("f");
   c->set_qualifier("q");
-  c->set_compare_type(pbw::EQUAL);
+  c->set_compare_type(hbase::EQUAL);
   if (expected.empty()) {
     c->mutable_comparator()->set_name("org.apache.hadoop.hbase.filter.NullComparator");
   } else {
-    pbw::BinaryComparator bc;
+    hbase::BinaryComparator bc;
     bc.mutable_comparable()->set_value(expected);
     c->mutable_comparator()->set_name("org.apache.hadoop.hbase.filter.BinaryComparator");
     c->mutable_comparator()->set_serialized_comparator(bc.SerializeAsString());
   }
-  auto* mu = m.mutable_mutation();
-  mu->set_row(row);
-  mu->set_mutate_type(pbw::MutationProto::PUT);
-  auto* qv = mu->add_column_value();
-  qv->set_family("f");
-  auto* v = qv->add_qualifier_value();
-  v->set_qualifier("q");
-  v->set_value("set");
+  PutOneCell(m.mutable_mutation(), row, "set");
   return m;
 }
 
-bool Processed(RawPeer& peer, uint32_t id, const pbw::MutateRequest& m) {
+bool Processed(RawPeer& peer, uint32_t id, const hbase::MutateRequest& m) {
   EXPECT_TRUE(peer.Send(Call(id, "Mutate", m)));
   Reply r = ReadReply(peer);
   EXPECT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::MutateResponse resp;
+  hbase::MutateResponse resp;
   EXPECT_TRUE(resp.ParseFromString(r.message));
   return resp.processed();
 }
@@ -495,11 +496,11 @@ TEST(HBaseCalls, CheckAndPutAgainstTheRegion) {
 
 TEST(HBaseCalls, IncrementReturnsTheNewValue) {
   auto peer = g_null->Open("");
-  pbw::MutateRequest m;
+  hbase::MutateRequest m;
   Region(m.mutable_region(), "usertable,,1");
   auto* mu = m.mutable_mutation();
   mu->set_row("counter");
-  mu->set_mutate_type(pbw::MutationProto::INCREMENT);
+  mu->set_mutate_type(hbase::MutationProto::INCREMENT);
   auto* cv = mu->add_column_value();
   cv->set_family("f");
   auto* qv = cv->add_qualifier_value();
@@ -510,7 +511,7 @@ TEST(HBaseCalls, IncrementReturnsTheNewValue) {
   ASSERT_TRUE(peer->Send(Call(1, "Mutate", m)));
   Reply r = ReadReply(*peer);
   ASSERT_FALSE(r.header.has_exception()) << r.header.exception().stack_trace();
-  pbw::MutateResponse resp;
+  hbase::MutateResponse resp;
   ASSERT_TRUE(resp.ParseFromString(r.message));
   ASSERT_EQ(resp.result().cell_size(), 1);  // The null region has no value: the delta.
   EXPECT_EQ(LoadBE64(reinterpret_cast<const uint8_t*>(resp.result().cell(0).value().data())), 5u);
@@ -519,25 +520,18 @@ TEST(HBaseCalls, IncrementReturnsTheNewValue) {
 TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
   auto peer = g_mem->Open("");
   for (int i = 0; i < 5; ++i) {
-    pbw::MutateRequest m;
+    hbase::MutateRequest m;
     Region(m.mutable_region(), "scan,,1");
-    auto* mu = m.mutable_mutation();
-    mu->set_row("s" + std::to_string(i));
-    mu->set_mutate_type(pbw::MutationProto::PUT);
-    auto* cv = mu->add_column_value();
-    cv->set_family("f");
-    auto* qv = cv->add_qualifier_value();
-    qv->set_qualifier("q");
-    qv->set_value("v");
+    PutOneCell(m.mutable_mutation(), "s" + std::to_string(i), "v");
     ASSERT_TRUE(Processed(*peer, uint32_t(100 + i), m));
   }
-  pbw::ScanRequest open;
+  hbase::ScanRequest open;
   Region(open.mutable_region(), "scan,,1");
   open.mutable_scan()->set_start_row("s");
   open.mutable_scan()->set_stop_row("t");
   open.set_number_of_rows(2);
   ASSERT_TRUE(peer->Send(Call(1, "Scan", open)));
-  pbw::ScanResponse first;
+  hbase::ScanResponse first;
   ASSERT_TRUE(first.ParseFromString(ReadReply(*peer).message));
   ASSERT_EQ(first.results_size(), 2);
   EXPECT_EQ(first.results(0).cell(0).row(), "s0");
@@ -546,12 +540,12 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
   std::vector<std::string> rows;
   uint64_t seq = 0;  // The opening call carries none; the first next sends 0.
   for (int call = 0; call < 4; ++call) {
-    pbw::ScanRequest next;
+    hbase::ScanRequest next;
     next.set_scanner_id(id);
     next.set_number_of_rows(2);
     next.set_next_call_seq(seq++);
     ASSERT_TRUE(peer->Send(Call(uint32_t(2 + call), "Scan", next)));
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     ASSERT_TRUE(resp.ParseFromString(ReadReply(*peer).message));
     for (const auto& res : resp.results()) rows.push_back(res.cell(0).row());
     if (!resp.more_results()) break;
@@ -559,13 +553,13 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
   EXPECT_EQ(rows, (std::vector<std::string>{"s2", "s3", "s4"}));
   // The scanner ran out and is closed; a client of the 0.96/0.98 protocol
   // (the npm client) calls once more and gets an empty last batch.
-  pbw::ScanRequest again;
+  hbase::ScanRequest again;
   again.set_scanner_id(id);
   again.set_number_of_rows(2);
   ASSERT_TRUE(peer->Send(Call(50, "Scan", again)));
   Reply last = ReadReply(*peer);
   ASSERT_FALSE(last.header.has_exception());
-  pbw::ScanResponse empty;
+  hbase::ScanResponse empty;
   ASSERT_TRUE(empty.ParseFromString(last.message));
   EXPECT_EQ(empty.results_size(), 0);
   EXPECT_FALSE(empty.more_results());
@@ -585,14 +579,9 @@ TEST(HBaseCalls, ScannerPagesWithIdsAndIsClosedWhenDone) {
 TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
   auto peer = g_mem->Open("");
   for (int i = 0; i < 3; ++i) {
-    pbw::MutateRequest m;
+    hbase::MutateRequest m;
     Region(m.mutable_region(), "budget,,1");
-    auto* mu = m.mutable_mutation();
-    mu->set_row("r" + std::to_string(i));
-    mu->set_mutate_type(pbw::MutationProto::PUT);
-    auto* qv = mu->add_column_value();
-    qv->set_family("f");
-    qv->add_qualifier_value()->set_qualifier("q");
+    PutOneCell(m.mutable_mutation(), "r" + std::to_string(i), "");
     ASSERT_TRUE(Processed(*peer, uint32_t(200 + i), m));
   }
   pbw::MultipleColumnPrefixFilter prefixes;
@@ -604,7 +593,7 @@ TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
     prefixes.add_sorted_prefixes(std::move(p));
   }
   prefixes.add_sorted_prefixes("q");  // The rows' column: the scan finds rows and stays open.
-  pbw::ScanRequest open;
+  hbase::ScanRequest open;
   Region(open.mutable_region(), "budget,,1");
   pbw::Filter f;
   f.set_name("org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter");
@@ -621,21 +610,21 @@ TEST(HBaseCalls, TheScannerBudgetCountsWhatAFilterTakesParsed) {
       refusal = r.header.exception().stack_trace();
       break;
     }
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     ASSERT_TRUE(resp.ParseFromString(r.message));
     ASSERT_TRUE(resp.more_results());
     opened.push_back(resp.scanner_id());
   }
   // A Get's filter is held in the same budget while it is parsed and used:
   // refused while the scanners hold it, served once they are closed.
-  pbw::GetRequest get;
+  hbase::GetRequest get;
   Region(get.mutable_region(), "budget,,1");
   get.mutable_get()->set_row("r0");
   get.mutable_get()->set_filter(f.SerializeAsString());
   ASSERT_TRUE(peer->Send(Call(350, "Get", get)));
   const Reply refused_get = ReadReply(*peer);
   for (size_t i = 0; i < opened.size(); ++i) {  // The shared server's budget, given back.
-    pbw::ScanRequest close;
+    hbase::ScanRequest close;
     close.set_scanner_id(opened[i]);
     close.set_close_scanner(true);
     ASSERT_TRUE(peer->Send(Call(400 + uint32_t(i), "Scan", close)));
@@ -697,13 +686,13 @@ namespace {
 TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   auto peer = g_split->Open("");
   // The Java client's lookup: a reversed scan of hbase:meta from the row's key.
-  pbw::ScanRequest locate;
+  hbase::ScanRequest locate;
   Region(locate.mutable_region(), "hbase:meta,,1");
   locate.mutable_scan()->set_start_row("t,9z,99999999999999");
   locate.mutable_scan()->set_reversed(true);
   locate.set_number_of_rows(1);
   ASSERT_TRUE(peer->Send(Call(1, "Scan", locate)));
-  pbw::ScanResponse found;
+  hbase::ScanResponse found;
   ASSERT_TRUE(found.ParseFromString(ReadReply(*peer).message));
   ASSERT_EQ(found.results_size(), 1);
   EXPECT_EQ(found.results(0).cell(0).row(), "t,80000000,1");
@@ -714,29 +703,22 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   // A forward scan of the table's rows (from "t,,", MetaTableAccessor's
   // getTableStartRowForMeta; in MetaCellComparator's order "t," sorts after
   // "t,,1") lists all four, in order.
-  pbw::ScanRequest all;
+  hbase::ScanRequest all;
   Region(all.mutable_region(), "hbase:meta,,1");
   all.mutable_scan()->set_start_row("t,,");
   all.mutable_scan()->set_stop_row("t-");
   all.set_number_of_rows(10);
   ASSERT_TRUE(peer->Send(Call(2, "Scan", all)));
-  pbw::ScanResponse listed;
+  hbase::ScanResponse listed;
   ASSERT_TRUE(listed.ParseFromString(ReadReply(*peer).message));
   std::vector<std::string> rows;
   for (const auto& r : listed.results()) rows.push_back(r.cell(0).row());
   EXPECT_EQ(rows, (std::vector<std::string>{"t,,1", "t,40000000,1", "t,80000000,1", "t,c0000000,1"}));
 
   auto put = [](const std::string& region, const std::string& row) {
-    pbw::MutateRequest m;
+    hbase::MutateRequest m;
     Region(m.mutable_region(), region);
-    auto* mu = m.mutable_mutation();
-    mu->set_row(row);
-    mu->set_mutate_type(pbw::MutationProto::PUT);
-    auto* cv = mu->add_column_value();
-    cv->set_family("f");
-    auto* qv = cv->add_qualifier_value();
-    qv->set_qualifier("q");
-    qv->set_value("v");
+    PutOneCell(m.mutable_mutation(), row, "v");
     return m;
   };
   EXPECT_TRUE(Processed(*peer, 3, put("t,80000000,1", "90")));
@@ -747,7 +729,7 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   EXPECT_EQ(wrong.header.exception().exception_class_name(),
             "org.apache.hadoop.hbase.regionserver.WrongRegionException");
   EXPECT_NE(wrong.header.exception().stack_trace().find("row='90'"), std::string::npos);
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   Region(g.mutable_region(), "t,40000000,1");
   g.mutable_get()->set_row("10");
   ASSERT_TRUE(peer->Send(Call(5, "Get", g)));
@@ -760,7 +742,7 @@ TEST(HBaseRegions, CatalogListsSplitRegionsAndRowsAreCheckedAgainstThem) {
   ASSERT_TRUE(peer->Send(Call(6, "Get", g)));
   Reply ok = ReadReply(*peer);
   ASSERT_FALSE(ok.header.has_exception());
-  pbw::GetResponse got;
+  hbase::GetResponse got;
   ASSERT_TRUE(got.ParseFromString(ok.message));
   ASSERT_EQ(got.result().cell_size(), 1);
   EXPECT_EQ(got.result().cell(0).value(), "v");

@@ -12,6 +12,8 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "common/bytes.h"
 #include "tests/hbase_call_bytes.h"
 #include "tests/raw_peer.h"
@@ -29,12 +31,12 @@ inline std::string HBaseConnectionHeader() {
 // A serialized Filter: ValueFilter(EQUAL, RegexStringComparator(pattern)).
 inline std::string RegexValueFilter(const std::string& pattern) {
   namespace pbw = hbasewire;
-  pbw::RegexStringComparator rc;
+  hbase::RegexStringComparator rc;
   rc.set_pattern(pattern);
   rc.set_pattern_flags(0);
   rc.set_charset("UTF-8");
   pbw::RowFilter vf;  // ValueFilter has RowFilter's layout.
-  vf.mutable_compare_filter()->set_compare_op(pbw::EQUAL);
+  vf.mutable_compare_filter()->set_compare_op(hbase::EQUAL);
   vf.mutable_compare_filter()->mutable_comparator()->set_name(
       "org.apache.hadoop.hbase.filter.RegexStringComparator");
   vf.mutable_compare_filter()->mutable_comparator()->set_serialized_comparator(
@@ -49,12 +51,12 @@ inline std::string RegexValueFilter(const std::string& pattern) {
 // `regex`, its ValueFilter compares with RegexStringComparator(*regex).
 inline std::string HBaseGetCall(uint32_t call_id, const std::string* regex = nullptr) {
   namespace pbw = hbasewire;
-  pbw::RequestHeader h;
+  hbase::RequestHeader h;
   h.set_call_id(call_id);
   h.set_method_name("Get");
   h.set_request_param(true);
-  pbw::GetRequest g;
-  g.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
+  hbase::GetRequest g;
+  g.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   g.mutable_region()->set_value("usertable,,1");
   g.mutable_get()->set_row("r");
   if (regex != nullptr) g.mutable_get()->set_filter(RegexValueFilter(*regex));
@@ -84,10 +86,10 @@ inline std::string RegexFilterList(const std::string& pattern, int count) {
 // The ScanRequest that opens a scanner of usertable under `filter` (a
 // serialized Filter), reading `rows` rows; `heartbeats` says the client
 // handles partial results and heartbeats (HBase's Java client since 1.1).
-inline hbasewire::ScanRequest OpenFilteredScan(const std::string& filter, uint32_t rows,
+inline hbase::ScanRequest OpenFilteredScan(const std::string& filter, uint32_t rows,
                                                bool heartbeats) {
-  hbasewire::ScanRequest req;
-  req.mutable_region()->set_type(hbasewire::RegionSpecifier::REGION_NAME);
+  hbase::ScanRequest req;
+  req.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   req.mutable_region()->set_value("usertable,,1");
   req.mutable_scan()->set_filter(filter);
   req.set_number_of_rows(rows);
@@ -97,8 +99,8 @@ inline hbasewire::ScanRequest OpenFilteredScan(const std::string& filter, uint32
 }
 
 // A next on scanner `id`: `rows` rows, call sequence `seq`.
-inline hbasewire::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
-  hbasewire::ScanRequest req;
+inline hbase::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq, bool heartbeats) {
+  hbase::ScanRequest req;
   req.set_scanner_id(id);
   req.set_number_of_rows(rows);
   req.set_next_call_seq(seq);
@@ -110,8 +112,8 @@ inline hbasewire::ScanRequest NextScan(uint64_t id, uint32_t rows, uint64_t seq,
 // What a new client asks first: where usertable's region is (a reversed,
 // closing scan of hbase:meta, as the Java client's locator sends it).
 inline std::string MetaLookup(uint32_t call_id) {
-  hbasewire::ScanRequest sr;
-  sr.mutable_region()->set_type(hbasewire::RegionSpecifier::REGION_NAME);
+  hbase::ScanRequest sr;
+  sr.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   sr.mutable_region()->set_value("hbase:meta,,1");
   sr.mutable_scan()->set_start_row("usertable,row00001,99999999999999");
   sr.mutable_scan()->set_stop_row("usertable,,");
@@ -138,7 +140,7 @@ inline std::string ReadHBaseReply(RawPeer* peer) {
 // not parse.
 struct HBaseReply {
   bool ok = false;
-  hbasewire::ResponseHeader header;
+  hbase::ResponseHeader header;
   std::string message;
   std::string block;
 };

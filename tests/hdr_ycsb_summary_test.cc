@@ -94,7 +94,7 @@ std::pair<int64_t, int64_t> YcsbBucket(int64_t us) {
   return {us / width * width, us / width * width + width - 1};
 }
 
-// Issue 35 item 10: YCSB master pins HdrHistogram 2.1.12, whose
+// YCSB master pins HdrHistogram 2.1.12, whose
 // getValueAtPercentile ranks as wirebench does (one ulp below the
 // percentile, the count rounded up; 2.1.4 rounded to nearest), and its
 // histogram holds whole microseconds, bucketed 2, 4, 8 ... us wide above
@@ -140,7 +140,7 @@ TEST(HdrYcsbSummary, FiguresFallInYcsbsMicrosecondBuckets) {
   }
 }
 
-// Issue 20 item 14: 1999 ns is 1 us to YCSB, so the mean of 999 ns and
+// 1999 ns is 1 us to YCSB, so the mean of 999 ns and
 // 1999 ns samples is 0.5, where the nanosecond mean gives 1.499.
 TEST(HdrYcsbSummary, AverageIsTheMeanOfWholeMicroseconds) {
   Histogram h;
@@ -184,7 +184,7 @@ TEST(HdrYcsbSummary, StatusSummaryMatchesYcsb) {
             "[INSERT: Count=0, Max=0, Min=0, Avg=0, 50=0, 90=0, 99=0, 99.9=0, 99.99=0]");
 }
 
-// Issue 35 item 2: the status-line fragments of YCSB's other measurement
+// The status-line fragments of YCSB's other measurement
 // types. OneMeasurementHistogram and OneMeasurementTimeSeries: "[READ
 // AverageLatency(us)=<#.##>]"; OneMeasurementRaw: "READ count: N, average
 // latency(us): <%.2f>"; both "" for an interval without operations.

@@ -135,7 +135,7 @@ TEST(CallgrindParser, RejectsCompressedOrNonCallgrindInput) {
   EXPECT_FALSE(ParseCallgrindOutput(junk).ok());
 }
 
-// Issue 18 item 5: when the server's closing Stats call did not happen
+// When the server's closing Stats call did not happen
 // (server killed, Ctrl-C, a cut compare cell), its newest dump is the
 // warm-up's: its figure is unavailable, saying why, never that number.
 TEST(CollectInstructions, ServerFigureIsUnavailableWithoutTheClosingStatsCall) {
@@ -362,14 +362,14 @@ TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
   EXPECT_EQ(o.exit_code, 2) << o.out;
   EXPECT_NE(o.out.find("install it"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("InstructionsPerOp"), std::string::npos) << o.out;
-  // Issue 18 item 10: so few operations get a warning (said before Valgrind
+  // So few operations get a warning (said before Valgrind
   // is looked for) that the figures are inflated by the phase's fixed costs.
   EXPECT_NE(o.out.find("warning: --instructions with --ops 10: the measured phase's fixed costs"),
             std::string::npos)
       << o.out;
 }
 
-// Issue 18 item 10: --ops 0 (no limit) under --instructions (no time limit)
+// --ops 0 (no limit) under --instructions (no time limit)
 // would never end; refused before Valgrind starts.
 TEST(Instructions, OpsZeroIsRefused) {
   Outcome o = RunShell(kBinary + " run --instructions -P " + kWorkload + " --ops 0");

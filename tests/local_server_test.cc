@@ -1,6 +1,6 @@
 // The co-located child server (LocalServer) against the real `wirebench`
 // binary: it serves, stops on request, and never outlives a client that is
-// killed (issue 12 item 4).
+// killed.
 #include "bench/loadgen/local_server.h"
 
 #include <gtest/gtest.h>

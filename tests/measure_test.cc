@@ -3,7 +3,7 @@
 // and orphaned processes whose CPU must all count, the command's exit status
 // passed through, and a command that cannot be started; nothing measured is
 // exit 2, leftovers are stopped, and SIGINT/SIGTERM sent to measure alone end
-// the command with a report (issue 31 items 16, 17, 20).
+// the command with a report.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -113,7 +113,7 @@ TEST(Measure, PassesTheCommandsExitStatusAndRefusesWhatCannotRun) {
   EXPECT_NE(none.Wait(std::chrono::seconds(60)), 0);
 }
 
-// Issue 31 item 20: `measure -- true` exited 0 although the server counted
+// `measure -- true` exited 0 although the server counted
 // no call; the README says 2 when nothing could be measured.
 TEST(Measure, NothingCountedByTheServerIsExitTwo) {
   const std::string stem = Stem("true");
@@ -133,7 +133,7 @@ bool ProcessExists(int pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
 }
 
-// Issue 31 item 16: `bash -c '(sleep 300) &'` left the sleep running.
+// `bash -c '(sleep 300) &'` left the sleep running.
 TEST(Measure, LeftoverProcessesAreCountedThenStopped) {
   int rc = -1;
   const auto start = std::chrono::steady_clock::now();
@@ -147,7 +147,7 @@ TEST(Measure, LeftoverProcessesAreCountedThenStopped) {
       << "the leftover sleep still runs";
 }
 
-// Issue 31 item 17: SIGINT sent to measure alone was ignored (the command ran
+// SIGINT sent to measure alone was ignored (the command ran
 // its 300 s); SIGTERM killed measure (143) with no report.
 void StopSignalEndsTheCommandWithAReport(int sig) {
   const std::string stem = Stem(sig == SIGINT ? "sigint" : "sigterm");

@@ -16,6 +16,7 @@
 
 #include "common/bytes.h"
 #include "regions/memstore/memstore_region.h"
+#include "tests/region_mutations.h"
 
 namespace wirebench {
 namespace {
@@ -31,17 +32,7 @@ std::unique_ptr<Region> Store(uint32_t versions) {
 
 Status PutAt(Region* r, const std::string& row, const std::string& q, uint64_t ts,
              const std::string& v, const std::string& family = "f") {
-  Cell c;
-  c.row = ByteView(row);
-  c.family = ByteView(family);
-  c.qualifier = ByteView(q);
-  c.timestamp = ts;
-  c.value = ByteView(v);
-  Mutation m;
-  m.row = ByteView(row);
-  m.cells = std::span<const Cell>(&c, 1);
-  MutateResponse resp;
-  return r->Mutate(m, &resp);
+  return testing::PutCell(r, row, family, q, v, ts);
 }
 
 Status DeleteCell(Region* r, const std::string& row, CellType type, const std::string& q,

@@ -1,6 +1,7 @@
 #include "regions/memstore/memstore_region.h"
 #include "common/str_cat.h"
 #include "tests/heap_bytes.h"
+#include "tests/region_mutations.h"
 #include "tests/sanitized_build.h"
 
 #include <gtest/gtest.h>
@@ -23,41 +24,18 @@ using Triple = std::tuple<std::string, std::string, std::string>;
 
 Status Put(Region* r, const std::string& row, const std::vector<Triple>& cols, uint64_t ts = 0) {
   std::vector<Cell> cells;
-  for (const auto& [f, q, v] : cols) {
-    Cell c;
-    c.row = ByteView(row);
-    c.family = ByteView(f);
-    c.qualifier = ByteView(q);
-    c.value = ByteView(v);
-    c.timestamp = ts;
-    cells.push_back(c);
-  }
-  Mutation m;
-  m.row = ByteView(row);
-  m.type = MutationType::kPut;
-  m.cells = cells;
-  MutateResponse resp;
-  return r->Mutate(m, &resp);
+  for (const auto& [f, q, v] : cols)
+    cells.push_back({ByteView(row), ByteView(f), ByteView(q), ts, CellType::kPut, ByteView(v)});
+  return testing::MutateRow(r, row, MutationType::kPut, cells);
 }
 
 // Deletes with cells of the given types; no cells deletes the row.
 Status Delete(Region* r, const std::string& row,
               const std::vector<std::tuple<std::string, std::string, CellType>>& cols) {
   std::vector<Cell> cells;
-  for (const auto& [f, q, t] : cols) {
-    Cell c;
-    c.row = ByteView(row);
-    c.family = ByteView(f);
-    c.qualifier = ByteView(q);
-    c.type = t;
-    cells.push_back(c);
-  }
-  Mutation m;
-  m.row = ByteView(row);
-  m.type = MutationType::kDelete;
-  m.cells = cells;
-  MutateResponse resp;
-  return r->Mutate(m, &resp);
+  for (const auto& [f, q, t] : cols)
+    cells.push_back({ByteView(row), ByteView(f), ByteView(q), 0, t, ByteView()});
+  return testing::MutateRow(r, row, MutationType::kDelete, cells);
 }
 
 std::vector<Triple> Triples(const Result& r, const std::string& row) {

@@ -196,7 +196,7 @@ TEST(Merge, DifferentServersAreRefused) {
   EXPECT_FALSE(MergeRunResults({a, b}).ok());
 }
 
-// Issue 18 item 6: the same host and port, but a new server process (a
+// The same host and port, but a new server process (a
 // restart between the runs): refused, naming both processes.
 TEST(Merge, ResultsFromDifferentServerProcessesAreRefused) {
   RunResult a = MakeRun(1, 10, 10, 1, 1, 2);

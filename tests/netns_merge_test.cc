@@ -40,12 +40,7 @@ namespace {
 const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
-// Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
-int Sh(const std::string& cmd, std::string* out = nullptr) {
-  wirebench::testing::ShellOutcome o = wirebench::testing::RunShell(cmd);
-  if (out) *out = std::move(o.out);
-  return o.exit_code;
-}
+using wirebench::testing::Sh;
 
 // A child process started with execvp, its stdout on a pipe (optional).
 class Child {

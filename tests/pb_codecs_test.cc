@@ -34,19 +34,12 @@ using testing::MessageCase;
 using testing::MessageStore;
 using testing::SameMessage;
 
-constexpr uint32_t kCallId = 0x01020304;
+constexpr uint32_t kCallId = testing::kTestCallId;
 
 using testing::kIsRequest;
 
-template <typename M>
-Status Encode(Codec& c, const M& m, ByteBuffer* out) {
-  return testing::EncodeMessage(c, kCallId, m, out);
-}
-
-template <typename M>
-Status Decode(Codec& c, ByteView payload, M* m) {
-  return testing::DecodeMessage(c, payload, m);
-}
+using testing::Decode;
+using testing::Encode;
 
 template <typename M>
 std::string EncodeToString(Codec& c, const M& m) {
@@ -147,14 +140,22 @@ TEST(PbCodecs, ArenaDecodesAfterResettingAnOvergrownArena) {
   }
 }
 
-TEST(PbCodecs, PbPayloadParsesWithTheGeneratedHBaseMessages) {
-  auto codec = NewPbCodec();
-  CallParts parts = Split(EncodeToString(*codec, Put1k()));
+// Put1k's call through `codec`, split into *parts, with its RequestHeader
+// checked (the call id, Mutate, a param follows) and returned.
+hbase::RequestHeader CheckedPutHeader(Codec& codec, CallParts* parts) {
+  *parts = Split(EncodeToString(codec, Put1k()));
   hbase::RequestHeader header;
-  ASSERT_TRUE(header.ParseFromString(parts.header));
+  EXPECT_TRUE(header.ParseFromString(parts->header));
   EXPECT_EQ(header.call_id(), kCallId);
   EXPECT_EQ(header.method_name(), "Mutate");
   EXPECT_TRUE(header.request_param());
+  return header;
+}
+
+TEST(PbCodecs, PbPayloadParsesWithTheGeneratedHBaseMessages) {
+  auto codec = NewPbCodec();
+  CallParts parts;
+  hbase::RequestHeader header = CheckedPutHeader(*codec, &parts);
   EXPECT_FALSE(header.has_cell_block_meta());
   EXPECT_TRUE(parts.block.empty());
 
@@ -207,12 +208,8 @@ TEST(PbCodecs, PbPayloadParsesWithTheGeneratedHBaseMessages) {
 
 TEST(PbCodecs, CellBlockPayloadParsesWithTheGeneratedHBaseMessages) {
   auto codec = NewCellBlockCodec();
-  CallParts parts = Split(EncodeToString(*codec, Put1k()));
-  hbase::RequestHeader header;
-  ASSERT_TRUE(header.ParseFromString(parts.header));
-  EXPECT_EQ(header.call_id(), kCallId);
-  EXPECT_EQ(header.method_name(), "Mutate");
-  EXPECT_TRUE(header.request_param());
+  CallParts parts;
+  hbase::RequestHeader header = CheckedPutHeader(*codec, &parts);
   ASSERT_TRUE(header.has_cell_block_meta());
   EXPECT_EQ(header.cell_block_meta().length(), parts.block.size());
   // 10 cells: 24 fixed bytes + row 23 + "family" 6 + "fieldN" 6 + 100 of value.

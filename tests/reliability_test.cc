@@ -1,6 +1,6 @@
-// Issue 18 (reliability), through the `wirebench` binary: outputs that
+// Reliability, through the `wirebench` binary: outputs that
 // cannot be written make `compare` fail naming them (a small tmpfs, as
-// root), and the other failures of that issue end with a status other
+// root), and the other failures here end with a status other
 // than 0 and a message naming the cause.
 #include <fcntl.h>
 #include <signal.h>
@@ -78,7 +78,7 @@ std::vector<std::string> CompareArgs(const std::string& out) {
 
 uint64_t Pages(uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
 
-// Issue 18 item 3: a file system that holds the cells' results but not the
+// A file system that holds the cells' results but not the
 // comparison: exit 2, naming every file not written and the cause.
 TEST(Reliability, CompareFailsWhenItCannotWriteItsReport) {
   // The same comparison on a roomy disk first: how much its cells take.
@@ -125,7 +125,7 @@ TEST(Reliability, CompareFailsWhenAReportPathIsADirectory) {
   fs::remove_all(out);
 }
 
-// Issue 18 item 9: a wal region on a full disk. The cause is in the
+// A wal region on a full disk. The cause is in the
 // server's log (the co-located server's stderr is the client's), in the
 // error replies and in the client's summary, which exits 1.
 TEST(Reliability, WalWriteErrorsAreReportedEverywhere) {
@@ -154,7 +154,7 @@ TEST(Reliability, WalWriteErrorsAreReportedEverywhere) {
   EXPECT_NE(o.out.find("Return=ERROR"), std::string::npos) << o.out;
 }
 
-// Issue 18 item 7: Ctrl-C at a terminal signals the whole process group.
+// Ctrl-C at a terminal signals the whole process group.
 // The co-located server ignores it; the client stops its run as
 // interrupted (exit 3) with the server's figures, then stops the server.
 TEST(Reliability, GroupSigintStopsTheRunNotItsServer) {
@@ -178,7 +178,7 @@ TEST(Reliability, GroupSigintStopsTheRunNotItsServer) {
   EXPECT_EQ(run.Stdout().find("[SERVER], CpuPerOp(us), unavailable"), std::string::npos) << run.Stdout();
 }
 
-// Issue 18 item 8: a server stopped (SIGSTOP) under a run bounded only by
+// A server stopped (SIGSTOP) under a run bounded only by
 // --ops: the run ends by itself after --stall-timeout, with a partial
 // report naming the stall, in both thread models.
 TEST(Reliability, StalledServerEndsAnOpsRun) {
@@ -257,7 +257,7 @@ std::string CallgrindDirOf(pid_t pid) {
   return "";
 }
 
-// Issue 18 item 4: whatever signal ends the `wirebench run --instructions`
+// Whatever signal ends the `wirebench run --instructions`
 // the user started, the Valgrind'd client and server it started are gone
 // within 5 s of it, and (but for SIGKILL) so is the callgrind directory.
 TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
@@ -314,7 +314,7 @@ std::vector<pid_t> ProcessesRunning(const std::vector<std::string>& argv) {
   return out;
 }
 
-// Issue 31 item 13: `--builds a=/usr/bin/yes` ran `yes version` with no
+// `--builds a=/usr/bin/yes` ran `yes version` with no
 // bound (and wrote without end); now the probe is killed past 10 s or 1 MiB
 // of output and the build refused, naming why; nothing is left running.
 TEST(Reliability, CompareBuildsKillsAProbeThatNeverEnds) {
@@ -333,7 +333,7 @@ TEST(Reliability, CompareBuildsKillsAProbeThatNeverEnds) {
   fs::remove_all(out);
 }
 
-// Issue 31 item 14: SIGKILL of `compare --builds` in the middle of a cell
+// SIGKILL of `compare --builds` in the middle of a cell
 // left the cell's wirebench and its co-located server running. Each child
 // now dies with the process that started it.
 TEST(Reliability, CompareBuildsKilledLeavesNoCellRunning) {

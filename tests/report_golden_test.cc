@@ -48,7 +48,7 @@ std::string Ycsb(const std::string& text) {
   return out;
 }
 
-// Issue 20 item 14: [OVERALL] is YCSB's span (the client threads' whole
+// [OVERALL] is YCSB's span (the client threads' whole
 // run, every operation they did, throughput over whole ms as Client.java
 // divides); the measured phase is under [MEASURED]. Item 7: CLEANUP has
 // latency lines and no Return= lines.
@@ -191,7 +191,7 @@ std::vector<nlohmann::json> ParseJsonValues(const std::string& doc) {
   return out;
 }
 
-// Issue 35 item 5: a run of the basic binding (YCSB's BasicDB, no server):
+// A run of the basic binding (YCSB's BasicDB, no server):
 // [SERVER] is one line saying there is none, also with --instructions, and
 // [TOTAL] is the client's own cost.
 TEST(ReportText, NoServerIsSaidOnce) {
@@ -219,7 +219,7 @@ TEST(ReportText, NoServerIsSaidOnce) {
   EXPECT_EQ(client, "2.000");
 }
 
-// Issue 20 item 9: YCSB's exporters as its Jackson generator writes them,
+// YCSB's exporters as its Jackson generator writes them,
 // every value parsed back equal to the text report's, integral ones (YCSB's
 // longs) as JSON integers and doubles as doubles.
 TEST(ReportExport, JsonExportersParseToTheTextReport) {
@@ -244,7 +244,7 @@ TEST(ReportExport, JsonExportersParseToTheTextReport) {
   const std::vector<Measurement> ms = ReportMeasurements(r, c, o);
   const std::string text = FormatTextReport(r, c, o);
   EXPECT_EQ(size_t(std::count(text.begin(), text.end(), '\n')), ms.size());
-  // Issue 35 item 9: YCSB's exporter interface writes numbers only: the
+  // YCSB's exporter interface writes numbers only: the
   // text measurements (the partial run's reason, "unavailable (...)") are
   // left out of the JSON and handed back to the caller.
   std::vector<Measurement> numeric, text_only;
@@ -307,7 +307,7 @@ std::string Golden(const std::string& name) {
   return s.str();
 }
 
-// Issue 20 item 2: a run whose reads all came back NOT_FOUND (the null
+// A run whose reads all came back NOT_FOUND (the null
 // region's empty answer) shows [READ] with no latencies and the
 // Return=NOT_FOUND count, and the latencies under [READ-FAILED]; with
 // reportlatencyforeacherror or latencytrackederrors, under [READ-NOT_FOUND].
@@ -336,7 +336,7 @@ TEST(ReportText, NotFoundIsTimedAsFailed) {
   EXPECT_NE(each.find("[READ-NOT_FOUND], Operations, 10\n"), std::string::npos) << each;
 }
 
-// Issue 20 item 1: READ-MODIFY-WRITE is latency only (no Return= lines), and
+// READ-MODIFY-WRITE is latency only (no Return= lines), and
 // every operation is in it whatever its halves returned.
 TEST(ReportText, ReadModifyWriteHasNoReturnLines) {
   RunResult r;
@@ -356,7 +356,7 @@ TEST(ReportText, ReadModifyWriteHasNoReturnLines) {
   EXPECT_EQ(text.find("READ-MODIFY-WRITE-FAILED"), std::string::npos) << text;
 }
 
-// Issue 20 item 5: measurement.interval=intended prints the intended
+// `measurement.interval=intended` prints the intended
 // latencies under the operation's own name ([READ], not [Intended-READ]);
 // in a closed loop, where YCSB's intended start is the actual start, they
 // are the latencies themselves. With both, the intended ones are
@@ -384,7 +384,7 @@ TEST(ReportText, IntendedLatencyUsesYcsbNames) {
   EXPECT_LT(both.find("[UPDATE-FAILED]"), intended) << both;  // Intended ones come after.
 }
 
-// Issue 20 item 4: measurementtype=histogram prints OneMeasurementHistogram's
+// `measurementtype=histogram` prints OneMeasurementHistogram's
 // lines (LatencyVariance, 95th/99th as ms buckets, bucket lines with
 // measurement.histogram.verbose); hdrhistogram+histogram prints both under
 // YCSB's TwoInOneMeasurement names.

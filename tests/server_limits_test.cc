@@ -24,6 +24,7 @@
 #include "transports/wirebench/frame.h"
 #include "rpc/log.h"
 #include "transports/wirebench/server.h"
+#include "tests/active_connections.h"
 #include "tests/raw_peer.h"
 #include "tests/test_workloads.h"
 
@@ -48,14 +49,9 @@ class ServerLimits : public ::testing::Test {
   void TearDown() override {
     if (server_) server_->Stop();
   }
-  int64_t ActiveConnections() {
-    return server_->StatsJson()["connections"]["active"].get<int64_t>();
-  }
+  int64_t ActiveConnections() { return testing::ActiveConnections(*server_); }
   bool WaitForActiveConnections(int64_t n) {
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (ActiveConnections() != n && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return ActiveConnections() == n;
+    return testing::WaitForActiveConnections(*server_, n);
   }
 
   std::unique_ptr<Region> region_;

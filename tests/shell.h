@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace wirebench::testing {
 
@@ -25,6 +26,13 @@ inline ShellOutcome RunShell(const std::string& command) {
   const int status = pclose(f);
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
+}
+
+// RunShell's exit status, its output in `out` when asked for.
+inline int Sh(const std::string& command, std::string* out = nullptr) {
+  ShellOutcome o = RunShell(command);
+  if (out) *out = std::move(o.out);
+  return o.exit_code;
 }
 
 }  // namespace wirebench::testing

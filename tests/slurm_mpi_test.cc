@@ -47,12 +47,7 @@ const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/w
 
 using wirebench::testing::ReadFile;
 
-// Runs a shell command; returns its exit status, its output (stdout and stderr) in `out`.
-int Sh(const std::string& cmd, std::string* out = nullptr) {
-  wirebench::testing::ShellOutcome o = wirebench::testing::RunShell(cmd);
-  if (out) *out = std::move(o.out);
-  return o.exit_code;
-}
+using wirebench::testing::Sh;
 
 // A child process in its own process group; stdout and stderr to a file.
 class Child {

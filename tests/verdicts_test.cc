@@ -1,4 +1,4 @@
-// Verdicts a user can trust (issue 36), on hand-made cells:
+// Verdicts a user can trust, on hand-made cells:
 // - % diff is of the medians printed beside it; max latency is shown,
 //   never tested; rows that cannot be tested say why and are not counted
 //   as passing; Holm's correction over the tested rows of a side.
@@ -229,7 +229,7 @@ TEST(HostFigures, ParsesProcFilesAndFlagsRepeatsFarFromTheMedian) {
                                     "cpu MHz\t\t: 3000.0\n"),
                    2500.0);
   EXPECT_FALSE(ParseCpuInfoMhz("processor : 0\n").has_value());
-  // The 328 ms stall of issue 36: 42,774 against ~108k ops/s.
+  // A 328 ms stall seen in a real run: 42,774 against ~108k ops/s.
   const std::vector<std::string> flags = RepeatOutliers(
       {{1, 108012, 10}, {2, 42774, 10.5}, {3, 107500, 9.8}, {4, 109000, 10.1}});
   EXPECT_TRUE(flags[0].empty());

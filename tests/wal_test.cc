@@ -18,6 +18,8 @@
 #include "regions/wal/wal_recovery.h"
 #include "regions/wal/wal_region.h"
 #include "common/str_cat.h"
+#include "tests/region_mutations.h"
+#include "tests/temp_dir.h"
 
 namespace wirebench {
 namespace {
@@ -25,19 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory removed at the end of the test.
-class TempDir {
+class TempDir : public testing::TempDir {
  public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "wal_test-XXXXXX").string();
-    EXPECT_NE(mkdtemp(t.data()), nullptr);
-    path_ = t;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-  std::string sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  TempDir() : testing::TempDir("wal_test") {}
 };
 
 std::string ReadFile(const std::string& p) {
@@ -50,16 +42,7 @@ void WriteFile(const std::string& p, const std::string& bytes) {
 }
 
 Status PutOne(Region* r, const std::string& row, const std::string& value) {
-  Cell c;
-  c.row = ByteView(row);
-  c.family = ByteView("f");
-  c.qualifier = ByteView("q");
-  c.value = ByteView(value);
-  Mutation m;
-  m.row = ByteView(row);
-  m.cells = std::span<const Cell>(&c, 1);
-  MutateResponse resp;
-  return r->Mutate(m, &resp);
+  return testing::PutCell(r, row, "f", "q", value);
 }
 
 // The value of f:q in row, or "<none>".
@@ -500,7 +483,7 @@ std::string RandomBytes(size_t n, uint32_t seed) {
 }
 
 // A damaged log: one segment of kRecords records with 1 KB of garbage
-// written over it at offset 1,000,000 (issue 12's reproduction).
+// written over it at offset 1,000,000 (how the damage was first reproduced).
 struct DamagedLog {
   static constexpr int kRecords = 4800;
   static constexpr uint64_t kAt = 1000000, kLen = 1024;

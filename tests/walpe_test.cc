@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "regions/wal/wal_reader.h"
+#include "tests/temp_dir.h"
 #include "tests/sanitized_build.h"
 
 namespace wirebench {
@@ -25,18 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// A fresh directory removed at the end of the test.
+class TempDir : public testing::TempDir {
  public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "walpe_test-XXXXXX").string();
-    EXPECT_NE(mkdtemp(t.data()), nullptr);
-    path_ = t;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : testing::TempDir("walpe_test") {}
 };
 
 // Runs walpe in-process with the given arguments; returns its exit code and
@@ -160,7 +153,7 @@ int WalpeInChild(const std::vector<std::string>& args, const std::string& tmp,
   return status;
 }
 
-// Issue 12 item 5: more threads than the process may have is refused up
+// More threads than the process may have is refused up
 // front with a message naming the limit, and no temporary directory is left.
 TEST(Walpe, RefusesMoreThreadsThanRlimitNprocUpFront) {
   TempDir tmp;

@@ -1,4 +1,4 @@
-// YCSB's BasicDB lines (issue 35 item 5): the text BasicDB's verbose mode
+// YCSB's BasicDB lines: the text BasicDB's verbose mode
 // prints for each call, from the request wirebench builds, with fields in
 // java.util.HashMap order as CoreWorkload's maps hold them.
 #include "ycsb/basic_db.h"

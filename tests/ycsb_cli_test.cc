@@ -1,5 +1,5 @@
 // YCSB's command line and output, end to end through the `wirebench`
-// binary (issue 20): -db and bin/ycsb's binding-name form, -target 0, the
+// binary: -db and bin/ycsb's binding-name form, -target 0, the
 // later of -threads and -p threadcount, the sections a YCSB user's parser
 // sees for workloads A-F in both null-read modes (read-modify-write and
 // NOT_FOUND accounted as YCSB accounts them), the JSON exporters' stdout,
@@ -72,7 +72,7 @@ std::set<std::string> Names(const Sections& s) {
   return out;
 }
 
-// Issue 20 item 12: -db crashed with SIGSEGV (the flag wrote into an object
+// -db crashed with SIGSEGV (the flag wrote into an object
 // the parser's callback did not keep alive).
 TEST(YcsbCli, DbFlagIsAcceptedInEveryPosition) {
   for (const auto& args : std::vector<std::vector<std::string>>{
@@ -118,7 +118,7 @@ TEST(YcsbCli, UnknownDbClassIsRefused) {
   }
 }
 
-// Issue 20 item 12: bin/ycsb's form, a binding name before the options.
+// Bin/ycsb's form, a binding name before the options.
 TEST(YcsbCli, BindingNameBeforeTheOptions) {
   Outcome o = RunWirebench("hbase2", {"run", "hbase2", "-P", Workload("workloada"), "--ops", "50"});
   EXPECT_EQ(o.rc, 0) << o.err;
@@ -129,7 +129,7 @@ TEST(YcsbCli, BindingNameBeforeTheOptions) {
   EXPECT_NE(o.err.find("hbase2"), std::string::npos) << o.err;
 }
 
-// Issue 20 item 12: -target 0 is YCSB's "unthrottled"; the later of
+// -target 0 is YCSB's "unthrottled"; the later of
 // -threads and -p threadcount wins.
 TEST(YcsbCli, TargetZeroAndThreadPrecedence) {
   Outcome o = RunWirebench("target0", {"run", "-P", Workload("workloada"), "-target", "0", "--ops", "50"});
@@ -145,7 +145,7 @@ TEST(YcsbCli, TargetZeroAndThreadPrecedence) {
   EXPECT_NE(o.err.find(" threads=2 "), std::string::npos) << o.err;
 }
 
-// Issue 20 item 1 (and 2): workload F as YCSB counts it. Every operation
+// Workload F as YCSB counts it. Every operation
 // reads (a read, or the read half of a read-modify-write), each
 // read-modify-write's update is an UPDATE, and READ-MODIFY-WRITE has
 // latencies only. With the null region's empty reads the read latencies
@@ -171,7 +171,7 @@ TEST(YcsbCli, WorkloadFCountsAsYcsbCountsIt) {
   }
 }
 
-// Issue 20 target: a YCSB user's parser sees YCSB's sections for A-F in
+// A YCSB user's parser sees YCSB's sections for A-F in
 // both null-read modes (plus wirebench's own CLIENT, SERVER and TOTAL).
 TEST(YcsbCli, SectionsOfWorkloadsAToFInBothNullReadModes) {
   const std::set<std::string> own = {"OVERALL", "CLEANUP", "MEASURED", "CLIENT", "SERVER",
@@ -194,8 +194,8 @@ TEST(YcsbCli, SectionsOfWorkloadsAToFInBothNullReadModes) {
   }
 }
 
-// Issue 20 item 9: with a JSON exporter and no exportfile, stdout is the
-// JSON export alone, integral values as integers. Issue 35 item 9: every
+// With a JSON exporter and no exportfile, stdout is the
+// JSON export alone, integral values as integers. Every
 // value is a number, as YCSB's exporter interface writes only numbers; the
 // text lines (the basic binding's absent [SERVER], "unavailable (...)") are
 // left out and named on stderr.
@@ -248,7 +248,7 @@ TEST(YcsbCli, JsonExporterStdoutIsTheJsonAlone) {
   }
 }
 
-// Issue 20 item 8: -s prints YCSB's lines: the label glued to the
+// -s prints YCSB's lines: the label glued to the
 // timestamp, a line at 0 sec, "est completion in" while operations are
 // counted, ops/sec as #.##.
 TEST(YcsbCli, StatusLinesAreYcsbs) {
@@ -270,7 +270,7 @@ TEST(YcsbCli, StatusLinesAreYcsbs) {
       << status.back();
 }
 
-// Issue 20 item 6: load with insertstart and no insertcount inserts
+// Load with insertstart and no insertcount inserts
 // recordcount records.
 TEST(YcsbCli, LoadWithInsertstartInsertsRecordcount) {
   const Outcome o = RunWirebench("insertstart", {"load", "-P", Workload("workloada"), "-p",
@@ -280,7 +280,7 @@ TEST(YcsbCli, LoadWithInsertstartInsertsRecordcount) {
   EXPECT_NE(o.err.find("keys 50 to 149"), std::string::npos) << o.err;
 }
 
-// Issue 20 items 3 and 4, and the target: YCSB's workload_template (with
+// YCSB's workload_template (with
 // measurementtype=histogram) and a binding's properties run unchanged; the
 // time-series workload is refused naming what is missing.
 TEST(YcsbCli, YcsbWorkloadFilesAndBindingPropertiesRun) {
@@ -301,7 +301,7 @@ TEST(YcsbCli, YcsbWorkloadFilesAndBindingPropertiesRun) {
   EXPECT_NE(o.err.find("time-series workload is not implemented"), std::string::npos) << o.err;
 }
 
-// Issue 20 item 7: with dataintegrity, YCSB checks every read's values and
+// With dataintegrity, YCSB checks every read's values and
 // times the check under [VERIFY]: ERROR for no data (the null region's empty
 // reads), UNEXPECTED_STATE for a wrong value (its canned record), while the
 // READ keeps the read's own status.
@@ -342,7 +342,7 @@ std::string TestDir(const std::string& name) {
   return dir;
 }
 
-// Issue 20 items 7 and 14: each client's cleanup is timed under [CLEANUP]
+// Each client's cleanup is timed under [CLEANUP]
 // twice (DBWrapper's and HBaseClient2's own sample), with no Return= lines;
 // [OVERALL] spans the client threads' whole run, warm-up included, with
 // every operation they did (YCSB's st..en and opsDone), and the measured
@@ -365,7 +365,7 @@ TEST(YcsbCli, CleanupIsTimedAndOverallSpansTheWholeClientRun) {
   EXPECT_NEAR(ops_done, std::round(ops_done), 1e-6) << o.out;
 }
 
-// Issue 35 item 8: the templates are master's (site.ycsb class names, the
+// The templates are master's (site.ycsb class names, the
 // scan rate properties), and every property they set loads without a note.
 TEST(YcsbCli, WorkloadTemplatesAreMasters) {
   const std::string text = ReadFile(Workload("workload_template"));
@@ -382,7 +382,7 @@ TEST(YcsbCli, WorkloadTemplatesAreMasters) {
   EXPECT_EQ(o.err.find("note:"), std::string::npos) << o.err;
 }
 
-// Issue 35 item 1: YCSB's BasicDB does not time its own cleanup, so
+// YCSB's BasicDB does not time its own cleanup, so
 // DBWrapper's sample alone is under [CLEANUP]: one per client thread.
 TEST(YcsbCli, BasicDbCleanupCountsOnePerThread) {
   for (const auto& db : std::vector<std::vector<std::string>>{
@@ -397,7 +397,7 @@ TEST(YcsbCli, BasicDbCleanupCountsOnePerThread) {
   }
 }
 
-// Issue 35 item 4: more threads than operations (or records to load): YCSB
+// More threads than operations (or records to load): YCSB
 // warns, on stdout, and runs one thread per operation.
 TEST(YcsbCli, ThreadcountIsCappedAtTheOperationCount) {
   const std::string warning =
@@ -422,7 +422,7 @@ TEST(YcsbCli, ThreadcountIsCappedAtTheOperationCount) {
   EXPECT_EQ(Int(Parse(o.out), "CLEANUP", "Operations"), 8) << o.out;
 }
 
-// Issue 35 item 6: without -P and without a workload property YCSB refuses
+// Without -P and without a workload property YCSB refuses
 // to run ("Missing property: workload", "Failed check required properties.");
 // wirebench says so in one line and exits 2. -p workload= alone is enough.
 TEST(YcsbCli, NoWorkloadIsRefusedAsYcsbRefusesIt) {
@@ -442,7 +442,7 @@ TEST(YcsbCli, NoWorkloadIsRefusedAsYcsbRefusesIt) {
   EXPECT_EQ(Int(Parse(o.out), "MEASURED", "Operations"), 10) << o.out;
 }
 
-// Issue 35 item 7: workload E measures SCAN-LATENCY-PER-RECORD as master's
+// Workload E measures SCAN-LATENCY-PER-RECORD as master's
 // CoreWorkload does (each scan's whole microseconds over the records it
 // returned; latency only). A scan that returned no records (the null
 // region answers every Scan with none) has no sample, where master would
@@ -470,7 +470,7 @@ TEST(YcsbCli, ScanLatencyPerRecord) {
   }
   std::string addr = out.substr(out.find("127.0.0.1:"));
   addr = addr.substr(0, addr.find('\n'));
-  // The basic binding has no server (issue 35 item 5): an HBase binding drives this one.
+  // The basic binding has no server: an HBase binding drives this one.
   const std::string load_json = TestDir("scan_load") + "load.json";
   o = RunWirebench("scan_load", {"load", "hbase2", "-P", Workload("workloade"), "--server", addr,
                                  "-p", "recordcount=200", "--json", load_json});
@@ -495,7 +495,7 @@ TEST(YcsbCli, ScanLatencyPerRecord) {
   EXPECT_EQ(o.err.find("SCANs returned no records"), std::string::npos) << o.err;
 }
 
-// Issue 35 item 5: the basic binding is YCSB's BasicDB with
+// The basic binding is YCSB's BasicDB with
 // basicdb.verbose (default true): each client thread prints its properties
 // block, then every database call is a line naming the table, the key and
 // the fields (and values) wirebench generates.
@@ -544,7 +544,7 @@ TEST(YcsbCli, BasicDbVerboseShowsTheKeys) {
   EXPECT_EQ(CountLines(o.out, "UPDATE "), 0u) << o.out;
 }
 
-// Issue 35 item 5: basicdb.simulatedelay makes each call wait, inside its
+// `basicdb.simulatedelay` makes each call wait, inside its
 // latency (randomizedelay=false: the whole delay; true: a whole number of ms
 // below it); a value YCSB cannot parse is one line naming it, exit 2.
 TEST(YcsbCli, BasicDbSimulatedDelay) {
@@ -583,7 +583,7 @@ TEST(YcsbCli, BasicDbSimulatedDelay) {
   EXPECT_NE(o.err.find("'basicdb.simulatedelay'"), std::string::npos) << o.err;
 }
 
-// Issue 35 item 5: the basic binding is YCSB's BasicDB itself: no server is
+// The basic binding is YCSB's BasicDB itself: no server is
 // started and nothing crosses a socket; every call is answered in the
 // client's process as BasicDB answers it (OK; a read's result left empty,
 // so dataintegrity's check finds no data), and the report says there is no
@@ -646,7 +646,7 @@ TEST(YcsbCli, BasicDbRunsInProcessWithNoServer) {
       << o.err;
 }
 
-// Issue 35 item 11: bin/ycsb appends the command's own flag (-t for run,
+// Bin/ycsb appends the command's own flag (-t for run,
 // -load for load) after the user's arguments, and YCSB's Client lets the
 // later one win: `run ... -load` runs the transaction phase and `load ...
 // -t` loads, whatever -p dotransactions says; a note says so.
@@ -686,7 +686,7 @@ TEST(YcsbCli, TheCommandDecidesThePhaseAsBinYcsbDoes) {
   EXPECT_EQ(o.err.find("overridden"), std::string::npos) << o.err;
 }
 
-// Issue 20 item 11: with clientbuffering, HBaseClient2's cleanup times the
+// With clientbuffering, HBaseClient2's cleanup times the
 // final flush as an UPDATE (latency only: not an operation, no Return=),
 // DBWrapper's as CLEANUP.
 TEST(YcsbCli, ClientBufferingTimesTheFinalFlushAsAnUpdate) {
@@ -702,7 +702,7 @@ TEST(YcsbCli, ClientBufferingTimesTheFinalFlushAsAnUpdate) {
   EXPECT_EQ(Int(s, "MEASURED", "Operations"), 200) << o.out;
 }
 
-// Issue 20 item 4: measurementtype=raw prints OneMeasurementRaw's notice,
+// `measurementtype=raw` prints OneMeasurementRaw's notice,
 // every sample ("<OP>,<ms>,<us>") and its summary; measurement.raw.output_file
 // takes the samples (appended, as YCSB opens it); no_summary leaves the count.
 TEST(YcsbCli, RawMeasurementWritesEverySample) {
@@ -749,9 +749,9 @@ TEST(YcsbCli, RawMeasurementWritesEverySample) {
       << written;
 }
 
-// Issue 20 item 4: measurementtype=timeseries prints the summary, then one
-// "<offset ms>, <average us>" line per timeseries.granularity unit. Issue 35
-// item 3: master's OneMeasurementTimeSeries prints no percentile lines (its
+// `measurementtype=timeseries` prints the summary, then one
+// "<offset ms>, <average us>" line per timeseries.granularity unit.
+// Master's OneMeasurementTimeSeries prints no percentile lines (its
 // timeseries.percentiles exists only in an unmerged pull request: a key
 // nobody reads, noted as such).
 TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
@@ -784,7 +784,7 @@ TEST(YcsbCli, TimeSeriesMeasurementPrintsUnits) {
       << bad.err;
 }
 
-// Issue 20 item 4: hdrhistogram.fileoutput writes one HdrHistogram log per
+// `hdrhistogram.fileoutput` writes one HdrHistogram log per
 // measurement, <hdrhistogram.output.path><NAME>.hdr, holding its samples in
 // microseconds.
 TEST(YcsbCli, HdrFileOutputWritesALogPerMeasurement) {
@@ -812,7 +812,7 @@ TEST(YcsbCli, HdrFileOutputWritesALogPerMeasurement) {
   }
 }
 
-// Issue 35 item 2: the status line's measurements take the form of
+// The status line's measurements take the form of
 // measurementtype, as YCSB's StatusThread prints each measurement's
 // getSummary(); timeseries prints the lines on stdout too (standardstatus).
 TEST(YcsbCli, StatusLineFormFollowsMeasurementType) {

@@ -255,7 +255,7 @@ TEST(YcsbWorkloadFiles, EachParsesToItsDefinition) {
   }
 }
 
-// Issue 20 item 3: as YCSB, every property passes through to the binding.
+// As YCSB, every property passes through to the binding.
 // The keys of YCSB master's workload_template and of the HBase binding load
 // without a note; a typo loads too, with one note naming the closest key.
 TEST(YcsbProperties, UnknownKeysPassThroughWithANote) {
@@ -325,7 +325,7 @@ TEST(YcsbProperties, LenientValuesAreReadAsYcsbReadsThem) {
       << refused.status().ToString();
 }
 
-// Issue 20 item 11: the HBase binding's properties as HBaseClient2 reads
+// The HBase binding's properties as HBaseClient2 reads
 // them: durability a Durability name, clientbuffering exactly "true", and a
 // note where wirebench has a default the binding lacks (columnfamily).
 TEST(YcsbWorkloadConfig, HBaseBindingProperties) {
@@ -356,7 +356,7 @@ TEST(YcsbWorkloadConfig, HBaseBindingProperties) {
             std::string::npos);
 }
 
-// Issue 20 item 6: YCSB's Client loads recordcount records when insertcount
+// YCSB's Client loads recordcount records when insertcount
 // is not set, insertstart or not (CoreWorkload's own insertcount, the range
 // reads choose from, stays recordcount - insertstart).
 TEST(YcsbWorkloadConfig, InsertstartWithoutInsertcountLoadsRecordcount) {
@@ -377,7 +377,7 @@ TEST(YcsbWorkloadConfig, InsertstartWithoutInsertcountLoadsRecordcount) {
   EXPECT_TRUE(c->notes.empty());
 }
 
-// Issue 20 target: every workload file YCSB ships loads unchanged; the
+// Every workload file YCSB ships loads unchanged; the
 // time-series workload is refused naming what is missing.
 TEST(YcsbWorkloadFiles, EveryShippedFileLoads) {
   const std::string dir = std::string(WIREBENCH_SOURCE_DIR) + "/workloads";

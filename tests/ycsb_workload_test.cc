@@ -235,7 +235,7 @@ TEST(YcsbRequests, InsertIsAFullRecordOverThePool) {
   EXPECT_EQ(offsets.size(), 10u);  // Fields get different slices.
 }
 
-// Issue 20 item 10: the pool holds RandomByteIterator's bytes: in each group
+// The pool holds RandomByteIterator's bytes: in each group
 // of six, byte k comes from its own bits of one 32-bit draw with its own
 // mask, so byte 0 and 3 take 32 values, 1 and 4 take 64, 2 and 5 take 64
 // (95 = 0b1011111) up to 0x7F.

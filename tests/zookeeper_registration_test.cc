@@ -52,6 +52,20 @@ std::string Bytes(std::initializer_list<int> b) {
 // varint's bytes but one, as real start codes (ms since 1970) do.
 ServerName TestServer() { return {"127.0.0.1", 16020, 1764790000123}; }
 
+// A server's registration in a process of its own (forked while this one
+// holds no ZooKeeper session), which lives until SIGKILL: no destructor
+// runs, so its nodes are never removed cleanly; the keeper thread works
+// meanwhile. The child exits 3 when it could not register.
+pid_t ForkRegisteredServer(const ZooKeeperTarget& target, const ServerName& name = TestServer()) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    auto reg = ZooKeeperRegistration::Register(target, name, "c", std::chrono::milliseconds(20000));
+    if (!reg.ok()) _exit(3);
+    for (;;) pause();
+  }
+  return pid;
+}
+
 // ServerName { host_name = 1: "127.0.0.1", port = 2: 16020, start_code = 3 },
 // encoded by hand from HBase.proto's field numbers.
 const std::string kServerNameBytes =
@@ -293,13 +307,7 @@ TEST(ZooKeeperRegistration, EphemeralNodeVanishesWhenAKilledServersSessionExpire
   const ZooKeeperTarget target{quorum, UniqueRoot("killed")};
   Reader zk(quorum);
   ASSERT_TRUE(zk.connected());
-  const pid_t child = fork();
-  if (child == 0) {
-    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "c", milliseconds(20000));
-    if (!reg.ok()) _exit(3);
-    pause();  // Until SIGKILL: no destructor runs.
-    _exit(0);
-  }
+  const pid_t child = ForkRegisteredServer(target);
   ASSERT_GT(child, 0);
   const bool registered =
       Until([&] { return zk.Exists(target.root + "/meta-region-server"); }, std::chrono::seconds(30));
@@ -324,17 +332,8 @@ TEST(ZooKeeperRegistration, ALiveServerTakesTheRootBackWhenTheOneThatTookItDies)
   SKIP_WITHOUT_ZOOKEEPER();
   const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
   const ZooKeeperTarget target{quorum, UniqueRoot("takeback")};
-  // Each server a process of its own, forked while this one holds no
-  // ZooKeeper session (a lookup closes its own).
-  const auto serve = [&](const ServerName& name) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      auto reg = ZooKeeperRegistration::Register(target, name, "c", milliseconds(20000));
-      if (!reg.ok()) _exit(3);
-      for (;;) pause();  // Until SIGKILL: no destructor runs.
-    }
-    return pid;
-  };
+  // Each server a process of its own (a lookup closes its own session).
+  const auto serve = [&](const ServerName& name) { return ForkRegisteredServer(target, name); };
   const auto names = [&](int64_t code) {
     auto found = LookupMetaRegionServer(target, milliseconds(5000));
     return found.ok() && found->start_code == code;
@@ -369,12 +368,7 @@ TEST(ZooKeeperRegistration, AFrozenServerRegistersAgainAfterItsSessionExpires) {
   const ZooKeeperTarget target{quorum, UniqueRoot("frozen")};
   Reader zk(quorum);
   ASSERT_TRUE(zk.connected());
-  const pid_t child = fork();
-  if (child == 0) {
-    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "c", milliseconds(20000));
-    if (!reg.ok()) _exit(3);
-    for (;;) pause();  // Until SIGKILL; the keeper thread works meanwhile.
-  }
+  const pid_t child = ForkRegisteredServer(target);
   ASSERT_GT(child, 0);
   const std::string master = target.root + "/master";
   const bool registered = Until([&] { return zk.Exists(master); }, std::chrono::seconds(30));

@@ -1,20 +1,25 @@
 // The table of known YCSB properties and their defaults.
 #include "ycsb/properties.h"
 
+#include <iterator>
+
 namespace wirebench::ycsb {
 
 namespace {
-std::vector<PropertySpec> MakeSpecs() {
-  auto none = std::optional<std::string>();
+
+// A property with no default.
+const auto kNone = std::optional<std::string>();
+
+// YCSB's Client.
+std::vector<PropertySpec> ClientSpecs() {
   return {
-      // Client.
       {"workload", "site.ycsb.workloads.CoreWorkload",
        "workload class: site.ycsb.workloads.CoreWorkload (or "
        "com.yahoo.ycsb.workloads.CoreWorkload)"},
       {"db", "site.ycsb.BasicDB", "database binding class (recorded, not loaded)"},
       {"exporter", "site.ycsb.measurements.exporter.TextMeasurementsExporter",
        "measurements exporter class"},
-      {"exportfile", none, "file to write measurements to (default: stdout)"},
+      {"exportfile", kNone, "file to write measurements to (default: stdout)"},
       {"threadcount", "1", "number of client threads (-threads)"},
       {"target", "0", "target operations per second, 0 = as fast as possible (-target)"},
       {"recordcount", "0", "records in the table (0 means 2^31-1, as in YCSB)"},
@@ -25,7 +30,12 @@ std::vector<PropertySpec> MakeSpecs() {
       {"status.interval", "10", "seconds between status lines"},
       {"label", "", "label prefixed to status lines (-l)"},
       {"debug", "false", "verbose output"},
-      // CoreWorkload.
+  };
+}
+
+// CoreWorkload's, and the basic binding's (YCSB's BasicDB).
+std::vector<PropertySpec> WorkloadSpecs() {
+  return {
       {"table", "usertable", "table name"},
       {"basicdb.verbose", "true",
        "basic binding: print BasicDB's properties block and a line per database call"},
@@ -61,11 +71,15 @@ std::vector<PropertySpec> MakeSpecs() {
       {"insertorder", "hashed", "key order of inserts: hashed or ordered"},
       {"zeropadding", "1", "digits the key number is zero-padded to"},
       {"insertstart", "0", "first key number this client inserts"},
-      {"insertcount", none,
+      {"insertcount", kNone,
        "number of keys this client inserts (default recordcount - insertstart)"},
       {"core_workload_insertion_retry_limit", "0", "insert retries (recorded, not used)"},
       {"core_workload_insertion_retry_interval", "3", "seconds between insert retries"},
-      // Measurements.
+  };
+}
+
+std::vector<PropertySpec> MeasurementSpecs() {
+  return {
       {"measurementtype", "hdrhistogram",
        "measurement type: hdrhistogram, histogram, hdrhistogram+histogram, hdrhistogram+raw, "
        "timeseries, raw"},
@@ -73,7 +87,7 @@ std::vector<PropertySpec> MakeSpecs() {
        "latency from the actual send (op), the intended start (intended), or both"},
       {"measurement.trackjvm", "false", "track JVM statistics (YCSB only; ignored)"},
       {"measurement.histogram.verbose", "false", "print every histogram bucket"},
-      {"measurement.raw.output_file", none, "raw measurement output file"},
+      {"measurement.raw.output_file", kNone, "raw measurement output file"},
       {"measurement.raw.no_summary", "false", "no summary for raw measurements"},
       {"histogram.buckets", "1000", "buckets of the plain histogram"},
       {"timeseries.granularity", "1000", "milliseconds per time-series point"},
@@ -81,8 +95,13 @@ std::vector<PropertySpec> MakeSpecs() {
       {"hdrhistogram.fileoutput", "false", "write HdrHistogram interval logs"},
       {"hdrhistogram.output.path", "", "prefix of HdrHistogram interval log files"},
       {"reportlatencyforeacherror", "false", "separate latency for each error status"},
-      {"latencytrackederrors", none, "error statuses with their own latency"},
-      // HBase binding.
+      {"latencytrackederrors", kNone, "error statuses with their own latency"},
+  };
+}
+
+// The HBase binding's, keys known to have no effect here, and wirebench's own.
+std::vector<PropertySpec> BindingSpecs() {
+  return {
       {"columnfamily", "family",
        "column family of every cell (HBaseClient2 requires it; wirebench defaults to 'family')"},
       {"clientbuffering", "false", "buffer puts client-side into Multi calls (BufferedMutator)"},
@@ -101,13 +120,24 @@ std::vector<PropertySpec> MakeSpecs() {
       {"maxscanrate", "0", "scan binding option (no effect)"},
       {"scanoptimelimit", "0", "scan binding option (no effect)"},
       {"spin.sleep", "false", "binding option (no effect)"},
-      {"principal", none, "HBase binding: Kerberos principal (no effect)"},
-      {"keytab", none, "HBase binding: Kerberos keytab (no effect)"},
+      {"principal", kNone, "HBase binding: Kerberos principal (no effect)"},
+      {"keytab", kNone, "HBase binding: Kerberos keytab (no effect)"},
       {"sleepafterload", "0", "sleep after the load phase (no effect)"},
       // wirebench.
       {"seed", "1", "seed of every random choice (per-client generators and the value pool)"},
   };
 }
+
+std::vector<PropertySpec> MakeSpecs() {
+  std::vector<PropertySpec> specs;
+  for (auto part : {ClientSpecs, WorkloadSpecs, MeasurementSpecs, BindingSpecs}) {
+    std::vector<PropertySpec> more = part();
+    specs.insert(specs.end(), std::make_move_iterator(more.begin()),
+                 std::make_move_iterator(more.end()));
+  }
+  return specs;
+}
+
 }  // namespace
 
 const std::vector<PropertySpec>& YcsbPropertySpecs() {

@@ -54,180 +54,194 @@ StatusOr<LengthDistribution> ParseLength(const Properties& props, const char* ke
                  (allow_constant ? "constant, " : "") + "uniform or zipfian, got '" + *s + "'");
 }
 
-}  // namespace
+// Refuses any workload class but CoreWorkload, naming the time-series one.
+Status CheckWorkloadClass(const Properties& props) {
+  StatusOr<std::string> w = props.GetString("workload");
+  if (!w.ok()) return w.status();
+  if (w->find("TimeSeriesWorkload") != std::string::npos) {
+    return Status::Unimplemented(
+        "property 'workload' is " + *w + " (set at " + props.SourceOf("workload") +
+        "): YCSB's time-series workload is not implemented in wirebench, which runs "
+        "CoreWorkload only (workloads a-f, workload_template)");
+  }
+  if (*w != "site.ycsb.workloads.CoreWorkload" && *w != "com.yahoo.ycsb.workloads.CoreWorkload") {
+    return Invalid(
+        "property 'workload' must be site.ycsb.workloads.CoreWorkload (or "
+        "com.yahoo.ycsb.workloads.CoreWorkload), got '" +
+        *w + "'; wirebench implements only CoreWorkload");
+  }
+  return Status::Ok();
+}
 
-StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties& props) {
-  CoreWorkloadConfig c;
-  {
-    StatusOr<std::string> w = props.GetString("workload");
-    if (!w.ok()) return w.status();
-    if (w->find("TimeSeriesWorkload") != std::string::npos) {
-      return Status::Unimplemented(
-          "property 'workload' is " + *w + " (set at " + props.SourceOf("workload") +
-          "): YCSB's time-series workload is not implemented in wirebench, which runs "
-          "CoreWorkload only (workloads a-f, workload_template)");
-    }
-    if (*w != "site.ycsb.workloads.CoreWorkload" && *w != "com.yahoo.ycsb.workloads.CoreWorkload") {
-      return Invalid(
-          "property 'workload' must be site.ycsb.workloads.CoreWorkload (or "
-          "com.yahoo.ycsb.workloads.CoreWorkload), got '" +
-          *w + "'; wirebench implements only CoreWorkload");
-    }
+StatusOr<RequestDistribution> ParseRequestDistribution(const Properties& props) {
+  StatusOr<std::string> s = props.GetString("requestdistribution");
+  if (!s.ok()) return s.status();
+  static constexpr RequestDistribution kAll[] = {
+      RequestDistribution::kUniform,    RequestDistribution::kZipfian,
+      RequestDistribution::kLatest,     RequestDistribution::kHotspot,
+      RequestDistribution::kSequential, RequestDistribution::kExponential};
+  for (RequestDistribution d : kAll)
+    if (*s == RequestDistributionName(d)) return d;
+  return Invalid(
+      "property 'requestdistribution' must be uniform, zipfian, latest, hotspot, "
+      "sequential or exponential, got '" +
+      *s + "'");
+}
+
+// How the keys are made: insertorder (ordered unless "hashed") and zeropadding.
+Status ReadKeyFormat(const Properties& props, CoreWorkloadConfig* c) {
+  StatusOr<std::string> s = props.GetString("insertorder");
+  if (!s.ok()) return s.status();
+  // YCSB: "hashed" hashes the keys; any other value orders them.
+  if (*s != "hashed" && *s != "ordered")
+    props.Note("property 'insertorder' = '" + *s + "' (set at " + props.SourceOf("insertorder") +
+               "): YCSB orders the keys for any value but 'hashed'; so does wirebench");
+  c->ordered_inserts = *s != "hashed";
+  int64_t padding = 1;
+  WB_GET(GetInt, "zeropadding", padding);
+  // YCSB pads to zeropadding digits; 0 or less pads nothing, as 1 does.
+  c->zero_padding = int(std::clamp<int64_t>(padding, 1, int64_t(kMaxZeroPadding) + 1));
+  return Status::Ok();
+}
+
+// The load phase's keys: insertstart and insertcount (recordcount's when unset).
+Status ReadInsertRange(const Properties& props, bool record_count_unset, CoreWorkloadConfig* c) {
+  WB_GET(GetInt, "insertstart", c->insert_start);
+  if (props.Has("insertcount")) {
+    WB_GET(GetInt, "insertcount", c->insert_count);
+    if (c->insert_count < 0) return Invalid("property 'insertcount' must be >= 0");
+  } else if (c->insert_start > 0 && !record_count_unset) {
+    c->notes.push_back("insertstart=" + std::to_string(c->insert_start) +
+                       " without insertcount: the load phase inserts recordcount (" +
+                       std::to_string(c->record_count) + ") records, keys " +
+                       std::to_string(c->insert_start) + " to " +
+                       std::to_string(c->insert_start + c->record_count - 1) +
+                       ", as YCSB's Client does; set insertcount to insert fewer");
   }
-  WB_GET(GetInt, "recordcount", c.record_count);
-  const bool record_count_unset = c.record_count == 0;
-  if (record_count_unset) c.record_count = std::numeric_limits<int32_t>::max();
-  WB_GET(GetInt, "operationcount", c.operation_count);
-  WB_GET(GetString, "table", c.table);
-  WB_GET(GetString, "columnfamily", c.column_family);
-  WB_GET(GetInt, "fieldcount", c.field_count);
-  WB_GET(GetString, "fieldnameprefix", c.field_name_prefix);
-  {
-    StatusOr<LengthDistribution> d = ParseLength(props, "fieldlengthdistribution", true);
-    if (!d.ok()) return d.status();
-    c.field_length_distribution = *d;
+  return Status::Ok();
+}
+
+// HBaseClient2 buffers only for exactly "true" (String.equals); YCSB's
+// BasicDB (the basic binding) has no buffer: each put is a call.
+StatusOr<bool> ParseClientBuffering(const Properties& props) {
+  StatusOr<std::string> b = props.GetString("clientbuffering");
+  if (!b.ok()) return b.status();
+  StatusOr<std::string> db = props.GetString("db");
+  if (*b == "true" && props.Has("db") && db.ok() &&
+      (*db == "site.ycsb.BasicDB" || *db == "com.yahoo.ycsb.BasicDB")) {
+    props.Note(StrCat("property 'clientbuffering' = 'true' (set at ",
+                      props.SourceOf("clientbuffering"), ") is YCSB's HBase binding's; ", *db,
+                      " has no buffer and ignores it, so every put is its own call"));
+    return false;
   }
-  WB_GET(GetInt, "fieldlength", c.field_length);
-  WB_GET(GetInt, "minfieldlength", c.min_field_length);
-  c.read_all_fields = props.GetYcsbBool("readallfields");
-  c.write_all_fields = props.GetYcsbBool("writeallfields");
-  c.data_integrity = props.GetYcsbBool("dataintegrity");
-  WB_GET(GetDouble, "readproportion", c.read_proportion);
-  WB_GET(GetDouble, "updateproportion", c.update_proportion);
-  WB_GET(GetDouble, "insertproportion", c.insert_proportion);
-  WB_GET(GetDouble, "scanproportion", c.scan_proportion);
-  WB_GET(GetDouble, "readmodifywriteproportion", c.read_modify_write_proportion);
-  {
-    StatusOr<std::string> s = props.GetString("requestdistribution");
-    if (!s.ok()) return s.status();
-    static constexpr RequestDistribution kAll[] = {
-        RequestDistribution::kUniform,    RequestDistribution::kZipfian,
-        RequestDistribution::kLatest,     RequestDistribution::kHotspot,
-        RequestDistribution::kSequential, RequestDistribution::kExponential};
-    bool found = false;
-    for (RequestDistribution d : kAll) {
-      if (*s == RequestDistributionName(d)) {
-        c.request_distribution = d;
-        found = true;
-      }
-    }
-    if (!found) {
-      return Invalid(
-          "property 'requestdistribution' must be uniform, zipfian, latest, hotspot, "
-          "sequential or exponential, got '" +
-          *s + "'");
-    }
-  }
-  if (record_count_unset && c.request_distribution == RequestDistribution::kLatest) {
+  if (*b != "true" && *b != "false")
+    props.Note("property 'clientbuffering' = '" + *b + "' (set at " +
+               props.SourceOf("clientbuffering") +
+               "): YCSB's HBase binding buffers only for exactly 'true'; so does wirebench");
+  return *b == "true";
+}
+
+Status CheckDurability(const Properties& props, const std::string& durability) {
+  static constexpr const char* kDurabilities[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL",
+                                                  "SYNC_WAL", "FSYNC_WAL"};
+  if (std::find(std::begin(kDurabilities), std::end(kDurabilities), durability) ==
+      std::end(kDurabilities))
+    return Invalid("property 'durability' must be an HBase Durability name (USE_DEFAULT, "
+                   "SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL), got '" + durability +
+                   "' (set at " + props.SourceOf("durability") +
+                   "); YCSB's HBase binding fails on it too");
+  return Status::Ok();
+}
+
+// The record's shape: field count, names, lengths and what reads and writes touch.
+Status ReadRecordShape(const Properties& props, CoreWorkloadConfig* c) {
+  WB_GET(GetString, "table", c->table);
+  WB_GET(GetString, "columnfamily", c->column_family);
+  WB_GET(GetInt, "fieldcount", c->field_count);
+  WB_GET(GetString, "fieldnameprefix", c->field_name_prefix);
+  StatusOr<LengthDistribution> d = ParseLength(props, "fieldlengthdistribution", true);
+  if (!d.ok()) return d.status();
+  c->field_length_distribution = *d;
+  WB_GET(GetInt, "fieldlength", c->field_length);
+  WB_GET(GetInt, "minfieldlength", c->min_field_length);
+  c->read_all_fields = props.GetYcsbBool("readallfields");
+  c->write_all_fields = props.GetYcsbBool("writeallfields");
+  c->data_integrity = props.GetYcsbBool("dataintegrity");
+  return Status::Ok();
+}
+
+// The operation mix and how keys and scan lengths are chosen.
+Status ReadOperations(const Properties& props, bool record_count_unset, CoreWorkloadConfig* c) {
+  WB_GET(GetDouble, "readproportion", c->read_proportion);
+  WB_GET(GetDouble, "updateproportion", c->update_proportion);
+  WB_GET(GetDouble, "insertproportion", c->insert_proportion);
+  WB_GET(GetDouble, "scanproportion", c->scan_proportion);
+  WB_GET(GetDouble, "readmodifywriteproportion", c->read_modify_write_proportion);
+  StatusOr<RequestDistribution> rd = ParseRequestDistribution(props);
+  if (!rd.ok()) return rd.status();
+  c->request_distribution = *rd;
+  if (record_count_unset && c->request_distribution == RequestDistribution::kLatest) {
     // YCSB would sum zeta over 2^31-1 items (minutes of CPU) before starting.
     return Invalid(
         "requestdistribution=latest needs property 'recordcount' set (> 0); with "
         "recordcount=0 YCSB uses 2^31-1 records");
   }
-  WB_GET(GetDouble, "hotspotdatafraction", c.hotspot_data_fraction);
-  WB_GET(GetDouble, "hotspotopnfraction", c.hotspot_opn_fraction);
-  WB_GET(GetDouble, "exponential.percentile", c.exponential_percentile);
-  WB_GET(GetDouble, "exponential.frac", c.exponential_frac);
-  WB_GET(GetInt, "minscanlength", c.min_scan_length);
-  WB_GET(GetInt, "maxscanlength", c.max_scan_length);
-  {
-    StatusOr<LengthDistribution> d = ParseLength(props, "scanlengthdistribution", false);
-    if (!d.ok()) return d.status();
-    c.scan_length_distribution = *d;
-  }
-  {
-    StatusOr<std::string> s = props.GetString("insertorder");
-    if (!s.ok()) return s.status();
-    // YCSB: "hashed" hashes the keys; any other value orders them.
-    if (*s != "hashed" && *s != "ordered")
-      props.Note("property 'insertorder' = '" + *s + "' (set at " + props.SourceOf("insertorder") +
-                 "): YCSB orders the keys for any value but 'hashed'; so does wirebench");
-    c.ordered_inserts = *s != "hashed";
-  }
-  {
-    int64_t padding = 1;
-    WB_GET(GetInt, "zeropadding", padding);
-    // YCSB pads to zeropadding digits; 0 or less pads nothing, as 1 does.
-    c.zero_padding = int(std::clamp<int64_t>(padding, 1, int64_t(kMaxZeroPadding) + 1));
-  }
-  WB_GET(GetInt, "insertstart", c.insert_start);
-  if (props.Has("insertcount")) {
-    WB_GET(GetInt, "insertcount", c.insert_count);
-    if (c.insert_count < 0) return Invalid("property 'insertcount' must be >= 0");
-  } else if (c.insert_start > 0 && !record_count_unset) {
-    c.notes.push_back("insertstart=" + std::to_string(c.insert_start) +
-                      " without insertcount: the load phase inserts recordcount (" +
-                      std::to_string(c.record_count) + ") records, keys " +
-                      std::to_string(c.insert_start) + " to " +
-                      std::to_string(c.insert_start + c.record_count - 1) +
-                      ", as YCSB's Client does; set insertcount to insert fewer");
-  }
-  {
-    // HBaseClient2 buffers only for exactly "true" (String.equals).
-    StatusOr<std::string> b = props.GetString("clientbuffering");
-    if (!b.ok()) return b.status();
-    c.client_buffering = *b == "true";
-    // YCSB's BasicDB (the basic binding) has no buffer: each put is a call.
-    StatusOr<std::string> db = props.GetString("db");
-    if (c.client_buffering && props.Has("db") && db.ok() &&
-        (*db == "site.ycsb.BasicDB" || *db == "com.yahoo.ycsb.BasicDB")) {
-      c.client_buffering = false;
-      props.Note(StrCat("property 'clientbuffering' = 'true' (set at ",
-                        props.SourceOf("clientbuffering"), ") is YCSB's HBase binding's; ", *db,
-                        " has no buffer and ignores it, so every put is its own call"));
-    } else if (*b != "true" && *b != "false")
-      props.Note("property 'clientbuffering' = '" + *b + "' (set at " +
-                 props.SourceOf("clientbuffering") +
-                 "): YCSB's HBase binding buffers only for exactly 'true'; so does wirebench");
-  }
-  WB_GET(GetString, "durability", c.durability);
-  {
-    static constexpr const char* kDurabilities[] = {"USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL",
-                                                    "SYNC_WAL", "FSYNC_WAL"};
-    if (std::find(std::begin(kDurabilities), std::end(kDurabilities), c.durability) ==
-        std::end(kDurabilities))
-      return Invalid("property 'durability' must be an HBase Durability name (USE_DEFAULT, "
-                     "SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL), got '" + c.durability +
-                     "' (set at " + props.SourceOf("durability") +
-                     "); YCSB's HBase binding fails on it too");
-  }
-  if (!props.Has("columnfamily"))
-    c.notes.push_back(std::string(kColumnFamilyNotSetNote) + ": YCSB's HBase binding refuses to start without it "
-                      "(\"must specify a columnfamily\"); wirebench uses its default, '" +
-                      c.column_family + "'");
-  WB_GET(GetInt, "writebuffersize", c.write_buffer_size);
-  {
-    int64_t seed = 0;
-    WB_GET(GetInt, "seed", seed);
-    c.seed = uint64_t(seed);
-  }
-  WB_RETURN_IF_ERROR(c.Validate());
-  return c;
+  WB_GET(GetDouble, "hotspotdatafraction", c->hotspot_data_fraction);
+  WB_GET(GetDouble, "hotspotopnfraction", c->hotspot_opn_fraction);
+  WB_GET(GetDouble, "exponential.percentile", c->exponential_percentile);
+  WB_GET(GetDouble, "exponential.frac", c->exponential_frac);
+  WB_GET(GetInt, "minscanlength", c->min_scan_length);
+  WB_GET(GetInt, "maxscanlength", c->max_scan_length);
+  StatusOr<LengthDistribution> d = ParseLength(props, "scanlengthdistribution", false);
+  if (!d.ok()) return d.status();
+  c->scan_length_distribution = *d;
+  return Status::Ok();
 }
 
-Status CoreWorkloadConfig::Validate() {
-  if (record_count < 0) return Invalid("property 'recordcount' must be >= 0");
-  if (operation_count < 0) return Invalid("property 'operationcount' must be >= 0");
-  if (field_count < 1 || field_count > kMaxFieldCount) {
+// What the HBase binding reads: buffering, durability, the column family's note, the buffer size.
+Status ReadBindingOptions(const Properties& props, CoreWorkloadConfig* c) {
+  StatusOr<bool> buffering = ParseClientBuffering(props);
+  if (!buffering.ok()) return buffering.status();
+  c->client_buffering = *buffering;
+  WB_GET(GetString, "durability", c->durability);
+  WB_RETURN_IF_ERROR(CheckDurability(props, c->durability));
+  if (!props.Has("columnfamily"))
+    c->notes.push_back(std::string(kColumnFamilyNotSetNote) +
+                       ": YCSB's HBase binding refuses to start without it "
+                       "(\"must specify a columnfamily\"); wirebench uses its default, '" +
+                       c->column_family + "'");
+  WB_GET(GetInt, "writebuffersize", c->write_buffer_size);
+  return Status::Ok();
+}
+
+// Validate's parts.
+
+Status CheckFields(const CoreWorkloadConfig& c) {
+  if (c.field_count < 1 || c.field_count > kMaxFieldCount) {
     return Invalid("property 'fieldcount' must be in [1, " + std::to_string(kMaxFieldCount) +
-                   "], got " + std::to_string(field_count));
+                   "], got " + std::to_string(c.field_count));
   }
-  if (field_length < 0 || field_length > kMaxFieldLength) {
+  if (c.field_length < 0 || c.field_length > kMaxFieldLength) {
     return Invalid("property 'fieldlength' must be in [0, " + std::to_string(kMaxFieldLength) +
-                   "], got " + std::to_string(field_length));
+                   "], got " + std::to_string(c.field_length));
   }
-  if (field_length_distribution != LengthDistribution::kConstant &&
-      (min_field_length < 0 || min_field_length > field_length)) {
+  if (c.field_length_distribution != LengthDistribution::kConstant &&
+      (c.min_field_length < 0 || c.min_field_length > c.field_length)) {
     return Invalid("property 'minfieldlength' must be in [0, fieldlength=" +
-                   std::to_string(field_length) + "], got " + std::to_string(min_field_length));
+                   std::to_string(c.field_length) + "], got " +
+                   std::to_string(c.min_field_length));
   }
-  if (data_integrity && field_length_distribution != LengthDistribution::kConstant) {
+  if (c.data_integrity && c.field_length_distribution != LengthDistribution::kConstant) {
     return Invalid(
         "dataintegrity=true needs fieldlengthdistribution=constant (YCSB: \"Must have "
         "constant field size to check data integrity.\")");
   }
-  const double props[] = {read_proportion, update_proportion, insert_proportion, scan_proportion,
-                          read_modify_write_proportion};
+  return Status::Ok();
+}
+
+Status CheckProportions(const CoreWorkloadConfig& c) {
+  const double props[] = {c.read_proportion, c.update_proportion, c.insert_proportion,
+                          c.scan_proportion, c.read_modify_write_proportion};
   static const char* kNames[] = {"readproportion", "updateproportion", "insertproportion",
                                  "scanproportion", "readmodifywriteproportion"};
   double sum = 0;
@@ -243,33 +257,68 @@ Status CoreWorkloadConfig::Validate() {
         "the operation proportions (readproportion, updateproportion, insertproportion, "
         "scanproportion, readmodifywriteproportion) are all 0; set at least one");
   }
-  if (hotspot_data_fraction < 0 || hotspot_data_fraction > 1) {
+  return Status::Ok();
+}
+
+// The key and scan-length distributions' parameters, and the keys' padding.
+Status CheckDistributions(const CoreWorkloadConfig& c) {
+  if (c.hotspot_data_fraction < 0 || c.hotspot_data_fraction > 1) {
     return Invalid("property 'hotspotdatafraction' must be in [0, 1], got " +
-                   std::to_string(hotspot_data_fraction));
+                   std::to_string(c.hotspot_data_fraction));
   }
-  if (hotspot_opn_fraction < 0 || hotspot_opn_fraction > 1) {
+  if (c.hotspot_opn_fraction < 0 || c.hotspot_opn_fraction > 1) {
     return Invalid("property 'hotspotopnfraction' must be in [0, 1], got " +
-                   std::to_string(hotspot_opn_fraction));
+                   std::to_string(c.hotspot_opn_fraction));
   }
-  if (!(exponential_percentile > 0 && exponential_percentile < 100)) {
+  if (!(c.exponential_percentile > 0 && c.exponential_percentile < 100)) {
     return Invalid("property 'exponential.percentile' must be in (0, 100), got " +
-                   std::to_string(exponential_percentile));
+                   std::to_string(c.exponential_percentile));
   }
-  if (!(exponential_frac > 0)) {
+  if (!(c.exponential_frac > 0)) {
     return Invalid("property 'exponential.frac' must be > 0, got " +
-                   std::to_string(exponential_frac));
+                   std::to_string(c.exponential_frac));
   }
-  if (min_scan_length < 1 || max_scan_length < min_scan_length ||
-      max_scan_length > std::numeric_limits<uint32_t>::max()) {
+  if (c.min_scan_length < 1 || c.max_scan_length < c.min_scan_length ||
+      c.max_scan_length > std::numeric_limits<uint32_t>::max()) {
     return Invalid(
         "properties 'minscanlength' and 'maxscanlength' must satisfy 1 <= minscanlength "
         "<= maxscanlength < 2^32, got " +
-        std::to_string(min_scan_length) + " and " + std::to_string(max_scan_length));
+        std::to_string(c.min_scan_length) + " and " + std::to_string(c.max_scan_length));
   }
-  if (zero_padding < 1 || zero_padding > kMaxZeroPadding) {
+  if (c.zero_padding < 1 || c.zero_padding > kMaxZeroPadding) {
     return Invalid("property 'zeropadding' must be in [1, " + std::to_string(kMaxZeroPadding) +
-                   "], got " + std::to_string(zero_padding));
+                   "], got " + std::to_string(c.zero_padding));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<CoreWorkloadConfig> CoreWorkloadConfig::FromProperties(const Properties& props) {
+  CoreWorkloadConfig c;
+  WB_RETURN_IF_ERROR(CheckWorkloadClass(props));
+  WB_GET(GetInt, "recordcount", c.record_count);
+  const bool record_count_unset = c.record_count == 0;
+  if (record_count_unset) c.record_count = std::numeric_limits<int32_t>::max();
+  WB_GET(GetInt, "operationcount", c.operation_count);
+  WB_RETURN_IF_ERROR(ReadRecordShape(props, &c));
+  WB_RETURN_IF_ERROR(ReadOperations(props, record_count_unset, &c));
+  WB_RETURN_IF_ERROR(ReadKeyFormat(props, &c));
+  WB_RETURN_IF_ERROR(ReadInsertRange(props, record_count_unset, &c));
+  WB_RETURN_IF_ERROR(ReadBindingOptions(props, &c));
+  int64_t seed = 0;
+  WB_GET(GetInt, "seed", seed);
+  c.seed = uint64_t(seed);
+  WB_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+Status CoreWorkloadConfig::Validate() {
+  if (record_count < 0) return Invalid("property 'recordcount' must be >= 0");
+  if (operation_count < 0) return Invalid("property 'operationcount' must be >= 0");
+  WB_RETURN_IF_ERROR(CheckFields(*this));
+  WB_RETURN_IF_ERROR(CheckProportions(*this));
+  WB_RETURN_IF_ERROR(CheckDistributions(*this));
   if (insert_start < 0) return Invalid("property 'insertstart' must be >= 0");
   if (load_count < 0) load_count = insert_count >= 0 ? insert_count : record_count;
   if (insert_count < 0) insert_count = record_count - insert_start;

@@ -140,16 +140,8 @@ std::string MpiConflict(const CompareOptions& o, const std::string& builds) {
   return "";
 }
 
-}  // namespace
-
-void AddCompareCommand(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<CompareOptions>();
-  o->cell.colocated.region.settings.Set("--null-reads", "canned");
-  CLI::App* cmd = app.add_subcommand(
-      "compare",
-      "Codec comparison: codecs x workloads x record sizes x thread counts, co-located, repeated; "
-      "tables, charts "
-      "and HdrHistogram logs in --out");
+// The matrix: codecs, RPC layers, workloads, thread counts, record sizes, repeats.
+void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
   AddEntryListOption(cmd, "--codecs", &o->codecs, Codecs(),
                      "Codecs to compare (default: all: " + CodecNames() + ")");
   AddEntryListOption(cmd, "--rpcs", &o->rpcs, Transports(),
@@ -175,6 +167,11 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+}
+
+// The report: the baseline column (its option returned, to tell whether it
+// was given), the pairwise table, the floor, the output folder.
+CLI::Option* AddReportOptions(CLI::App* cmd, const std::shared_ptr<CompareOptions>& o) {
   CLI::Option* baseline =
       cmd->add_option("--baseline", o->baseline,
                       "Column the ratios are against (any column; when the default pb is not "
@@ -187,6 +184,12 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
                 "Leave out the machine's floor (`wirebench floor` for each column's bytes, measured "
                 "after the matrix) and the \"Total CPU vs floor\" rows");
   cmd->add_option("--out", o->out, "Output folder (default results/compare-<time>)");
+  return baseline;
+}
+
+// How each cell runs: its measured and warm-up seconds, key space, pinning
+// and instruction counting.
+void AddCellOptions(CLI::App* cmd, CompareOptions* o) {
   cmd->add_option("--seconds", o->seconds, "Measured seconds per cell")
       ->capture_default_str()
       ->check(CLI::Validator(
@@ -213,58 +216,91 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--ops", o->cell.ops,
                   "With --instructions: measured operations per cell (default 20000)")
       ->check(CLI::PositiveNumber);
-  auto builds = std::make_shared<std::string>();
-  cmd->add_option("--builds", *builds,
+}
+
+// The other ways to run the matrix: across builds, as one MPI job.
+struct CompareModes {
+  std::string builds;
+  bool mpi = false;
+};
+
+void AddModeOptions(CLI::App* cmd, CompareOptions* o, CompareModes* m) {
+  cmd->add_option("--builds", m->builds,
                   "Compare builds, not only codecs: LABEL=PATH,LABEL=PATH (each PATH a wirebench "
                   "binary; every cell runs with that build's client and server, ratios against "
                   "the first; the same binary twice is an A/A check)");
-  auto mpi = std::make_shared<bool>(false);
-  cmd->add_flag("--mpi", *mpi,
+  cmd->add_flag("--mpi", m->mpi,
                 "Run the matrix as one MPI job (mpirun -np N wirebench compare --mpi ...): every "
                 "rank a client of every cell, each cell measured as `run --mpi` measures one "
                 "run; rank 0 writes the report (docs/multi-host.md)");
   cmd->add_option("--server", o->cell.server,
                   "With --mpi: every cell against this running server (HOST:PORT; it must serve "
                   "every codec of --codecs) instead of a co-located one per cell");
-  cmd->callback([o, exit_code, cmd, baseline, builds, mpi] {
+}
+
+// Refuses what cannot be combined (exit 2, saying what to do instead).
+int Refuse(const std::string& why) {
+  std::fprintf(stderr, "wirebench compare: %s\n", why.c_str());
+  return 2;
+}
+
+// Runs the matrix the way the command line asked: as an MPI job, across
+// builds, or here (under callgrind first when counting instructions).
+void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_given,
+                       int* exit_code) {
+  if (m.mpi) {
+    if (const std::string why = MpiConflict(o, m.builds); !why.empty()) {
+      *exit_code = Refuse(why);
+      return;
+    }
+    // Several ranks on one host: the default pinning would put every rank on CPU 0.
+    o.pin = false;
+    *exit_code = RunCompareMpi(o);
+    return;
+  }
+  if (!o.cell.server.empty()) {
+    *exit_code = Refuse(
+        "--server is for compare --mpi (clients on many hosts against one server); without "
+        "--mpi compare starts a co-located server per cell: leave out --server, or add --mpi "
+        "and start it under mpirun");
+    return;
+  }
+  if (!m.builds.empty()) {
+    if (!o.fieldlengths.empty() || !o.fieldcounts.empty()) {
+      *exit_code = Refuse(
+          "--builds does not sweep record sizes yet; give one size with -p fieldlength=N (and "
+          "-p fieldcount=N), or compare one build's sizes without --builds");
+      return;
+    }
+    // Each cell's child runs itself under callgrind with --instructions.
+    if (o.cell.instructions && !repeat_given) o.repeat = 1;
+    *exit_code = RunBuildsCommand(o, m.builds);
+    return;
+  }
+  if (ReRunUnderCallgrind(o.cell, exit_code)) return;
+  // Instruction counts are deterministic: one repeat unless asked for more.
+  if (o.cell.instructions && !repeat_given) o.repeat = 1;
+  *exit_code = RunCompareCommand(o);
+}
+
+}  // namespace
+
+void AddCompareCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<CompareOptions>();
+  o->cell.colocated.region.settings.Set("--null-reads", "canned");
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Codec comparison: codecs x workloads x record sizes x thread counts, co-located, repeated; "
+      "tables, charts "
+      "and HdrHistogram logs in --out");
+  AddMatrixOptions(cmd, o.get());
+  CLI::Option* baseline = AddReportOptions(cmd, o);
+  AddCellOptions(cmd, o.get());
+  auto modes = std::make_shared<CompareModes>();
+  AddModeOptions(cmd, o.get(), modes.get());
+  cmd->callback([o, exit_code, cmd, baseline, modes] {
     o->baseline_given = baseline->count() > 0;
-    if (*mpi) {
-      if (const std::string why = MpiConflict(*o, *builds); !why.empty()) {
-        std::fprintf(stderr, "wirebench compare: %s\n", why.c_str());
-        *exit_code = 2;
-        return;
-      }
-      // Several ranks on one host: the default pinning would put every rank on CPU 0.
-      o->pin = false;
-      *exit_code = RunCompareMpi(*o);
-      return;
-    }
-    if (!o->cell.server.empty()) {
-      std::fprintf(stderr,
-                   "wirebench compare: --server is for compare --mpi (clients on many hosts "
-                   "against one server); without --mpi compare starts a co-located server per "
-                   "cell: leave out --server, or add --mpi and start it under mpirun\n");
-      *exit_code = 2;
-      return;
-    }
-    if (!builds->empty()) {
-      if (!o->fieldlengths.empty() || !o->fieldcounts.empty()) {
-        std::fprintf(stderr,
-                     "wirebench compare: --builds does not sweep record sizes yet; give one size "
-                     "with -p fieldlength=N (and -p fieldcount=N), or compare one build's sizes "
-                     "without --builds\n");
-        *exit_code = 2;
-        return;
-      }
-      // Each cell's child runs itself under callgrind with --instructions.
-      if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
-      *exit_code = RunBuildsCommand(*o, *builds);
-      return;
-    }
-    if (ReRunUnderCallgrind(o->cell, exit_code)) return;
-    // Instruction counts are deterministic: one repeat unless asked for more.
-    if (o->cell.instructions && cmd->count("--repeat") == 0) o->repeat = 1;
-    *exit_code = RunCompareCommand(*o);
+    RunCompareAsAsked(*o, *modes, cmd->count("--repeat") > 0, exit_code);
   });
 }
 

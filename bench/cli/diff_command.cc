@@ -49,6 +49,97 @@ std::string LabelOf(const std::string& path, const std::string& fallback) {
   return name.empty() ? fallback : name;
 }
 
+// Reads both saved sides, labelled; false (said on stderr) when one cannot
+// be read or the two are not comparable.
+bool ReadSides(const DiffOptions& o, const std::string& base_label, const std::string& new_label,
+               std::vector<BuildSide>* sides) {
+  const std::string rpc(DefaultTransport().name());
+  for (const auto& [path, label] : {std::pair{o.base, base_label}, std::pair{o.next, new_label}}) {
+    auto side = ReadSavedSide(path, label, rpc);
+    if (!side.ok()) {
+      std::fprintf(stderr, "wirebench diff: %s\n", side.status().ToString().c_str());
+      return false;
+    }
+    sides->push_back(std::move(side).value());
+  }
+  if (Status s = CheckComparable(*sides); !s.ok()) {
+    std::fprintf(stderr, "wirebench diff: %s\n", s.ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
+// No verdict over nothing, over a part, or over figures measured
+// differently: false (said on stderr) for any of them.
+bool WorthComparing(const DiffOptions& o, const std::vector<BuildSide>& sides) {
+  const std::string both = o.base + " and " + o.next;
+  if (const auto incomplete = IncompleteSides(sides); !incomplete.empty()) {
+    std::fprintf(stderr, "wirebench diff: cannot compare %s:\n", both.c_str());
+    for (const std::string& line : incomplete) std::fprintf(stderr, "  %s\n", line.c_str());
+    std::fprintf(stderr,
+                 "wirebench diff: run the incomplete comparison again to the end (every cell, "
+                 "every repeat), then diff the two folders\n");
+    return false;
+  }
+  if (CommonGroups(sides).empty()) {
+    std::fprintf(stderr,
+                 "wirebench diff: no cell of %s matches one of %s (cells are matched by workload, "
+                 "logical clients and codec@rpc): nothing compared\n",
+                 o.next.c_str(), o.base.c_str());
+    for (const std::string& line : OneSideOnly(sides))
+      std::fprintf(stderr, "  %s\n", line.c_str());
+    return false;
+  }
+  if (const auto mismatches = MeasurementMismatches(sides); !mismatches.empty()) {
+    std::fprintf(stderr, "wirebench diff: %s were measured differently:\n", both.c_str());
+    for (const std::string& line : mismatches) std::fprintf(stderr, "  %s\n", line.c_str());
+    std::fprintf(stderr,
+                 "wirebench diff: a difference between them would be the setup's, not the "
+                 "code's; run both sides with the same compare options\n");
+    return false;
+  }
+  return true;
+}
+
+// --fail-above: 0 when no gated row regressed by more than `fail_above`
+// percent, 1 when one did (each listed, with its layers), 2 when no row
+// could be gated at all.
+int Gate(const std::vector<BuildSide>& sides, double fail_above, const std::string& both) {
+  const std::vector<BuildRow> rows = BuildRows(sides, false);
+  const GateCoverage cov = CoverageOf(rows);
+  if (cov.instruction_totals == 0 && cov.tested == 0) {
+    std::fprintf(stderr,
+                 "wirebench diff: no row of %s could be gated (%d row(s) not tested: one repeat "
+                 "or zero values, listed under Verdict above): no verdict; run compare with "
+                 "--repeat 3 or more (or --instructions) on both sides\n",
+                 both.c_str(), cov.untestable);
+    return 2;
+  }
+  const std::string considered =
+      std::to_string(cov.instruction_totals) + " instruction total(s) gated by count (past " +
+      std::to_string(int(kInstructionGateFloor)) + " instructions/op too), " +
+      std::to_string(cov.tested) + " wall-clock row(s) tested (Holm)" +
+      (cov.untestable ? ", " + std::to_string(cov.untestable) + " row(s) not tested (see Verdict)"
+                      : std::string());
+  const std::vector<BuildRow> bad = Regressions(rows, fail_above);
+  if (bad.empty()) {
+    std::fprintf(stderr, "wirebench diff: gate passed at %g%%: %s; none regressed\n", fail_above,
+                 considered.c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "wirebench diff: %zu row(s) regressed by more than %g%% (%s):\n",
+               bad.size(), fail_above, considered.c_str());
+  for (const BuildRow& r : bad) {
+    std::fprintf(stderr, "  %s, %d logical clients, %s: %s %s%s\n", r.group.workload.c_str(),
+                 r.group.threads, r.group.column.c_str(), r.metric.c_str(),
+                 PercentDiffText(r).c_str(),
+                 r.kind == RowKind::kTested ? (" " + TestText(r)).c_str() : "");
+    for (const std::string& layer : ExplainRegression(rows, r))
+      std::fprintf(stderr, "      of which %s\n", layer.c_str());
+  }
+  return 1;
+}
+
 int RunDiff(const DiffOptions& o) {
   std::optional<double> fail_above;
   if (!o.fail_above.empty()) {
@@ -64,47 +155,8 @@ int RunDiff(const DiffOptions& o) {
     base_label = "base";
     new_label = "new";
   }
-  const std::string rpc(DefaultTransport().name());
   std::vector<BuildSide> sides;
-  for (const auto& [path, label] : {std::pair{o.base, base_label}, std::pair{o.next, new_label}}) {
-    auto side = ReadSavedSide(path, label, rpc);
-    if (!side.ok()) {
-      std::fprintf(stderr, "wirebench diff: %s\n", side.status().ToString().c_str());
-      return 2;
-    }
-    sides.push_back(std::move(side).value());
-  }
-  if (Status s = CheckComparable(sides); !s.ok()) {
-    std::fprintf(stderr, "wirebench diff: %s\n", s.ToString().c_str());
-    return 2;
-  }
-  const std::string both = o.base + " and " + o.next;
-  // No verdict over nothing, over a part, or over figures measured differently.
-  if (const auto incomplete = IncompleteSides(sides); !incomplete.empty()) {
-    std::fprintf(stderr, "wirebench diff: cannot compare %s:\n", both.c_str());
-    for (const std::string& line : incomplete) std::fprintf(stderr, "  %s\n", line.c_str());
-    std::fprintf(stderr,
-                 "wirebench diff: run the incomplete comparison again to the end (every cell, "
-                 "every repeat), then diff the two folders\n");
-    return 2;
-  }
-  if (CommonGroups(sides).empty()) {
-    std::fprintf(stderr,
-                 "wirebench diff: no cell of %s matches one of %s (cells are matched by workload, "
-                 "logical clients and codec@rpc): nothing compared\n",
-                 o.next.c_str(), o.base.c_str());
-    for (const std::string& line : OneSideOnly(sides))
-      std::fprintf(stderr, "  %s\n", line.c_str());
-    return 2;
-  }
-  if (const auto mismatches = MeasurementMismatches(sides); !mismatches.empty()) {
-    std::fprintf(stderr, "wirebench diff: %s were measured differently:\n", both.c_str());
-    for (const std::string& line : mismatches) std::fprintf(stderr, "  %s\n", line.c_str());
-    std::fprintf(stderr,
-                 "wirebench diff: a difference between them would be the setup's, not the "
-                 "code's; run both sides with the same compare options\n");
-    return 2;
-  }
+  if (!ReadSides(o, base_label, new_label, &sides) || !WorthComparing(o, sides)) return 2;
   BuildTableOptions to;
   to.title = "wirebench diff: " + new_label + " against " + base_label;
   to.setup = "Saved results: " + base_label + " from " + o.base + ", " + new_label + " from " +
@@ -123,39 +175,7 @@ int RunDiff(const DiffOptions& o) {
     }
   }
   if (!fail_above) return 0;
-  const std::vector<BuildRow> rows = BuildRows(sides, false);
-  const GateCoverage cov = CoverageOf(rows);
-  if (cov.instruction_totals == 0 && cov.tested == 0) {
-    std::fprintf(stderr,
-                 "wirebench diff: no row of %s could be gated (%d row(s) not tested: one repeat "
-                 "or zero values, listed under Verdict above): no verdict; run compare with "
-                 "--repeat 3 or more (or --instructions) on both sides\n",
-                 both.c_str(), cov.untestable);
-    return 2;
-  }
-  const std::string considered =
-      std::to_string(cov.instruction_totals) + " instruction total(s) gated by count (past " +
-      std::to_string(int(kInstructionGateFloor)) + " instructions/op too), " +
-      std::to_string(cov.tested) + " wall-clock row(s) tested (Holm)" +
-      (cov.untestable ? ", " + std::to_string(cov.untestable) + " row(s) not tested (see Verdict)"
-                      : std::string());
-  const std::vector<BuildRow> bad = Regressions(rows, *fail_above);
-  if (bad.empty()) {
-    std::fprintf(stderr, "wirebench diff: gate passed at %g%%: %s; none regressed\n", *fail_above,
-                 considered.c_str());
-    return 0;
-  }
-  std::fprintf(stderr, "wirebench diff: %zu row(s) regressed by more than %g%% (%s):\n",
-               bad.size(), *fail_above, considered.c_str());
-  for (const BuildRow& r : bad) {
-    std::fprintf(stderr, "  %s, %d logical clients, %s: %s %s%s\n", r.group.workload.c_str(),
-                 r.group.threads, r.group.column.c_str(), r.metric.c_str(),
-                 PercentDiffText(r).c_str(),
-                 r.kind == RowKind::kTested ? (" " + TestText(r)).c_str() : "");
-    for (const std::string& layer : ExplainRegression(rows, r))
-      std::fprintf(stderr, "      of which %s\n", layer.c_str());
-  }
-  return 1;
+  return Gate(sides, *fail_above, o.base + " and " + o.next);
 }
 
 }  // namespace

@@ -153,6 +153,90 @@ std::string SubcommandNames(const CLI::App& app) {
   return out;
 }
 
+namespace {
+
+// A first word that names no command: the commands, and the nearest when
+// it is at most two edits away.
+std::string UnknownCommand(const CLI::App& app, const std::string& first,
+                           const std::string& commands) {
+  std::string closest;
+  size_t best = 3;  // At most two edits away.
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (const size_t d = Distance(first, s->get_name()); d < best) {
+      best = d;
+      closest = s->get_name();
+    }
+  return "wirebench: unknown command '" + first + "'" +
+         (closest.empty() ? "" : " (did you mean " + closest + "?)") + "; the commands are " +
+         commands + " (wirebench --help describes them)";
+}
+
+// args[*i], a --flag or --flag=value of `sub`: an unknown flag or an empty
+// or non-finite value refused; *i moved past a value given as the next word.
+std::optional<std::string> CheckDoubleDash(const CLI::App* sub, bool ycsb,
+                                           const std::vector<std::string>& args, size_t* i) {
+  const std::string& a = args[*i];
+  const size_t eq = a.find('=');
+  const std::string word = a.substr(0, eq);
+  const CLI::Option* o = FindOption(sub, word);
+  if (o == nullptr && word != "--help" && word != "--help-all" &&
+      !(ycsb && IsYcsbFlag(word.substr(1)))) {  // --threads is YCSB's -threads.
+    // Named here, before CLI11 takes the mistyped flag's value for a
+    // positional ("unknown binding '1'") or lists it among leftovers.
+    const std::string near = NearestFlag(sub, word);
+    return "wirebench " + sub->get_name() + ": unknown option " + word +
+           (near.empty() ? "" : ": did you mean " + near + "?") + See(sub);
+  }
+  if (!TakesValue(o)) return std::nullopt;
+  if (eq != std::string::npos) {
+    if (eq + 1 == a.size()) return RefuseEmpty(sub, word);
+    return RefuseNonFinite(sub, o, word, a.substr(eq + 1));
+  }
+  if (*i + 1 < args.size()) {
+    if (args[*i + 1].empty()) return RefuseEmpty(sub, word);
+    if (auto why = RefuseNonFinite(sub, o, word, args[*i + 1])) return why;
+    ++*i;  // Its value, whatever it looks like (--seconds -1 is refused later).
+  }
+  return std::nullopt;
+}
+
+// args[*i], a single-dash word: YCSB's flags for load and run, a short
+// option of `sub` otherwise (a negative number is a value, not a flag);
+// *i moved past its value.
+std::optional<std::string> CheckSingleDash(const CLI::App* sub, bool ycsb,
+                                           const std::vector<std::string>& args, size_t* i) {
+  const std::string& a = args[*i];
+  if (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.') return std::nullopt;
+  const size_t eq = a.find('=');
+  const std::string word = a.substr(0, eq);
+  bool takes_value = false;
+  bool allowed = false;
+  if (ycsb) {
+    for (const YcsbFlag& f : kYcsbFlags)
+      if (word == f.name) {
+        allowed = true;
+        takes_value = f.takes_value;
+      }
+  } else {
+    const CLI::Option* o = word.size() == 2 ? FindOption(sub, word) : nullptr;
+    allowed = o != nullptr;
+    takes_value = TakesValue(o);
+  }
+  if (word == "-h") allowed = true;
+  if (allowed && eq != std::string::npos)
+    return "wirebench " + sub->get_name() + ": '" + a + "': " + word +
+           " takes its value as the next word: " + word + " " + a.substr(eq + 1) +
+           (word.size() > 2 ? " (or --" + word.substr(1) + "=" + a.substr(eq + 1) + ")" : "");
+  if (!allowed) return RefuseSingleDash(sub, word, a);
+  if (takes_value && *i + 1 < args.size()) {
+    if (args[*i + 1].empty()) return RefuseEmpty(sub, word);
+    ++*i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> CheckCommandLine(const CLI::App& app,
                                             const std::vector<std::string>& args) {
   const std::string commands = SubcommandNames(app);
@@ -164,18 +248,7 @@ std::optional<std::string> CheckCommandLine(const CLI::App& app,
     return "wirebench: unknown option '" + first + "' before the command: give a command first (" +
            commands + "), its options after it (wirebench COMMAND --help)";
   const CLI::App* sub = FindSubcommand(app, first);
-  if (sub == nullptr) {
-    std::string closest;
-    size_t best = 3;  // At most two edits away.
-    for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (const size_t d = Distance(first, s->get_name()); d < best) {
-        best = d;
-        closest = s->get_name();
-      }
-    return "wirebench: unknown command '" + first + "'" +
-           (closest.empty() ? "" : " (did you mean " + closest + "?)") + "; the commands are " +
-           commands + " (wirebench --help describes them)";
-  }
+  if (sub == nullptr) return UnknownCommand(app, first, commands);
   const bool ycsb = IsYcsbCommand(sub);
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -187,57 +260,9 @@ std::optional<std::string> CheckCommandLine(const CLI::App& app,
              "one -P per file, and the binding (" + YcsbBindingNames() +
              ") right after the command" + See(sub);
     if (a.size() < 2 || a[0] != '-') continue;  // A value, a positional or "-".
-    const size_t eq = a.find('=');
-    const std::string word = a.substr(0, eq);
-    const bool has_value = eq != std::string::npos;
-    if (a[1] == '-') {  // --flag or --flag=value
-      const CLI::Option* o = FindOption(sub, word);
-      if (o == nullptr && word != "--help" && word != "--help-all" &&
-          !(ycsb && IsYcsbFlag(word.substr(1)))) {  // --threads is YCSB's -threads.
-        // Named here, before CLI11 takes the mistyped flag's value for a
-        // positional ("unknown binding '1'") or lists it among leftovers.
-        const std::string near = NearestFlag(sub, word);
-        return "wirebench " + sub->get_name() + ": unknown option " + word +
-               (near.empty() ? "" : ": did you mean " + near + "?") + See(sub);
-      }
-      if (!TakesValue(o)) continue;
-      if (has_value) {
-        if (eq + 1 == a.size()) return RefuseEmpty(sub, word);
-        if (auto why = RefuseNonFinite(sub, o, word, a.substr(eq + 1))) return why;
-        continue;
-      }
-      if (i + 1 < args.size()) {
-        if (args[i + 1].empty()) return RefuseEmpty(sub, word);
-        if (auto why = RefuseNonFinite(sub, o, word, args[i + 1])) return why;
-        ++i;  // Its value, whatever it looks like (--seconds -1 is refused later).
-      }
-      continue;
-    }
-    // A single dash: a negative number is a value, not a flag.
-    if (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.') continue;
-    bool takes_value = false;
-    bool allowed = false;
-    if (ycsb) {
-      for (const YcsbFlag& f : kYcsbFlags)
-        if (word == f.name) {
-          allowed = true;
-          takes_value = f.takes_value;
-        }
-    } else {
-      const CLI::Option* o = word.size() == 2 ? FindOption(sub, word) : nullptr;
-      allowed = o != nullptr;
-      takes_value = TakesValue(o);
-    }
-    if (word == "-h") allowed = true;
-    if (allowed && has_value)
-      return "wirebench " + sub->get_name() + ": '" + a + "': " + word +
-             " takes its value as the next word: " + word + " " + a.substr(eq + 1) +
-             (word.size() > 2 ? " (or --" + word.substr(1) + "=" + a.substr(eq + 1) + ")" : "");
-    if (!allowed) return RefuseSingleDash(sub, word, a);
-    if (takes_value && i + 1 < args.size()) {
-      if (args[i + 1].empty()) return RefuseEmpty(sub, word);
-      ++i;
-    }
+    auto why = a[1] == '-' ? CheckDoubleDash(sub, ycsb, args, &i)
+                           : CheckSingleDash(sub, ycsb, args, &i);
+    if (why) return why;
   }
   return std::nullopt;
 }

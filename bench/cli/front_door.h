@@ -1,5 +1,5 @@
-// What the `wirebench` command line checks before and around CLI11's parse
-// (issue 32): YCSB's single-dash flags are exactly YCSB's own (-P -p -s -t
+// What the `wirebench` command line checks before and around CLI11's parse:
+// YCSB's single-dash flags are exactly YCSB's own (-P -p -s -t
 // -load -db -threads -target -l) and any other single-dash word is refused
 // naming it and the double-dash flag meant; an empty value is refused; an
 // unknown command is named with the list of commands; and CLI11's own errors

@@ -128,17 +128,9 @@ int RunServer(const ServerCommandOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-void AddServerCommand(CLI::App& app, int* exit_code) {
-  auto opts = std::make_shared<ServerCommandOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "server", "Serve every codec in front of a region (null by default) until SIGINT/SIGTERM");
+// Where the server listens and with how many threads.
+void AddListenOptions(CLI::App* cmd, ServerCommandOptions* opts) {
   rpc::ServerOptions& s = opts->server;
-  AddEntryOption(cmd, "--rpc", &opts->rpc, Transports(),
-                 "RPC layer: " + TransportHelp() +
-                     "; with gRPC, --io-threads is the number of "
-                     "completion-queue threads and --max-frame the message limit");
   cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
       ->capture_default_str();
   cmd->add_option("--port", opts->port, "TCP port; 0 picks a free one and prints it")
@@ -152,6 +144,12 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "calls that evaluate a filter run on N handler threads, one when 0)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
+}
+
+// The server's limits: frame size, connections, calls and bytes in flight,
+// idle connections.
+void AddLimitOptions(CLI::App* cmd, rpc::ServerOptions* server) {
+  rpc::ServerOptions& s = *server;
   cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t(1024), uint32_t(1) << 30));
@@ -192,7 +190,11 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                   "cancel a call whose request message has not come this long (0 = never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  // Every transport's own options, as its entry lists them.
+}
+
+// Every transport's own options, as its entry lists them (a flag two
+// transports share is added once).
+void AddTransportOptions(CLI::App* cmd, ServerCommandOptions* opts) {
   for (const Transport* t : Transports().all()) {
     for (const OptionSpec& spec : t->ServerOptionSpecs()) {
       bool seen = false;
@@ -210,6 +212,21 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
       opts->transport_flags.emplace_back(spec.flag, option);
     }
   }
+}
+
+}  // namespace
+
+void AddServerCommand(CLI::App& app, int* exit_code) {
+  auto opts = std::make_shared<ServerCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "server", "Serve every codec in front of a region (null by default) until SIGINT/SIGTERM");
+  AddEntryOption(cmd, "--rpc", &opts->rpc, Transports(),
+                 "RPC layer: " + TransportHelp() +
+                     "; with gRPC, --io-threads is the number of "
+                     "completion-queue threads and --max-frame the message limit");
+  AddListenOptions(cmd, opts.get());
+  AddLimitOptions(cmd, &opts->server);
+  AddTransportOptions(cmd, opts.get());
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);

@@ -191,17 +191,8 @@ bool ReRunUnderCallgrind(const YcsbRunOptions& o, int* exit_code) {
 
 namespace {
 
-void AddCommand(CLI::App& app, bool load, int* exit_code) {
-  auto o = std::make_shared<YcsbRunOptions>();
-  auto ignored = std::make_shared<IgnoredYcsbFlags>();
-  o->load_phase = load;
-  // Reads succeed by default, as in compare: the null region answers a
-  // canned record of the workload's shape. --null-reads empty is HBASE-10001's.
-  o->colocated.region.settings.Set("--null-reads", "canned");
-  CLI::App* cmd = app.add_subcommand(
-      load ? "load" : "run",
-      load ? "YCSB load phase: insert the records (1 KB puts with the defaults)"
-           : "YCSB run phase: the workload's operation mix (YCSB's command line works as is)");
+// YCSB's own flags, as its Client reads them.
+void AddYcsbFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignored) {
   // One value per flag, as YCSB's Client reads them: `-P a b` leaves b a stray word.
   cmd->add_option("-P", o->property_files, "YCSB workload/property file (repeatable, in order)")
       ->allow_extra_args(false);
@@ -229,11 +220,16 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
                    " (bin/ycsb's names) or leave it out";
           },
           "BINDING"));
+}
+
+// wirebench's own: the result files, the client and server, ZooKeeper, MPI
+// and instruction counting.
+void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignored) {
   cmd->add_option("--json", o->json_out, "Write the self-describing JSON result here");
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
-  AddClientFlags(cmd, o.get());
-  AddServerFlags(cmd, o.get());
+  AddClientFlags(cmd, o);
+  AddServerFlags(cmd, o);
   cmd->add_option("--zookeeper", ignored->zookeeper,
                   "QUORUM[/ROOT]: find the server as an HBase client does, from the "
                   "meta-region-server node `wirebench server --rpc hbase --zookeeper` writes "
@@ -242,76 +238,112 @@ void AddCommand(CLI::App& app, bool load, int* exit_code) {
                 "Run as one rank of an MPI job (mpirun -np N wirebench run --mpi ...): every rank "
                 "a client, the load partitioned, the measured phases aligned by barriers, one "
                 "merged report from rank 0 (docs/multi-host.md)");
-  AddInstructionFlags(cmd, o.get());
+  AddInstructionFlags(cmd, o);
+}
+
+// YCSB's -t given to load, or -load to run: bin/ycsb appends the command's
+// own flag after the user's, so the command wins; said once.
+void NoteOverriddenPhaseFlag(bool load, const IgnoredYcsbFlags& ignored) {
+  const char* flag = load ? (ignored.run_flag ? "-t" : nullptr)
+                          : (ignored.load_flag ? "-load" : nullptr);
+  if (!flag) return;
+  std::fprintf(stderr,
+               "wirebench: note: %s is overridden by the %s command, as bin/ycsb appends %s "
+               "after your arguments and YCSB's later flag wins: this %s (use `wirebench "
+               "%s` for the other phase)\n",
+               flag, load ? "load" : "run", load ? "-load" : "-t",
+               load ? "loads" : "runs the transaction phase", load ? "run" : "load");
+}
+
+// A run that failed before its first operation against --server: a server
+// of another protocol is named as such, with the flag to pass, and one of
+// the client's own protocol that serves something else gets the hint the
+// transport's entry declares. True when it said so.
+bool ExplainedWrongServer(const YcsbRunOptions& o, const StatusOr<YcsbOutcome>& r) {
+  const bool failed_at_start =
+      !r.ok() || (r->result.partial && r->result.operations == 0 && !StopRequested());
+  if (!failed_at_start || o.server.empty()) return false;
+  std::string host;
+  uint16_t port = 0;
+  if (!ParseHostPort(o.server, &host, &port).ok()) return false;
+  const std::string error = r.ok() ? r->result.error.ToString() : r.status().ToString();
+  const ServerProbe probe = ProbeServer(host, port);
+  auto why = WrongProtocolMessage(*o.rpc, probe.seen, o.server, error);
+  if (!why) why = UnknownPeerMessage(*o.rpc, o.server, probe);
+  if (!why) return false;
+  std::fprintf(stderr, "wirebench: %s\n", why->c_str());
+  return true;
+}
+
+// A finished run's exit status: 1 when the server answered calls with an
+// error, 3 when it stopped early (partial results), each said on stderr.
+void ReportRunEnd(const YcsbRunOptions& o, const RunResult& result, int* exit_code) {
+  if (!o.quiet) ExplainNotFoundReads(o, result);
+  if (result.error_replies > 0) {
+    std::fprintf(stderr,
+                 "wirebench: the server answered %llu call(s) with an error (counted as "
+                 "Return=ERROR); the first: %s\n",
+                 static_cast<unsigned long long>(result.error_replies),
+                 result.first_error_reply.c_str());
+    *exit_code = 1;
+  }
+  if (result.partial) {
+    std::fprintf(stderr, "wirebench: run stopped early: %s (results above are partial)\n",
+                 result.error.ToString().c_str());
+    *exit_code = 3;
+  }
+}
+
+// The load or run command once its flags are parsed.
+void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int* exit_code) {
+  if (ignored.mpi && o.instructions) {
+    std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
+                         "instructions with one client process (leave out --mpi)\n");
+    *exit_code = 2;
+    return;
+  }
+  if (ReRunUnderCallgrind(o, exit_code)) return;
+  NoteOverriddenPhaseFlag(load, ignored);
+  if (Status st = ResolveZooKeeper(ignored.zookeeper, &o); !st.ok()) {
+    std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+    *exit_code = 2;
+    return;
+  }
+  if (ignored.mpi) {
+    *exit_code = RunYcsbMpi(o);
+    return;
+  }
+  auto r = RunYcsb(o);
+  if (ExplainedWrongServer(o, r)) {
+    *exit_code = 2;
+    return;
+  }
+  if (!r.ok()) {
+    std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());
+    *exit_code = 2;
+    return;
+  }
+  ReportRunEnd(o, r->result, exit_code);
+}
+
+void AddCommand(CLI::App& app, bool load, int* exit_code) {
+  auto o = std::make_shared<YcsbRunOptions>();
+  auto ignored = std::make_shared<IgnoredYcsbFlags>();
+  o->load_phase = load;
+  // Reads succeed by default, as in compare: the null region answers a
+  // canned record of the workload's shape. --null-reads empty is HBASE-10001's.
+  o->colocated.region.settings.Set("--null-reads", "canned");
+  CLI::App* cmd = app.add_subcommand(
+      load ? "load" : "run",
+      load ? "YCSB load phase: insert the records (1 KB puts with the defaults)"
+           : "YCSB run phase: the workload's operation mix (YCSB's command line works as is)");
+  AddYcsbFlags(cmd, o.get(), ignored.get());
+  AddWirebenchFlags(cmd, o.get(), ignored.get());
   // The callback owns every object the options write into (CLI11 keeps
   // pointers to them for the parser's lifetime).
   cmd->callback([o, ignored, exit_code, cmd, load] {
     if (cmd->count("--codec") == 0) o->codec = DefaultCodecFor(*o->rpc, o->codec);
-    if (ignored->mpi && o->instructions) {
-      std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
-                           "instructions with one client process (leave out --mpi)\n");
-      *exit_code = 2;
-      return;
-    }
-    if (ReRunUnderCallgrind(*o, exit_code)) return;
-    if (const char* flag = load ? (ignored->run_flag ? "-t" : nullptr)
-                                : (ignored->load_flag ? "-load" : nullptr))
-      std::fprintf(stderr,
-                   "wirebench: note: %s is overridden by the %s command, as bin/ycsb appends %s "
-                   "after your arguments and YCSB's later flag wins: this %s (use `wirebench "
-                   "%s` for the other phase)\n",
-                   flag, load ? "load" : "run", load ? "-load" : "-t",
-                   load ? "loads" : "runs the transaction phase", load ? "run" : "load");
-    if (Status st = ResolveZooKeeper(ignored->zookeeper, o.get()); !st.ok()) {
-      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
-      *exit_code = 2;
-      return;
-    }
-    if (ignored->mpi) {
-      *exit_code = RunYcsbMpi(*o);
-      return;
-    }
-    auto r = RunYcsb(*o);
-    // Failed before its first operation against --server: a server of
-    // another protocol is named as such, with the flag to pass, and one of
-    // the client's own protocol that serves something else gets the hint
-    // the transport's entry declares (exit 2).
-    const bool failed_at_start =
-        !r.ok() || (r->result.partial && r->result.operations == 0 && !StopRequested());
-    if (failed_at_start && !o->server.empty()) {
-      std::string host;
-      uint16_t port = 0;
-      if (ParseHostPort(o->server, &host, &port).ok()) {
-        const std::string error = r.ok() ? r->result.error.ToString() : r.status().ToString();
-        const ServerProbe probe = ProbeServer(host, port);
-        auto why = WrongProtocolMessage(*o->rpc, probe.seen, o->server, error);
-        if (!why) why = UnknownPeerMessage(*o->rpc, o->server, probe);
-        if (why) {
-          std::fprintf(stderr, "wirebench: %s\n", why->c_str());
-          *exit_code = 2;
-          return;
-        }
-      }
-    }
-    if (!r.ok()) {
-      std::fprintf(stderr, "wirebench: %s\n", r.status().ToString().c_str());
-      *exit_code = 2;
-      return;
-    }
-    if (!o->quiet) ExplainNotFoundReads(*o, r->result);
-    if (r->result.error_replies > 0) {
-      std::fprintf(stderr,
-                   "wirebench: the server answered %llu call(s) with an error (counted as "
-                   "Return=ERROR); the first: %s\n",
-                   static_cast<unsigned long long>(r->result.error_replies),
-                   r->result.first_error_reply.c_str());
-      *exit_code = 1;
-    }
-    if (r->result.partial) {
-      std::fprintf(stderr, "wirebench: run stopped early: %s (results above are partial)\n",
-                   r->result.error.ToString().c_str());
-      *exit_code = 3;
-    }
+    RunPhase(*o, *ignored, load, exit_code);
   });
 }
 

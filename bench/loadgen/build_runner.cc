@@ -370,77 +370,123 @@ std::vector<std::string> ForwardedCompareArgs(const std::vector<std::string>& ar
   return out;
 }
 
+namespace {
+
+// Every cell of one repeat of one build: workloads x thread counts x columns.
+StatusOr<std::vector<CellPlan>> PlanCells(const CompareOptions& c, size_t columns,
+                                          const std::vector<int>& threads) {
+  std::vector<CellPlan> plans;
+  for (const std::string& w : c.workloads) {
+    auto name = WorkloadName(w);
+    if (!name.ok()) return name.status();
+    for (int t : threads)
+      for (size_t k = 0; k < columns; ++k) plans.push_back({w, *name, t, k});
+  }
+  return plans;
+}
+
+std::string DefaultBuildsOut() {
+  char stamp[32];
+  const time_t now = time(nullptr);
+  tm t;
+  localtime_r(&now, &t);
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &t);
+  return std::string("results/compare-builds-") + stamp;
+}
+
+// A folder per build under `out`, each build's path made absolute (it reads
+// better in the report) and probed for what it is.
+Status PrepareBuilds(const std::string& out, std::vector<BuildSpec>* builds,
+                     std::vector<BuildSide>* sides) {
+  std::error_code ec;
+  for (const BuildSpec& b : *builds) {
+    fs::create_directories(out + "/" + b.label + "/cells", ec);
+    if (ec)
+      return Status::IoError("cannot create --out " + out + ": " + ec.message() +
+                             "; pass --out DIR, a folder you can write");
+  }
+  sides->resize(builds->size());
+  for (size_t i = 0; i < builds->size(); ++i) {
+    (*builds)[i].path = fs::absolute((*builds)[i].path, ec).string();
+    WB_RETURN_IF_ERROR(ProbeBuild((*builds)[i], out, &(*sides)[i]));
+  }
+  return CheckComparable(*sides);
+}
+
+// Runs every cell, repeat after repeat, the builds interleaved within each
+// cell (ColumnRunAt), until done or a stop signal.
+void RunAllCells(const BuildsCompareOptions& o, const CompareColumns& cols,
+                 const std::vector<CellPlan>& plans, std::vector<BuildSide>* sides,
+                 BuildsOutcome* out) {
+  const CompareOptions& c = o.compare;
+  const int total = int(plans.size() * o.builds.size()) * c.repeat;
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  StopOnSignal stop_on_signal;
+  for (int rep = 0; rep < c.repeat && !out->interrupted; ++rep) {
+    for (const CellPlan& p : plans) {
+      for (size_t k = 0; k < o.builds.size() && !out->interrupted; ++k) {
+        const size_t i = ColumnRunAt(o.builds.size(), rep, k);
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        char line[512];
+        std::snprintf(line, sizeof line, "[%d/%d] %s %s %s threads=%d repeat %d/%d  elapsed %.0f s",
+                      done + 1, total, o.builds[i].label.c_str(), cols.labels[p.column].c_str(),
+                      p.workload.c_str(), p.threads, rep + 1, c.repeat, elapsed);
+        PrintProgressLine(line);
+        RunBuildCell(o, cols, o.builds[i], p, rep, &(*sides)[i], out);
+        ++done;
+      }
+      if (out->interrupted) break;
+    }
+  }
+}
+
+// Each build's folder is a compare folder of its own (diff reads it).
+void WriteBuildFolders(const CompareOptions& c, const CompareColumns& cols,
+                       const std::vector<BuildSide>& sides, BuildsOutcome* out) {
+  for (const BuildSide& s : sides) {
+    CompareReportOptions ro;
+    ro.codecs = cols.labels;
+    ro.requested_repeats = c.repeat;
+    ro.baseline = c.baseline;
+    ro.title = "wirebench codec comparison, build " + s.label;
+    ro.setup = "Build " + s.label + " (" + s.source + "), git " +
+               s.environment.value("git_revision", std::string("?")) + "; cells of `compare "
+               "--builds`, see ../comparison.md.";
+    const std::string dir = c.out + "/" + s.label;
+    Put(dir + "/comparison.md", CompareMarkdown(s.cells, ro), out);
+    Put(dir + "/comparison.csv", CompareCsv(s.cells, ro), out);
+    Put(dir + "/comparison.json", CompareJson(s.cells, ro).dump(2), out);
+  }
+}
+
+}  // namespace
+
 StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
   CompareOptions& c = o.compare;
   auto cols = ResolveColumns(c);
   if (!cols.ok()) return cols.status();
   auto threads = ParseThreadList(c.threads);
   if (!threads.ok()) return threads.status();
-  std::vector<CellPlan> plans;
-  for (const std::string& w : c.workloads) {
-    auto name = WorkloadName(w);
-    if (!name.ok()) return name.status();
-    for (int t : *threads)
-      for (size_t k = 0; k < cols->codecs.size(); ++k) plans.push_back({w, *name, t, k});
-  }
-  if (c.out.empty()) {
-    char stamp[32];
-    const time_t now = time(nullptr);
-    tm t;
-    localtime_r(&now, &t);
-    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &t);
-    c.out = std::string("results/compare-builds-") + stamp;
-  }
-  std::error_code ec;
-  for (const BuildSpec& b : o.builds) {
-    fs::create_directories(c.out + "/" + b.label + "/cells", ec);
-    if (ec)
-      return Status::IoError("cannot create --out " + c.out + ": " + ec.message() +
-                             "; pass --out DIR, a folder you can write");
-  }
-  // Relative paths would not survive the children's own working directory
-  // only if they changed it; they do not, but absolute paths read better in
-  // the report.
-  std::vector<BuildSide> sides(o.builds.size());
-  for (size_t i = 0; i < o.builds.size(); ++i) {
-    o.builds[i].path = fs::absolute(o.builds[i].path, ec).string();
-    WB_RETURN_IF_ERROR(ProbeBuild(o.builds[i], c.out, &sides[i]));
-  }
-  WB_RETURN_IF_ERROR(CheckComparable(sides));
+  auto plans = PlanCells(c, cols->codecs.size(), *threads);
+  if (!plans.ok()) return plans.status();
+  if (c.out.empty()) c.out = DefaultBuildsOut();
+  std::vector<BuildSide> sides;
+  WB_RETURN_IF_ERROR(PrepareBuilds(c.out, &o.builds, &sides));
 
   BuildsOutcome out;
   out.out = c.out;
-  const int total = int(plans.size() * o.builds.size()) * c.repeat;
   std::fprintf(stderr,
                "wirebench compare: %zu builds x %zu columns (codec@rpc) x %zu workloads x %zu "
                "thread counts x %d repeats = %d cells, each run by its build's binary; results "
                "in %s\n",
                o.builds.size(), cols->codecs.size(), c.workloads.size(), threads->size(), c.repeat,
-               total, c.out.c_str());
-  const auto start = std::chrono::steady_clock::now();
-  int done = 0;
-  {
-    StopOnSignal stop_on_signal;
-    for (int rep = 0; rep < c.repeat && !out.interrupted; ++rep) {
-      for (const CellPlan& p : plans) {
-        for (size_t k = 0; k < o.builds.size() && !out.interrupted; ++k) {
-          const size_t i = ColumnRunAt(o.builds.size(), rep, k);
-          const double elapsed =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          char line[512];
-          std::snprintf(line, sizeof line, "[%d/%d] %s %s %s threads=%d repeat %d/%d  elapsed %.0f s",
-                        done + 1, total, o.builds[i].label.c_str(), cols->labels[p.column].c_str(),
-                        p.workload.c_str(), p.threads, rep + 1, c.repeat, elapsed);
-          PrintProgressLine(line);
-          RunBuildCell(o, *cols, o.builds[i], p, rep, &sides[i], &out);
-          ++done;
-        }
-        if (out.interrupted) break;
-      }
-    }
-  }
+               int(plans->size() * o.builds.size()) * c.repeat, c.out.c_str());
+  RunAllCells(o, *cols, *plans, &sides, &out);
   ResetStopRequest();
   std::fputs(ProgressBreak(), stderr);
+  std::error_code ec;
   for (const BuildSpec& b : o.builds) fs::remove(c.out + "/" + b.label + "/runs", ec);
   // A build whose cells report another schema than its probe did.
   WB_RETURN_IF_ERROR(CheckComparable(sides));
@@ -450,22 +496,7 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
     out.failures.push_back("measured differently (" + c.out + "/" + sides[0].label + " and " +
                            c.out + "/<other build>): " + m +
                            "; the builds' defaults differ: give those settings explicitly");
-
-  // Each build's folder is a compare folder of its own (diff reads it).
-  for (const BuildSide& s : sides) {
-    CompareReportOptions ro;
-    ro.codecs = cols->labels;
-    ro.requested_repeats = c.repeat;
-    ro.baseline = c.baseline;
-    ro.title = "wirebench codec comparison, build " + s.label;
-    ro.setup = "Build " + s.label + " (" + s.source + "), git " +
-               s.environment.value("git_revision", std::string("?")) + "; cells of `compare "
-               "--builds`, see ../comparison.md.";
-    const std::string dir = c.out + "/" + s.label;
-    Put(dir + "/comparison.md", CompareMarkdown(s.cells, ro), &out);
-    Put(dir + "/comparison.csv", CompareCsv(s.cells, ro), &out);
-    Put(dir + "/comparison.json", CompareJson(s.cells, ro).dump(2), &out);
-  }
+  WriteBuildFolders(c, *cols, sides, &out);
   BuildTableOptions to;
   to.setup = SetupText(o, out);
   to.paired = true;

@@ -383,6 +383,96 @@ InstructionFigures CollectInstructions(const std::string& dir, int server_pid,
   return f;
 }
 
+namespace {
+
+// This process's own command line, run by valgrind's callgrind writing into `dir`.
+std::vector<std::string> CallgrindCommand(const std::string& valgrind, const std::string& dir) {
+  std::vector<std::string> args = {
+      valgrind, "--tool=callgrind", "--trace-children=yes",
+      // Charts are drawn by gnuplot through the shell: not worth counting.
+      "--trace-children-skip=*/sh,*/bash,*/dash,*/gnuplot", "--compress-strings=no",
+      "--compress-pos=no", "--callgrind-out-file=" + dir + "/callgrind.out.%p",
+      "--log-file=" + dir + "/valgrind.%p.log", SelfExecutable()};
+  std::vector<std::string> own = OwnArguments();
+  args.insert(args.end(), own.begin() + (own.empty() ? 0 : 1), own.end());
+  return args;
+}
+
+// How the run under callgrind ended: its wait status and the first stop
+// signal this process passed on (0: none).
+struct CallgrindEnd {
+  int status = 0;
+  int stop_signal = 0;
+};
+
+// Waits for the run under callgrind (process group `pid`), with `watched`
+// blocked: a SIGINT, SIGTERM or SIGHUP is passed on to it (the run stops and
+// reports what it measured) and, if it has not ended kStopGrace later or a
+// second signal comes, the whole group is killed.
+CallgrindEnd WaitForCallgrindRun(pid_t pid, const sigset_t& watched) {
+  constexpr auto kStopGrace = std::chrono::seconds(5);
+  // Started with SIGINT ignored (a background job), the run under callgrind
+  // ignores it too: it is told with SIGTERM instead.
+  struct sigaction sigint {};
+  const bool sigint_ignored = sigaction(SIGINT, nullptr, &sigint) == 0 && sigint.sa_handler == SIG_IGN;
+  CallgrindEnd end;
+  std::chrono::steady_clock::time_point give_up;
+  for (;;) {
+    // Not reaped yet (WNOWAIT): while it is a zombie its group id cannot
+    // be reused, so the group kill below cannot reach another process.
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR) break;
+    if (info.si_pid == pid) break;
+    int sig;
+    if (end.stop_signal == 0) {
+      sig = sigwaitinfo(&watched, nullptr);
+    } else {
+      const auto left = give_up - std::chrono::steady_clock::now();
+      if (left <= std::chrono::steady_clock::duration::zero()) {
+        kill(-pid, SIGKILL);
+        sig = sigwaitinfo(&watched, nullptr);
+      } else {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+        const timespec t{time_t(ns / 1000000000), long(ns % 1000000000)};
+        sig = sigtimedwait(&watched, nullptr, &t);
+      }
+    }
+    if (sig <= 0 || sig == SIGCHLD) continue;
+    if (end.stop_signal == 0) {
+      end.stop_signal = sig;
+      give_up = std::chrono::steady_clock::now() + kStopGrace;
+      std::fprintf(stderr,
+                   "wirebench: %s: stopping the run under callgrind (again to end it at once)\n",
+                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+      kill(pid, sig == SIGHUP || (sig == SIGINT && sigint_ignored) ? SIGTERM : sig);
+    } else {
+      kill(-pid, SIGKILL);
+    }
+  }
+  kill(-pid, SIGKILL);  // Whatever of the run is left (nothing, normally).
+  if (waitpid(pid, &end.status, 0) != pid) end.status = W_EXITCODE(2, 0);
+  return end;
+}
+
+// Callgrind's output folder: removed, or kept (and said so) when the run
+// failed or WIREBENCH_KEEP_CALLGRIND asks for it.
+void CleanUpCallgrindDir(const std::string& dir, int code, int stop_signal) {
+  if (stop_signal != 0 && !KeepDumps()) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  } else if (code != 0) {
+    std::fprintf(stderr, "wirebench: the run under callgrind failed (exit %d); Valgrind's logs "
+                 "are kept in %s\n", code, dir.c_str());
+  } else if (KeepDumps()) {
+    std::fprintf(stderr, "wirebench: callgrind's dumps are kept in %s\n", dir.c_str());
+  } else {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+}
+
+}  // namespace
+
 int RunSelfUnderCallgrind() {
   const std::string valgrind = FindInPath("valgrind");
   if (valgrind.empty()) {
@@ -398,14 +488,7 @@ int RunSelfUnderCallgrind() {
     return 2;
   }
   const std::string dir = dir_template;
-  std::vector<std::string> args = {
-      valgrind, "--tool=callgrind", "--trace-children=yes",
-      // Charts are drawn by gnuplot through the shell: not worth counting.
-      "--trace-children-skip=*/sh,*/bash,*/dash,*/gnuplot", "--compress-strings=no",
-      "--compress-pos=no", "--callgrind-out-file=" + dir + "/callgrind.out.%p",
-      "--log-file=" + dir + "/valgrind.%p.log", SelfExecutable()};
-  std::vector<std::string> own = OwnArguments();
-  args.insert(args.end(), own.begin() + (own.empty() ? 0 : 1), own.end());
+  std::vector<std::string> args = CallgrindCommand(valgrind, dir);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -415,10 +498,8 @@ int RunSelfUnderCallgrind() {
   std::fflush(stderr);
   // The run under callgrind (its client and the server that client starts)
   // is a process group of its own that never outlives this process: it
-  // gets SIGKILL when this process dies, however (PR_SET_PDEATHSIG); a
-  // SIGINT, SIGTERM or SIGHUP here is passed on to it (the run stops and
-  // reports what it measured) and, if it has not ended kStopGrace later or
-  // a second signal comes, the whole group is killed.
+  // gets SIGKILL when this process dies, however (PR_SET_PDEATHSIG); the
+  // stop signals are passed on to it (WaitForCallgrindRun).
   sigset_t watched, old_mask;
   sigemptyset(&watched);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&watched, s);
@@ -439,61 +520,10 @@ int RunSelfUnderCallgrind() {
     return 2;
   }
   setpgid(pid, pid);  // Also here, so the group exists before any kill below.
-  constexpr auto kStopGrace = std::chrono::seconds(5);
-  // Started with SIGINT ignored (a background job), the run under callgrind
-  // ignores it too: it is told with SIGTERM instead.
-  struct sigaction sigint {};
-  const bool sigint_ignored = sigaction(SIGINT, nullptr, &sigint) == 0 && sigint.sa_handler == SIG_IGN;
-  int status = 0, stop_signal = 0;
-  std::chrono::steady_clock::time_point give_up;
-  for (;;) {
-    // Not reaped yet (WNOWAIT): while it is a zombie its group id cannot
-    // be reused, so the group kill below cannot reach another process.
-    siginfo_t info{};
-    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR) break;
-    if (info.si_pid == pid) break;
-    int sig;
-    if (stop_signal == 0) {
-      sig = sigwaitinfo(&watched, nullptr);
-    } else {
-      const auto left = give_up - std::chrono::steady_clock::now();
-      if (left <= std::chrono::steady_clock::duration::zero()) {
-        kill(-pid, SIGKILL);
-        sig = sigwaitinfo(&watched, nullptr);
-      } else {
-        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-        const timespec t{time_t(ns / 1000000000), long(ns % 1000000000)};
-        sig = sigtimedwait(&watched, nullptr, &t);
-      }
-    }
-    if (sig <= 0 || sig == SIGCHLD) continue;
-    if (stop_signal == 0) {
-      stop_signal = sig;
-      give_up = std::chrono::steady_clock::now() + kStopGrace;
-      std::fprintf(stderr,
-                   "wirebench: %s: stopping the run under callgrind (again to end it at once)\n",
-                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
-      kill(pid, sig == SIGHUP || (sig == SIGINT && sigint_ignored) ? SIGTERM : sig);
-    } else {
-      kill(-pid, SIGKILL);
-    }
-  }
-  kill(-pid, SIGKILL);  // Whatever of the run is left (nothing, normally).
-  if (waitpid(pid, &status, 0) != pid) status = W_EXITCODE(2, 0);
+  const CallgrindEnd end = WaitForCallgrindRun(pid, watched);
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (stop_signal != 0 && !KeepDumps()) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  } else if (code != 0) {
-    std::fprintf(stderr, "wirebench: the run under callgrind failed (exit %d); Valgrind's logs "
-                 "are kept in %s\n", code, dir.c_str());
-  } else if (KeepDumps()) {
-    std::fprintf(stderr, "wirebench: callgrind's dumps are kept in %s\n", dir.c_str());
-  } else {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  const int code = WIFEXITED(end.status) ? WEXITSTATUS(end.status) : 128 + WTERMSIG(end.status);
+  CleanUpCallgrindDir(dir, code, end.stop_signal);
   return code;
 }
 

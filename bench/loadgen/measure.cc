@@ -114,15 +114,12 @@ nlohmann::json CallsBetween(const nlohmann::json& before, const nlohmann::json& 
   return calls;
 }
 
-StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
-  if (o.command.empty())
-    return Status::InvalidArgument(
-        "no command to measure: give it after --, e.g. wirebench measure -- node client.js");
-  if (o.sample_interval.count() < 1 || o.sample_interval.count() > 10000)
-    return Status::InvalidArgument("--sample-ms must be 1-10000");
-  ServerSide server;
-  WB_RETURN_IF_ERROR(StartServer(o, *o.rpc, &server));
-  const std::string address = server.host + ":" + std::to_string(server.port);
+namespace {
+
+// The command to run against `server`: {server}, {host}, {port} and
+// {zookeeper} substituted, and the same in WIREBENCH_SERVER* variables.
+CommandOptions MeasuredCommand(const MeasureOptions& o, const ServerSide& server,
+                               const std::string& address) {
   const std::map<std::string, std::string> values = {{"server", address},
                                                      {"host", server.host},
                                                      {"port", std::to_string(server.port)},
@@ -135,6 +132,89 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   if (!o.zookeeper.empty()) cmd.env["WIREBENCH_ZOOKEEPER"] = o.zookeeper;
   cmd.sample_interval = o.sample_interval;
   cmd.exclude = server.local ? server.local->pid() : -1;
+  return cmd;
+}
+
+// The command's tree as the client: its CPU and switches, and the bytes the
+// server counted (the other way round: TCP on the one connection each way).
+void AddClientFigures(const ProcessTreeUsage& tree, RunResult* r) {
+  ThreadUsage& u = r->client_usage;
+  u.user_ns = tree.user_ns;
+  u.sys_ns = tree.sys_ns;
+  u.cpu_ns = tree.user_ns + tree.sys_ns;
+  u.voluntary_switches = tree.voluntary_switches;
+  u.involuntary_switches = tree.involuntary_switches;
+  u.threads = tree.processes_seen;
+  if (r->server_after.is_object()) {
+    auto delta = [&](const char* k) {
+      return r->server_after.value(k, uint64_t(0)) - r->server_before.value(k, uint64_t(0));
+    };
+    r->connections.bytes_out = delta("bytes_in");
+    r->connections.bytes_in = delta("bytes_out");
+  }
+}
+
+// The YCSB-style report's [CALLS] and [COMMAND] lines.
+std::string CommandLines(const nlohmann::json& calls, const ProcessTreeUsage& tree) {
+  std::string text;
+  for (const auto& [method, n] : calls.items())
+    text += "[CALLS], " + method + ", " + std::to_string(n.get<uint64_t>()) + "\n";
+  text += "[COMMAND], ExitStatus, " + std::to_string(tree.exit_code) + "\n";
+  char cpu[128];
+  std::snprintf(cpu, sizeof(cpu), "[COMMAND], UserCpu(ms), %.3f\n[COMMAND], SysCpu(ms), %.3f\n",
+                tree.user_ns / 1e6, tree.sys_ns / 1e6);
+  text += cpu;
+  text += "[COMMAND], Processes, " + std::to_string(tree.processes_seen) + "\n";
+  text += "[COMMAND], LeftRunning, " + std::to_string(tree.left_running.size()) + "\n";
+  return text;
+}
+
+nlohmann::json CommandJson(const std::vector<std::string>& argv, const ProcessTreeUsage& tree) {
+  return {{"argv", argv},
+          {"exit_status", tree.exit_code},
+          {"how", tree.how},
+          {"wall_s", tree.wall_s},
+          {"user_ns", tree.user_ns},
+          {"sys_ns", tree.sys_ns},
+          {"voluntary_switches", tree.voluntary_switches},
+          {"involuntary_switches", tree.involuntary_switches},
+          {"processes_seen", tree.processes_seen},
+          {"samples", tree.samples},
+          {"left_running", tree.left_running},
+          {"stopped_leftovers", tree.stopped_leftovers},
+          {"stop_signal", tree.stop_signal}};
+}
+
+// The report on stdout, after the command's own output, and a word on
+// processes of the command that outlived it.
+void PrintMeasureEnd(const MeasureOptions& o, const MeasureOutcome& out,
+                     const ProcessTreeUsage& tree) {
+  if (!o.quiet) {
+    // The command's own output (a YCSB report, say) may be just above.
+    std::fputs("wirebench measure: the command's output ends here; wirebench's report of it:\n",
+               stdout);
+    std::fputs(out.text.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (!tree.left_running.empty())
+    std::fprintf(stderr,
+                 "wirebench measure: %zu process(es) of the command still ran after it ended: "
+                 "counted up to then, and stopped (SIGTERM, then SIGKILL)\n",
+                 tree.left_running.size());
+}
+
+}  // namespace
+
+StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
+  if (o.command.empty())
+    return Status::InvalidArgument(
+        "no command to measure: give it after --, e.g. wirebench measure -- node client.js");
+  if (o.sample_interval.count() < 1 || o.sample_interval.count() > 10000)
+    return Status::InvalidArgument("--sample-ms must be 1-10000");
+  ServerSide server;
+  WB_RETURN_IF_ERROR(StartServer(o, *o.rpc, &server));
+  const std::string address = server.host + ":" + std::to_string(server.port);
+  CommandOptions cmd = MeasuredCommand(o, server, address);
 
   RunResult r;
   auto before = server.stats->Fetch(kStatsTimeout);
@@ -163,22 +243,7 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   for (const auto& [method, n] : calls.items()) r.operations += n.get<uint64_t>();
   r.runtime_s = tree->wall_s;
   r.external_client = JoinCommand(cmd.argv);
-  ThreadUsage& u = r.client_usage;
-  u.user_ns = tree->user_ns;
-  u.sys_ns = tree->sys_ns;
-  u.cpu_ns = tree->user_ns + tree->sys_ns;
-  u.voluntary_switches = tree->voluntary_switches;
-  u.involuntary_switches = tree->involuntary_switches;
-  u.threads = tree->processes_seen;
-  if (r.server_after.is_object()) {
-    // The client's socket bytes are the server's, the other way round (TCP
-    // on the one connection each way), as the server counted them.
-    auto delta = [&](const char* k) {
-      return r.server_after.value(k, uint64_t(0)) - r.server_before.value(k, uint64_t(0));
-    };
-    r.connections.bytes_out = delta("bytes_in");
-    r.connections.bytes_in = delta("bytes_out");
-  }
+  AddClientFigures(*tree, &r);
 
   MeasureOutcome out;
   out.command_exit_code = tree->exit_code;
@@ -187,49 +252,16 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   out.stop_signal = tree->stop_signal;
   const RunCosts costs = ComputeCosts(r);
   const ReportOptions report;
-  out.text = FormatTextReport(r, costs, report);
-  for (const auto& [method, n] : calls.items())
-    out.text += "[CALLS], " + method + ", " + std::to_string(n.get<uint64_t>()) + "\n";
-  out.text += "[COMMAND], ExitStatus, " + std::to_string(tree->exit_code) + "\n";
-  char cpu[128];
-  std::snprintf(cpu, sizeof(cpu), "[COMMAND], UserCpu(ms), %.3f\n[COMMAND], SysCpu(ms), %.3f\n",
-                tree->user_ns / 1e6, tree->sys_ns / 1e6);
-  out.text += cpu;
-  out.text += "[COMMAND], Processes, " + std::to_string(tree->processes_seen) + "\n";
-  out.text += "[COMMAND], LeftRunning, " + std::to_string(tree->left_running.size()) + "\n";
+  out.text = FormatTextReport(r, costs, report) + CommandLines(calls, *tree);
   out.json["wirebench_result_version"] = kResultVersion;
   out.json["config"] = ConfigJson(o, *o.rpc, cmd.argv, server.local != nullptr);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(r, costs, report);
-  out.json["measure"] = {{"calls", calls},
-                         {"command", {{"argv", cmd.argv},
-                                      {"exit_status", tree->exit_code},
-                                      {"how", tree->how},
-                                      {"wall_s", tree->wall_s},
-                                      {"user_ns", tree->user_ns},
-                                      {"sys_ns", tree->sys_ns},
-                                      {"voluntary_switches", tree->voluntary_switches},
-                                      {"involuntary_switches", tree->involuntary_switches},
-                                      {"processes_seen", tree->processes_seen},
-                                      {"samples", tree->samples},
-                                      {"left_running", tree->left_running},
-                                      {"stopped_leftovers", tree->stopped_leftovers},
-                                      {"stop_signal", tree->stop_signal}}}};
+  out.json["measure"] = {{"calls", calls}, {"command", CommandJson(cmd.argv, *tree)}};
   server.stats.reset();
   if (server.local) server.local->Stop();
   if (!o.out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.out, out.json.dump(2)));
-  if (!o.quiet) {
-    // The command's own output (a YCSB report, say) may be just above.
-    std::fputs("wirebench measure: the command's output ends here; wirebench's report of it:\n",
-               stdout);
-    std::fputs(out.text.c_str(), stdout);
-    std::fflush(stdout);
-  }
-  if (!tree->left_running.empty())
-    std::fprintf(stderr,
-                 "wirebench measure: %zu process(es) of the command still ran after it ended: "
-                 "counted up to then, and stopped (SIGTERM, then SIGKILL)\n",
-                 tree->left_running.size());
+  PrintMeasureEnd(o, out, *tree);
   return out;
 }
 

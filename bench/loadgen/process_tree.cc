@@ -216,69 +216,197 @@ int StopLeftovers(const std::vector<int>& pids, pid_t keep) {
   return int(pids.size());
 }
 
+// The command's argv and environment (o.env over this process's) as
+// execvpe takes them: the strings and the pointers into them, kept together.
+class ExecArgs {
+ public:
+  explicit ExecArgs(const CommandOptions& o) : argv_s_(o.argv) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string kv = *e;
+      if (!o.env.count(kv.substr(0, kv.find('=')))) env_s_.push_back(kv);
+    }
+    for (const auto& [k, v] : o.env) env_s_.push_back(k + "=" + v);
+    for (auto& s : env_s_) envp_.push_back(s.data());
+    envp_.push_back(nullptr);
+    for (auto& s : argv_s_) argv_.push_back(s.data());
+    argv_.push_back(nullptr);
+  }
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
+
+  char* const* argv() const { return argv_.data(); }
+  char* const* envp() const { return envp_.data(); }
+
+ private:
+  std::vector<std::string> env_s_, argv_s_;
+  std::vector<char*> envp_, argv_;
+};
+
+// Ctrl-C at a terminal reaches the command too (same process group); this
+// process waits for it to end and still reports, as time(1) does. A SIGINT
+// or SIGTERM sent to this process alone is passed on to the command (by the
+// sampling thread, ForwardStopSignal), which is then waited for and reported.
+class StopSignalHandlers {
+ public:
+  StopSignalHandlers() {
+    g_stop_signal = 0;
+    struct sigaction on_stop {};
+    on_stop.sa_handler = OnStopSignal;
+    sigemptyset(&on_stop.sa_mask);
+    on_stop.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &on_stop, &old_int_);
+    sigaction(SIGTERM, &on_stop, &old_term_);
+  }
+  void Restore() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// The forked child: becomes the command, or writes exec's errno to `err_fd`.
+[[noreturn]] void ExecCommand(const ExecArgs& args, pid_t parent, int err_fd) {
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
+  execvpe(args.argv()[0], args.argv(), args.envp());
+  const int e = errno;
+  (void)!write(err_fd, &e, sizeof(e));
+  _exit(127);
+}
+
+// Passes a stop signal this process received on to the command `pid`: after
+// kForwardGrace (a Ctrl-C at a terminal has reached it already), then
+// SIGKILL kKillAfter later. Called by the sampling thread on each wake.
+class StopForwarder {
+ public:
+  explicit StopForwarder(pid_t pid) : pid_(pid) {}
+  void Poll() {
+    const int sig = g_stop_signal;
+    if (sig == 0 || killed_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (seen_ == std::chrono::steady_clock::time_point()) seen_ = now;
+    if (forwarded_ == 0 && now - seen_ >= kForwardGrace) {
+      kill(pid_, sig);
+      forwarded_ = sig;
+      sent_ = now;
+    } else if (forwarded_ != 0 && now - sent_ >= kKillAfter) {
+      kill(pid_, SIGKILL);
+      killed_ = true;
+    }
+  }
+
+ private:
+  const pid_t pid_;
+  int forwarded_ = 0;
+  std::chrono::steady_clock::time_point seen_, sent_;
+  bool killed_ = false;
+};
+
+// The sampling thread's loop: samples the tree at `interval` and passes stop
+// signals on until `done`.
+void SampleUntilDone(TreeSampler* sampler, pid_t pid, std::chrono::milliseconds interval,
+                     const std::atomic<bool>& done) {
+  StopForwarder stops(pid);
+  auto next_sample = std::chrono::steady_clock::now();
+  while (!done.load()) {
+    if (std::chrono::steady_clock::now() >= next_sample) {
+      sampler->Sample();
+      next_sample += interval;
+    }
+    stops.Poll();
+    // Wakes at least every 50 ms to pass a stop signal on, sampling at its own interval.
+    std::this_thread::sleep_until(
+        std::min(next_sample, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+  }
+}
+
+// Waits for the command and returns its wait status, reaping the tree's
+// orphans meanwhile: blocked in waitid until some child ends; once the
+// excluded child (the server) has ended and must be left for its owner, by
+// polling.
+int WaitForCommand(pid_t pid, pid_t exclude) {
+  int status = 0;
+  bool excluded_ended = false;
+  for (;;) {
+    if (excluded_ended) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return status;
+      ReapOrphans(exclude);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      waitpid(pid, &status, 0);  // ECHILD cannot be: the command is a child.
+      return status;
+    }
+    if (info.si_pid == pid) {
+      waitpid(pid, &status, 0);
+      return status;
+    }
+    if (info.si_pid == exclude) {
+      excluded_ended = true;
+      continue;
+    }
+    waitpid(info.si_pid, nullptr, 0);  // An orphan of the tree.
+  }
+}
+
+// What is left of the tree when the command ended: its CPU and switches as
+// they stand now, and which processes still run.
+void CountWhatIsLeft(TreeSampler* sampler, ProcessTreeUsage* u) {
+  const double tick_ns = 1e9 / double(sysconf(_SC_CLK_TCK));
+  for (const ProcStat& s : sampler->Sample()) {
+    u->user_ns += double(s.utime + s.cutime) * tick_ns;
+    u->sys_ns += double(s.stime + s.cstime) * tick_ns;
+    AddSwitches(s.pid, &u->voluntary_switches, &u->involuntary_switches);
+    if (s.state != 'Z') u->left_running.push_back(s.pid);
+  }
+}
+
+// What the reaped members of the tree cost, from RUSAGE_CHILDREN before and after.
+void AddReapedUsage(const rusage& before, const rusage& after, ProcessTreeUsage* u) {
+  u->user_ns += Ns(after.ru_utime) - Ns(before.ru_utime);
+  u->sys_ns += Ns(after.ru_stime) - Ns(before.ru_stime);
+  u->voluntary_switches += uint64_t(after.ru_nvcsw - before.ru_nvcsw);
+  u->involuntary_switches += uint64_t(after.ru_nivcsw - before.ru_nivcsw);
+}
+
+int ExitCodeOf(int status) {
+  return WIFEXITED(status)     ? WEXITSTATUS(status)
+         : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                               : 1;
+}
+
 }  // namespace
 
 StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   if (o.argv.empty()) return Status::InvalidArgument("no command to run: give it after --");
   // Orphans of the tree come to this process, which waits for them, so
   // their CPU lands in RUSAGE_CHILDREN.
-  const int was_subreaper = [] {
-    int v = 0;
-    prctl(PR_GET_CHILD_SUBREAPER, &v);
-    return v;
-  }();
+  int was_subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   rusage before{};
   getrusage(RUSAGE_CHILDREN, &before);
 
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (!o.env.count(kv.substr(0, kv.find('=')))) env_s.push_back(kv);
-  }
-  for (const auto& [k, v] : o.env) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp, argv;
-  for (auto& s : env_s) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_s = o.argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
+  const ExecArgs args(o);
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0)
     return Status::IoError(std::string("pipe: ") + std::strerror(errno));
-  // Ctrl-C at a terminal reaches the command too (same process group); this
-  // process waits for it to end and still reports, as time(1) does. A
-  // SIGINT or SIGTERM sent to this process alone is passed on to the
-  // command (by the sampling thread), which is then waited for and reported.
-  g_stop_signal = 0;
-  struct sigaction on_stop {}, old_int {}, old_term {};
-  on_stop.sa_handler = OnStopSignal;
-  sigemptyset(&on_stop.sa_mask);
-  on_stop.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &on_stop, &old_int);
-  sigaction(SIGTERM, &on_stop, &old_term);
-  auto restore_signals = [&] {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-  };
+  StopSignalHandlers stop_handlers;
   const auto start = std::chrono::steady_clock::now();
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
-    restore_signals();
+    stop_handlers.Restore();
     prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
     return Status::IoError(std::string("fork: ") + std::strerror(errno));
   }
-  if (pid == 0) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
-    execvpe(argv[0], argv.data(), envp.data());
-    const int e = errno;
-    (void)!write(err_pipe[1], &e, sizeof(e));
-    _exit(127);
-  }
+  if (pid == 0) ExecCommand(args, parent, err_pipe[1]);
   close(err_pipe[1]);
   int exec_errno = 0;
   const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
@@ -287,74 +415,14 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
 
   TreeSampler sampler(pid, o.exclude);
   std::atomic<bool> done{false};
-  std::thread sampling([&] {
-    int forwarded = 0;
-    std::chrono::steady_clock::time_point seen, sent;
-    bool killed = false;
-    auto next_sample = std::chrono::steady_clock::now();
-    while (!done.load()) {
-      if (std::chrono::steady_clock::now() >= next_sample) {
-        sampler.Sample();
-        next_sample += o.sample_interval;
-      }
-      if (const int sig = g_stop_signal; sig != 0 && !killed) {
-        const auto now = std::chrono::steady_clock::now();
-        if (seen == std::chrono::steady_clock::time_point()) seen = now;
-        if (forwarded == 0 && now - seen >= kForwardGrace) {
-          kill(pid, sig);
-          forwarded = sig;
-          sent = now;
-        } else if (forwarded != 0 && now - sent >= kKillAfter) {
-          kill(pid, SIGKILL);
-          killed = true;
-        }
-      }
-      // Wakes at least every 50 ms to pass a stop signal on, sampling at its own interval.
-      std::this_thread::sleep_until(
-          std::min(next_sample, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
-    }
-  });
-  int status = 0;
-  // Waits for the command, reaping the tree's orphans meanwhile: blocked in
-  // waitid until some child ends; once the excluded child (the server) has
-  // ended and must be left for its owner, by polling.
-  bool excluded_ended = false;
-  for (;;) {
-    if (excluded_ended) {
-      if (waitpid(pid, &status, WNOHANG) == pid) break;
-      ReapOrphans(o.exclude);
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      continue;
-    }
-    siginfo_t info{};
-    if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
-      if (errno == EINTR) continue;
-      waitpid(pid, &status, 0);  // ECHILD cannot be: the command is a child.
-      break;
-    }
-    if (info.si_pid == pid) {
-      waitpid(pid, &status, 0);
-      break;
-    }
-    if (info.si_pid == o.exclude) {
-      excluded_ended = true;
-      continue;
-    }
-    waitpid(info.si_pid, nullptr, 0);  // An orphan of the tree.
-  }
+  std::thread sampling([&] { SampleUntilDone(&sampler, pid, o.sample_interval, done); });
+  const int status = WaitForCommand(pid, o.exclude);
   ProcessTreeUsage u;
   u.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   done.store(true);
   sampling.join();
   ReapOrphans(o.exclude);
-  // What is left of the tree: counted as it stands now.
-  const double tick_ns = 1e9 / double(sysconf(_SC_CLK_TCK));
-  for (const ProcStat& s : sampler.Sample()) {
-    u.user_ns += double(s.utime + s.cutime) * tick_ns;
-    u.sys_ns += double(s.stime + s.cstime) * tick_ns;
-    AddSwitches(s.pid, &u.voluntary_switches, &u.involuntary_switches);
-    if (s.state != 'Z') u.left_running.push_back(s.pid);
-  }
+  CountWhatIsLeft(&sampler, &u);
   // Nothing of the command outlives the measurement (counted above as they
   // stood when it ended).
   // RUSAGE_CHILDREN first: the leftovers' CPU is the /proc figure above, not
@@ -363,21 +431,16 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   getrusage(RUSAGE_CHILDREN, &after);
   if (!u.left_running.empty()) u.stopped_leftovers = StopLeftovers(u.left_running, o.exclude);
   u.stop_signal = g_stop_signal;
-  restore_signals();
+  stop_handlers.Restore();
   prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
   if (exec_failed)
     return Status::InvalidArgument("cannot run '" + o.argv[0] + "': " + std::strerror(exec_errno) +
                                    (exec_errno == ENOENT ? " (not found on PATH)" : ""));
-  u.user_ns += Ns(after.ru_utime) - Ns(before.ru_utime);
-  u.sys_ns += Ns(after.ru_stime) - Ns(before.ru_stime);
-  u.voluntary_switches += uint64_t(after.ru_nvcsw - before.ru_nvcsw);
-  u.involuntary_switches += uint64_t(after.ru_nivcsw - before.ru_nivcsw);
+  AddReapedUsage(before, after, &u);
   u.processes_seen = std::max(1, sampler.processes_seen());
   u.samples = sampler.samples();
   u.how = Describe(status);
-  u.exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
-                : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                      : 1;
+  u.exit_code = ExitCodeOf(status);
   return u;
 }
 

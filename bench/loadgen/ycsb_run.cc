@@ -216,31 +216,38 @@ struct RunSettings {
   bool threads_capped = false;
 };
 
-StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properties& props,
-                                   const ycsb::CoreWorkloadConfig& cfg) {
-  RunSettings r;
-  auto threads = props.GetInt("threadcount");
-  if (!threads.ok()) return threads.status();
-  // YCSB reads target and status.interval with Integer.parseInt: 100.5 stops it.
+// YCSB reads target with Integer.parseInt: 100.5 stops it; any target <= 0
+// is unthrottled (0 here, with a warning for a negative one).
+StatusOr<int64_t> ReadTarget(const ycsb::Properties& props) {
   auto target = props.GetInt("target");
   if (!target.ok())
     return Status::InvalidArgument(std::string(target.status().message()) +
                                    ": YCSB's target is whole operations per second");
-  if (*target < 0) {  // YCSB: any target <= 0 is unthrottled.
+  if (*target < 0) {
     std::fprintf(stderr,
                  "wirebench: warning: target=%lld (set at %s): YCSB runs unthrottled for any "
                  "target <= 0; running closed loop (use 0, or omit -target)\n",
                  static_cast<long long>(*target), props.SourceOf("target").c_str());
-    *target = 0;
+    return int64_t{0};
   }
+  return *target;
+}
+
+StatusOr<double> ReadMaxExecutionTime(const ycsb::Properties& props) {
   auto max_time = props.GetDouble("maxexecutiontime");
-  if (!max_time.ok()) {  // Not a number (nan, inf, text): say what is accepted.
-    auto given = props.GetString("maxexecutiontime");
-    return Status::InvalidArgument(
-        "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got '" +
-        (given.ok() ? *given : std::string()) + "' (set at " + props.SourceOf("maxexecutiontime") +
-        ")");
-  }
+  if (max_time.ok()) return *max_time;
+  // Not a number (nan, inf, text): say what is accepted.
+  auto given = props.GetString("maxexecutiontime");
+  return Status::InvalidArgument(
+      "--seconds (maxexecutiontime) must be 0 (no limit) or a positive number of seconds, got '" +
+      (given.ok() ? *given : std::string()) + "' (set at " + props.SourceOf("maxexecutiontime") +
+      ")");
+}
+
+// What is reported and where: the status interval, the measurement interval
+// and type, the percentiles, YCSB's .hdr and raw output files.
+Status ReadReportSettings(const ycsb::Properties& props, RunSettings* r) {
+  // YCSB reads status.interval with Integer.parseInt, as target.
   auto status_interval = props.GetInt("status.interval");
   if (!status_interval.ok())
     return Status::InvalidArgument(std::string(status_interval.status().message()) +
@@ -256,15 +263,42 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   if (!pct.ok()) return pct.status();
   auto percentiles = hdr::ParseYcsbPercentiles(*pct);
   if (!percentiles.ok()) return percentiles.status();
-  r.status_interval_s = double(*status_interval);
-  r.report.percentiles = *percentiles;
-  r.report.measurement_interval = *interval_kind;
-  WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r.report));
-  const std::string& type = r.report.measurement_type;
-  r.hdr_file_output =
-      type.rfind("hdrhistogram", 0) == 0 && props.GetYcsbBool("hdrhistogram.fileoutput");
-  if (auto path = props.GetString("hdrhistogram.output.path"); path.ok()) r.hdr_output_path = *path;
-  if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok()) r.raw_output_file = *raw;
+  r->status_interval_s = double(*status_interval);
+  r->report.percentiles = *percentiles;
+  r->report.measurement_interval = *interval_kind;
+  WB_RETURN_IF_ERROR(ReadMeasurementOptions(props, &r->report));
+  r->hdr_file_output = r->report.measurement_type.rfind("hdrhistogram", 0) == 0 &&
+                       props.GetYcsbBool("hdrhistogram.fileoutput");
+  if (auto path = props.GetString("hdrhistogram.output.path"); path.ok())
+    r->hdr_output_path = *path;
+  if (auto raw = props.GetString("measurement.raw.output_file"); raw.ok())
+    r->raw_output_file = *raw;
+  return Status::Ok();
+}
+
+// BasicDB's delay(); YCSB delays nothing for a value <= 0.
+Status ReadBasicDbDelay(const ycsb::Properties& props, DriverOptions* d) {
+  auto delay = props.GetInt("basicdb.simulatedelay");
+  if (!delay.ok()) return delay.status();
+  if (*delay > INT32_MAX)
+    return Status::InvalidArgument("property 'basicdb.simulatedelay' must be a number of "
+                                   "milliseconds up to 2147483647 (YCSB reads an int), got " +
+                                   std::to_string(*delay));
+  d->call_delay_ms = std::max<int64_t>(*delay, 0);
+  d->call_delay_random = props.GetYcsbBool("basicdb.randomizedelay");
+  return Status::Ok();
+}
+
+StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properties& props,
+                                   const ycsb::CoreWorkloadConfig& cfg) {
+  RunSettings r;
+  auto threads = props.GetInt("threadcount");
+  if (!threads.ok()) return threads.status();
+  auto target = ReadTarget(props);
+  if (!target.ok()) return target.status();
+  auto max_time = ReadMaxExecutionTime(props);
+  if (!max_time.ok()) return max_time.status();
+  WB_RETURN_IF_ERROR(ReadReportSettings(props, &r));
   DriverOptions& d = r.driver;
   d.codec = o.codec;
   d.transport = o.rpc;
@@ -285,20 +319,12 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.stall_timeout_s = o.stall_timeout;
   d.binding_times_cleanup = !IsBasicDb(props);
   // The basic binding is YCSB's BasicDB itself: no server, every call
-  // answered in this process (issue 35 item 5).
+  // answered in this process.
   d.in_process = IsBasicDb(props);
   r.report.no_server = d.in_process;
-  if (IsBasicDb(props)) {  // BasicDB's delay(); YCSB delays nothing for a value <= 0.
-    auto delay = props.GetInt("basicdb.simulatedelay");
-    if (!delay.ok()) return delay.status();
-    if (*delay > INT32_MAX)
-      return Status::InvalidArgument("property 'basicdb.simulatedelay' must be a number of "
-                                     "milliseconds up to 2147483647 (YCSB reads an int), got " +
-                                     std::to_string(*delay));
-    d.call_delay_ms = std::max<int64_t>(*delay, 0);
-    d.call_delay_random = props.GetYcsbBool("basicdb.randomizedelay");
-  }
+  if (IsBasicDb(props)) WB_RETURN_IF_ERROR(ReadBasicDbDelay(props, &d));
   // raw and timeseries report every sample; the .hdr logs are cut from them.
+  const std::string& type = r.report.measurement_type;
   d.keep_samples = type == "raw" || type == "hdrhistogram+raw" || type == "timeseries" ||
                    r.hdr_file_output;
   return r;
@@ -610,6 +636,70 @@ void NoteEmptyScans(const RunResult& r, bool in_process, const std::string& tabl
 
 }  // namespace
 
+// Where the client runs and which server it drives: none for the basic
+// binding, else --server or a co-located child (ChooseServer); then the
+// client pinned to --client-cpus.
+Status PlaceClientAndServer(const YcsbRunOptions& o, const ycsb::Properties& props,
+                            const ycsb::CoreWorkloadConfig& cfg, DriverOptions* d,
+                            std::unique_ptr<LocalServer>* local) {
+  // (--mpi: rank 0 passes its "server" to the other ranks, in-process here.)
+  if (d->in_process && !o.server.empty() && o.parts <= 1)
+    return Status::InvalidArgument(
+        "--server " + o.server +
+        ": the basic binding (YCSB's BasicDB, db=" + *props.GetString("db") +
+        ") has no server: it answers every call in the client's own process; leave out "
+        "--server, or give an HBase binding (e.g. `wirebench run hbase2 ...`) to drive a server");
+  if (!d->in_process) WB_RETURN_IF_ERROR(ChooseServer(o, cfg, d, local));
+  if (o.on_server) o.on_server(d->in_process ? "in-process" : d->host, d->in_process ? 0 : d->port);
+  if (!o.client_cpus.empty()) {
+    auto cpus = ParseCpuList(o.client_cpus);
+    if (!cpus.ok()) return cpus.status();
+    WB_RETURN_IF_ERROR(PinThisThread(*cpus));  // Client threads inherit it.
+  }
+  return Status::Ok();
+}
+
+// The line on stderr that says what runs against what.
+void PrintRunLine(const YcsbRunOptions& o, const DriverOptions& d, uint64_t seed, bool colocated) {
+  if (o.quiet) return;
+  if (d.in_process)
+    std::fprintf(stderr,
+                 "wirebench %s: threads=%d seed=%llu server=none (the basic binding: YCSB's "
+                 "BasicDB, every call answered in this process)\n",
+                 o.load_phase ? "load" : "run", d.threads, static_cast<unsigned long long>(seed));
+  else
+    std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
+                 o.load_phase ? "load" : "run", std::string(o.codec->name()).c_str(),
+                 std::string(d.transport->name()).c_str(), d.threads,
+                 static_cast<unsigned long long>(seed), d.host.c_str(), unsigned(d.port),
+                 colocated ? " (co-located child process)" : "");
+}
+
+// The basic binding: BasicDB's basicdb.verbose (default true) and
+// basicdb.count, on stdout.
+void SetUpBasicDbOutput(const YcsbRunOptions& o, const ycsb::Properties& props,
+                        const ycsb::CoreWorkloadConfig& cfg, BasicDbOutput* basic) {
+  const bool basic_output = IsBasicDb(props) && o.write_outputs && !o.quiet;
+  basic->verbose = basic_output && props.GetYcsbBool("basicdb.verbose");
+  basic->count = basic_output && props.GetYcsbBool("basicdb.count");
+  if (basic->verbose || basic->count) {
+    basic->table = cfg.table;
+    basic->properties_block = ycsb::BasicDbPropertiesBlock(props.Explicit());
+  }
+}
+
+// With --instructions: callgrind's dumps of both processes, read and
+// attributed (the server's missing when its closing Stats call failed).
+void CollectRunInstructions(const LocalServer* local, RunResult* result) {
+  std::string server_missing;
+  if (result->server_after.is_null())
+    server_missing = !result->server_stats_error.empty() ? result->server_stats_error
+                     : !result->error.ok()               ? result->error.ToString()
+                                                         : "no closing Stats reply";
+  result->instructions = CollectInstructions(InstructionsModeDir(), local ? int(local->pid()) : 0,
+                                             result->operations, server_missing);
+}
+
 StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(CheckFlags(o));
   ycsb::Properties props;
@@ -633,20 +723,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   d.on_start = o.on_start;
   d.on_end = o.on_end;
   std::unique_ptr<LocalServer> local;
-  // (--mpi: rank 0 passes its "server" to the other ranks, in-process here.)
-  if (d.in_process && !o.server.empty() && o.parts <= 1)
-    return Status::InvalidArgument(
-        "--server " + o.server +
-        ": the basic binding (YCSB's BasicDB, db=" + *props.GetString("db") +
-        ") has no server: it answers every call in the client's own process; leave out "
-        "--server, or give an HBase binding (e.g. `wirebench run hbase2 ...`) to drive a server");
-  if (!d.in_process) WB_RETURN_IF_ERROR(ChooseServer(o, cfg, &d, &local));
-  if (o.on_server) o.on_server(d.in_process ? "in-process" : d.host, d.in_process ? 0 : d.port);
-  if (!o.client_cpus.empty()) {
-    auto cpus = ParseCpuList(o.client_cpus);
-    if (!cpus.ok()) return cpus.status();
-    WB_RETURN_IF_ERROR(PinThisThread(*cpus));  // Client threads inherit it.
-  }
+  WB_RETURN_IF_ERROR(PlaceClientAndServer(o, props, cfg, &d, &local));
   std::ostringstream hlog_text;
   std::unique_ptr<hdr::HistogramLogWriter> hlog;
   WB_RETURN_IF_ERROR(StartHlog(o, &hlog_text, &hlog));
@@ -662,28 +739,9 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {
       status_line.OnSnapshot(elapsed, s);
     };
-  if (!o.quiet && d.in_process)
-    std::fprintf(stderr,
-                 "wirebench %s: threads=%d seed=%llu server=none (the basic binding: YCSB's "
-                 "BasicDB, every call answered in this process)\n",
-                 o.load_phase ? "load" : "run", d.threads, static_cast<unsigned long long>(cfg.seed));
-  else if (!o.quiet)
-    std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
-                 o.load_phase ? "load" : "run", std::string(o.codec->name()).c_str(),
-                 std::string(d.transport->name()).c_str(), d.threads,
-                 static_cast<unsigned long long>(cfg.seed), d.host.c_str(), unsigned(d.port),
-                 local ? " (co-located child process)" : "");
-
-  // The basic binding: BasicDB's basicdb.verbose (default true) and
-  // basicdb.count, on stdout.
+  PrintRunLine(o, d, cfg.seed, local != nullptr);
   BasicDbOutput basic;
-  const bool basic_output = IsBasicDb(props) && o.write_outputs && !o.quiet;
-  basic.verbose = basic_output && props.GetYcsbBool("basicdb.verbose");
-  basic.count = basic_output && props.GetYcsbBool("basicdb.count");
-  if (basic.verbose || basic.count) {
-    basic.table = cfg.table;
-    basic.properties_block = ycsb::BasicDbPropertiesBlock(props.Explicit());
-  }
+  SetUpBasicDbOutput(o, props, cfg, &basic);
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun,
                         basic.verbose || basic.count ? &basic : nullptr);
   if (!o.quiet) PrintYcsbStartLines(d);
@@ -698,16 +756,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
 
   YcsbOutcome out;
   out.result = std::move(run).value();
-  if (o.instructions) {  // Read and attribute callgrind's dumps of both processes.
-    std::string server_missing;
-    if (out.result.server_after.is_null())
-      server_missing = !out.result.server_stats_error.empty() ? out.result.server_stats_error
-                       : !out.result.error.ok()               ? out.result.error.ToString()
-                                                              : "no closing Stats reply";
-    out.result.instructions =
-        CollectInstructions(InstructionsModeDir(), local ? int(local->pid()) : 0,
-                            out.result.operations, server_missing);
-  }
+  if (o.instructions) CollectRunInstructions(local.get(), &out.result);
   if (out.result.partial && local && !local->Alive())
     out.result.error =
         Status::Unavailable("the co-located server process died: " + out.result.error.ToString());

@@ -181,6 +181,78 @@ void ControlHub::StopOthersLocked(const std::string& why, int except) {
   RequestStop(StopReason::kRequested);
 }
 
+std::string ControlHub::HostOfLocked(int rank) const {
+  return rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
+}
+
+// A rank silent for kSilentLimit before its result is taken as gone.
+void ControlHub::GiveUpSilentRanksLocked() {
+  const auto now = Clock::now();
+  for (auto& [rank, fd] : fds_) {
+    RankState& st = ranks_[rank];
+    if (fd < 0 || st.dead || st.has_result || now - last_heard_[rank] < kSilentLimit) continue;
+    st.dead = true;
+    any_died_ = true;
+    StopOthersLocked(
+        StrCat(
+            "rank ", std::to_string(rank), " (host ", HostOfLocked(rank),
+            ") stopped answering: nothing on its control connection to rank 0 for ",
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilentLimit).count()),
+            " s (a stopped or frozen process, or a host that stopped answering); "
+            "it is taken as dead"),
+        rank);
+    close(fd);
+    fd = -1;
+    cv_.notify_all();
+  }
+}
+
+// Reads what `rank` sent on `fd` (buffered in *buf until whole messages):
+// a failure stops the others, a result is kept; a connection closed before
+// the result means the rank died.
+void ControlHub::ReadFromRank(int rank, int fd, std::string* buf) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ranks_[rank].dead) return;  // Taken as gone; its socket is closed.
+  }
+  char data[65536];
+  const ssize_t n = read(fd, data, sizeof(data));
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  RankState& st = ranks_[rank];
+  if (n <= 0) {
+    // Closed (or reset) before its result: the rank is gone.
+    st.dead = !st.has_result;
+    if (st.dead) {
+      any_died_ = true;
+      StopOthersLocked(StrCat("rank ", std::to_string(rank), " (host ", HostOfLocked(rank),
+                              ") died: its control connection to rank 0 ",
+                              n < 0 ? StrCat("failed (", std::strerror(errno), ")")
+                                    : std::string("closed"),
+                              " before it sent its result"),
+                       rank);
+    }
+    close(fds_[rank]);
+    fds_[rank] = -1;
+    cv_.notify_all();
+    return;
+  }
+  last_heard_[rank] = Clock::now();
+  buf->append(data, size_t(n));
+  TakeMessages(buf, [&](char type, const std::string& payload) {
+    if (type == kFailure) {
+      st.failure = payload;
+      StopOthersLocked(StrCat("rank ", std::to_string(rank), " (host ", HostOfLocked(rank),
+                              ") failed: ", payload),
+                       rank);
+    } else if (type == kResult) {
+      st.has_result = true;
+      st.result = payload;
+    }
+  });
+  cv_.notify_all();
+}
+
 void ControlHub::Watch() {
   std::map<int, std::string> bufs;
   for (;;) {
@@ -198,73 +270,11 @@ void ControlHub::Watch() {
     if (poll(pfs.data(), pfs.size(), kAliveEveryMs) < 0 && errno != EINTR) return;
     if (pfs.back().revents != 0) return;  // Close().
     {
-      // A rank silent for kSilentLimit before its result is taken as gone.
       std::lock_guard<std::mutex> lock(mu_);
-      const auto now = Clock::now();
-      for (auto& [rank, fd] : fds_) {
-        RankState& st = ranks_[rank];
-        if (fd < 0 || st.dead || st.has_result || now - last_heard_[rank] < kSilentLimit) continue;
-        st.dead = true;
-        any_died_ = true;
-        const std::string host = rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
-        StopOthersLocked(
-            StrCat("rank ", std::to_string(rank), " (host ", host,
-                   ") stopped answering: nothing on its control connection to rank 0 for ",
-                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSilentLimit).count()),
-                   " s (a stopped or frozen process, or a host that stopped answering); "
-                   "it is taken as dead"),
-            rank);
-        close(fd);
-        fd = -1;
-        cv_.notify_all();
-      }
+      GiveUpSilentRanksLocked();
     }
-    for (size_t i = 0; i + 1 < pfs.size(); ++i) {
-      if (pfs[i].revents == 0) continue;
-      const int rank = who[i];
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (ranks_[rank].dead) continue;  // Taken as gone above; its socket is closed.
-      }
-      char buf[65536];
-      const ssize_t n = read(pfs[i].fd, buf, sizeof(buf));
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      std::lock_guard<std::mutex> lock(mu_);
-      RankState& st = ranks_[rank];
-      if (n <= 0) {
-        // Closed (or reset) before its result: the rank is gone.
-        st.dead = !st.has_result;
-        if (st.dead) {
-          any_died_ = true;
-          const std::string host = rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
-          StopOthersLocked(StrCat("rank ", std::to_string(rank), " (host ", host,
-                                  ") died: its control connection to rank 0 ",
-                                  n < 0 ? StrCat("failed (", std::strerror(errno), ")")
-                                        : std::string("closed"),
-                                  " before it sent its result"),
-                           rank);
-        }
-        close(fds_[rank]);
-        fds_[rank] = -1;
-        cv_.notify_all();
-        continue;
-      }
-      last_heard_[rank] = Clock::now();
-      bufs[rank].append(buf, size_t(n));
-      TakeMessages(&bufs[rank], [&](char type, const std::string& payload) {
-        if (type == kFailure) {
-          st.failure = payload;
-          const std::string host = rank < int(hosts_.size()) ? hosts_[size_t(rank)] : "?";
-          StopOthersLocked(StrCat("rank ", std::to_string(rank), " (host ", host,
-                                  ") failed: ", payload),
-                           rank);
-        } else if (type == kResult) {
-          st.has_result = true;
-          st.result = payload;
-        }
-      });
-      cv_.notify_all();
-    }
+    for (size_t i = 0; i + 1 < pfs.size(); ++i)
+      if (pfs[i].revents != 0) ReadFromRank(who[i], pfs[i].fd, &bufs[who[i]]);
   }
 }
 

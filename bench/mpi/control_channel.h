@@ -68,6 +68,11 @@ class ControlHub {
 
  private:
   void Watch();
+  // Watch's parts: ranks silent too long taken as gone; what one rank sent
+  // (its failure, its result) or its connection's end.
+  void GiveUpSilentRanksLocked();
+  void ReadFromRank(int rank, int fd, std::string* buf);
+  std::string HostOfLocked(int rank) const;
   // Tells every other rank to stop, with `why`; marks this process stopping.
   void StopOthersLocked(const std::string& why, int except);
 

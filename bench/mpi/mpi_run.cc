@@ -201,6 +201,15 @@ class MpiRun {
   void OnEnd(const RunResult& r);
   json RankInfo(const RunResult& r) const;
   StatusOr<YcsbOutcome> Report(YcsbOutcome outcome);
+  // Report's parts: the ranks' results (rank 0's first) and what is missing
+  // or failed; the windows aligned; the [MPI] lines; the files written.
+  std::string CollectResults(YcsbOutcome* outcome, std::vector<NamedResult>* inputs);
+  struct Windows;
+  Windows AlignWindows(const std::vector<NamedResult>& inputs) const;
+  std::string RankLines(const json& per_rank) const;
+  std::string SummaryLines(const Windows& w, const std::vector<NamedResult>& inputs,
+                           const std::string& partial) const;
+  void WriteOutputs(const MergeOutcome& merged, int64_t first_start);
   // Every rank alive and in step (every collective can complete).
   bool InStep();
   bool Wait(MPI_Request* req);
@@ -584,12 +593,13 @@ bool MpiRun::AgreeToGoOn() {
   return false;
 }
 
-StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
+// Gathers the ranks' results into `inputs`, rank 0's first, and returns
+// what failed or is missing ("" when every rank sent one).
+std::string MpiRun::CollectResults(YcsbOutcome* outcome, std::vector<NamedResult>* inputs) {
   hub_.WaitForResults(hub_.AnyDied() ? kResultsAfterDeathS : kResultsTimeoutS);
-  json doc0 = std::move(outcome.json);
-  doc0["mpi"] = RankInfo(outcome.result);
-  std::vector<NamedResult> inputs;
-  inputs.push_back({Name(0), doc0});
+  json doc0 = std::move(outcome->json);
+  doc0["mpi"] = RankInfo(outcome->result);
+  inputs->push_back({Name(0), doc0});
   std::vector<std::string> missing;
   for (auto& [r, st] : hub_.Ranks()) {
     json doc = st.has_result ? json::parse(st.result, nullptr, false) : json();
@@ -599,95 +609,148 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
     }
     // Rank 0's Stats bracket every rank's window (the barriers align them).
     doc["results"]["server"] = doc0["results"]["server"];
-    inputs.push_back({Name(r), std::move(doc)});
+    inputs->push_back({Name(r), std::move(doc)});
   }
   std::string partial = hub_.FirstFailure();
   // Rank 0's own error (its server connection's), which its stop message may
   // not carry, when it was the first to fail.
-  if (!outcome.result.error.ok() && (partial.empty() || partial.rfind(Name(0), 0) == 0) &&
-      partial.find(outcome.result.error.ToString()) == std::string::npos)
-    partial = StrCat(Name(0), ": ", outcome.result.error.ToString(), partial.empty() ? "" : "; ",
-                     partial);
+  const Status& error = outcome->result.error;
+  if (!error.ok() && (partial.empty() || partial.rfind(Name(0), 0) == 0) &&
+      partial.find(error.ToString()) == std::string::npos)
+    partial = StrCat(Name(0), ": ", error.ToString(), partial.empty() ? "" : "; ", partial);
   if (!missing.empty()) {
     std::string m;
     for (const std::string& s : missing) m += StrCat(m.empty() ? "" : ", ", s);
     partial = StrCat(partial, partial.empty() ? "" : "; ", "the report covers the ranks that "
                      "sent a result (none from ", m, ")");
   }
+  return partial;
+}
 
-  // The window's alignment, by rank 0's clock (offsets from the ping-pongs).
-  int64_t first_start = INT64_MAX, last_start = INT64_MIN, first_end = INT64_MAX,
-          last_end = INT64_MIN;
+// The ranks' measured windows by rank 0's clock (offsets from the
+// ping-pongs), and the CPU their processes spent outside the client threads.
+struct MpiRun::Windows {
+  int64_t first_start = INT64_MAX, last_start = INT64_MIN;
+  int64_t first_end = INT64_MAX, last_end = INT64_MIN;
   double uncounted_ns = 0;
   json per_rank = json::array();
+};
+
+MpiRun::Windows MpiRun::AlignWindows(const std::vector<NamedResult>& inputs) const {
+  Windows w;
   for (const NamedResult& in : inputs) {
     const json& m = in.doc["mpi"];
     const int r = m.value("rank", 0);
     const int64_t off = r < int(offsets_ns_.size()) ? offsets_ns_[size_t(r)] : 0;
     const int64_t s = m.value("window_start_ns", int64_t(0)) - off;
     const int64_t e = m.value("window_end_ns", int64_t(0)) - off;
-    first_start = std::min(first_start, s);
-    last_start = std::max(last_start, s);
-    first_end = std::min(first_end, e);
-    last_end = std::max(last_end, e);
+    w.first_start = std::min(w.first_start, s);
+    w.last_start = std::max(w.last_start, s);
+    w.first_end = std::min(w.first_end, e);
+    w.last_end = std::max(w.last_end, e);
     const double other = m.value("process_cpu_ns", 0.0) - m.value("client_cpu_ns", 0.0);
-    uncounted_ns += other;
+    w.uncounted_ns += other;
     json pr = m;
     pr["clock_offset_ns"] = off;
     pr["uncounted_threads_cpu_ns"] = other;
-    per_rank.push_back(pr);
+    w.per_rank.push_back(pr);
   }
   // Window starts relative to the earliest, now that it is known.
-  std::string rank_lines, bound;
-  for (json& pr : per_rank)
-    pr["window_start_offset_ns"] =
-        pr.value("window_start_ns", int64_t(0)) - pr.value("clock_offset_ns", int64_t(0)) - first_start;
-  {
-    std::ostringstream again;
-    again << "[MPI], Ranks, " << ranks_ << "\n";
-    for (const json& pr : per_rank) {
-      const double ops = pr.value("operations", 0.0), rt = pr.value("runtime_s", 0.0);
-      char line[512];
-      std::snprintf(line, sizeof(line),
-                    "[MPI], Rank%d, host %s, %.0f operations, %.3f s, %.1f ops/sec, client CPU "
-                    "%.3f us/op, window start +%.1f us, clock offset %+.1f us, cpus %s\n",
-                    pr.value("rank", 0), pr.value("host", std::string("?")).c_str(), ops, rt,
-                    rt > 0 ? ops / rt : 0.0,
-                    ops > 0 ? pr.value("client_cpu_ns", 0.0) / 1000.0 / ops : 0.0,
-                    pr.value("window_start_offset_ns", 0.0) / 1000.0,
-                    pr.value("clock_offset_ns", 0.0) / 1000.0,
-                    pr.value("cpus", std::string("?")).c_str());
-      again << line;
-      if (pr.value("cpus_left_out", 0) > 0 && bound.empty()) bound = StrCat(
-          "rank ", std::to_string(pr.value("rank", 0)), " on ", pr.value("host", std::string("?")),
-          " may run only on CPU(s) ", pr.value("cpus", std::string("?")), ": mpirun binds each "
-          "rank to a core by default (with 2 ranks or fewer) and a co-located server shares "
-          "it, so CPU per op is not comparable with runs outside mpirun; pass --bind-to none "
-          "to mpirun for that");
-    }
-    if (!bound.empty()) again << "[MPI], Binding, " << bound << "\n";
-    rank_lines = again.str();
-    if (!bound.empty() && !o_.quiet) std::fprintf(stderr, "wirebench: note: %s\n", bound.c_str());
+  for (json& pr : w.per_rank)
+    pr["window_start_offset_ns"] = pr.value("window_start_ns", int64_t(0)) -
+                                   pr.value("clock_offset_ns", int64_t(0)) - w.first_start;
+  return w;
+}
+
+// "[MPI], Ranks" and a line per rank; when mpirun bound a rank to fewer CPUs
+// than the host has, a "[MPI], Binding" line (and a note on stderr).
+std::string MpiRun::RankLines(const json& per_rank) const {
+  std::ostringstream out;
+  std::string bound;
+  out << "[MPI], Ranks, " << ranks_ << "\n";
+  for (const json& pr : per_rank) {
+    const double ops = pr.value("operations", 0.0), rt = pr.value("runtime_s", 0.0);
+    char line[512];
+    std::snprintf(line, sizeof(line),
+                  "[MPI], Rank%d, host %s, %.0f operations, %.3f s, %.1f ops/sec, client CPU "
+                  "%.3f us/op, window start +%.1f us, clock offset %+.1f us, cpus %s\n",
+                  pr.value("rank", 0), pr.value("host", std::string("?")).c_str(), ops, rt,
+                  rt > 0 ? ops / rt : 0.0,
+                  ops > 0 ? pr.value("client_cpu_ns", 0.0) / 1000.0 / ops : 0.0,
+                  pr.value("window_start_offset_ns", 0.0) / 1000.0,
+                  pr.value("clock_offset_ns", 0.0) / 1000.0,
+                  pr.value("cpus", std::string("?")).c_str());
+    out << line;
+    if (pr.value("cpus_left_out", 0) > 0 && bound.empty()) bound = StrCat(
+        "rank ", std::to_string(pr.value("rank", 0)), " on ", pr.value("host", std::string("?")),
+        " may run only on CPU(s) ", pr.value("cpus", std::string("?")), ": mpirun binds each "
+        "rank to a core by default (with 2 ranks or fewer) and a co-located server shares "
+        "it, so CPU per op is not comparable with runs outside mpirun; pass --bind-to none "
+        "to mpirun for that");
   }
-  const double start_skew = double(last_start - first_start);
-  const double end_skew = double(last_end - first_end);
-  std::string lines = rank_lines;
-  lines += StrCat("[MPI], StartSkew(us), ", Us(start_skew),
+  if (!bound.empty()) out << "[MPI], Binding, " << bound << "\n";
+  if (!bound.empty() && !o_.quiet) std::fprintf(stderr, "wirebench: note: %s\n", bound.c_str());
+  return out.str();
+}
+
+// The skews, the clock offsets' error, the uncounted CPU and the failure.
+std::string MpiRun::SummaryLines(const Windows& w, const std::vector<NamedResult>& inputs,
+                                 const std::string& partial) const {
+  std::string lines;
+  lines += StrCat("[MPI], StartSkew(us), ", Us(double(w.last_start - w.first_start)),
                   " (latest minus earliest start of the ranks' measured phases, by rank 0's clock)\n");
   lines += StrCat("[MPI], ClockOffsetError(us), ", Us(max_half_rtt_ns_),
                   " (at most: half the shortest ping-pong round trip, the largest over the ranks)\n");
-  lines += StrCat("[MPI], EndSkew(us), ", Us(end_skew), "\n");
+  lines += StrCat("[MPI], EndSkew(us), ", Us(double(w.last_end - w.first_end)), "\n");
   uint64_t total_ops = 0;
   for (const NamedResult& in : inputs) total_ops += in.doc["mpi"].value("operations", uint64_t(0));
-  lines += StrCat("[MPI], UncountedThreadsCpu(us), ", Us(uncounted_ns),
+  lines += StrCat("[MPI], UncountedThreadsCpu(us), ", Us(w.uncounted_ns),
                   " (all ranks, in the window: threads not counted as client CPU: the driver's, "
                   "MPI's, the control channel's)\n");
   char per_op[64];
   std::snprintf(per_op, sizeof(per_op), "%.4f",
-                total_ops > 0 ? uncounted_ns / 1000.0 / double(total_ops) : 0.0);
+                total_ops > 0 ? w.uncounted_ns / 1000.0 / double(total_ops) : 0.0);
   lines += StrCat("[MPI], UncountedThreadsCpuPerOp(us), ", per_op, "\n");
   if (!partial.empty()) lines += StrCat("[MPI], Failed, ", partial, "\n");
+  return lines;
+}
 
+// The merged JSON result and the .hlog (one interval over the window, one
+// tag per operation type), where asked for; write_failed_ says whether
+// either could not be written.
+void MpiRun::WriteOutputs(const MergeOutcome& merged, int64_t first_start) {
+  write_failed_ = false;
+  if (!json_out_.empty()) {
+    if (Status st = WriteFileAtomically(json_out_, merged.json.dump(2)); !st.ok()) {
+      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+      write_failed_ = true;
+    }
+  }
+  if (hlog_out_.empty()) return;
+  std::ostringstream text;
+  hdr::HistogramLogWriter log(&text);
+  const int64_t start_ms = (first_start == INT64_MAX ? RealtimeNs() : first_start) / 1'000'000;
+  Status st = log.WriteComment(StrCat("[wirebench ", o_.load_phase ? "load" : "run", " --mpi, ",
+                                      std::to_string(ranks_), " ranks, codec ", o_.codec->name(),
+                                      "]"));
+  if (st.ok()) st = log.WriteHeader(start_ms, start_ms);
+  for (int t = 0; t < kOpTypes && st.ok(); ++t)
+    if (merged.result.ops[size_t(t)].latency.total_count() > 0)
+      st = log.WriteInterval(OpTypeName(OpType(t)), 0, merged.result.runtime_s,
+                             merged.result.ops[size_t(t)].latency);
+  if (st.ok()) st = log.Flush();
+  if (st.ok()) st = WriteFileAtomically(hlog_out_, text.str());
+  if (!st.ok()) {
+    std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+    write_failed_ = true;
+  }
+}
+
+StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
+  std::vector<NamedResult> inputs;
+  const std::string partial = CollectResults(&outcome, &inputs);
+  Windows w = AlignWindows(inputs);
+  const std::string lines = RankLines(w.per_rank) + SummaryLines(w, inputs, partial);
   auto merged = MergeResults(inputs, MergeNotes{lines, partial});
   if (!merged.ok()) {
     return Status::Internal(StrCat("cannot merge the ranks' results: ", merged.status().ToString()));
@@ -695,38 +758,13 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
   merged->json["config"]["mpi_ranks"] = ranks_;
   merged->json["mpi"] = {{"ranks", ranks_},
                          {"hosts", hosts_},
-                         {"start_skew_ns", start_skew},
+                         {"start_skew_ns", double(w.last_start - w.first_start)},
                          {"clock_offset_error_ns", max_half_rtt_ns_},
-                         {"end_skew_ns", end_skew},
-                         {"uncounted_threads_cpu_ns", uncounted_ns},
+                         {"end_skew_ns", double(w.last_end - w.first_end)},
+                         {"uncounted_threads_cpu_ns", w.uncounted_ns},
                          {"failed", partial},
-                         {"per_rank", per_rank}};
-  write_failed_ = false;
-  if (!json_out_.empty()) {
-    if (Status st = WriteFileAtomically(json_out_, merged->json.dump(2)); !st.ok()) {
-      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
-      write_failed_ = true;
-    }
-  }
-  if (!hlog_out_.empty()) {  // One interval over the window, one tag per operation type.
-    std::ostringstream text;
-    hdr::HistogramLogWriter log(&text);
-    const int64_t start_ms = (first_start == INT64_MAX ? RealtimeNs() : first_start) / 1'000'000;
-    Status st =
-        log.WriteComment(StrCat("[wirebench ", o_.load_phase ? "load" : "run", " --mpi, ",
-                                std::to_string(ranks_), " ranks, codec ", o_.codec->name(), "]"));
-    if (st.ok()) st = log.WriteHeader(start_ms, start_ms);
-    for (int t = 0; t < kOpTypes && st.ok(); ++t)
-      if (merged->result.ops[size_t(t)].latency.total_count() > 0)
-        st = log.WriteInterval(OpTypeName(OpType(t)), 0, merged->result.runtime_s,
-                               merged->result.ops[size_t(t)].latency);
-    if (st.ok()) st = log.Flush();
-    if (st.ok()) st = WriteFileAtomically(hlog_out_, text.str());
-    if (!st.ok()) {
-      std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
-      write_failed_ = true;
-    }
-  }
+                         {"per_rank", std::move(w.per_rank)}};
+  WriteOutputs(*merged, w.first_start);
   YcsbOutcome out;
   out.result = std::move(merged->result);
   out.costs = std::move(merged->costs);

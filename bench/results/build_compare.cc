@@ -538,8 +538,13 @@ std::vector<std::string> IncompleteSides(const std::vector<BuildSide>& sides) {
   return out;
 }
 
-std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTableOptions& o) {
-  std::ostringstream os;
+namespace {
+
+// The markdown of BuildsMarkdown, one part at a time.
+
+// The title, the setup, a row per build and what the figures mean.
+void WriteBuildsPreamble(std::ostream& os, const std::vector<BuildSide>& sides,
+                         const BuildTableOptions& o) {
   os << "# " << o.title << "\n\n";
   if (!o.setup.empty()) os << o.setup << "\n\n";
   os << "| build | from | git revision | build type | compiler | result version |\n"
@@ -551,10 +556,9 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
        << (s.result_version ? std::to_string(s.result_version) : "?") << " |\n";
   os << "\n";
   for (const std::string& w : EnvironmentWarnings(sides)) os << "**Warning:** " << w << ".\n\n";
-  const std::string first = sides.empty() ? "" : sides[0].label;
   os << "Each figure is the median over repeats, and % diff is of those medians (each build "
         "against `"
-     << first
+     << (sides.empty() ? "" : sides[0].label)
      << "`; positive is more: dearer for a cost, faster for throughput). The test column "
         "(wall-clock costs, throughput and p99 only) is the ratio of the geometric means with a "
         "95% interval, "
@@ -564,121 +568,151 @@ std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTable
         "build (family-wise 5%), `~` otherwise. Instruction totals are callgrind's counts, gated "
         "by --fail-above; their layers are shown to explain them, not gated. Max latency is "
         "one sample: shown, never tested. docs/verdicts.md says how a verdict is made.\n\n";
+}
+
+// The rows of `rows` for one group and metric, a build each after the first.
+std::vector<const BuildRow*> RowsOf(const std::vector<BuildRow>& rows, const BuildGroup& g,
+                                    const std::string& metric) {
+  std::vector<const BuildRow*> mine;
+  for (const BuildRow& r : rows)
+    if (r.group == g && r.metric == metric) mine.push_back(&r);
+  return mine;
+}
+
+// A table row's figures: the first build's, then each later build's with its
+// % diff and test.
+void WriteRowFigures(std::ostream& os, const std::vector<const BuildRow*>& mine) {
+  os << FormatFigure(mine[0]->base) << " |";
+  for (const BuildRow* r : mine)
+    os << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " | " << TestText(*r)
+       << " |";
+  os << "\n";
+}
+
+// The host around each repeat of `g`, and the repeats far from their median.
+void WriteGroupHosts(std::ostream& os, const std::vector<BuildSide>& sides, const BuildGroup& g) {
+  bool any_host = false;
+  for (const BuildSide& s : sides)
+    for (const CompareCell& c : s.cells)
+      any_host = any_host || (InGroup(c, g) && c.host.is_object() && !c.host.empty());
+  if (!any_host) return;
+  os << "\n| build | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
+        "|---|---:|---:|---:|---|---|\n";
+  for (const BuildSide& s : sides) {
+    const GroupRepeats r = RepeatsOf(s, g);
+    const auto& [mine, figs, flags] = r;
+    for (size_t k = 0; k < mine.size(); ++k)
+      os << "| " << s.label << " | " << figs[k].repeat << " | " << FormatFigure(figs[k].throughput)
+         << " | " << FormatFigure(figs[k].cpu_per_op) << " | " << HostText(mine[k]->host) << " | "
+         << (flags[k].empty() ? "" : "**outlier:** " + flags[k]) << " |\n";
+  }
+}
+
+// One group's section: the repeats present, a row per metric, the hosts.
+void WriteGroupSection(std::ostream& os, const std::vector<BuildSide>& sides, const BuildGroup& g,
+                       const std::vector<BuildRow>& rows, const std::vector<MetricDef>& metrics) {
+  os << "## " << GroupName(g) << "\n\nRepeats present:";
+  for (size_t i = 0; i < sides.size(); ++i) {
+    int n = 0;
+    for (const CompareCell& c : sides[i].cells) n += InGroup(c, g) ? 1 : 0;
+    os << (i ? ", " : " ") << sides[i].label << " " << n;
+  }
+  os << ".\n\n| metric |";
+  for (size_t i = 0; i < sides.size(); ++i) {
+    os << " " << sides[i].label << " |";
+    if (i == 0) continue;
+    const std::string vs = sides.size() == 2 ? "" : " vs " + sides[0].label;
+    os << " % diff" << vs << " (medians) | test" << vs << " |";
+  }
+  os << "\n|---|";
+  for (size_t i = 0; i < 3 * sides.size() - 2; ++i) os << "---:|";
+  os << "\n";
+  for (const MetricDef& m : metrics) {
+    const std::vector<const BuildRow*> mine = RowsOf(rows, g, m.name);
+    if (mine.empty()) continue;
+    os << "| " << m.name << " | ";
+    WriteRowFigures(os, mine);
+  }
+  WriteGroupHosts(os, sides, g);
+  os << "\n";
+}
+
+// The release table of the mailing-list comparisons: a row per workload
+// (and thread count, column), a column per build, for the headline rows.
+void WriteHeadlineTables(std::ostream& os, const std::vector<BuildSide>& sides,
+                         const std::vector<BuildRow>& rows) {
+  const std::vector<BuildGroup> groups = CommonGroups(sides);
+  if (groups.size() < 2) return;
+  for (const char* headline :
+       {"Throughput (ops/s)", "Total instructions/op", "Total CPU (us/op)"}) {
+    std::ostringstream t;
+    bool any = false;
+    t << "## " << headline << " by cell\n\n| workload | threads | column |";
+    for (size_t i = 0; i < sides.size(); ++i)
+      t << " " << sides[i].label << " |" << (i == 0 ? "" : " % diff (medians) | test |");
+    t << "\n|---|---:|---|";
+    for (size_t i = 0; i < 3 * sides.size() - 2; ++i) t << "---:|";
+    t << "\n";
+    for (const BuildGroup& g : groups) {
+      const std::vector<const BuildRow*> mine = RowsOf(rows, g, headline);
+      if (mine.empty()) continue;
+      any = true;
+      t << "| " << g.workload << " | " << g.threads << " | " << g.column << " | ";
+      WriteRowFigures(t, mine);
+    }
+    if (any) os << t.str() << "\n";
+  }
+}
+
+// What the verdict on one later build rests on: its gated and tested rows,
+// those found different and those that could not be tested.
+void WriteVerdict(std::ostream& os, const std::string& label, const std::string& first,
+                  const std::vector<BuildRow>& rows) {
+  std::vector<BuildRow> mine;
+  for (const BuildRow& r : rows)
+    if (r.side == label) mine.push_back(r);
+  const GateCoverage cov = CoverageOf(mine);
+  os << "- " << label << " against " << first << ": " << cov.instruction_totals
+     << " instruction total(s) (counts), " << cov.tested
+     << " wall-clock row(s) tested (Holm, family-wise 5%)";
+  int different = 0;
+  for (const BuildRow& r : mine) different += r.different ? 1 : 0;
+  os << "; " << different << " tested row(s) different";
+  if (different) {
+    os << ":";
+    for (const BuildRow& r : mine)
+      if (r.different)
+        os << " " << r.group.workload << " " << r.group.column << " " << r.metric << " "
+           << Pct(r.ratio.ratio) << "%;";
+  }
+  os << "\n";
+  std::vector<std::string> untested;
+  for (const BuildRow& r : mine)
+    if (r.kind == RowKind::kTested && !r.ratio.has_interval())
+      untested.push_back(r.group.workload + ", " + std::to_string(r.group.threads) + ", " +
+                         r.group.column + ": " + r.metric + " (" + r.not_tested + ")");
+  if (!untested.empty()) {
+    os << "  - not tested (" << untested.size() << " row(s), no verdict on them):";
+    const size_t shown = std::min<size_t>(untested.size(), 12);
+    for (size_t k = 0; k < shown; ++k) os << (k ? "; " : " ") << untested[k];
+    if (shown < untested.size()) os << "; and " << untested.size() - shown << " more";
+    os << "\n";
+  }
+  if (cov.instruction_totals == 0 && cov.tested == 0)
+    os << "  - **no row could be tested**: this table is no evidence that nothing changed\n";
+}
+
+}  // namespace
+
+std::string BuildsMarkdown(const std::vector<BuildSide>& sides, const BuildTableOptions& o) {
+  std::ostringstream os;
+  WriteBuildsPreamble(os, sides, o);
   const std::vector<BuildRow> rows = BuildRows(sides, o.paired);
   const std::vector<MetricDef> metrics = AllMetrics(sides);
-  for (const BuildGroup& g : CommonGroups(sides)) {
-    os << "## " << GroupName(g) << "\n\nRepeats present:";
-    for (size_t i = 0; i < sides.size(); ++i) {
-      int n = 0;
-      for (const CompareCell& c : sides[i].cells) n += InGroup(c, g) ? 1 : 0;
-      os << (i ? ", " : " ") << sides[i].label << " " << n;
-    }
-    os << ".\n\n| metric |";
-    for (size_t i = 0; i < sides.size(); ++i) {
-      os << " " << sides[i].label << " |";
-      if (i == 0) continue;
-      const std::string vs = sides.size() == 2 ? "" : " vs " + first;
-      os << " % diff" << vs << " (medians) | test" << vs << " |";
-    }
-    os << "\n|---|";
-    for (size_t i = 0; i < 3 * sides.size() - 2; ++i) os << "---:|";
-    os << "\n";
-    for (const MetricDef& m : metrics) {
-      std::vector<const BuildRow*> mine;
-      for (const BuildRow& r : rows)
-        if (r.group == g && r.metric == m.name) mine.push_back(&r);
-      if (mine.empty()) continue;
-      os << "| " << m.name << " | " << FormatFigure(mine[0]->base) << " |";
-      for (const BuildRow* r : mine)
-        os << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " | "
-           << TestText(*r) << " |";
-      os << "\n";
-    }
-    // The host around each repeat, and the repeats far from their median.
-    bool any_host = false;
-    for (const BuildSide& s : sides)
-      for (const CompareCell& c : s.cells)
-        any_host = any_host || (InGroup(c, g) && c.host.is_object() && !c.host.empty());
-    if (any_host) {
-      os << "\n| build | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
-            "|---|---:|---:|---:|---|---|\n";
-      for (const BuildSide& s : sides) {
-        const GroupRepeats r = RepeatsOf(s, g);
-        const auto& [mine, figs, flags] = r;
-        for (size_t k = 0; k < mine.size(); ++k)
-          os << "| " << s.label << " | " << figs[k].repeat << " | "
-             << FormatFigure(figs[k].throughput) << " | " << FormatFigure(figs[k].cpu_per_op)
-             << " | " << HostText(mine[k]->host) << " | "
-             << (flags[k].empty() ? "" : "**outlier:** " + flags[k]) << " |\n";
-      }
-    }
-    os << "\n";
-  }
-  // The release table of the mailing-list comparisons: a row per workload
-  // (and thread count, column), a column per build, for the headline rows.
-  const std::vector<BuildGroup> groups = CommonGroups(sides);
-  if (groups.size() >= 2) {
-    for (const char* headline : {"Throughput (ops/s)", "Total instructions/op", "Total CPU (us/op)"}) {
-      std::ostringstream t;
-      bool any = false;
-      t << "## " << headline << " by cell\n\n| workload | threads | column |";
-      for (size_t i = 0; i < sides.size(); ++i)
-        t << " " << sides[i].label << " |" << (i == 0 ? "" : " % diff (medians) | test |");
-      t << "\n|---|---:|---|";
-      for (size_t i = 0; i < 3 * sides.size() - 2; ++i) t << "---:|";
-      t << "\n";
-      for (const BuildGroup& g : groups) {
-        std::vector<const BuildRow*> mine;
-        for (const BuildRow& r : rows)
-          if (r.group == g && r.metric == headline) mine.push_back(&r);
-        if (mine.empty()) continue;
-        any = true;
-        t << "| " << g.workload << " | " << g.threads << " | " << g.column << " | "
-          << FormatFigure(mine[0]->base) << " |";
-        for (const BuildRow* r : mine)
-          t << " " << FormatFigure(r->value) << " | " << PercentDiffText(*r) << " | "
-            << TestText(*r) << " |";
-        t << "\n";
-      }
-      if (any) os << t.str() << "\n";
-    }
-  }
-  // What the verdict rests on, per later build.
+  for (const BuildGroup& g : CommonGroups(sides)) WriteGroupSection(os, sides, g, rows, metrics);
+  WriteHeadlineTables(os, sides, rows);
   os << "## Verdict\n\n";
-  for (size_t i = 1; i < sides.size(); ++i) {
-    std::vector<BuildRow> mine;
-    for (const BuildRow& r : rows)
-      if (r.side == sides[i].label) mine.push_back(r);
-    const GateCoverage cov = CoverageOf(mine);
-    os << "- " << sides[i].label << " against " << first << ": " << cov.instruction_totals
-       << " instruction total(s) (counts), " << cov.tested
-       << " wall-clock row(s) tested (Holm, family-wise 5%)";
-    int different = 0;
-    for (const BuildRow& r : mine) different += r.different ? 1 : 0;
-    os << "; " << different << " tested row(s) different";
-    if (different) {
-      os << ":";
-      for (const BuildRow& r : mine)
-        if (r.different)
-          os << " " << r.group.workload << " " << r.group.column << " " << r.metric << " "
-             << Pct(r.ratio.ratio) << "%;";
-    }
-    os << "\n";
-    std::vector<std::string> untested;
-    for (const BuildRow& r : mine)
-      if (r.kind == RowKind::kTested && !r.ratio.has_interval())
-        untested.push_back(r.group.workload + ", " + std::to_string(r.group.threads) + ", " +
-                           r.group.column + ": " + r.metric + " (" + r.not_tested + ")");
-    if (!untested.empty()) {
-      os << "  - not tested (" << untested.size() << " row(s), no verdict on them):";
-      const size_t shown = std::min<size_t>(untested.size(), 12);
-      for (size_t k = 0; k < shown; ++k) os << (k ? "; " : " ") << untested[k];
-      if (shown < untested.size()) os << "; and " << untested.size() - shown << " more";
-      os << "\n";
-    }
-    if (cov.instruction_totals == 0 && cov.tested == 0)
-      os << "  - **no row could be tested**: this table is no evidence that nothing changed\n";
-  }
+  for (size_t i = 1; i < sides.size(); ++i) WriteVerdict(os, sides[i].label, sides[0].label, rows);
   os << "\n";
   const std::vector<std::string> only = OneSideOnly(sides);
   if (!only.empty()) {

@@ -23,7 +23,7 @@ enum class OpType : uint8_t {
   // the final flush), as YCSB's DBWrapper and HBaseClient2 time it: latency
   // only, no result counts, not an operation.
   kCleanup,
-  // YCSB master's CoreWorkload (PR #1768): each SCAN's whole microseconds
+  // YCSB master's CoreWorkload (SCAN-LATENCY-PER-RECORD): each SCAN's whole microseconds
   // divided by the records it returned; latency only, not an operation. A
   // scan that returned no records has no sample.
   kScanPerRecord,

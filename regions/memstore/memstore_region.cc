@@ -272,8 +272,6 @@ class MemstoreRegion final : public Region {
     uint32_t limit = req.number_of_rows == 0 ? options_.max_scan_rows
                                              : std::min(req.number_of_rows, options_.max_scan_rows);
     ResultBuilder b(scratch);
-    const std::string_view start = Sv(req.start_row);
-    const std::string_view stop = Sv(req.stop_row);
 
     // Lock every shard for reading (always in index order; writers take one
     // shard only, so this cannot deadlock) and merge their rows in order.
@@ -302,54 +300,9 @@ class MemstoreRegion final : public Region {
       return true;
     };
     if (!req.reversed) {
-      auto in_range = [&](const std::string& row) {
-        return stop.empty() || row < stop || (req.include_stop && row == stop);
-      };
-      using It = RowsMap::const_iterator;
-      std::vector<std::pair<It, It>> cursors;
-      cursors.reserve(shards_.size());
-      for (const Shard& s : shards_) {
-        const RowsMap* rows = s.Find(req.table);
-        if (rows == nullptr) continue;
-        cursors.emplace_back(req.include_start ? rows->lower_bound(start) : rows->upper_bound(start),
-                             rows->end());
-      }
-      for (;;) {
-        std::pair<It, It>* best = nullptr;
-        for (auto& c : cursors) {
-          if (c.first == c.second || !in_range(c.first->first)) continue;
-          if (!best || c.first->first < best->first->first) best = &c;
-        }
-        if (!best) break;
-        if (!add_row(best->first->first, best->first->second)) break;
-        ++best->first;
-      }
+      ScanForward(req, add_row);
     } else {
-      // Descending from start_row (empty: the last row) down to stop_row.
-      auto in_range = [&](const std::string& row) {
-        return stop.empty() || row > stop || (req.include_stop && row == stop);
-      };
-      using It = RowsMap::const_reverse_iterator;
-      std::vector<std::pair<It, It>> cursors;
-      cursors.reserve(shards_.size());
-      for (const Shard& s : shards_) {
-        const RowsMap* rows = s.Find(req.table);
-        if (rows == nullptr) continue;
-        auto upper = start.empty()         ? rows->end()
-                     : req.include_start ? rows->upper_bound(start)
-                                         : rows->lower_bound(start);
-        cursors.emplace_back(It(upper), rows->rend());
-      }
-      for (;;) {
-        std::pair<It, It>* best = nullptr;
-        for (auto& c : cursors) {
-          if (c.first == c.second || !in_range(c.first->first)) continue;
-          if (!best || c.first->first > best->first->first) best = &c;
-        }
-        if (!best) break;
-        if (!add_row(best->first->first, best->first->second)) break;
-        ++best->first;
-      }
+      ScanReversed(req, add_row);
     }
     locks.clear();
     b.Finish();
@@ -357,6 +310,66 @@ class MemstoreRegion final : public Region {
     resp->results = std::span<const Result>(scratch->results.data(), scratch->results.size());
     resp->more_results = more;
     return Status::Ok();
+  }
+
+  // Gives the rows of every shard's cursor to `add_row` in merged order
+  // (`before(a, b)`: row a comes first) while they are `in_range`, until
+  // add_row returns false.
+  template <typename It, typename InRange, typename Before, typename AddRow>
+  static void MergeCursors(std::vector<std::pair<It, It>>& cursors, const InRange& in_range,
+                           const Before& before, AddRow& add_row) {
+    for (;;) {
+      std::pair<It, It>* best = nullptr;
+      for (auto& c : cursors) {
+        if (c.first == c.second || !in_range(c.first->first)) continue;
+        if (!best || before(c.first->first, best->first->first)) best = &c;
+      }
+      if (!best) break;
+      if (!add_row(best->first->first, best->first->second)) break;
+      ++best->first;
+    }
+  }
+
+  // Ascending from start_row up to stop_row, across the (locked) shards.
+  template <typename AddRow>
+  void ScanForward(const ScanRequest& req, AddRow& add_row) const {
+    const std::string_view start = Sv(req.start_row);
+    const std::string_view stop = Sv(req.stop_row);
+    auto in_range = [&](const std::string& row) {
+      return stop.empty() || row < stop || (req.include_stop && row == stop);
+    };
+    using It = RowsMap::const_iterator;
+    std::vector<std::pair<It, It>> cursors;
+    cursors.reserve(shards_.size());
+    for (const Shard& s : shards_) {
+      const RowsMap* rows = s.Find(req.table);
+      if (rows == nullptr) continue;
+      cursors.emplace_back(req.include_start ? rows->lower_bound(start) : rows->upper_bound(start),
+                           rows->end());
+    }
+    MergeCursors(cursors, in_range, std::less<>(), add_row);
+  }
+
+  // Descending from start_row (empty: the last row) down to stop_row.
+  template <typename AddRow>
+  void ScanReversed(const ScanRequest& req, AddRow& add_row) const {
+    const std::string_view start = Sv(req.start_row);
+    const std::string_view stop = Sv(req.stop_row);
+    auto in_range = [&](const std::string& row) {
+      return stop.empty() || row > stop || (req.include_stop && row == stop);
+    };
+    using It = RowsMap::const_reverse_iterator;
+    std::vector<std::pair<It, It>> cursors;
+    cursors.reserve(shards_.size());
+    for (const Shard& s : shards_) {
+      const RowsMap* rows = s.Find(req.table);
+      if (rows == nullptr) continue;
+      auto upper = start.empty()         ? rows->end()
+                   : req.include_start ? rows->upper_bound(start)
+                                       : rows->lower_bound(start);
+      cursors.emplace_back(It(upper), rows->rend());
+    }
+    MergeCursors(cursors, in_range, std::greater<>(), add_row);
   }
 
   // Every get of the Multi is built in the same scratch by one builder, so
@@ -772,115 +785,148 @@ class MemstoreRegion final : public Region {
         " MiB); raise the server's --memstore-limit-mb, or delete whole rows to free room");
   }
 
-  Status ApplyLockedUnchecked(Shard& s, RowsMap& rows, const Mutation& m) {
-    const uint64_t mts = IsLatest(m.timestamp) ? 0 : m.timestamp;
-    uint64_t now = 0;
-    auto resolve = [&](uint64_t ts) {
+  // A mutation's timestamps: a cell's own, else the mutation's, else the
+  // server's clock (read once, when first needed).
+  class TimestampResolver {
+   public:
+    explicit TimestampResolver(uint64_t mutation_ts)
+        : mts_(IsLatest(mutation_ts) ? 0 : mutation_ts) {}
+    uint64_t operator()(uint64_t ts) {
       if (!IsLatest(ts)) return ts;
-      if (mts != 0) return mts;
-      if (now == 0) now = MemstoreNowMillis();
-      return now;
-    };
-    if (m.type == MutationType::kPut) {
-      ops_.puts.fetch_add(1, std::memory_order_relaxed);
-      if (m.cells.empty()) return Status::Ok();
-      auto row_it = rows.find(Sv(m.row));
-      if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
-      const std::string& row = row_it->first;
-      RowData& data = row_it->second;
-      for (const Cell& c : m.cells) {
-        const ColumnRef ref{Sv(c.family), Sv(c.qualifier)};
-        const uint64_t ts = resolve(c.timestamp);
-        if (data.HasMarkers() && Masked(data, ref.first, ref.second, ts)) continue;
-        PutVersion(s, row, &data.cols, ref, ts, Sv(c.value));
-      }
-      if (data.Empty()) rows.erase(row_it);
-      return Status::Ok();
+      if (mts_ != 0) return mts_;
+      if (now_ == 0) now_ = MemstoreNowMillis();
+      return now_;
     }
+    bool mutation_has_timestamp() const { return mts_ != 0; }
+
+   private:
+    const uint64_t mts_;
+    uint64_t now_ = 0;
+  };
+
+  Status ApplyLockedUnchecked(Shard& s, RowsMap& rows, const Mutation& m) {
+    TimestampResolver resolve(m.timestamp);
+    if (m.type == MutationType::kPut) return ApplyPut(s, rows, m, resolve);
+    return ApplyDelete(s, rows, m, resolve);
+  }
+
+  Status ApplyPut(Shard& s, RowsMap& rows, const Mutation& m, TimestampResolver& resolve) {
+    ops_.puts.fetch_add(1, std::memory_order_relaxed);
+    if (m.cells.empty()) return Status::Ok();
+    auto row_it = rows.find(Sv(m.row));
+    if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
+    const std::string& row = row_it->first;
+    RowData& data = row_it->second;
+    for (const Cell& c : m.cells) {
+      const ColumnRef ref{Sv(c.family), Sv(c.qualifier)};
+      const uint64_t ts = resolve(c.timestamp);
+      if (data.HasMarkers() && Masked(data, ref.first, ref.second, ts)) continue;
+      PutVersion(s, row, &data.cols, ref, ts, Sv(c.value));
+    }
+    if (data.Empty()) rows.erase(row_it);
+    return Status::Ok();
+  }
+
+  // A delete without cells is the whole row's (a family marker over every
+  // family); else each cell says what it deletes.
+  Status ApplyDelete(Shard& s, RowsMap& rows, const Mutation& m, TimestampResolver& resolve) {
     ops_.deletes.fetch_add(1, std::memory_order_relaxed);
     auto row_it = rows.find(Sv(m.row));
     if (row_it == rows.end()) row_it = rows.emplace(m.row.ToString(), RowData()).first;
     const std::string& row = row_it->first;
     RowData& data = row_it->second;
-    ColumnMap& cols = data.cols;
     if (m.cells.empty()) {
       const uint64_t t = resolve(0);
+      ColumnMap& cols = data.cols;
       for (auto it = cols.begin(); it != cols.end();)
         it = DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
       AddMarker(s, row, &data, MarkerKey{true, CellType::kDeleteFamily, "", ""}, t);
     }
-    auto family_level = [](const Cell& c) {
-      return c.type == CellType::kDeleteFamily || c.type == CellType::kDeleteFamilyVersion;
-    };
-    for (size_t i = 0; i < m.cells.size(); ++i) {
-      const Cell& c = m.cells[i];
-      const std::string_view family = Sv(c.family), qualifier = Sv(c.qualifier);
-      if (family_level(c)) {
-        // A run of family deletes of one family walks the family's columns
-        // once: DeleteFamily drops every version up to its timestamp,
-        // DeleteFamilyVersion (HBase's Delete.addFamilyVersion) the versions
-        // at exactly its own; LATEST_TIMESTAMP is the server's clock. One
-        // walk per cell made a Delete of many such cells on a wide row
-        // quadratic.
-        uint64_t up_to = 0;
-        bool any_up_to = false;
-        std::vector<uint64_t> exact;
-        size_t end = i;
-        for (; end < m.cells.size() && family_level(m.cells[end]) &&
-               Sv(m.cells[end].family) == family;
-             ++end) {
-          const Cell& d = m.cells[end];
-          const uint64_t t = resolve(d.timestamp);
-          if (d.type == CellType::kDeleteFamily) {
-            up_to = any_up_to ? std::max(up_to, t) : t;
-            any_up_to = true;
-            AddMarker(s, row, &data,
-                      MarkerKey{false, CellType::kDeleteFamily, std::string(family), ""}, t);
-          } else {
-            exact.push_back(t);
-            AddVersionMarker(s, row, &data,
-                             VersionMarker{t, CellType::kDeleteFamilyVersion, std::string(family), ""});
-          }
-        }
-        std::sort(exact.begin(), exact.end());
-        auto drop = [&](uint64_t ts) {
-          return (any_up_to && ts <= up_to) || std::binary_search(exact.begin(), exact.end(), ts);
-        };
-        auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
-        while (it != cols.end() && it->first.family == family)
-          it = DropVersions(s, row, &cols, it, drop);
-        i = end - 1;
-      } else if (c.type == CellType::kDelete) {
-        // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
-        // the cell's timestamp.
-        auto it = cols.find(ColumnRef{family, qualifier});
-        uint64_t t;
-        if (IsLatest(c.timestamp) && mts == 0) {
-          if (it == cols.end()) continue;  // Nothing to delete.
-          t = it->second.newest.timestamp;
-        } else {
-          t = resolve(c.timestamp);
-        }
-        if (it != cols.end())
-          DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
-        AddVersionMarker(s, row, &data,
-                         VersionMarker{t, CellType::kDelete, std::string(family),
-                                       std::string(qualifier)});
+    for (size_t i = 0; i < m.cells.size();) {
+      if (FamilyLevel(m.cells[i])) {
+        i = DeleteFamilyRun(s, row, &data, m.cells, i, resolve);
       } else {
-        // kDeleteColumn (and a kPut-typed cell in a delete, which some
-        // encodings produce): every version up to the timestamp.
-        const uint64_t t = resolve(c.timestamp);
-        auto it = cols.find(ColumnRef{family, qualifier});
-        if (it != cols.end())
-          DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
-        AddMarker(s, row, &data,
-                  MarkerKey{false, CellType::kDeleteColumn, std::string(family),
-                            std::string(qualifier)},
-                  t);
+        DeleteCell(s, row, &data, m.cells[i], resolve);
+        ++i;
       }
     }
     if (data.Empty()) rows.erase(row_it);
     return Status::Ok();
+  }
+
+  static bool FamilyLevel(const Cell& c) {
+    return c.type == CellType::kDeleteFamily || c.type == CellType::kDeleteFamilyVersion;
+  }
+
+  // The run of family deletes of one family that starts at cells[i]: its
+  // markers, and one walk of the family's columns for them all, which drops
+  // every version up to a DeleteFamily's timestamp and those at exactly a
+  // DeleteFamilyVersion's (HBase's Delete.addFamilyVersion); LATEST_TIMESTAMP
+  // is the server's clock. One walk per cell made a Delete of many such
+  // cells on a wide row quadratic. Returns the index after the run.
+  size_t DeleteFamilyRun(Shard& s, const std::string& row, RowData* data,
+                         std::span<const Cell> cells, size_t i, TimestampResolver& resolve) {
+    const std::string_view family = Sv(cells[i].family);
+    uint64_t up_to = 0;
+    bool any_up_to = false;
+    std::vector<uint64_t> exact;
+    size_t end = i;
+    for (; end < cells.size() && FamilyLevel(cells[end]) && Sv(cells[end].family) == family; ++end) {
+      const uint64_t t = resolve(cells[end].timestamp);
+      if (cells[end].type == CellType::kDeleteFamily) {
+        up_to = any_up_to ? std::max(up_to, t) : t;
+        any_up_to = true;
+        AddMarker(s, row, data, MarkerKey{false, CellType::kDeleteFamily, std::string(family), ""},
+                  t);
+      } else {
+        exact.push_back(t);
+        AddVersionMarker(s, row, data,
+                         VersionMarker{t, CellType::kDeleteFamilyVersion, std::string(family), ""});
+      }
+    }
+    std::sort(exact.begin(), exact.end());
+    auto drop = [&](uint64_t ts) {
+      return (any_up_to && ts <= up_to) || std::binary_search(exact.begin(), exact.end(), ts);
+    };
+    ColumnMap& cols = data->cols;
+    auto it = cols.lower_bound(ColumnRef{family, std::string_view()});
+    while (it != cols.end() && it->first.family == family) it = DropVersions(s, row, &cols, it, drop);
+    return end;
+  }
+
+  // One cell of a delete that names a column: its newest (or given) version,
+  // or the column up to a timestamp; the versions dropped and a marker left
+  // for what is written later at or below it.
+  void DeleteCell(Shard& s, const std::string& row, RowData* data, const Cell& c,
+                  TimestampResolver& resolve) {
+    ColumnMap& cols = data->cols;
+    const std::string_view family = Sv(c.family), qualifier = Sv(c.qualifier);
+    if (c.type == CellType::kDelete) {
+      // One version: the newest (HBase's LATEST_TIMESTAMP), or the one at
+      // the cell's timestamp.
+      auto it = cols.find(ColumnRef{family, qualifier});
+      uint64_t t;
+      if (IsLatest(c.timestamp) && !resolve.mutation_has_timestamp()) {
+        if (it == cols.end()) return;  // Nothing to delete.
+        t = it->second.newest.timestamp;
+      } else {
+        t = resolve(c.timestamp);
+      }
+      if (it != cols.end()) DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts == t; });
+      AddVersionMarker(s, row, data,
+                       VersionMarker{t, CellType::kDelete, std::string(family),
+                                     std::string(qualifier)});
+    } else {
+      // kDeleteColumn (and a kPut-typed cell in a delete, which some
+      // encodings produce): every version up to the timestamp.
+      const uint64_t t = resolve(c.timestamp);
+      auto it = cols.find(ColumnRef{family, qualifier});
+      if (it != cols.end()) DropVersions(s, row, &cols, it, [t](uint64_t ts) { return ts <= t; });
+      AddMarker(s, row, data,
+                MarkerKey{false, CellType::kDeleteColumn, std::string(family),
+                          std::string(qualifier)},
+                t);
+    }
   }
 
   // Adds a row's selected cells: per column up to max_versions (capped by

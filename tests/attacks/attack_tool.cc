@@ -238,25 +238,25 @@ Outcome Ask(RawPeer* peer, const std::string& call) {
   return o;
 }
 
-pbw::RegionSpecifier UserRegion() {
-  pbw::RegionSpecifier r;
-  r.set_type(pbw::RegionSpecifier::REGION_NAME);
+hbase::RegionSpecifier UserRegion() {
+  hbase::RegionSpecifier r;
+  r.set_type(hbase::RegionSpecifier::REGION_NAME);
   r.set_value("usertable,,1");
   return r;
 }
 
-std::string MutateCall(uint32_t id, const pbw::MutationProto& m) {
-  pbw::MutateRequest req;
+std::string MutateCall(uint32_t id, const hbase::MutationProto& m) {
+  hbase::MutateRequest req;
   *req.mutable_region() = UserRegion();
   *req.mutable_mutation() = m;
   return Call(id, "Mutate", req);
 }
 
 // A Put (or Append) of `cells` (qualifier, value) to `row` in `family`.
-pbw::MutationProto CellsMutation(pbw::MutationProto::MutationType type, const std::string& row,
+hbase::MutationProto CellsMutation(hbase::MutationProto::MutationType type, const std::string& row,
                                  const std::string& family,
                                  const std::vector<std::pair<std::string, std::string>>& cells) {
-  pbw::MutationProto m;
+  hbase::MutationProto m;
   m.set_row(row);
   m.set_mutate_type(type);
   auto* cv = m.add_column_value();
@@ -282,7 +282,7 @@ std::string FillMemstore(const Target& t, RawPeer* peer, const std::string& fami
   const std::string value(value_bytes, 'f');
   for (size_t i = 0; t.TimeLeft() && *put_bytes < max_bytes; ++i) {
     const Outcome o = Ask(
-        peer, MutateCall(++*id, CellsMutation(pbw::MutationProto::PUT, Numbered("attack-fill-", i),
+        peer, MutateCall(++*id, CellsMutation(hbase::MutationProto::PUT, Numbered("attack-fill-", i),
                                               family, {{"v", value}})));
     if (!o.ok()) return o.Said();
     *put_bytes += value_bytes;
@@ -347,9 +347,9 @@ class Probe {
 
 // Closes scanner `scanner` unless `next` (its last answer) said it ran out.
 void CloseUnlessDone(RawPeer* peer, uint32_t* id, uint64_t scanner, const Outcome& next) {
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   if (next.ok() && resp.ParseFromString(next.message) && !resp.more_results()) return;
-  pbw::ScanRequest close;
+  hbase::ScanRequest close;
   close.set_scanner_id(scanner);
   close.set_close_scanner(true);
   Ask(peer, Call(++*id, "Scan", close));
@@ -367,7 +367,7 @@ ScanRound FilteredScanRound(const Target& t, std::unique_ptr<RawPeer>* peer, uin
   ScanRound round;
   const Outcome open =
       Ask(peer->get(), Call(++*id, "Scan", testing::OpenFilteredScan(filter, 0, false)));
-  pbw::ScanResponse opened;
+  hbase::ScanResponse opened;
   if (!open.ok() || !opened.ParseFromString(open.message)) {
     round.refusal = open.Why();
     if (!open.answered) *peer = Connect(t);
@@ -431,7 +431,7 @@ int ScanStall(const Args& a, Report* r) {
       [](RawPeer* p, uint32_t* id) {
         Outcome meta = Ask(p, testing::MetaLookup(++*id));
         if (!meta.ok()) return meta;
-        pbw::ScanRequest small;
+        hbase::ScanRequest small;
         *small.mutable_region() = UserRegion();
         small.mutable_scan();  // The whole table, 10 rows of it.
         small.set_number_of_rows(10);
@@ -475,17 +475,17 @@ int ReplyFlood(const Args& a, Report* r) {
   std::string answers;
   for (size_t i = 0; i < a.Size("appends") && t.TimeLeft(); ++i) {
     const Outcome o =
-        Ask(peer.get(), MutateCall(++id, CellsMutation(pbw::MutationProto::APPEND, "attack-append",
+        Ask(peer.get(), MutateCall(++id, CellsMutation(hbase::MutationProto::APPEND, "attack-append",
                                                        family, {{"a", chunk}})));
     answers += (answers.empty() ? "" : ",") + o.Said().substr(o.Said().rfind('.') + 1);
     if (!o.answered) peer = Connect(t);
   }
   r->Set("appends", answers);
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   *g.mutable_region() = UserRegion();
   g.mutable_get()->set_row("attack-append");
   const Outcome got = Ask(peer.get(), Call(++id, "Get", g));
-  pbw::GetResponse gr;
+  hbase::GetResponse gr;
   size_t cell = 0;
   if (got.ok() && gr.ParseFromString(got.message))
     for (const auto& c : gr.result().cell()) cell = std::max(cell, c.value().size());
@@ -497,10 +497,10 @@ int ReplyFlood(const Args& a, Report* r) {
   const std::string row = "attack-big-row";
   const Outcome put =
       Ask(peer.get(),
-          MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, row, family,
+          MutateCall(++id, CellsMutation(hbase::MutationProto::PUT, row, family,
                                          {{"big", std::string(a.Size("row-kib") * kKiB, 'b')}})));
   if (!put.ok()) r->Fail("the large row was not written (" + put.Why() + ")");
-  pbw::GetRequest big;
+  hbase::GetRequest big;
   *big.mutable_region() = UserRegion();
   big.mutable_get()->set_row(row);
   std::string gets = kHBaseHello + HBaseConnectionHeader();
@@ -529,22 +529,22 @@ int WideDelete(const Args& a, Report* r) {
   for (size_t i = 0; i < a.Size("row-cells"); ++i) cells.emplace_back(Numbered("c", i, 6), "v");
   const Outcome wide =
       Ask(peer.get(),
-          MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, "attack-wide", family, cells)));
+          MutateCall(++id, CellsMutation(hbase::MutationProto::PUT, "attack-wide", family, cells)));
   if (!wide.ok()) r->Fail("the wide row was not written (" + wide.Why() + ")");
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   *g.mutable_region() = UserRegion();
   g.mutable_get()->set_row("attack-wide");
   auto* col = g.mutable_get()->add_column();
   col->set_family(family);
   for (size_t i = 0; i < a.Size("get-columns"); ++i) col->add_qualifier(Numbered("c", i, 6));
-  pbw::MutationProto del;
-  del.set_mutate_type(pbw::MutationProto::DELETE);
+  hbase::MutationProto del;
+  del.set_mutate_type(hbase::MutationProto::DELETE);
   auto* cv = del.add_column_value();
   cv->set_family(family);
   for (size_t i = 0; i < a.Size("delete-cells"); ++i) {
     auto* qv = cv->add_qualifier_value();
     qv->set_qualifier(Numbered("d", i, 6));
-    qv->set_delete_type(pbw::MutationProto::DELETE_MULTIPLE_VERSIONS);
+    qv->set_delete_type(hbase::MutationProto::DELETE_MULTIPLE_VERSIONS);
   }
   uint64_t rounds = 0, unanswered = 0;
   double max_delete_ms = 0, max_get_ms = 0;
@@ -592,23 +592,23 @@ int DeleteFlood(const Args& a, Report* r) {
   uint64_t accepted = 0, refused = 0;
   std::string refusal;
   while (t.TimeLeft() && sent < limit) {
-    pbw::MultiRequest multi;
-    pbw::RegionAction* ra = multi.add_regionaction();
+    hbase::MultiRequest multi;
+    hbase::RegionAction* ra = multi.add_regionaction();
     *ra->mutable_region() = UserRegion();
     for (size_t i = 0; i < a.Size("batch"); ++i) {
-      pbw::Action* act = ra->add_action();
+      hbase::Action* act = ra->add_action();
       act->set_index(uint32_t(i));
-      pbw::MutationProto* m = act->mutable_mutation();
+      hbase::MutationProto* m = act->mutable_mutation();
       m->set_row(Numbered("attack-df-", row++, 10));
-      m->set_mutate_type(pbw::MutationProto::DELETE);
+      m->set_mutate_type(hbase::MutationProto::DELETE);
       auto* cv = m->add_column_value();
       cv->set_family(family);
-      cv->add_qualifier_value()->set_delete_type(pbw::MutationProto::DELETE_FAMILY);
+      cv->add_qualifier_value()->set_delete_type(hbase::MutationProto::DELETE_FAMILY);
     }
     const std::string call = Call(++id, "Multi", multi);
     const Outcome o = Ask(peer.get(), call);
     sent += call.size();
-    pbw::MultiResponse resp;
+    hbase::MultiResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message) || resp.regionactionresult_size() != 1) {
       refusal = o.Why();
       if (!o.answered) peer = Connect(t);
@@ -780,7 +780,7 @@ int ScannerFilters(const Args& a, Report* r) {
   while (scanners.size() < a.Size("max-scanners") && t.TimeLeft()) {
     const Outcome o =
         Ask(peer.get(), Call(++id, "Scan", testing::OpenFilteredScan(open_call_filter, 0, false)));
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message)) {
       refusal = o.Why();
       if (!o.answered) peer = Connect(t);
@@ -799,7 +799,7 @@ int ScannerFilters(const Args& a, Report* r) {
   pbw::Filter tf;
   tf.set_name("org.apache.hadoop.hbase.filter.TimestampsFilter");
   tf.set_serialized_filter(ts.SerializeAsString());
-  pbw::GetRequest g;
+  hbase::GetRequest g;
   *g.mutable_region() = UserRegion();
   g.mutable_get()->set_row("r");
   g.mutable_get()->set_filter(tf.SerializeAsString());
@@ -814,7 +814,7 @@ int ScannerFilters(const Args& a, Report* r) {
   while (t.TimeLeft()) {
     if (Clock::now() - last_renew > std::chrono::seconds(20)) {  // Leases are 60 s.
       for (uint64_t s : scanners) {
-        pbw::ScanRequest renew;
+        hbase::ScanRequest renew;
         renew.set_scanner_id(s);
         renew.set_renew(true);
         Ask(peer.get(), Call(++id, "Scan", renew));
@@ -847,7 +847,7 @@ int MemstoreFull(const Args& a, Report* r) {
   for (size_t i = 0; t.TimeLeft() && !first.empty(); ++i) {
     const Outcome o =
         Ask(peer.get(),
-            MutateCall(++id, CellsMutation(pbw::MutationProto::PUT, Numbered("attack-over-", i),
+            MutateCall(++id, CellsMutation(hbase::MutationProto::PUT, Numbered("attack-over-", i),
                                            family, {{"v", std::string(1024, 'o')}})));
     if (o.exception == expected)
       ++refused;
@@ -904,11 +904,11 @@ int CachingZero(const Args& a, Report* r) {
   uint32_t id = 0;
   uint64_t scans = 0, rows = 0, calls = 0, endless = 0;
   while (t.TimeLeft()) {
-    pbw::ScanRequest open;
+    hbase::ScanRequest open;
     *open.mutable_region() = UserRegion();
     open.mutable_scan()->set_caching(0);
     Outcome o = Ask(peer.get(), Call(++id, "Scan", open));
-    pbw::ScanResponse resp;
+    hbase::ScanResponse resp;
     if (!o.ok() || !resp.ParseFromString(o.message)) {
       r->Fail("the scan was not opened (" + o.Why() + ")");
       break;
@@ -917,7 +917,7 @@ int CachingZero(const Args& a, Report* r) {
     size_t n = 1;
     for (; resp.more_results() && n < a.Size("max-calls") && t.TimeLeft(); ++n) {
       rows += uint64_t(resp.results_size());
-      pbw::ScanRequest next;
+      hbase::ScanRequest next;
       next.set_scanner_id(scanner);
       o = Ask(peer.get(), Call(++id, "Scan", next));
       if (!o.ok() || !resp.ParseFromString(o.message)) break;

@@ -14,10 +14,10 @@
 #include <string>
 
 #include "codecs/hbase/pb_wire.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "transports/hbase/hbase_protocol.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace {
 
@@ -55,7 +55,7 @@ void CheckReplies(wirebench::ByteView out) {
     if (out.size() - pos - 4 < len) Fail("a reply shorter than its length says");
     ByteView body(out.data() + pos + 4, len), header;
     if (!pb::ReadDelimited(&body, &header)) Fail("a reply without a delimited ResponseHeader");
-    hbasewire::ResponseHeader h;
+    hbase::ResponseHeader h;
     if (!h.ParseFromArray(header.data(), int(header.size()))) Fail("a ResponseHeader that does not parse");
     if (h.has_exception() && h.exception().exception_class_name().empty())
       Fail("an exception without a class name");

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "codecs/schemas/Client.pb.h"
 #include "tests/hbase_call_bytes.h"
 #include "transports/hbase/hbase_wire.pb.h"
 
@@ -33,8 +34,8 @@ std::string Hello(const std::string& service, const std::string& codec) {
   return kHBaseHello + Be32(uint32_t(b.size())) + b;
 }
 
-void Region(pbw::RegionSpecifier* r, const std::string& name) {
-  r->set_type(pbw::RegionSpecifier::REGION_NAME);
+void Region(hbase::RegionSpecifier* r, const std::string& name) {
+  r->set_type(hbase::RegionSpecifier::REGION_NAME);
   r->set_value(name);
 }
 
@@ -52,20 +53,20 @@ int WriteHBaseSeeds(const std::string& root) {
   };
   const std::string kv_codec = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
-  pbw::MutateRequest put;
+  hbase::MutateRequest put;
   Region(put.mutable_region(), "usertable,,1");
   put.mutable_mutation()->set_row("user1");
-  put.mutable_mutation()->set_mutate_type(pbw::MutationProto::PUT);
+  put.mutable_mutation()->set_mutate_type(hbase::MutationProto::PUT);
   put.mutable_mutation()->set_associated_cell_count(1);
-  pbw::MutateRequest pb_put = put;
+  hbase::MutateRequest pb_put = put;
   pb_put.mutable_mutation()->set_associated_cell_count(0);
   auto* qv = pb_put.mutable_mutation()->add_column_value();
   qv->set_family("f");
   qv->add_qualifier_value()->set_qualifier("q");
-  pbw::GetRequest get;
+  hbase::GetRequest get;
   Region(get.mutable_region(), "usertable,,1");
   get.mutable_get()->set_row("user1");
-  pbw::MultiRequest multi;
+  hbase::MultiRequest multi;
   auto* ra = multi.add_regionaction();
   Region(ra->mutable_region(), "usertable,,1");
   ra->set_atomic(true);
@@ -73,19 +74,19 @@ int WriteHBaseSeeds(const std::string& root) {
   a->set_index(0);
   *a->mutable_mutation() = put.mutation();
   ra->add_action()->mutable_get()->set_row("user2");
-  pbw::ScanRequest meta;
+  hbase::ScanRequest meta;
   Region(meta.mutable_region(), "hbase:meta,,1");
   meta.mutable_scan()->set_start_row("usertable,user1,99999999999999");
   meta.mutable_scan()->set_reversed(true);
   meta.set_number_of_rows(1);
-  pbw::ScanRequest next;
+  hbase::ScanRequest next;
   next.set_scanner_id(1);
   next.set_number_of_rows(10);
-  pbw::MutateRequest cas = pb_put;
+  hbase::MutateRequest cas = pb_put;
   cas.mutable_condition()->set_row("user1");
   cas.mutable_condition()->set_family("f");
   cas.mutable_condition()->set_qualifier("q");
-  cas.mutable_condition()->set_compare_type(pbw::EQUAL);
+  cas.mutable_condition()->set_compare_type(hbase::EQUAL);
   cas.mutable_condition()->mutable_comparator()->set_name(
       "org.apache.hadoop.hbase.filter.NullComparator");
 

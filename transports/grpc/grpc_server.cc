@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -76,20 +75,16 @@ int CurrentTid() { return int(syscall(SYS_gettid)); }
 
 }  // namespace
 
-class GrpcServer::Impl final : public GrpcRequestGate {
+class GrpcServer::Impl final : public TransportServer, public GrpcRequestGate {
  public:
   Impl(const GrpcServerOptions& options, Service* service, GrpcExtraService* extra)
       : options_(options), service_(service), extra_(extra) {}
 
-  Status Start();
-  void Stop();
-  void Wait() {
-    std::unique_lock<std::mutex> lock(stop_mu_);
-    stop_cv_.wait(lock, [this] { return stopped_; });
-  }
-  uint16_t port() const { return port_; }
-  const GrpcServerOptions& options() const { return options_; }
-  nlohmann::json StatsJson();
+  Status Start() override;
+  void Stop() override;
+  uint16_t port() const override { return port_; }
+  std::string address() const override { return options_.bind + ":" + std::to_string(port_); }
+  nlohmann::json StatsJson() override;
 
  private:
   class ServerCall;
@@ -137,7 +132,6 @@ class GrpcServer::Impl final : public GrpcRequestGate {
   bool started_ = false;
   bool stopped_ = false;
   std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
   std::chrono::steady_clock::time_point start_time_;
 };
 
@@ -517,7 +511,6 @@ void GrpcServer::Impl::Stop() {
     server_.reset();  // Before the queues, which it refers to.
   }
   stopped_ = true;
-  stop_cv_.notify_all();
 }
 
 nlohmann::json GrpcServer::Impl::StatsJson() {
@@ -592,15 +585,9 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
 
 GrpcServer::GrpcServer(const GrpcServerOptions& options, Service* service,
                        GrpcExtraService* extra)
-    : impl_(std::make_unique<Impl>(options, service, extra)) {}
-GrpcServer::~GrpcServer() { impl_->Stop(); }
-Status GrpcServer::Start() { return impl_->Start(); }
-uint16_t GrpcServer::port() const { return impl_->port(); }
-std::string GrpcServer::address() const {
-  return impl_->options().bind + ":" + std::to_string(impl_->port());
+    : impl_(std::make_unique<Impl>(options, service, extra)) {
+  Wrap(impl_.get());
 }
-void GrpcServer::Stop() { impl_->Stop(); }
-void GrpcServer::Wait() { impl_->Wait(); }
-nlohmann::json GrpcServer::StatsJson() { return impl_->StatsJson(); }
+GrpcServer::~GrpcServer() { impl_->Stop(); }
 
 }  // namespace wirebench::rpc

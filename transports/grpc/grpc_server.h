@@ -97,32 +97,20 @@ struct GrpcServerOptions {
   uint32_t max_message = kGrpcMaxMessage;
 };
 
-class GrpcServer final : public TransportServer {
+// A TransportServer: Start starts the completion-queue threads, Stop cancels
+// the calls in flight. StatsJson has the same counters as rpc::Server's
+// (calls per method, payload bytes, calls waiting for their request message
+// and those cancelled for idling, per-thread CPU and allocations, process
+// figures, the Service's figures), with every thread of the process listed:
+// registered server threads by role, every unregistered one (gRPC's own) as
+// "unregistered", and their allocations, which cannot be split per thread,
+// as one entry named "unregistered-allocations" (tid -1).
+class GrpcServer final : public ServerWrapper {
  public:
   // `service` (and `extra`, if any) must outlive the server.
   GrpcServer(const GrpcServerOptions& options, Service* service,
              GrpcExtraService* extra = nullptr);
   ~GrpcServer() override;  // Stops and joins.
-  GrpcServer(const GrpcServer&) = delete;
-  GrpcServer& operator=(const GrpcServer&) = delete;
-
-  // Binds, listens and starts the completion-queue threads.
-  Status Start() override;
-  uint16_t port() const override;
-  std::string address() const override;  // "HOST:PORT".
-  // Stops serving: calls in flight are cancelled, threads joined. Idempotent.
-  void Stop() override;
-  // Blocks until Stop() has been called.
-  void Wait();
-
-  // The same counters as rpc::Server::StatsJson (calls per method, payload
-  // bytes, calls waiting for their request message and those cancelled for
-  // idling, per-thread CPU and allocations, process figures, the Service's
-  // figures), with every thread of the process listed: registered server
-  // threads by role, every unregistered one (gRPC's own) as "unregistered",
-  // and their allocations, which cannot be split per thread, as one entry
-  // named "unregistered-allocations" (tid -1).
-  nlohmann::json StatsJson() override;
 
  private:
   class Impl;

@@ -286,7 +286,7 @@ StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const Endpoin
 
 // A GrpcServer in front of the RegionService, plus, for grpc-native, gRPC's
 // generated service on the region, on the same completion queues.
-class GrpcServing final : public rpc::TransportServer {
+class GrpcServing final : public rpc::ServerWrapper {
  public:
   GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native) {
     if (native) native_ = std::make_unique<NativeRegionService>(region);
@@ -302,12 +302,8 @@ class GrpcServing final : public rpc::TransportServer {
     so.max_waiting_calls = o.max_connections;
     so.idle_timeout_ms = o.idle_timeout_ms;
     server_ = std::make_unique<rpc::GrpcServer>(so, service, native_.get());
+    Wrap(server_.get());
   }
-  Status Start() override { return server_->Start(); }
-  uint16_t port() const override { return server_->port(); }
-  std::string address() const override { return server_->address(); }
-  void Stop() override { server_->Stop(); }
-  nlohmann::json StatsJson() override { return server_->StatsJson(); }
 
  private:
   std::unique_ptr<NativeRegionService> native_;  // Outlives server_.

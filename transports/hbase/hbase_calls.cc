@@ -2,6 +2,8 @@
 // the calls it can answer (the hot path), else the full path by service
 // (hbase_get_calls.cc, hbase_mutate_calls.cc, hbase_multi_calls.cc,
 // hbase_scan_calls.cc, hbase_meta_calls.cc), and wirebench's Stats and Ping.
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "transports/hbase/hbase_calls.h"
 
 #include <cstring>
@@ -16,6 +18,7 @@
 #include "common/protocol.h"
 #include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_regions.h"
+#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
 
@@ -284,7 +287,7 @@ void CallHandler::Fail(uint32_t call_id, std::string_view exception_class,
 
 void CallHandler::Reply(uint32_t call_id, const google::protobuf::MessageLite& resp,
                         ByteBuffer* out) {
-  pbw::ResponseHeader h;
+  hbase::ResponseHeader h;
   h.set_call_id(call_id);
   if (!block_.empty()) h.mutable_cell_block_meta()->set_length(uint32_t(block_.size()));
   const size_t hs = h.ByteSizeLong(), rs = resp.ByteSizeLong();
@@ -466,20 +469,20 @@ void CallHandler::HandleClient(const Call& c, ByteBuffer* out) {
     Fail(c.id, cls, msg, dnr, out);
   };
   if (c.method == "Get") {
-    pbw::GetResponse resp;
-    return answer(resp, [&](pbw::GetResponse* r) { return DoGet(c, r); });
+    hbase::GetResponse resp;
+    return answer(resp, [&](hbase::GetResponse* r) { return DoGet(c, r); });
   }
   if (c.method == "Mutate") {
-    pbw::MutateResponse resp;
-    return answer(resp, [&](pbw::MutateResponse* r) { return DoMutate(c, r); });
+    hbase::MutateResponse resp;
+    return answer(resp, [&](hbase::MutateResponse* r) { return DoMutate(c, r); });
   }
   if (c.method == "Multi") {
-    pbw::MultiResponse resp;
-    return answer(resp, [&](pbw::MultiResponse* r) { return DoMulti(c, r); });
+    hbase::MultiResponse resp;
+    return answer(resp, [&](hbase::MultiResponse* r) { return DoMulti(c, r); });
   }
   if (c.method == "Scan") {
-    pbw::ScanResponse resp;
-    return answer(resp, [&](pbw::ScanResponse* r) { return DoScan(c, r); });
+    hbase::ScanResponse resp;
+    return answer(resp, [&](hbase::ScanResponse* r) { return DoScan(c, r); });
   }
   BumpShared(stats_->other_calls, 1);
   if (c.method == "ExecService" || c.method == "ExecRegionServerService") {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "codecs/schemas/Client.pb.h"
 #include "codecs/wire_reader.h"
 #include "nullregion/region_service.h"
 #include "transports/hbase/hbase_service.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
 
@@ -62,70 +62,70 @@ class CallHandler {
   void HandleMeta(const Call& c, ByteBuffer* out);
   void HandleWirebench(const Call& c, ByteBuffer* out);
 
-  Status DoGet(const Call& c, hbasewire::GetResponse* resp);
-  Status DoMutate(const Call& c, hbasewire::MutateResponse* resp);
-  Status DoMulti(const Call& c, hbasewire::MultiResponse* resp);
-  Status DoScan(const Call& c, hbasewire::ScanResponse* resp);
+  Status DoGet(const Call& c, hbase::GetResponse* resp);
+  Status DoMutate(const Call& c, hbase::MutateResponse* resp);
+  Status DoMulti(const Call& c, hbase::MultiResponse* resp);
+  Status DoScan(const Call& c, hbase::ScanResponse* resp);
 
   // A Scan that opens a scanner, and one that continues (or closes, or
   // renews) an open one.
-  Status OpenScan(const hbasewire::ScanRequest& req, hbasewire::ScanResponse* resp);
-  Status ContinueScan(const hbasewire::ScanRequest& req, hbasewire::ScanResponse* resp);
+  Status OpenScan(const hbase::ScanRequest& req, hbase::ScanResponse* resp);
+  Status ContinueScan(const hbase::ScanRequest& req, hbase::ScanResponse* resp);
   // The scanner a ScanRequest opens: its bounds, columns, filter, limits.
-  Status ReadScan(const hbasewire::ScanRequest& req, Scanner* out);
+  Status ReadScan(const hbase::ScanRequest& req, Scanner* out);
   // With several regions per table: the scan kept within the named region
   // (NotServingRegionException when the name is none of the table's).
   Status BoundToRegion(ByteView region, Scanner* s);
   // A Multi's region action under a condition: all of its mutations or
   // none, in one atomic step; *processed when they were applied.
-  Status ConditionalActions(const hbasewire::RegionAction& ra, const hbasewire::Condition& cond,
-                            WireReader* block, hbasewire::RegionActionResult* rar,
+  Status ConditionalActions(const hbase::RegionAction& ra, const hbase::Condition& cond,
+                            WireReader* block, hbase::RegionActionResult* rar,
                             bool* processed);
   // A Multi's region action without a condition: each action on its own.
-  Status RegionActions(const hbasewire::RegionAction& ra, WireReader* block,
-                       hbasewire::RegionActionResult* rar);
+  Status RegionActions(const hbase::RegionAction& ra, WireReader* block,
+                       hbase::RegionActionResult* rar);
 
   // Reads a MutationProto (and its cells, from the message or the call's
   // cell block) into `cells` and returns the model's mutation.
-  Status ReadMutation(const hbasewire::MutationProto& p, WireReader* block, Mutation* out,
+  Status ReadMutation(const hbase::MutationProto& p, WireReader* block, Mutation* out,
                       std::vector<Cell>* cells);
   // Applies one mutation as HBase would; fills `result` for increments and
   // appends (the new values).
-  Status ApplyMutation(ByteView region_name, const hbasewire::MutationProto& p,
-                       WireReader* block, hbasewire::Result* result);
+  Status ApplyMutation(ByteView region_name, const hbase::MutationProto& p,
+                       WireReader* block, hbase::Result* result);
   // NotServingRegionException (as a status) unless the region named holds `row`.
   Status CheckRow(ByteView region_name, ByteView row);
   // A Condition message as the model's (its value kept in condition_value_).
-  StatusOr<Condition> ReadCondition(const hbasewire::Condition& c);
+  StatusOr<Condition> ReadCondition(const hbase::Condition& c);
   // A Get answered by the region or, on hbase:meta, by the catalog.
-  Status GetRow(ByteView region_name, const hbasewire::Get& g, hbasewire::Result* out);
+  Status GetRow(ByteView region_name, const hbase::Get& g, hbase::Result* out);
   // A Get on hbase:meta: a table's state row or a region's row.
-  Status GetMetaRow(const hbasewire::Get& g, hbasewire::Result* out);
+  Status GetMetaRow(const hbase::Get& g, hbase::Result* out);
   // Writes the result's cells into the reply: into the cell block on a
   // KeyValueCodec connection, else into the message. `row` overrides the
   // cells' row when not empty.
-  void EmitResult(const Result& r, ByteView row, hbasewire::Result* out);
+  void EmitResult(const Result& r, ByteView row, hbase::Result* out);
   // The catalog's row for `table` ("T,,1"), cells as the catalog answers them.
   void CatalogRow(std::string_view table, uint32_t index, const std::vector<std::string>& families,
-                  hbasewire::Result* out);
-  void TableStateRow(ByteView row, hbasewire::Result* out);
+                  hbase::Result* out);
+  void TableStateRow(ByteView row, hbase::Result* out);
   using ScanClock = std::chrono::steady_clock;
   // One batch of an open scanner; false when the scanner is exhausted. Past
   // `deadline` (after one row at least) it ends early, flagged
   // heartbeat_message, with rows left (true).
   StatusOr<bool> ScanBatch(Scanner* s, uint32_t max_rows, ScanClock::time_point deadline,
-                           hbasewire::ScanResponse* resp);
+                           hbase::ScanResponse* resp);
   // ScanBatch on hbase:meta: the catalog's rows of the scanned table.
-  StatusOr<bool> MetaScanBatch(Scanner* s, uint32_t max_rows, hbasewire::ScanResponse* resp);
+  StatusOr<bool> MetaScanBatch(Scanner* s, uint32_t max_rows, hbase::ScanResponse* resp);
   // Adds one Result to a Scan reply (its cells already emitted).
-  void AddScanResult(hbasewire::Result* r, bool partial, hbasewire::ScanResponse* resp);
+  void AddScanResult(hbase::Result* r, bool partial, hbase::ScanResponse* resp);
   // A Scan call's batch of `rows` rows from `s` (its call sequence checked,
   // its row limit kept); *more when the scanner has rows left.
-  Status NextBatch(Scanner* s, const hbasewire::ScanRequest& req, uint32_t rows,
-                   hbasewire::ScanResponse* resp, bool* more);
+  Status NextBatch(Scanner* s, const hbase::ScanRequest& req, uint32_t rows,
+                   hbase::ScanResponse* resp, bool* more);
   // The reply's more_results and more_results_in_region (ttl: OpenScan).
-  void FinishReply(const hbasewire::ScanRequest& req, bool more, bool cut_by_region,
-                   hbasewire::ScanResponse* resp);
+  void FinishReply(const hbase::ScanRequest& req, bool more, bool cut_by_region,
+                   hbase::ScanResponse* resp);
 
   // Hands the call back (see Handle): the status only ends the call's path.
   Status Defer() {

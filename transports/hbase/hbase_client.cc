@@ -1,3 +1,5 @@
+#include "codecs/schemas/Client.pb.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "transports/hbase/hbase_client.h"
 
 #include <boost/asio.hpp>
@@ -50,7 +52,7 @@ std::map<std::string, std::string>& Cache() {
 // Appends a whole call: length, delimited RequestHeader, delimited param.
 void AppendCall(uint32_t call_id, std::string_view method,
                 const google::protobuf::MessageLite& param, ByteBuffer* out) {
-  pbw::RequestHeader h;
+  hbase::RequestHeader h;
   h.set_call_id(call_id);
   h.set_method_name(std::string(method));
   h.set_request_param(true);
@@ -236,10 +238,7 @@ class HBaseChannel final : public rpc::CallChannel,
   void Close() override {
     if (closed_) return;
     closed_ = true;
-    boost::system::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-    q_.Cancel();
+    rpc::CloseSocket(socket_, q_);
     FailAll(error_.ok() ? Status::Aborted("connection to " + peer_ + " closed by the client")
                         : error_);
   }
@@ -453,7 +452,7 @@ void ChannelWriteHooks::OnWritten(size_t n) {
 // Checks hbase:meta's answer for `table`: one region covering every key,
 // on the server connected to, named as the codecs name it.
 Status CheckLocation(const HBaseClientOptions& o, const std::string& where, const ReplyParts& p) {
-  pbw::ScanResponse resp;
+  hbase::ScanResponse resp;
   if (!resp.ParseFromArray(p.message.data(), int(p.message.size())))
     return Status::Corruption("hbase:meta lookup on " + where + ": the ScanResponse does not parse");
   std::vector<Cell> cells;
@@ -531,6 +530,67 @@ void ClearRegionCache() {
   Cache().clear();
 }
 
+namespace {
+
+// The connection's preamble ("HBas", version, auth) and ConnectionHeader,
+// as the Java client sends them.
+ByteBuffer Preamble(const HBaseClientOptions& o) {
+  ByteBuffer hello;
+  hello.Append(kRpcHeader, 4);
+  hello.PushBack(kRpcVersion);
+  hello.PushBack(kAuthSimple);
+  pbw::ConnectionHeader ch;
+  ch.mutable_user_info()->set_effective_user("wirebench");
+  ch.set_service_name(std::string(kClientService));
+  if (o.cell_blocks) ch.set_cell_block_codec_class(std::string(kKeyValueCodecClass));
+  ch.mutable_version_info()->set_version("wirebench");
+  const std::string chb = ch.SerializeAsString();
+  uint8_t* p = hello.Extend(4);
+  StoreBE32(p, uint32_t(chb.size()));
+  hello.Append(ByteView(chb));
+  return hello;
+}
+
+// The Java client's region lookup: a reversed scan of hbase:meta from the
+// row's meta key down to the table's first possible region.
+void AppendMetaLookup(const std::string& table, ByteBuffer* out) {
+  hbase::ScanRequest sr;
+  sr.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
+  sr.mutable_region()->set_value(std::string(kMetaRegionName));
+  hbase::Scan* scan = sr.mutable_scan();
+  scan->set_start_row(table + ",user,99999999999999");
+  scan->set_stop_row(table + ",,");
+  scan->set_include_stop_row(true);
+  scan->set_reversed(true);
+  scan->add_column()->set_family("info");
+  scan->set_caching(1);
+  sr.set_number_of_rows(1);
+  sr.set_close_scanner(true);
+  AppendCall(0, "Scan", sr, out);
+}
+
+// The reply to the lookup: in time, an HBase reply, no exception, and a
+// location this client can use (CheckLocation).
+Status CheckMetaReply(const HBaseClientOptions& o, const std::string& where, bool timed_out,
+                      const StatusOr<std::string>& body) {
+  if (timed_out)
+    return Status::Unavailable("server " + where + " did not answer the hbase:meta lookup "
+                               "within " + std::to_string(o.connect_timeout_ms) +
+                               " ms: is it `wirebench server --rpc hbase`?");
+  if (!body.ok()) return body.status();
+  ReplyParts parts;
+  if (!ParseReply(ByteView(*body), &parts))
+    return Status::Unavailable("server " + where + " answered the HBase handshake with "
+                               "bytes that are not an HBase reply: is it `wirebench server "
+                               "--rpc hbase`?");
+  if (parts.has_exception)
+    return Status::Unavailable("HBase server " + where + " refused the connection: " +
+                               ExceptionText(parts));
+  return CheckLocation(o, where, parts);
+}
+
+}  // namespace
+
 // g++ 12 warns -Wmismatched-new-delete on this coroutine's frame (Asio's
 // awaitable_frame_base allocates and frees it with its own matching
 // operators; the warning is the compiler's false positive on coroutine
@@ -564,40 +624,11 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
 
-  ByteBuffer hello;
-  hello.Append(kRpcHeader, 4);
-  hello.PushBack(kRpcVersion);
-  hello.PushBack(kAuthSimple);
-  pbw::ConnectionHeader ch;
-  ch.mutable_user_info()->set_effective_user("wirebench");
-  ch.set_service_name(std::string(kClientService));
-  if (o.cell_blocks) ch.set_cell_block_codec_class(std::string(kKeyValueCodecClass));
-  ch.mutable_version_info()->set_version("wirebench");
-  const std::string chb = ch.SerializeAsString();
-  uint8_t* p = hello.Extend(4);
-  StoreBE32(p, uint32_t(chb.size()));
-  hello.Append(ByteView(chb));
-
+  ByteBuffer hello = Preamble(o);
   const std::string handshake = hello.view().ToString();
   const std::string cache_key = where + "/" + o.table;
   const bool cached = IsLocated(cache_key);
-  if (!cached) {
-    // The Java client's region lookup: a reversed scan of hbase:meta from
-    // the row's meta key down to the table's first possible region.
-    pbw::ScanRequest sr;
-    sr.mutable_region()->set_type(pbw::RegionSpecifier::REGION_NAME);
-    sr.mutable_region()->set_value(std::string(kMetaRegionName));
-    pbw::Scan* scan = sr.mutable_scan();
-    scan->set_start_row(o.table + ",user,99999999999999");
-    scan->set_stop_row(o.table + ",,");
-    scan->set_include_stop_row(true);
-    scan->set_reversed(true);
-    scan->add_column()->set_family("info");
-    scan->set_caching(1);
-    sr.set_number_of_rows(1);
-    sr.set_close_scanner(true);
-    AppendCall(0, "Scan", sr, &hello);
-  }
+  if (!cached) AppendMetaLookup(o.table, &hello);
   auto [wec, wn] = co_await asio::async_write(socket, asio::buffer(hello.data(), hello.size()),
                                               kNoThrow);
   if (wec) {
@@ -607,21 +638,7 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
   if (!cached) {
     auto body = co_await ReadOneReply(socket, where);
     deadline.cancel();
-    if (timed_out)
-      co_return Status::Unavailable("server " + where + " did not answer the hbase:meta lookup "
-                                    "within " + std::to_string(o.connect_timeout_ms) +
-                                    " ms: is it `wirebench server --rpc hbase`?");
-    if (!body.ok()) co_return body.status();
-    ReplyParts parts;
-    if (!ParseReply(ByteView(*body), &parts))
-      co_return Status::Unavailable("server " + where + " answered the HBase handshake with "
-                                    "bytes that are not an HBase reply: is it `wirebench server "
-                                    "--rpc hbase`?");
-    if (parts.has_exception)
-      co_return Status::Unavailable("HBase server " + where + " refused the connection: " +
-                                    ExceptionText(parts));
-    Status s = CheckLocation(o, where, parts);
-    if (!s.ok()) co_return s;
+    if (Status s = CheckMetaReply(o, where, timed_out, body); !s.ok()) co_return s;
     RememberLocation(cache_key, RegionNameOf(o.table));
   } else {
     deadline.cancel();

@@ -1,3 +1,4 @@
+#include "codecs/schemas/Client.pb.h"
 #include "transports/hbase/hbase_filters.h"
 
 #include <algorithm>
@@ -135,7 +136,7 @@ bool Utf8ToLatin1(std::string_view in, std::string* out) {
   return true;
 }
 
-StatusOr<std::unique_ptr<Comparator>> MakeRegex(const pbw::RegexStringComparator& rc) {
+StatusOr<std::unique_ptr<Comparator>> MakeRegex(const hbase::RegexStringComparator& rc) {
   const std::string& pattern = rc.pattern();
   const int flags = rc.pattern_flags();
   auto refuse = [&](const std::string& why) -> Status {
@@ -195,24 +196,24 @@ class SubstringComparator final : public Comparator {
   std::string sub_;
 };
 
-StatusOr<std::unique_ptr<Comparator>> MakeComparator(const pbw::Comparator& c) {
+StatusOr<std::unique_ptr<Comparator>> MakeComparator(const hbase::Comparator& c) {
   const std::string_view name = c.name();
   const std::string& bytes = c.serialized_comparator();
   const std::string_view base = Short(name);
   if (base == "BinaryComparator" || base == "BinaryPrefixComparator") {
-    pbw::BinaryComparator bc;
+    hbase::BinaryComparator bc;
     if (!Parse(&bc, bytes)) return Malformed(name);
     const std::string& v = bc.comparable().value();
     if (base == "BinaryComparator") return std::unique_ptr<Comparator>(new BinaryComparator(v));
     return std::unique_ptr<Comparator>(new BinaryPrefixComparator(v));
   }
   if (base == "RegexStringComparator") {
-    pbw::RegexStringComparator rc;
+    hbase::RegexStringComparator rc;
     if (!Parse(&rc, bytes)) return Malformed(name);
     return MakeRegex(rc);
   }
   if (base == "SubstringComparator") {
-    pbw::SubstringComparator sc;
+    hbase::SubstringComparator sc;
     if (!Parse(&sc, bytes)) return Malformed(name);
     return std::unique_ptr<Comparator>(new SubstringComparator(sc.substr()));
   }
@@ -224,14 +225,14 @@ StatusOr<std::unique_ptr<Comparator>> MakeComparator(const pbw::Comparator& c) {
 
 // CompareFilter's rule: true when the cell or row passes, for
 // r = comparator.compareTo(bytes).
-bool Passes(pbw::CompareType op, int r) {
+bool Passes(hbase::CompareType op, int r) {
   switch (op) {
-    case pbw::LESS: return r > 0;
-    case pbw::LESS_OR_EQUAL: return r >= 0;
-    case pbw::EQUAL: return r == 0;
-    case pbw::NOT_EQUAL: return r != 0;
-    case pbw::GREATER_OR_EQUAL: return r <= 0;
-    case pbw::GREATER: return r < 0;
+    case hbase::LESS: return r > 0;
+    case hbase::LESS_OR_EQUAL: return r >= 0;
+    case hbase::EQUAL: return r == 0;
+    case hbase::NOT_EQUAL: return r != 0;
+    case hbase::GREATER_OR_EQUAL: return r <= 0;
+    case hbase::GREATER: return r < 0;
     default: return false;  // NO_OP filters everything out.
   }
 }
@@ -268,7 +269,7 @@ enum class Part { kRow, kFamily, kQualifier, kValue };
 
 class CompareFilter final : public Filter {
  public:
-  CompareFilter(Part part, pbw::CompareType op, std::unique_ptr<Comparator> cmp)
+  CompareFilter(Part part, hbase::CompareType op, std::unique_ptr<Comparator> cmp)
       : part_(part), op_(op), cmp_(std::move(cmp)) {}
   bool FilterRowKey(ByteView row) override {
     return part_ == Part::kRow && !Passes(op_, cmp_->CompareTo(row));
@@ -288,7 +289,7 @@ class CompareFilter final : public Filter {
 
  private:
   Part part_;
-  pbw::CompareType op_;
+  hbase::CompareType op_;
   std::unique_ptr<Comparator> cmp_;
 };
 
@@ -318,7 +319,7 @@ class SingleColumnValueFilter final : public Filter {
 
  private:
   std::string family_, qualifier_;
-  pbw::CompareType op_;
+  hbase::CompareType op_;
   std::unique_ptr<Comparator> cmp_;
   bool filter_if_missing_;
   bool latest_only_;
@@ -702,7 +703,7 @@ class DependentColumnFilter final : public Filter {
  private:
   std::string family_, qualifier_;
   bool drop_;
-  pbw::CompareType op_;
+  hbase::CompareType op_;
   std::unique_ptr<Comparator> cmp_;  // None: every dependent cell counts.
   std::set<uint64_t> stamps_;
 };

@@ -4,15 +4,13 @@
 #include <vector>
 
 #include "codecs/hbase/key_value.h"
+#include "codecs/schemas/Client.pb.h"
 #include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_regions.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
 
-namespace pbw = hbasewire;
-
-void CallHandler::EmitResult(const Result& r, ByteView row, pbw::Result* out) {
+void CallHandler::EmitResult(const Result& r, ByteView row, hbase::Result* out) {
   if (cell_blocks_) {
     size_t bytes = 0;
     for (const Cell& cell : r.cells) bytes += pb::KeyValueBytes(row.empty() ? cell.row : row, cell);
@@ -21,20 +19,20 @@ void CallHandler::EmitResult(const Result& r, ByteView row, pbw::Result* out) {
     out->set_associated_cell_count(int32_t(r.cells.size()));
   } else {
     for (const Cell& cell : r.cells) {
-      pbw::Cell* pc = out->add_cell();
+      hbase::Cell* pc = out->add_cell();
       const ByteView rr = row.empty() ? cell.row : row;
       pc->set_row(rr.data(), rr.size());
       pc->set_family(cell.family.data(), cell.family.size());
       pc->set_qualifier(cell.qualifier.data(), cell.qualifier.size());
       pc->set_timestamp(cell.timestamp);
-      pc->set_cell_type(pbw::CellType(uint8_t(cell.type)));
+      pc->set_cell_type(hbase::CellType(uint8_t(cell.type)));
       pc->set_value(cell.value.data(), cell.value.size());
     }
   }
   if (r.cells.empty() && r.exists) out->set_exists(true);
 }
 
-Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result* out) {
+Status CallHandler::GetRow(ByteView region_name, const hbase::Get& g, hbase::Result* out) {
   if (IsMetaRegion(region_name)) {
     WB_RETURN_IF_ERROR(CheckRegionName(region_name, 1, service_->identity()));
     return GetMetaRow(g, out);
@@ -89,8 +87,8 @@ Status CallHandler::GetRow(ByteView region_name, const pbw::Get& g, pbw::Result*
   return Status::Ok();
 }
 
-Status CallHandler::DoGet(const Call& c, pbw::GetResponse* resp) {
-  pbw::GetRequest req;
+Status CallHandler::DoGet(const Call& c, hbase::GetResponse* resp) {
+  hbase::GetRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed GetRequest");
   return GetRow(ByteView(req.region().value()), req.get(), resp->mutable_result());

@@ -1,3 +1,4 @@
+#include "codecs/schemas/Client.pb.h"
 #include "transports/hbase/hbase_calls.h"
 
 #include <algorithm>
@@ -56,7 +57,7 @@ void CallHandler::HandleMeta(const Call& c, ByteBuffer* out) {
 
 // ---- The hbase:meta catalog ----
 
-void CallHandler::TableStateRow(ByteView row, pbw::Result* out) {
+void CallHandler::TableStateRow(ByteView row, hbase::Result* out) {
   pbw::TableState st;
   st.set_state(pbw::TableState::ENABLED);
   const std::string value = "PBUF" + st.SerializeAsString();
@@ -73,7 +74,7 @@ void CallHandler::TableStateRow(ByteView row, pbw::Result* out) {
 }
 
 void CallHandler::CatalogRow(std::string_view table, uint32_t index,
-                             const std::vector<std::string>& families, pbw::Result* out) {
+                             const std::vector<std::string>& families, hbase::Result* out) {
   const bool want_info =
       families.empty() || std::find(families.begin(), families.end(), "info") != families.end();
   const uint32_t n = service_->regions_per_table();
@@ -113,7 +114,7 @@ void CallHandler::CatalogRow(std::string_view table, uint32_t index,
   EmitResult(r, ByteView(row), out);
 }
 
-Status CallHandler::GetMetaRow(const pbw::Get& g, pbw::Result* out) {
+Status CallHandler::GetMetaRow(const hbase::Get& g, hbase::Result* out) {
   BumpShared(stats_->meta_calls, 1);
   std::vector<std::string> families;
   for (const auto& col : g.column()) families.push_back(col.family());
@@ -146,7 +147,8 @@ Status CallHandler::GetMetaRow(const pbw::Get& g, pbw::Result* out) {
   return Status::Ok();
 }
 
-StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows, pbw::ScanResponse* resp) {
+StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows,
+                                          hbase::ScanResponse* resp) {
   BumpShared(stats_->meta_calls, 1);
   if (s->table.empty()) return false;
   // The table's region rows, in the scan's direction, after the last one returned.
@@ -169,7 +171,7 @@ StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows, pbw::Sc
     if (added == max_rows) return true;
     std::vector<std::string> families;
     for (const auto& col : s->columns) families.push_back(col.first);
-    pbw::Result r;
+    hbase::Result r;
     CatalogRow(s->table, index, families, &r);
     s->started = true;
     s->next_row = row;

@@ -3,21 +3,19 @@
 #include <vector>
 
 #include "codecs/hbase/key_value.h"
+#include "codecs/schemas/Client.pb.h"
 #include "codecs/wire_reader.h"
 #include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_regions.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
-
-namespace pbw = hbasewire;
 
 namespace {
 
 // A failed action's exception as HBase names it: the status's own class
 // when it names NotServingRegionException or RegionTooBusyException
 // ("Class: text"), or WrongRegionException, else DoNotRetryIOException.
-void SetActionException(const Status& s, pbw::NameBytesPair* e) {
+void SetActionException(const Status& s, hbase::NameBytesPair* e) {
   std::string msg(s.message());
   for (std::string_view cls :
        {exceptions::kNotServingRegion, exceptions::kWrongRegion, exceptions::kRegionTooBusy}) {
@@ -32,7 +30,7 @@ void SetActionException(const Status& s, pbw::NameBytesPair* e) {
 }
 
 // Moves `block` past the cells of a mutation that is not applied.
-bool SkipCells(const pbw::Action& a, WireReader* block) {
+bool SkipCells(const hbase::Action& a, WireReader* block) {
   for (int32_t i = 0; a.has_mutation() && i < a.mutation().associated_cell_count(); ++i) {
     Cell skip;
     if (!pb::ReadKeyValue(*block, &skip)) return false;
@@ -42,19 +40,19 @@ bool SkipCells(const pbw::Action& a, WireReader* block) {
 
 }  // namespace
 
-Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
-  pbw::MultiRequest req;
+Status CallHandler::DoMulti(const Call& c, hbase::MultiResponse* resp) {
+  hbase::MultiRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed MultiRequest");
   // A filtered Get anywhere in the batch: nothing is applied here.
   if (defer_filters_)
-    for (const pbw::RegionAction& ra : req.regionaction())
-      for (const pbw::Action& a : ra.action())
+    for (const hbase::RegionAction& ra : req.regionaction())
+      for (const hbase::Action& a : ra.action())
         if (a.has_get() && a.get().has_filter()) return Defer();
   WireReader block(c.block);
   bool all_processed = true;
-  for (const pbw::RegionAction& ra : req.regionaction()) {
-    pbw::RegionActionResult* rar = resp->add_regionactionresult();
+  for (const hbase::RegionAction& ra : req.regionaction()) {
+    hbase::RegionActionResult* rar = resp->add_regionactionresult();
     const ByteView region(ra.region().value());
     // A region this server does not hold (RSRpcServices.getRegion), or
     // mutations for the catalog: the whole region action fails.
@@ -75,7 +73,7 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
     }
     // A condition on the region action (checkAndMutate with a RowMutations
     // or a batch of them): all of its mutations or none, in one atomic step.
-    const pbw::Condition* cond =
+    const hbase::Condition* cond =
         ra.has_condition() ? &ra.condition() : (req.has_condition() ? &req.condition() : nullptr);
     if (cond != nullptr) {
       bool processed = false;
@@ -91,8 +89,8 @@ Status CallHandler::DoMulti(const Call& c, pbw::MultiResponse* resp) {
   return Status::Ok();
 }
 
-Status CallHandler::ConditionalActions(const pbw::RegionAction& ra, const pbw::Condition& cond,
-                                       WireReader* block, pbw::RegionActionResult* rar,
+Status CallHandler::ConditionalActions(const hbase::RegionAction& ra, const hbase::Condition& cond,
+                                       WireReader* block, hbase::RegionActionResult* rar,
                                        bool* processed) {
   const ByteView region(ra.region().value());
   auto condition = ReadCondition(cond);
@@ -101,7 +99,7 @@ Status CallHandler::ConditionalActions(const pbw::RegionAction& ra, const pbw::C
   std::vector<std::vector<Cell>> cells(size_t(ra.action_size()));
   std::vector<Mutation> mutations;
   for (int i = 0; i < ra.action_size(); ++i) {
-    const pbw::Action& a = ra.action(i);
+    const hbase::Action& a = ra.action(i);
     if (!a.has_mutation())
       return Status::InvalidArgument("a conditional RegionAction holds only mutations");
     Mutation m;
@@ -114,19 +112,19 @@ Status CallHandler::ConditionalActions(const pbw::RegionAction& ra, const pbw::C
   WB_RETURN_IF_ERROR(
       service_->region()->CheckAndMutate(*condition, mutations, &scratch_, processed));
   rar->set_processed(*processed);
-  for (const pbw::Action& a : ra.action()) {
-    pbw::ResultOrException* roe = rar->add_resultorexception();
+  for (const hbase::Action& a : ra.action()) {
+    hbase::ResultOrException* roe = rar->add_resultorexception();
     roe->set_index(a.index());
     roe->mutable_result();
   }
   return Status::Ok();
 }
 
-Status CallHandler::RegionActions(const pbw::RegionAction& ra, WireReader* block,
-                                  pbw::RegionActionResult* rar) {
+Status CallHandler::RegionActions(const hbase::RegionAction& ra, WireReader* block,
+                                  hbase::RegionActionResult* rar) {
   const ByteView region(ra.region().value());
-  for (const pbw::Action& a : ra.action()) {
-    pbw::ResultOrException* roe = rar->add_resultorexception();
+  for (const hbase::Action& a : ra.action()) {
+    hbase::ResultOrException* roe = rar->add_resultorexception();
     roe->set_index(a.index());
     Status s;
     if (a.has_service_call()) {
@@ -134,9 +132,9 @@ Status CallHandler::RegionActions(const pbw::RegionAction& ra, WireReader* block
                                 ": wirebench runs no coprocessor services");
     } else if (a.has_mutation()) {
       const auto t = a.mutation().mutate_type();
-      pbw::Result* r = roe->mutable_result();
+      hbase::Result* r = roe->mutable_result();
       s = ApplyMutation(region, a.mutation(), block, r);
-      if (s.ok() && t != pbw::MutationProto::INCREMENT && t != pbw::MutationProto::APPEND)
+      if (s.ok() && t != hbase::MutationProto::INCREMENT && t != hbase::MutationProto::APPEND)
         r->Clear();
     } else if (a.has_get()) {
       s = GetRow(region, a.get(), roe->mutable_result());

@@ -2,20 +2,18 @@
 #include <vector>
 
 #include "codecs/hbase/key_value.h"
+#include "codecs/schemas/Client.pb.h"
 #include "codecs/wire_reader.h"
 #include "transports/hbase/hbase_calls.h"
 #include "transports/hbase/hbase_regions.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
-
-namespace pbw = hbasewire;
 
 namespace {
 
 // The cells of a MutationProto's column_value (the message's own cells).
-Status ReadColumnValues(const pbw::MutationProto& p, ByteView row, std::vector<Cell>* cells) {
-  const bool is_delete = p.mutate_type() == pbw::MutationProto::DELETE;
+Status ReadColumnValues(const hbase::MutationProto& p, ByteView row, std::vector<Cell>* cells) {
+  const bool is_delete = p.mutate_type() == hbase::MutationProto::DELETE;
   for (const auto& cv : p.column_value()) {
     if (cv.qualifier_value_size() == 0 && is_delete) {
       Cell cell;
@@ -35,15 +33,15 @@ Status ReadColumnValues(const pbw::MutationProto& p, ByteView row, std::vector<C
       cell.type = CellType::kPut;
       if (is_delete) {
         switch (qv.delete_type()) {
-          case pbw::MutationProto::DELETE_ONE_VERSION: cell.type = CellType::kDelete; break;
-          case pbw::MutationProto::DELETE_MULTIPLE_VERSIONS:
+          case hbase::MutationProto::DELETE_ONE_VERSION: cell.type = CellType::kDelete; break;
+          case hbase::MutationProto::DELETE_MULTIPLE_VERSIONS:
             cell.type = CellType::kDeleteColumn;
             break;
-          case pbw::MutationProto::DELETE_FAMILY:
+          case hbase::MutationProto::DELETE_FAMILY:
             cell.type = CellType::kDeleteFamily;
             cell.qualifier = ByteView();
             break;
-          case pbw::MutationProto::DELETE_FAMILY_VERSION:
+          case hbase::MutationProto::DELETE_FAMILY_VERSION:
             cell.type = CellType::kDeleteFamilyVersion;
             cell.qualifier = ByteView();
             break;
@@ -60,16 +58,16 @@ Status ReadColumnValues(const pbw::MutationProto& p, ByteView row, std::vector<C
 
 }  // namespace
 
-Status CallHandler::ReadMutation(const pbw::MutationProto& p, WireReader* block, Mutation* out,
+Status CallHandler::ReadMutation(const hbase::MutationProto& p, WireReader* block, Mutation* out,
                                  std::vector<Cell>* cells) {
   cells->clear();
   out->row = ByteView(p.row());
   out->timestamp = p.timestamp();
   switch (p.mutate_type()) {
-    case pbw::MutationProto::PUT: out->type = MutationType::kPut; break;
-    case pbw::MutationProto::DELETE: out->type = MutationType::kDelete; break;
-    case pbw::MutationProto::INCREMENT: out->type = MutationType::kIncrement; break;
-    case pbw::MutationProto::APPEND: out->type = MutationType::kAppend; break;
+    case hbase::MutationProto::PUT: out->type = MutationType::kPut; break;
+    case hbase::MutationProto::DELETE: out->type = MutationType::kDelete; break;
+    case hbase::MutationProto::INCREMENT: out->type = MutationType::kIncrement; break;
+    case hbase::MutationProto::APPEND: out->type = MutationType::kAppend; break;
   }
   WB_RETURN_IF_ERROR(ReadColumnValues(p, out->row, cells));
   const int32_t n = p.associated_cell_count();
@@ -134,8 +132,8 @@ Status CallHandler::CheckRow(ByteView region_name, ByteView row) {
   return Status::Ok();
 }
 
-Status CallHandler::ApplyMutation(ByteView region_name, const pbw::MutationProto& p,
-                                  WireReader* block, pbw::Result* result) {
+Status CallHandler::ApplyMutation(ByteView region_name, const hbase::MutationProto& p,
+                                  WireReader* block, hbase::Result* result) {
   Mutation m;
   WB_RETURN_IF_ERROR(ReadMutation(p, block, &m, &mutation_cells_));
   WB_RETURN_IF_ERROR(CheckRow(region_name, m.row));
@@ -151,7 +149,7 @@ Status CallHandler::ApplyMutation(ByteView region_name, const pbw::MutationProto
   return Status::Ok();
 }
 
-StatusOr<Condition> CallHandler::ReadCondition(const pbw::Condition& c) {
+StatusOr<Condition> CallHandler::ReadCondition(const hbase::Condition& c) {
   if (c.has_filter())
     return Status::Unimplemented(
         "a condition with a filter (checkAndMutate ifMatches(Filter)) is not evaluated by "
@@ -170,7 +168,7 @@ StatusOr<Condition> CallHandler::ReadCondition(const pbw::Condition& c) {
     if (name.find("BinaryComparator") == std::string::npos)
       return Status::Unimplemented("checkAndMutate compares with BinaryComparator here, not " +
                                    name);
-    pbw::BinaryComparator bc;
+    hbase::BinaryComparator bc;
     if (!bc.ParseFromString(c.comparator().serialized_comparator()))
       return Status::InvalidArgument("cannot read the condition's comparator " + name);
     condition_value_ = bc.comparable().value();
@@ -180,8 +178,8 @@ StatusOr<Condition> CallHandler::ReadCondition(const pbw::Condition& c) {
   return out;
 }
 
-Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
-  pbw::MutateRequest req;
+Status CallHandler::DoMutate(const Call& c, hbase::MutateResponse* resp) {
+  hbase::MutateRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed MutateRequest");
   if (IsMetaRegion(ByteView(req.region().value())) &&
@@ -207,9 +205,9 @@ Status CallHandler::DoMutate(const Call& c, pbw::MutateResponse* resp) {
     return Status::Ok();
   }
   const auto t = req.mutation().mutate_type();
-  pbw::Result result;
+  hbase::Result result;
   WB_RETURN_IF_ERROR(ApplyMutation(ByteView(req.region().value()), req.mutation(), &block, &result));
-  if (t == pbw::MutationProto::INCREMENT || t == pbw::MutationProto::APPEND)
+  if (t == hbase::MutationProto::INCREMENT || t == hbase::MutationProto::APPEND)
     resp->mutable_result()->Swap(&result);
   resp->set_processed(true);
   return Status::Ok();

@@ -1,3 +1,4 @@
+#include "codecs/schemas/RPC.pb.h"
 #include "transports/hbase/hbase_protocol.h"
 
 #include <cstdio>
@@ -134,7 +135,7 @@ size_t ConnectionCore::OnPreamble(ByteView in, ByteBuffer* out, bool* close) {
   if (in.size() >= kPreambleSize && std::memcmp(in.data(), kRegistryPreamble, 6) == 0) {
     // HBase 2.6's connection registry preamble: the cluster id, then close.
     BumpShared(stats_->registry_calls, 1);
-    pbw::ResponseHeader h;
+    hbase::ResponseHeader h;
     h.set_call_id(kNoCallId);
     pbw::GetConnectionRegistryResponse r;
     r.set_cluster_id(service_->identity().cluster_id);
@@ -266,7 +267,7 @@ size_t ConnectionCore::OnCall(ByteView in, ByteBuffer* out, bool* close) {
     uint32_t call_id = kNoCallId;
     ByteView rest = in.Sub(4, in.size() - 4), header;
     if (pb::ReadDelimited(&rest, &header)) {
-      pbw::RequestHeader rh;
+      hbase::RequestHeader rh;
       if (rh.ParseFromArray(header.data(), int(header.size())) && rh.has_call_id())
         call_id = rh.call_id();
     }

@@ -1,3 +1,4 @@
+#include "codecs/schemas/Client.pb.h"
 #include "transports/hbase/hbase_calls.h"
 
 #include <algorithm>
@@ -7,12 +8,9 @@
 
 #include "common/thread_stats.h"
 #include "transports/hbase/hbase_regions.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 
 namespace wirebench::hbaserpc {
-
-namespace pbw = hbasewire;
 
 namespace {
 
@@ -22,7 +20,7 @@ namespace {
 // caching or, when that is 0 as well, one row, HBase 2's default. Never none
 // for a next without number_of_rows: the client would be told more_results
 // with no rows, and ask again, forever.
-uint32_t RowsAsked(const pbw::ScanRequest& req, uint32_t caching) {
+uint32_t RowsAsked(const hbase::ScanRequest& req, uint32_t caching) {
   if (req.has_number_of_rows()) return req.number_of_rows();
   if (req.close_scanner()) return 0;
   return caching > 0 ? caching : 1;
@@ -30,7 +28,7 @@ uint32_t RowsAsked(const pbw::ScanRequest& req, uint32_t caching) {
 
 }  // namespace
 
-void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse* resp) {
+void CallHandler::AddScanResult(hbase::Result* r, bool partial, hbase::ScanResponse* resp) {
   if (cell_blocks_) {
     resp->add_cells_per_result(uint32_t(r->associated_cell_count()));
   } else {
@@ -40,7 +38,7 @@ void CallHandler::AddScanResult(pbw::Result* r, bool partial, pbw::ScanResponse*
 }
 
 StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows,
-                                      ScanClock::time_point deadline, pbw::ScanResponse* resp) {
+                                      ScanClock::time_point deadline, hbase::ScanResponse* resp) {
   if (max_rows == 0) return true;
   if (s->meta) return MetaScanBatch(s, max_rows, resp);
   uint64_t bytes = 0;  // The reply's, about (for the size limit).
@@ -102,7 +100,7 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows,
         const size_t k = std::min(step, cells.size() - at);
         Result part;
         part.cells = cells.subspan(at, k);
-        pbw::Result pr;
+        hbase::Result pr;
         EmitResult(part, ByteView(), &pr);
         AddScanResult(&pr, at + k < cells.size(), resp);
       }
@@ -120,19 +118,19 @@ StatusOr<bool> CallHandler::ScanBatch(Scanner* s, uint32_t max_rows,
   }
 }
 
-Status CallHandler::DoScan(const Call& c, pbw::ScanResponse* resp) {
-  pbw::ScanRequest req;
+Status CallHandler::DoScan(const Call& c, hbase::ScanResponse* resp) {
+  hbase::ScanRequest req;
   if (!req.ParseFromArray(c.param.data(), int(c.param.size())))
     return Status::InvalidArgument("malformed ScanRequest");
   if (!req.has_scanner_id()) return OpenScan(req, resp);
   return ContinueScan(req, resp);
 }
 
-Status CallHandler::ReadScan(const pbw::ScanRequest& req, Scanner* out) {
+Status CallHandler::ReadScan(const hbase::ScanRequest& req, Scanner* out) {
   if (!req.has_scan() || !req.has_region())
     return Status::InvalidArgument("a ScanRequest without scanner_id must carry region and scan");
   const ByteView region(req.region().value());
-  const pbw::Scan& scan = req.scan();
+  const hbase::Scan& scan = req.scan();
   // HBase's Scan refuses these too; a scanner keeps its bounds for its life.
   for (const auto& [what, key] : {std::pair{"startRow", &scan.start_row()},
                                   std::pair{"stopRow", &scan.stop_row()}})
@@ -229,7 +227,7 @@ Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
   return Status::Ok();
 }
 
-Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
+Status CallHandler::OpenScan(const hbase::ScanRequest& req, hbase::ScanResponse* resp) {
   Scanner s;
   WB_RETURN_IF_ERROR(ReadScan(req, &s));
   const uint32_t rows = RowsAsked(req, s.caching);
@@ -259,7 +257,7 @@ Status CallHandler::OpenScan(const pbw::ScanRequest& req, pbw::ScanResponse* res
   return Status::Ok();
 }
 
-Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse* resp) {
+Status CallHandler::ContinueScan(const hbase::ScanRequest& req, hbase::ScanResponse* resp) {
   const uint64_t id = req.scanner_id();
   // A filter's cost, or a wait for another call on the same scanner, is a
   // handler thread's to bear, never the I/O thread's.
@@ -320,8 +318,8 @@ Status CallHandler::ContinueScan(const pbw::ScanRequest& req, pbw::ScanResponse*
   return Status::Ok();
 }
 
-Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t rows,
-                              pbw::ScanResponse* resp, bool* more) {
+Status CallHandler::NextBatch(Scanner* s, const hbase::ScanRequest& req, uint32_t rows,
+                              hbase::ScanResponse* resp, bool* more) {
   *more = false;
   // As RSRpcServices.checkScanNextCallSeq: only a call that carries
   // next_call_seq is checked and moves it on (the call that opens a scanner
@@ -359,8 +357,8 @@ Status CallHandler::NextBatch(Scanner* s, const pbw::ScanRequest& req, uint32_t 
   return Status::Ok();
 }
 
-void CallHandler::FinishReply(const pbw::ScanRequest& req, bool more, bool cut_by_region,
-                              pbw::ScanResponse* resp) {
+void CallHandler::FinishReply(const hbase::ScanRequest& req, bool more, bool cut_by_region,
+                              hbase::ScanResponse* resp) {
   // A scan that goes on past its region: HBase 2 says more results, none in
   // this region, and the client moves to the next region.
   resp->set_more_results((more || cut_by_region) && !req.close_scanner());

@@ -1,3 +1,4 @@
+#include "codecs/schemas/RPC.pb.h"
 #include "transports/hbase/hbase_service.h"
 
 #include <algorithm>
@@ -6,11 +7,8 @@
 #include <random>
 
 #include "codecs/hbase/pb_wire.h"
-#include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
-
-namespace pbw = hbasewire;
 
 std::string ServerIdentity::ServerNameString() const {
   return host + "," + std::to_string(port) + "," + std::to_string(start_code);
@@ -190,7 +188,7 @@ size_t HBaseService::open_scanners() const {
   return scanners_.size();
 }
 
-void AppendReply(const pbw::ResponseHeader& h, const google::protobuf::MessageLite* resp,
+void AppendReply(const hbase::ResponseHeader& h, const google::protobuf::MessageLite* resp,
                  ByteBuffer* out) {
   const size_t hs = h.ByteSizeLong();
   const size_t rs = resp ? resp->ByteSizeLong() : 0;
@@ -208,9 +206,9 @@ void AppendReply(const pbw::ResponseHeader& h, const google::protobuf::MessageLi
 
 void AppendExceptionReply(uint32_t call_id, std::string_view exception_class,
                           std::string_view message, bool do_not_retry, ByteBuffer* out) {
-  pbw::ResponseHeader h;
+  hbase::ResponseHeader h;
   h.set_call_id(call_id);
-  pbw::ExceptionResponse* e = h.mutable_exception();
+  hbase::ExceptionResponse* e = h.mutable_exception();
   e->set_exception_class_name(std::string(exception_class));
   // HBase sends the stringified exception: "Class: message" and its stack.
   e->set_stack_trace(std::string(exception_class) + ": " + std::string(message));

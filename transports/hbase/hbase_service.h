@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codecs/message.h"
+#include "codecs/schemas/RPC.pb.h"
 #include "common/bytes.h"
 #include "common/counters.h"
 #include "common/status.h"
@@ -30,9 +31,9 @@
 namespace google::protobuf {
 class MessageLite;
 }  // namespace google::protobuf
-namespace wirebench::hbasewire {
+namespace wirebench::hbase {
 class ResponseHeader;
-}  // namespace wirebench::hbasewire
+}  // namespace wirebench::hbase
 
 namespace wirebench::hbaserpc {
 
@@ -332,7 +333,7 @@ class StatsSource {
 
 // Writing replies. Each appends one whole reply (length word included).
 // A ResponseHeader and, when `resp` is set, a response message.
-void AppendReply(const hbasewire::ResponseHeader& h, const google::protobuf::MessageLite* resp,
+void AppendReply(const hbase::ResponseHeader& h, const google::protobuf::MessageLite* resp,
                  ByteBuffer* out);
 // An exception reply: ResponseHeader {call_id, exception {class, text,
 // do_not_retry}}, no response message.

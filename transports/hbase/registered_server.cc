@@ -12,21 +12,20 @@ namespace wirebench::hbaserpc {
 
 namespace {
 
-class RegisteredServer final : public rpc::TransportServer {
+class RegisteredServer final : public rpc::ServerWrapper {
  public:
   RegisteredServer(std::unique_ptr<HBaseServer> server,
                    std::unique_ptr<hbase::ZooKeeperRegistration> registration)
-      : server_(std::move(server)), registration_(std::move(registration)) {}
+      : server_(std::move(server)), registration_(std::move(registration)) {
+    Wrap(server_.get());
+  }
   ~RegisteredServer() override { Stop(); }
 
   Status Start() override { return Status::Ok(); }  // Started before it was registered.
-  uint16_t port() const override { return server_->port(); }
-  std::string address() const override { return server_->address(); }
   void Stop() override {
     registration_.reset();  // Removes the nodes: no client is sent here any more.
     server_->Stop();
   }
-  nlohmann::json StatsJson() override { return server_->StatsJson(); }
 
  private:
   std::unique_ptr<HBaseServer> server_;

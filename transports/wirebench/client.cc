@@ -194,10 +194,7 @@ void ClientConnection::Cancel(uint32_t call_id) { slots_.Finish(call_id); }
 void ClientConnection::Close() {
   if (closed_) return;
   closed_ = true;
-  boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
-  q_.Cancel();
+  CloseSocket(socket_, q_);
   handshake_timer_.cancel();
   FailAll(error_.ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
                       : error_);

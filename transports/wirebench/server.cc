@@ -143,13 +143,9 @@ class Server::Impl {
 };
 
 Server::Server(const ServerOptions& options, Service* service)
-    : impl_(std::make_unique<Impl>(options, service)) {}
+    : impl_(std::make_unique<Impl>(options, service)) {
+  Wrap(&impl_->net);
+}
 Server::~Server() { impl_->net.Stop(); }
-Status Server::Start() { return impl_->net.Start(); }
-uint16_t Server::port() const { return impl_->net.port(); }
-std::string Server::address() const { return impl_->net.address(); }
-void Server::Stop() { impl_->net.Stop(); }
-void Server::Wait() { impl_->net.Wait(); }
-nlohmann::json Server::StatsJson() { return impl_->net.StatsJson(); }
 
 }  // namespace wirebench::rpc

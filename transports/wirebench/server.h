@@ -28,28 +28,13 @@
 
 namespace wirebench::rpc {
 
-class Server final : public TransportServer {
+// wirebench's framing on the network core: a NetServer speaking
+// WirebenchProtocol (its Stats count frames in and out too).
+class Server final : public ServerWrapper {
  public:
   // `service` must outlive the server.
   Server(const ServerOptions& options, Service* service);
   ~Server() override;  // Stops and joins.
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
-
-  // Binds, listens and starts the I/O and handler threads.
-  Status Start() override;
-  // The bound port (after Start).
-  uint16_t port() const override;
-  std::string address() const override;  // "HOST:PORT".
-  // Stops accepting, closes every connection (calls in flight are dropped)
-  // and joins all threads. Idempotent.
-  void Stop() override;
-  // Blocks until Stop() has been called (from another thread or a signal).
-  void Wait();
-
-  // The server's counters: calls per method, frames and bytes in and out,
-  // connections, per-thread CPU and allocations, plus the Service's figures.
-  nlohmann::json StatsJson() override;
 
  private:
   class Impl;

@@ -183,7 +183,7 @@ uint64_t ReadProcNumber(const char* path, const char* key = nullptr) {
   return 0;
 }
 
-// Refuses up front a thread count this machine cannot run (issue 12 item 5:
+// Refuses up front a thread count this machine cannot run (without the check,
 // 100,000 threads ended in an uncaught std::system_error).
 Status CheckResources(const WalpeOptions& o) {
   const uint64_t workers = *std::max_element(o.threads.begin(), o.threads.end());
