@@ -58,10 +58,9 @@ struct EndpointOptions {
   // metadata) and makes the endpoint's codec with the entry's factory.
   const CodecInfo* codec = nullptr;
   const CodecInfo& codec_entry() const { return codec != nullptr ? *codec : Codecs().front(); }
-  // Threads the transport may start per connection for its own completion
-  // handling (gRPC's completion-queue threads, --grpc-cq-threads); a
-  // transport without such threads ignores it.
-  int transport_threads = 1;
+  // The transport's own client options (Transport::ClientOptionSpecs, by
+  // flag; one not set is at its default).
+  OptionSettings client_options;
 };
 
 // The wire protocol a transport's server speaks, as data for the probe that
@@ -142,6 +141,13 @@ class Transport : public RegistryEntry {
   // Checks the values of those options (unset ones at their defaults);
   // errors name the flag.
   virtual Status CheckOwnOptions(const OptionSettings& own) const { return Status::Ok(); }
+  // The client options of this transport's own (gRPC's --grpc-cq-threads),
+  // as data: `run`, `load` and `compare` offer every transport's and refuse
+  // one none of the chosen transports lists; EndpointOptions::client_options
+  // carries their values to Connect.
+  virtual std::span<const OptionSpec> ClientOptionSpecs() const { return {}; }
+  // Checks the values of those options; errors name the flag.
+  virtual Status CheckClientOptions(const OptionSettings& own) const { return Status::Ok(); }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. `own` holds the values of

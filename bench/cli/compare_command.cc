@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/cli/entry_option.h"
+#include "bench/cli/transport_options.h"
 #include "bench/cli/region_factory.h"
 #include "bench/cli/ycsb_command.h"
 #include "bench/loadgen/build_runner.h"
@@ -149,9 +150,6 @@ void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
                          std::string(DefaultTransport().name()) + "): " + TransportHelp() +
                          "; a codec a layer does not carry is skipped; more than one makes "
                          "columns like raw, raw@grpc, pb@grpc-native");
-  cmd->add_option("--grpc-cq-threads", o->cell.transport_threads,
-                  "gRPC: completion-queue threads per client connection (1-64)")
-      ->capture_default_str();
   cmd->add_option("--workloads", o->workloads, "YCSB workloads: a-f or files")
       ->delimiter(',')
       ->capture_default_str();
@@ -222,6 +220,7 @@ void AddCellOptions(CLI::App* cmd, CompareOptions* o) {
 struct CompareModes {
   std::string builds;
   bool mpi = false;
+  TransportFlags transport_flags;  // The transports' own client options given.
 };
 
 void AddModeOptions(CLI::App* cmd, CompareOptions* o, CompareModes* m) {
@@ -248,6 +247,12 @@ int Refuse(const std::string& why) {
 // builds, or here (under callgrind first when counting instructions).
 void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_given,
                        int* exit_code) {
+  if (Status st = CheckTransportClientOptions(m.transport_flags, o.cell.transport_client_options,
+                                              o.rpcs);
+      !st.ok()) {
+    *exit_code = Refuse(st.ToString());
+    return;
+  }
   if (m.mpi) {
     if (const std::string why = MpiConflict(o, m.builds); !why.empty()) {
       *exit_code = Refuse(why);
@@ -298,6 +303,7 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   AddCellOptions(cmd, o.get());
   auto modes = std::make_shared<CompareModes>();
   AddModeOptions(cmd, o.get(), modes.get());
+  AddTransportClientOptions(cmd, &o->cell.transport_client_options, &modes->transport_flags);
   cmd->callback([o, exit_code, cmd, baseline, modes] {
     o->baseline_given = baseline->count() > 0;
     RunCompareAsAsked(*o, *modes, cmd->count("--repeat") > 0, exit_code);

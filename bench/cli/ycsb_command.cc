@@ -6,6 +6,7 @@
 
 #include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
+#include "bench/cli/transport_options.h"
 #include "bench/loadgen/host_port.h"
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/protocol_probe.h"
@@ -30,6 +31,7 @@ struct IgnoredYcsbFlags {
   bool load_flag = false;
   std::string zookeeper;  // --zookeeper: resolved into --server before the run.
   bool mpi = false;       // --mpi: this process is one rank of an MPI job (bench/mpi/).
+  TransportFlags transport_flags;  // The transports' own client options given.
 };
 
 // --zookeeper QUORUM[/ROOT]: the server an HBase client would find there
@@ -113,10 +115,6 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                      "; over an RPC layer that carries only some codecs, the first it lists)");
   AddEntryOption(cmd, "--rpc", &o->rpc, Transports(),
                  "RPC layer: " + TransportHelp() + "; the co-located server uses the same");
-  cmd->add_option("--grpc-cq-threads", o->transport_threads,
-                  "gRPC: completion-queue threads per client connection (1-64)")
-      ->capture_default_str()
-      ->type_name("INT:INT in [1 - 64]");
   cmd->add_option("--connections", o->connections, "Connections in all")
       ->capture_default_str()
       ->type_name("INT:POSITIVE");
@@ -229,6 +227,7 @@ void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignor
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   AddClientFlags(cmd, o);
+  AddTransportClientOptions(cmd, &o->transport_client_options, &ignored->transport_flags);
   AddServerFlags(cmd, o);
   cmd->add_option("--zookeeper", ignored->zookeeper,
                   "QUORUM[/ROOT]: find the server as an HBase client does, from the "
@@ -299,6 +298,14 @@ void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int
   if (ignored.mpi && o.instructions) {
     std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
                          "instructions with one client process (leave out --mpi)\n");
+    *exit_code = 2;
+    return;
+  }
+  const Transport* chosen[] = {o.rpc};
+  if (Status st = CheckTransportClientOptions(ignored.transport_flags, o.transport_client_options,
+                                              chosen);
+      !st.ok()) {
+    std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
     *exit_code = 2;
     return;
   }

@@ -299,7 +299,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
   eo.host = o_.host;
   eo.port = o_.port;
   eo.codec = o_.codec;
-  eo.transport_threads = o_.transport_threads;
+  eo.client_options = o_.transport_client_options;
   const Transport* transport = o_.transport;
   asio::co_spawn(
       t->ctx,
@@ -706,10 +706,7 @@ Status ValidateDriverOptions(const DriverOptions& o) {
   if (o.codec == nullptr) return Status::InvalidArgument("no codec given (--codec)");
   if (o.transport == nullptr) return Status::InvalidArgument("no transport given (--rpc)");
   WB_RETURN_IF_ERROR(o.transport->CheckCodec(*o.codec));
-  if (o.transport_threads < 1 || o.transport_threads > 64)
-    return Status::InvalidArgument(
-        "--grpc-cq-threads (a transport's own threads per connection) must be 1-64, got " +
-        std::to_string(o.transport_threads));
+  WB_RETURN_IF_ERROR(o.transport->CheckClientOptions(o.transport_client_options));
   return CheckClientLimits(o, ReadHostLimits());
 }
 

@@ -86,9 +86,9 @@ struct DriverOptions {
   const CodecInfo* codec = &Codecs().front();
   // RPC layer (--rpc); the server must serve the same one. Never null.
   const Transport* transport = &DefaultTransport();
-  // Threads a transport may start per connection for its own completion
-  // handling (gRPC's completion-queue threads: --grpc-cq-threads).
-  int transport_threads = 1;
+  // The transport's own client options (Transport::ClientOptionSpecs, by
+  // flag: gRPC's --grpc-cq-threads).
+  OptionSettings transport_client_options;
   // Logical clients (YCSB -threads), each with one operation in flight.
   int threads = 1;
   // Client event-loop threads the logical clients are spread over.

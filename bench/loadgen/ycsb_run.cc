@@ -302,7 +302,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   DriverOptions& d = r.driver;
   d.codec = o.codec;
   d.transport = o.rpc;
-  d.transport_threads = o.transport_threads;
+  d.transport_client_options = o.transport_client_options;
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
   d.connections = o.connections;

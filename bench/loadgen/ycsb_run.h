@@ -40,7 +40,7 @@ struct YcsbRunOptions {
   // server runs the same transport. Never null.
   const CodecInfo* codec = &Codecs().front();
   const Transport* rpc = &DefaultTransport();
-  int transport_threads = 1;      // --grpc-cq-threads: the transport's own threads per connection.
+  OptionSettings transport_client_options;  // Transports' own client options, by flag (--grpc-cq-threads).
   int connections = 1;
   int client_io_threads = 1;
   std::string thread_model = "coroutines";

@@ -264,19 +264,35 @@ Status NativeCodec::DecodeResponse(ByteView, MultiResponse* r) {
   return CopyReply(channel_->reply(), &NativeReply::multi, r);
 }
 
+// The client's own option: completion-queue threads per connection.
+constexpr std::string_view kCqThreads = "--grpc-cq-threads";
+constexpr OptionSpec kClientOptions[] = {
+    {kCqThreads, "completion-queue threads per client connection (1-64)", "1"},
+};
+
+StatusOr<int> CqThreads(const OptionSettings& given) {
+  OptionSettings s = given;
+  s.SetDefault(kCqThreads, "1");
+  auto n = s.GetUint32(kCqThreads, 1, 64);
+  if (!n.ok()) return n.status();
+  return int(*n);
+}
+
 StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const EndpointOptions& o,
                                      bool native) {
+  auto cq_threads = CqThreads(o.client_options);
+  if (!cq_threads.ok()) return cq_threads.status();
   rpc::GrpcClientOptions go;
   go.host = o.host;
   go.port = o.port;
   const CodecInfo& codec = o.codec_entry();
   go.codec_id = uint8_t(codec.id);  // The call metadata's codec.
   // grpc-native: `side` only carries Stats, on one completion-queue thread.
-  go.cq_threads = native ? 1 : o.transport_threads;
+  go.cq_threads = native ? 1 : *cq_threads;
   auto side = rpc::GrpcConnection::Connect(ctx, go);
   if (!side.ok()) return side.status();
   if (!native) return ClientEndpoint{*side, codec.factory()};
-  go.cq_threads = o.transport_threads;
+  go.cq_threads = *cq_threads;
   auto conn = NativeConnection::Connect(ctx, go);
   if (!conn.ok()) return conn.status();
   auto channel = std::make_shared<NativeChannel>(*conn, *side);
@@ -378,6 +394,11 @@ class GrpcEntry final : public Transport {
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
       boost::asio::io_context& ctx, EndpointOptions options) const override {
     co_return ConnectGrpc(ctx, options, native_);  // Blocks until connected (bounded).
+  }
+
+  std::span<const OptionSpec> ClientOptionSpecs() const override { return kClientOptions; }
+  Status CheckClientOptions(const OptionSettings& own) const override {
+    return CqThreads(own).status();
   }
 
   ThreadUsage OwnThreadsUsage() const override { return rpc::UnregisteredThreadsUsage(); }
