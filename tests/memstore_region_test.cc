@@ -471,6 +471,24 @@ TEST(MemstoreRegion, ManyDeleteColumnMarkersCostLogarithmicTimeEach) {
             (std::vector<Triple>{{"f", "other", "old"}, {"f", "q5", "new"}, {"g", "q5", "old"}}));
 }
 
+// "q0", "q1", ...: a wide row's qualifiers.
+std::vector<std::string> Qualifiers(int n) {
+  std::vector<std::string> q;
+  for (int i = 0; i < n; ++i) q.push_back("q" + std::to_string(i));
+  return q;
+}
+
+// A put of `qualifier` in family "f" of `row`, value "v".
+Cell PutOfF(const std::string& row, const std::string& qualifier, uint64_t ts) {
+  Cell c;
+  c.row = ByteView(row);
+  c.family = ByteView("f");
+  c.qualifier = ByteView(qualifier);
+  c.timestamp = ts;
+  c.value = ByteView("v");
+  return c;
+}
+
 // One Delete of 40,000 DeleteFamilyVersion cells on a 40,000-column row:
 // the run of family deletes walks the family's columns once, not once per
 // cell (before: 15 s; now 0.02 s). Each drops the versions at
@@ -479,16 +497,9 @@ TEST(MemstoreRegion, ARunOfFamilyVersionDeletesWalksTheFamilyOnce) {
   constexpr int kColumns = 40000, kDeletes = 40000;
   auto r = NewMemstoreRegion();
   const std::string row = "wide";
-  std::vector<std::string> qualifiers;
-  for (int i = 0; i < kColumns; ++i) qualifiers.push_back("q" + std::to_string(i));
-  std::vector<Cell> cells(kColumns);
-  for (int i = 0; i < kColumns; ++i) {
-    cells[i].row = ByteView(row);
-    cells[i].family = ByteView("f");
-    cells[i].qualifier = ByteView(qualifiers[i]);
-    cells[i].timestamp = i % 2 == 0 ? 5 : 7;
-    cells[i].value = ByteView("v");
-  }
+  const std::vector<std::string> qualifiers = Qualifiers(kColumns);
+  std::vector<Cell> cells;
+  for (int i = 0; i < kColumns; ++i) cells.push_back(PutOfF(row, qualifiers[i], i % 2 == 0 ? 5 : 7));
   Mutation put;
   put.row = ByteView(row);
   put.cells = cells;
@@ -526,15 +537,10 @@ TEST(MemstoreRegion, AGetNamingManyColumnsOfAWideRowIsNotQuadratic) {
   constexpr int kRowColumns = 40000, kAsked = 100000;
   auto r = NewMemstoreRegion();
   const std::string row = "wide";
-  std::vector<std::string> qualifiers;
-  for (int i = 0; i < kAsked; ++i) qualifiers.push_back("q" + std::to_string(i));
-  std::vector<Cell> cells(kRowColumns);
-  for (int i = 0; i < kRowColumns; ++i) {
-    cells[i].row = ByteView(row);
-    cells[i].family = ByteView("f");
-    cells[i].qualifier = ByteView(qualifiers[2 * i % kAsked]);  // Every even column.
-    cells[i].value = ByteView("v");
-  }
+  const std::vector<std::string> qualifiers = Qualifiers(kAsked);
+  std::vector<Cell> cells;
+  for (int i = 0; i < kRowColumns; ++i)
+    cells.push_back(PutOfF(row, qualifiers[2 * i % kAsked], 0));  // Every even column.
   Mutation put;
   put.row = ByteView(row);
   put.cells = cells;
