@@ -303,7 +303,8 @@ void AddCompareCommand(CLI::App& app, int* exit_code) {
   AddCellOptions(cmd, o.get());
   auto modes = std::make_shared<CompareModes>();
   AddModeOptions(cmd, o.get(), modes.get());
-  AddTransportClientOptions(cmd, &o->cell.transport_client_options, &modes->transport_flags);
+  AddTransportOptions(cmd, TransportOptionKind::kClient, &o->cell.transport_client_options,
+                      &modes->transport_flags);
   cmd->callback([o, exit_code, cmd, baseline, modes] {
     o->baseline_given = baseline->count() > 0;
     RunCompareAsAsked(*o, *modes, cmd->count("--repeat") > 0, exit_code);

@@ -11,6 +11,7 @@
 
 #include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
+#include "bench/cli/transport_options.h"
 #include "bench/loadgen/local_server.h"
 #include "codecs/codec.h"
 #include "common/thread_stats.h"
@@ -29,34 +30,11 @@ struct ServerCommandOptions {
   // The transports' own server options (Transport::ServerOptionSpecs), and
   // which of them the command line set.
   OptionSettings transport_options;
-  std::vector<std::pair<std::string_view, CLI::Option*>> transport_flags;
+  TransportFlags transport_flags;
   std::string cpus;
   bool quiet = false;
   int port = 0;  // --port, checked 0-65535 before it becomes server.port.
 };
-
-// A transport's own option given to a transport that does not list it is
-// refused, naming the transports it belongs to.
-Status CheckTransportFlags(const ServerCommandOptions& o, const Transport& chosen) {
-  for (const auto& [flag, option] : o.transport_flags) {
-    if (option->count() == 0) continue;
-    bool own = false;
-    std::string owners;
-    for (const Transport* t : Transports().all()) {
-      for (const OptionSpec& spec : t->ServerOptionSpecs()) {
-        if (spec.flag != flag) continue;
-        if (t == &chosen) own = true;
-        owners += (owners.empty() ? "--rpc " : " or --rpc ") + std::string(t->name());
-      }
-    }
-    if (!own)
-      return Status::InvalidArgument(std::string(flag) + " is a server option of " + owners +
-                                     ", and --rpc " + std::string(chosen.name()) +
-                                     " has none: use " + owners + ", or leave " +
-                                     std::string(flag) + " out");
-  }
-  return Status::Ok();
-}
 
 // The codecs `transport` carries ("pb, cellblock" for hbase), for the banner.
 std::string CarriedCodecNames(const Transport& transport) {
@@ -93,7 +71,9 @@ int RunServer(const ServerCommandOptions& o) {
   }
   const Transport& transport = *o.rpc;
   Status checked = transport.CheckServerOptions(o.server);
-  if (checked.ok()) checked = CheckTransportFlags(o, transport);
+  const Transport* chosen[] = {&transport};
+  if (checked.ok())
+    checked = CheckTransportFlags(TransportOptionKind::kServer, o.transport_flags, chosen);
   if (checked.ok()) checked = transport.CheckOwnOptions(o.transport_options);
   if (!checked.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
@@ -192,28 +172,6 @@ void AddLimitOptions(CLI::App* cmd, rpc::ServerOptions* server) {
       ->check(CLI::NonNegativeNumber);
 }
 
-// Every transport's own options, as its entry lists them (a flag two
-// transports share is added once).
-void AddTransportOptions(CLI::App* cmd, ServerCommandOptions* opts) {
-  for (const Transport* t : Transports().all()) {
-    for (const OptionSpec& spec : t->ServerOptionSpecs()) {
-      bool seen = false;
-      for (const auto& f : opts->transport_flags) seen = seen || f.first == spec.flag;
-      if (seen) continue;
-      opts->transport_options.SetDefault(spec.flag, spec.default_value);
-      CLI::Option* option = cmd->add_option(std::string(spec.flag),
-                                            *opts->transport_options.Slot(spec.flag),
-                                            "--rpc " + std::string(t->name()) + ": " +
-                                                std::string(spec.help));
-      const bool number = !spec.default_value.empty() &&
-                          spec.default_value.find_first_not_of("0123456789") == std::string::npos;
-      option->type_name(number ? "UINT" : "VALUE");
-      if (!spec.default_value.empty()) option->capture_default_str();
-      opts->transport_flags.emplace_back(spec.flag, option);
-    }
-  }
-}
-
 }  // namespace
 
 void AddServerCommand(CLI::App& app, int* exit_code) {
@@ -226,7 +184,8 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
                      "completion-queue threads and --max-frame the message limit");
   AddListenOptions(cmd, opts.get());
   AddLimitOptions(cmd, &opts->server);
-  AddTransportOptions(cmd, opts.get());
+  AddTransportOptions(cmd, TransportOptionKind::kServer, &opts->transport_options,
+                      &opts->transport_flags);
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);

@@ -1,7 +1,7 @@
-// The transports' own client options on `run`, `load` and `compare`: each
-// transport's entry lists them (Transport::ClientOptionSpecs), as it lists
-// its server options for the `server` command, so no transport's flag is
-// written here.
+// The transports' own options on the command line: each transport's entry
+// lists its server options (Transport::ServerOptionSpecs, for the `server`
+// command) and its client options (Transport::ClientOptionSpecs, for `run`,
+// `load` and `compare`), so no transport's flag is written here.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,13 +19,21 @@ namespace wirebench {
 // Which transport flags a command line set.
 using TransportFlags = std::vector<std::pair<std::string_view, CLI::Option*>>;
 
-// Adds every transport's client options to `cmd` (a flag two transports
-// share once), their values written into `values`, their defaults set.
-void AddTransportClientOptions(CLI::App* cmd, OptionSettings* values, TransportFlags* flags);
+// Which of an entry's lists: its server options or its client options.
+enum class TransportOptionKind { kServer, kClient };
 
-// A transport's client option given while none of `chosen` lists it is
-// refused, naming the transports it belongs to; then each chosen transport
-// checks the values of its own.
+// Adds every transport's options of `kind` to `cmd` (a flag two transports
+// share once), their values written into `values`, their defaults set.
+void AddTransportOptions(CLI::App* cmd, TransportOptionKind kind, OptionSettings* values,
+                         TransportFlags* flags);
+
+// A transport's option given while none of `chosen` lists it is refused,
+// naming the transports it belongs to.
+Status CheckTransportFlags(TransportOptionKind kind, const TransportFlags& flags,
+                           std::span<const Transport* const> chosen);
+
+// CheckTransportFlags for client options, then each chosen transport checks
+// the values of its own.
 Status CheckTransportClientOptions(const TransportFlags& flags, const OptionSettings& values,
                                    std::span<const Transport* const> chosen);
 

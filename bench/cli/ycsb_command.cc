@@ -227,7 +227,8 @@ void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignor
   cmd->add_option("--hlog", o->hlog_out,
                   "Write an HdrHistogram interval log (1 s intervals, one tag per operation)");
   AddClientFlags(cmd, o);
-  AddTransportClientOptions(cmd, &o->transport_client_options, &ignored->transport_flags);
+  AddTransportOptions(cmd, TransportOptionKind::kClient, &o->transport_client_options,
+                      &ignored->transport_flags);
   AddServerFlags(cmd, o);
   cmd->add_option("--zookeeper", ignored->zookeeper,
                   "QUORUM[/ROOT]: find the server as an HBase client does, from the "
