@@ -336,7 +336,7 @@ class MemstoreRegion final : public Region {
     const std::string_view start = Sv(req.start_row);
     const std::string_view stop = Sv(req.stop_row);
     auto in_range = [&](const std::string& row) {
-      return stop.empty() || row < stop || (req.include_stop && row == stop);
+      return stop.empty() || std::string_view(row) < stop || (req.include_stop && row == stop);
     };
     using It = RowsMap::const_iterator;
     std::vector<std::pair<It, It>> cursors;
@@ -356,7 +356,7 @@ class MemstoreRegion final : public Region {
     const std::string_view start = Sv(req.start_row);
     const std::string_view stop = Sv(req.stop_row);
     auto in_range = [&](const std::string& row) {
-      return stop.empty() || row > stop || (req.include_stop && row == stop);
+      return stop.empty() || std::string_view(row) > stop || (req.include_stop && row == stop);
     };
     using It = RowsMap::const_reverse_iterator;
     std::vector<std::pair<It, It>> cursors;
