@@ -24,7 +24,7 @@
 
 #include "codecs/message.h"
 #include "common/bytes.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "common/registry.h"
 #include "common/status.h"
 

@@ -42,12 +42,12 @@ StatusOr<NullRegionOptions> OptionsFrom(const RegionSettings& s) {
   // memory before the first call).
   constexpr uint64_t kPerFieldOverhead = 64;  // Its name, family, key and codec framing, at most.
   const uint64_t record = uint64_t(o.canned_fields) * (uint64_t(o.canned_field_length) + kPerFieldOverhead);
-  if (o.reads == NullRegionOptions::Reads::kCanned && record + 4096 > rpc::kDefaultMaxFrame)
+  if (o.reads == NullRegionOptions::Reads::kCanned && record + 4096 > rpc::kDefaultMaxCallBytes)
     return Status::InvalidArgument(
         "--canned-fields " + std::to_string(o.canned_fields) + " x --canned-field-length " +
         std::to_string(o.canned_field_length) + " makes a canned record of about " +
         std::to_string(record >> 20) + " MiB, more than one reply frame carries (" +
-        std::to_string(rpc::kDefaultMaxFrame >> 20) +
+        std::to_string(rpc::kDefaultMaxCallBytes >> 20) +
         " MiB, what a client accepts): lower either so that fields x (length + 64) stays under "
         "it");
   return o;

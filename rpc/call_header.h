@@ -9,16 +9,18 @@
 
 #include <cstdint>
 
+#include "common/calls.h"
+
 namespace wirebench::rpc {
 
 // The largest call or reply any transport accepts by default (--max-frame):
-// 16 MiB of payload and header.
-inline constexpr uint32_t kDefaultMaxFrame = 16u << 20;
+// 16 MiB of header and payload.
+inline constexpr uint32_t kDefaultMaxCallBytes = 16u << 20;
 
 struct CallHeader {
   uint32_t call_id = 0;
-  uint8_t method = 0;  // common/protocol.h's Method.
-  uint8_t status = 0;  // common/protocol.h's CallStatus (replies).
+  uint8_t method = 0;  // A Method (common/calls.h): what the call asks.
+  uint8_t status = 0;  // A CallStatus (common/calls.h): how a reply ended.
   uint16_t flags = 0;
 };
 

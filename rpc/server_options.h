@@ -21,11 +21,13 @@ struct ServerOptions {
   int io_threads = 1;
   // Handler threads; 0 runs the region inline on the I/O thread.
   int handlers = 0;
-  // Largest accepted frame `length` (bytes after the length word).
-  uint32_t max_frame = kDefaultMaxFrame;
+  // Largest call a transport accepts, header and payload, however it frames
+  // it (wirebench's length word, HBase's total length, a gRPC message).
+  uint32_t max_call_bytes = kDefaultMaxCallBytes;
   // TCP_NODELAY on accepted sockets (HBase's default too).
   bool tcp_nodelay = true;
-  // Most open connections; further ones get an error frame and are closed.
+  // Most open connections; further ones are refused the
+  // transport's way and closed.
   int max_connections = 10000;
   // Most calls of one connection being handled or waiting for their reply to
   // be written; the reader stops reading beyond it (back-pressure).

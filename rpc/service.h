@@ -15,7 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "common/bytes.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "common/status.h"
 #include "rpc/call_header.h"
 

@@ -32,7 +32,7 @@ void ExpectPutsAllocateNothing(DriverOptions d, int client_threads, const char* 
   ASSERT_TRUE(AllocationCountingActive()) << "the allocation hook is not linked";
   auto region = NewNullRegion({});
   RegionService service(region.get());
-  rpc::Server server({}, &service);
+  wbrpc::Server server({}, &service);
   ASSERT_TRUE(server.Start().ok());
   testing::MixedWorkload w(puts_only);
   d.port = server.port();

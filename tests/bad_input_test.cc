@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "codecs/codec.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "tests/bad_input_fixture.h"
 #include "tests/heap_bytes.h"
 #include "tests/raw_peer.h"
@@ -48,7 +48,7 @@ void ExpectPingWorks(RawPeer* peer, uint32_t call_id) {
 
 // Reads the error frame a refused or failed peer gets, then the close.
 void ExpectErrorThenClose(RawPeer* peer, CallStatus status, const std::string& reason_part) {
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string payload;
   ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
   EXPECT_EQ(h.status, uint8_t(status)) << payload;
@@ -96,15 +96,15 @@ TEST_F(BadInput, FrameLengthZeroIsRefused) {
 TEST_F(BadInput, FrameOfExactlyTheMaximumIsServed) {
   StartServer();
   RawPeer peer(port_);
-  const std::string payload(rpc::kDefaultMaxFrame - rpc::kFixedHeaderSize, 'm');
+  const std::string payload(rpc::kDefaultMaxCallBytes - wbrpc::kFixedHeaderSize, 'm');
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
                         FrameBytes(77, uint8_t(Method::kPing), payload)));
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string echoed;
   ASSERT_EQ(peer.ReadFrame(&h, &echoed), RawPeer::Read::kOk);
   EXPECT_EQ(h.status, uint8_t(CallStatus::kOk));
   EXPECT_EQ(h.call_id, 77u);
-  EXPECT_EQ(h.length, rpc::kDefaultMaxFrame);
+  EXPECT_EQ(h.length, rpc::kDefaultMaxCallBytes);
   EXPECT_TRUE(echoed == payload);
   ExpectPingWorks(&peer, 78);
 }
@@ -114,15 +114,15 @@ TEST_F(BadInput, FrameOneByteOverTheMaximumIsRefused) {
   RawPeer peer(port_);
   // Only the length word is sent: the server must refuse before buffering.
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
-                        LengthWord(rpc::kDefaultMaxFrame + 1)));
-  ExpectErrorThenClose(&peer, CallStatus::kFrameTooLarge, "exceeds the maximum");
+                        LengthWord(rpc::kDefaultMaxCallBytes + 1)));
+  ExpectErrorThenClose(&peer, CallStatus::kCallTooLarge, "exceeds the maximum");
 }
 
 TEST_F(BadInput, FrameLengthAllOnesIsRefused) {
   StartServer();
   RawPeer peer(port_);
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + LengthWord(0xFFFFFFFFu)));
-  ExpectErrorThenClose(&peer, CallStatus::kFrameTooLarge, "4294967295 bytes exceeds the maximum");
+  ExpectErrorThenClose(&peer, CallStatus::kCallTooLarge, "4294967295 bytes exceeds the maximum");
 }
 
 TEST_F(BadInput, FrameCutShortThenIdleIsClosedByTheIdleTimeout) {
@@ -168,7 +168,7 @@ TEST_F(BadInput, ValidFramesFollowedByGarbage) {
   bytes += LengthWord(3) + "garbage garbage garbage";  // Length 3: below the call header.
   ASSERT_TRUE(peer.Send(bytes));
   for (uint32_t id = 1; id <= 3; ++id) {
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string payload;
     ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
     EXPECT_EQ(h.call_id, id);
@@ -182,7 +182,7 @@ TEST_F(BadInput, UnknownMethodGetsAnErrorAndTheConnectionSurvives) {
   StartServer();
   RawPeer peer(port_);
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + FrameBytes(9, 42, "x")));
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string payload;
   ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
   EXPECT_EQ(h.call_id, 9u);
@@ -203,7 +203,7 @@ TEST_F(BadInput, UndecodablePayloadGetsAReasonForEveryCodecAndMethod) {
     for (Method m : {Method::kMutate, Method::kGet, Method::kScan, Method::kMulti}) {
       SCOPED_TRACE(std::string(MethodName(m)));
       ASSERT_TRUE(peer.Send(FrameBytes(++id, uint8_t(m), garbage)));
-      rpc::FrameHeader h;
+      wbrpc::FrameHeader h;
       std::string payload;
       ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
       EXPECT_EQ(h.call_id, id);
@@ -260,7 +260,7 @@ TEST_F(BadInput, ThousandsOfConnectionsAtOnce) {
                         FrameBytes(1, uint8_t(Method::kPing), "hi")));
   }
   for (int i = 0; i < kConnections; ++i) {
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string payload;
     ASSERT_EQ(peers[size_t(i)]->ReadFrame(&h, &payload), RawPeer::Read::kOk) << "connection " << i;
     ASSERT_EQ(payload, "hi");
@@ -291,7 +291,7 @@ TEST_F(BadInput, StormOfConnectsAndDisconnects) {
         break;
       default:  // A complete exchange.
         ASSERT_TRUE(peer.Send(preamble + ping));
-        rpc::FrameHeader h;
+        wbrpc::FrameHeader h;
         std::string payload;
         ASSERT_EQ(peer.ReadFrame(&h, &payload), RawPeer::Read::kOk);
         break;

@@ -27,7 +27,7 @@ StatusOr<CalibrationRun> Measure(NullRegionOptions n, int threads, int64_t ops,
                                  double max_seconds = 0) {
   auto region = NewNullRegion(n);
   RegionService service(region.get());
-  rpc::Server server({}, &service);
+  wbrpc::Server server({}, &service);
   WB_RETURN_IF_ERROR(server.Start());
   testing::MixedWorkload w(/*puts_only=*/true);
   DriverOptions d;

@@ -4,7 +4,7 @@
 // the reuse of its slot), a server that refuses an oversized frame, and a
 // request over the frame limit. Plus closing a connection from another
 // thread. Real sockets on loopback: the "servers" are RawListener
-// connections driven by the test, or an in-process rpc::Server.
+// connections driven by the test, or an in-process wbrpc::Server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -35,8 +35,8 @@ using testing::RawPeer;
 
 constexpr auto kGenerous = std::chrono::seconds(20);
 
-rpc::ClientOptions OptionsFor(uint16_t port) {
-  rpc::ClientOptions o;
+wbrpc::ClientOptions OptionsFor(uint16_t port) {
+  wbrpc::ClientOptions o;
   o.port = port;
   o.codec_id = uint8_t(CodecId::kRaw);
   return o;
@@ -46,13 +46,13 @@ rpc::ClientOptions OptionsFor(uint16_t port) {
 // test thread can play the server (or call in from outside).
 class ConnThread {
  public:
-  explicit ConnThread(const rpc::ClientOptions& options) : guard_(asio::make_work_guard(ctx_)) {
+  explicit ConnThread(const wbrpc::ClientOptions& options) : guard_(asio::make_work_guard(ctx_)) {
     thread_ = std::thread([this] { ctx_.run(); });
     std::promise<Status> connected;
     asio::co_spawn(
         ctx_,
         [&]() -> asio::awaitable<void> {
-          auto c = co_await rpc::ClientConnection::Connect(ctx_, options);
+          auto c = co_await wbrpc::ClientConnection::Connect(ctx_, options);
           if (c.ok()) conn_ = *c;
           connected.set_value(c.status());
         },
@@ -65,7 +65,7 @@ class ConnThread {
     thread_.join();
   }
   const Status& status() const { return status_; }
-  rpc::ClientConnection& conn() { return *conn_; }
+  wbrpc::ClientConnection& conn() { return *conn_; }
   // Runs `fn` on the connection's thread and returns its result.
   template <typename Fn>
   auto On(Fn fn) {
@@ -79,13 +79,13 @@ class ConnThread {
   asio::io_context ctx_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::thread thread_;
-  std::shared_ptr<rpc::ClientConnection> conn_;
+  std::shared_ptr<wbrpc::ClientConnection> conn_;
   Status status_;
 };
 
 // Starts a call; runs on the connection's thread. Its outcome arrives
 // through the future.
-std::future<StatusOr<std::string>> StartCallHere(rpc::ClientConnection& conn, Method method,
+std::future<StatusOr<std::string>> StartCallHere(wbrpc::ClientConnection& conn, Method method,
                                                  const std::string& payload) {
   struct Call final : rpc::PendingCall {
     void OnReply(const rpc::CallHeader& h, ByteView p) override {
@@ -123,8 +123,8 @@ std::future<StatusOr<std::string>> StartCall(ConnThread& c, Method method,
 std::string Where(uint16_t port) { return "127.0.0.1:" + std::to_string(port); }
 
 TEST(ClientHandshake, DefaultTimeoutIsTwoSeconds) {
-  EXPECT_EQ(rpc::ClientOptions().handshake_timeout_ms, 2000);
-  EXPECT_EQ(rpc::ClientOptions().max_request_frame, rpc::kDefaultMaxFrame);
+  EXPECT_EQ(wbrpc::ClientOptions().handshake_timeout_ms, 2000);
+  EXPECT_EQ(wbrpc::ClientOptions().max_request_frame, rpc::kDefaultMaxCallBytes);
 }
 
 // CallOnce(Ping) against `listener`, whose connection `serve` plays (the
@@ -133,7 +133,7 @@ TEST(ClientHandshake, DefaultTimeoutIsTwoSeconds) {
 std::string PingErrorAgainst(RawListener& listener, const std::function<void(RawPeer&)>& serve,
                              int timeout_ms = 10000) {
   auto result = std::async(std::launch::async, [&] {
-    return rpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"), timeout_ms);
+    return wbrpc::CallOnce(OptionsFor(listener.port()), Method::kPing, ByteView("hi"), timeout_ms);
   });
   std::unique_ptr<RawPeer> peer = listener.Accept();
   if (peer == nullptr) return "no connection arrived";
@@ -154,7 +154,7 @@ TEST(ClientHandshake, SilentPeerIsNamedAsNotAWirebenchServer) {
 
 TEST(ClientHandshake, EveryPendingCallFailsAndTheConnectionRefusesNewOnes) {
   RawListener listener;
-  rpc::ClientOptions o = OptionsFor(listener.port());
+  wbrpc::ClientOptions o = OptionsFor(listener.port());
   o.handshake_timeout_ms = 300;
   ConnThread c(o);
   ASSERT_TRUE(c.status().ok()) << c.status().ToString();
@@ -197,8 +197,8 @@ TEST(ClientHandshake, CloseBeforeAnsweringIsNamed) {
                                [](RawPeer& peer) {
                                  // Read everything first: a FIN, not a reset.
                                  std::string preamble, payload;
-                                 rpc::FrameHeader h;
-                                 peer.ReadExactly(rpc::kPreambleSize, &preamble);
+                                 wbrpc::FrameHeader h;
+                                 peer.ReadExactly(wbrpc::kPreambleSize, &preamble);
                                  peer.ReadFrame(&h, &payload);
                                  peer.Close();
                                }),
@@ -210,14 +210,14 @@ TEST(ClientHandshake, CloseBeforeAnsweringIsNamed) {
 // gets its own reply and the late one is dropped as stray.
 TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused) {
   RawListener listener;
-  rpc::ClientOptions o = OptionsFor(listener.port());
+  wbrpc::ClientOptions o = OptionsFor(listener.port());
   o.handshake_timeout_ms = 0;
   ConnThread c(o);
   ASSERT_TRUE(c.status().ok()) << c.status().ToString();
   std::unique_ptr<RawPeer> peer = listener.Accept();
   ASSERT_NE(peer, nullptr);
 
-  StatusOr<std::string> late = rpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("late"),
+  StatusOr<std::string> late = wbrpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("late"),
                                                         std::chrono::milliseconds(100));
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().message(),
@@ -225,17 +225,17 @@ TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused)
   EXPECT_EQ(c.On([&] { return c.conn().inflight(); }), 0u);
 
   std::string preamble;
-  ASSERT_EQ(peer->ReadExactly(rpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
-  rpc::FrameHeader first;
+  ASSERT_EQ(peer->ReadExactly(wbrpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
+  wbrpc::FrameHeader first;
   std::string payload;
   ASSERT_EQ(peer->ReadFrame(&first, &payload), RawPeer::Read::kOk);
   ASSERT_EQ(payload, "late");
 
   auto next = std::async(std::launch::async, [&] {
-    return rpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("next"),
+    return wbrpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("next"),
                                     std::chrono::seconds(20));
   });
-  rpc::FrameHeader second;
+  wbrpc::FrameHeader second;
   ASSERT_EQ(peer->ReadFrame(&second, &payload), RawPeer::Read::kOk);
   ASSERT_EQ(payload, "next");
   EXPECT_EQ(second.call_id & 0xFFFF, first.call_id & 0xFFFF) << "the slot was reused";
@@ -252,7 +252,7 @@ TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused)
 
 TEST(ClientClose, FromAnotherThreadFailsEveryPendingCallPromptly) {
   RawListener listener;
-  rpc::ClientOptions o = OptionsFor(listener.port());
+  wbrpc::ClientOptions o = OptionsFor(listener.port());
   o.handshake_timeout_ms = 0;  // Only the close may end these calls.
   ConnThread c(o);
   ASSERT_TRUE(c.status().ok()) << c.status().ToString();
@@ -276,8 +276,8 @@ class ClientFrameLimit : public ::testing::Test {
     region_ = NewNullRegion({});
     service_ = std::make_unique<RegionService>(region_.get());
     rpc::ServerOptions o;
-    o.max_frame = max_frame;
-    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    o.max_call_bytes = max_frame;
+    server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     ASSERT_TRUE(server_->Start().ok());
   }
   void TearDown() override {
@@ -285,14 +285,14 @@ class ClientFrameLimit : public ::testing::Test {
   }
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<wbrpc::Server> server_;
 };
 
 TEST_F(ClientFrameLimit, OversizedRequestFailsBeforeSendingAndTheConnectionStaysUp) {
-  StartServer(rpc::kDefaultMaxFrame);
+  StartServer(rpc::kDefaultMaxCallBytes);
   ConnThread c(OptionsFor(server_->port()));
   ASSERT_TRUE(c.status().ok()) << c.status().ToString();
-  const std::string big(rpc::kDefaultMaxFrame, 'x');  // Plus the 8-byte call header: 1 over.
+  const std::string big(rpc::kDefaultMaxCallBytes, 'x');  // Plus the 8-byte call header: 1 over.
   auto r = StartCall(c, Method::kPing, big);
   ASSERT_EQ(r.wait_for(kGenerous), std::future_status::ready);
   StatusOr<std::string> failed = r.get();
@@ -301,7 +301,7 @@ TEST_F(ClientFrameLimit, OversizedRequestFailsBeforeSendingAndTheConnectionStays
               HasSubstr("request of 16777224 bytes exceeds the 16 MiB frame limit (--max-frame "
                         "on the server)"));
   EXPECT_EQ(c.On([&] { return c.conn().stats().frames_out; }), 0u);
-  StatusOr<std::string> ok = rpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("small"),
+  StatusOr<std::string> ok = wbrpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("small"),
                                                       std::chrono::seconds(20));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(*ok, "small");
@@ -324,20 +324,20 @@ TEST_F(ClientFrameLimit, ServerRefusalReasonReachesEveryStrandedCall) {
   StatusOr<std::string> b = big.get(), s = small.get();
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().message(),
-            "FRAME_TOO_LARGE: frame of 4104 bytes exceeds the maximum of 1024 bytes");
+            "CALL_TOO_LARGE: frame of 4104 bytes exceeds the maximum of 1024 bytes");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "server " + Where(server_->port()) +
-                                      " closed the connection (FRAME_TOO_LARGE): frame of 4104 "
+                                      " closed the connection (CALL_TOO_LARGE): frame of 4104 "
                                       "bytes exceeds the maximum of 1024 bytes");
 }
 
 TEST(ClientText, FrameLimitAndPrintablePrefix) {
-  EXPECT_EQ(rpc::FrameLimitText(16u << 20), "16 MiB");
-  EXPECT_EQ(rpc::FrameLimitText(64u << 10), "64 KiB");
-  EXPECT_EQ(rpc::FrameLimitText(1000), "1000 bytes");
-  EXPECT_EQ(rpc::PrintablePrefix(ByteView("HTTP/1.0 400 Bad\r\nX")), "HTTP/1.0 400 Bad");
-  EXPECT_EQ(rpc::PrintablePrefix(ByteView("SSH-2.0-OpenSSH"), 7), "SSH-2.0...");
-  EXPECT_EQ(rpc::PrintablePrefix(ByteView("\x01\x02\x03\x04", 4)), "");
+  EXPECT_EQ(wbrpc::FrameLimitText(16u << 20), "16 MiB");
+  EXPECT_EQ(wbrpc::FrameLimitText(64u << 10), "64 KiB");
+  EXPECT_EQ(wbrpc::FrameLimitText(1000), "1000 bytes");
+  EXPECT_EQ(wbrpc::PrintablePrefix(ByteView("HTTP/1.0 400 Bad\r\nX")), "HTTP/1.0 400 Bad");
+  EXPECT_EQ(wbrpc::PrintablePrefix(ByteView("SSH-2.0-OpenSSH"), 7), "SSH-2.0...");
+  EXPECT_EQ(wbrpc::PrintablePrefix(ByteView("\x01\x02\x03\x04", 4)), "");
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ constexpr uint64_t kCorruptionSeed = 4242;
 // A payload placed after a frame header, in a block that ends where it ends.
 class FramedPayload {
  public:
-  explicit FramedPayload(ByteView payload, size_t offset = rpc::kFrameHeaderSize)
+  explicit FramedPayload(ByteView payload, size_t offset = wbrpc::kFrameHeaderSize)
       : block_(new uint8_t[offset + payload.size()]), offset_(offset), size_(payload.size()) {
     std::memset(block_.get(), 0xEE, offset);
     if (size_) std::memcpy(block_.get() + offset, payload.data(), size_);
@@ -83,14 +83,14 @@ using testing::Encode;
 template <typename M>
 std::string EncodePayload(Codec& c, const M& m) {
   ByteBuffer out;
-  out.Append(std::string(rpc::kFrameHeaderSize, '\xAB').data(), rpc::kFrameHeaderSize);
+  out.Append(std::string(wbrpc::kFrameHeaderSize, '\xAB').data(), wbrpc::kFrameHeaderSize);
   Status s = Encode(c, m, &out);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_GE(out.size(), rpc::kFrameHeaderSize);
-  for (size_t i = 0; i < rpc::kFrameHeaderSize && i < out.size(); ++i)
+  EXPECT_GE(out.size(), wbrpc::kFrameHeaderSize);
+  for (size_t i = 0; i < wbrpc::kFrameHeaderSize && i < out.size(); ++i)
     EXPECT_EQ(out.data()[i], 0xAB) << "encode overwrote byte " << i << " before the payload";
-  return std::string(out.view().chars() + rpc::kFrameHeaderSize,
-                     out.size() - rpc::kFrameHeaderSize);
+  return std::string(out.view().chars() + wbrpc::kFrameHeaderSize,
+                     out.size() - wbrpc::kFrameHeaderSize);
 }
 
 std::string EncodeAny(Codec& c, const AnyMessage& m) {
@@ -457,14 +457,14 @@ CounterTotals SteadyStateDecode(std::string_view codec_name, size_t offset) {
 
 TEST(RawCodec, DecodeOf1KbPutAllocatesNothing) {
   ASSERT_TRUE(AllocationCountingActive());
-  CounterTotals d = SteadyStateDecode("raw", rpc::kFrameHeaderSize);
+  CounterTotals d = SteadyStateDecode("raw", wbrpc::kFrameHeaderSize);
   EXPECT_EQ(d.allocs, 0u);
   EXPECT_EQ(d.decode_copied, 0u);
 }
 
 TEST(FlatBuffersCodec, DecodeOf1KbPutAllocatesAndCopiesNothing) {
   ASSERT_TRUE(AllocationCountingActive());
-  CounterTotals d = SteadyStateDecode("flatbuffers", rpc::kFrameHeaderSize);
+  CounterTotals d = SteadyStateDecode("flatbuffers", wbrpc::kFrameHeaderSize);
   EXPECT_EQ(d.allocs, 0u);
   EXPECT_EQ(d.decode_copied, 0u);
 }
@@ -475,7 +475,7 @@ TEST(FlatBuffersCodec, MisalignedPayloadIsCopiedOnceAndCounted) {
     auto codec = NewCodec("flatbuffers");
     payload = EncodeAny(**codec, CaseNamed("put_1k"));
   }
-  CounterTotals d = SteadyStateDecode("flatbuffers", rpc::kFrameHeaderSize + 1);
+  CounterTotals d = SteadyStateDecode("flatbuffers", wbrpc::kFrameHeaderSize + 1);
   EXPECT_EQ(d.allocs, 0u);
   EXPECT_EQ(d.decode_copied, payload.size());
 }
@@ -500,7 +500,7 @@ template <typename Request>
 void ExpectFlatBuffersDecodesTo(const std::string& payload, const Request& want) {
   auto codec = NewCodec("flatbuffers");
   ASSERT_TRUE(codec.ok());
-  for (size_t offset : {rpc::kFrameHeaderSize, rpc::kFrameHeaderSize + 1}) {
+  for (size_t offset : {wbrpc::kFrameHeaderSize, wbrpc::kFrameHeaderSize + 1}) {
     FramedPayload framed(payload, offset);
     Request got;
     ASSERT_TRUE((*codec)->DecodeRequest(framed.view(), &got).ok());

@@ -416,7 +416,8 @@ TEST(InstructionsAcrossBuilds, TheSameBinaryTwiceGivesEqualInstructionRows) {
           << row.dump();
     }
   }
-  EXPECT_EQ(instruction_rows, 11);  // Total, client, server, and 4 layers a side.
+  // Total, client, server, and a side's 4 layers with rpc's core and transport shares.
+  EXPECT_EQ(instruction_rows, 15);
   EXPECT_NE(aa_run.out.find("| metric | x | y | % diff (medians) | test |"), std::string::npos)
       << aa_run.out;
   // Each build's folder is a compare folder `diff` reads: A/A passes a 1% gate.

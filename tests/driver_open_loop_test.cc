@@ -19,7 +19,7 @@ namespace {
 
 struct Fixture {
   explicit Fixture(NullRegionOptions n = {}) : region(NewNullRegion(n)), service(region.get()) {
-    server = std::make_unique<rpc::Server>(rpc::ServerOptions{}, &service);
+    server = std::make_unique<wbrpc::Server>(rpc::ServerOptions{}, &service);
     EXPECT_TRUE(server->Start().ok());
   }
   // A run of `threads` logical clients against this server.
@@ -31,7 +31,7 @@ struct Fixture {
   }
   std::unique_ptr<Region> region;
   RegionService service;
-  std::unique_ptr<rpc::Server> server;
+  std::unique_ptr<wbrpc::Server> server;
 };
 
 TEST(OpenLoop, RunsTheScheduledNumberOfOperations) {
@@ -195,7 +195,7 @@ TEST(ClosedLoop, StatusIntervalsAddUpToTheRun) {
 // it ends the run with that reason instead of waiting for a reply.
 class OversizedStream final : public OpStream {
  public:
-  OversizedStream() : value_(size_t(rpc::kDefaultMaxFrame) + 1, 'x') {
+  OversizedStream() : value_(size_t(rpc::kDefaultMaxCallBytes) + 1, 'x') {
     cell_ = Cell{ByteView(row_), ByteView(family_), ByteView(qualifier_), 0, CellType::kPut,
                  ByteView(value_)};
   }

@@ -117,7 +117,7 @@ class DriverAgainstServer : public DriverStop {
     service_ = std::make_unique<RegionService>(region_.get());
     rpc::ServerOptions o;
     o.bind = bind;
-    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     start_status_ = server_->Start();
   }
   // Waits (30 s at most) until the server has answered `n` Mutate calls:
@@ -130,7 +130,7 @@ class DriverAgainstServer : public DriverStop {
   }
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<wbrpc::Server> server_;
   Status start_status_;
 };
 

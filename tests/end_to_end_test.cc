@@ -1,4 +1,4 @@
-// End to end over loopback: a real rpc::Server with the null region on port
+// End to end over loopback: a real wbrpc::Server with the null region on port
 // 0, and the real driver or raw connections against it.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -26,7 +26,7 @@ class EndToEnd : public ::testing::Test {
   void StartServer(rpc::ServerOptions o = {}, NullRegionOptions n = {}) {
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
-    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     ASSERT_TRUE(server_->Start().ok());
     ASSERT_NE(server_->port(), 0);
   }
@@ -39,7 +39,7 @@ class EndToEnd : public ::testing::Test {
   }
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<wbrpc::Server> server_;
 };
 
 TEST_F(EndToEnd, PutGetScanMultiThroughNullRegion) {
@@ -127,7 +127,7 @@ TEST_F(EndToEnd, GarbageConnectionIsClosedWhileAnotherKeepsWorking) {
   EXPECT_NE(reply.find("magic"), std::string::npos) << reply;
   // Valid preamble, then a frame longer than the maximum.
   ByteBuffer b;
-  rpc::WritePreamble(1, &b);
+  wbrpc::WritePreamble(1, &b);
   uint8_t len[4];
   StoreLE32(len, 0xFFFFFFFFu);
   b.Append(len, 4);
@@ -135,7 +135,7 @@ TEST_F(EndToEnd, GarbageConnectionIsClosedWhileAnotherKeepsWorking) {
   EXPECT_NE(reply.find("exceeds the maximum"), std::string::npos) << reply;
   // Unknown codec id.
   b.Clear();
-  rpc::WritePreamble(200, &b);
+  wbrpc::WritePreamble(200, &b);
   reply = Exchange(server_->port(), std::string(b.view().str()));
   EXPECT_NE(reply.find("unknown codec id 200"), std::string::npos) << reply;
   load.join();
@@ -179,14 +179,14 @@ TEST_F(EndToEnd, CleanShutdownWithCallsInFlightLeavesAPartialResult) {
 TEST(Ping, EchoesPayload) {
   auto region = NewNullRegion({});
   RegionService service(region.get());
-  rpc::Server server({}, &service);
+  wbrpc::Server server({}, &service);
   ASSERT_TRUE(server.Start().ok());
-  rpc::ClientOptions co;
+  wbrpc::ClientOptions co;
   co.port = server.port();
-  auto reply = rpc::CallOnce(co, Method::kPing, ByteView("hello"));
+  auto reply = wbrpc::CallOnce(co, Method::kPing, ByteView("hello"));
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   EXPECT_EQ(*reply, "hello");
-  auto stats = rpc::CallOnce(co, Method::kStats, ByteView());
+  auto stats = wbrpc::CallOnce(co, Method::kStats, ByteView());
   ASSERT_TRUE(stats.ok());
   auto j = nlohmann::json::parse(*stats);
   EXPECT_EQ(j["calls"]["Ping"].get<int>(), 1);

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "codecs/codec.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
 #include "tests/test_workloads.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 namespace {
 
 // A stream of three frames with different payload sizes, including empty.
@@ -37,7 +37,7 @@ TEST(Frame, ParsesEveryValidStreamSplitAtEveryByte) {
       for (;;) {
         Frame f;
         std::string why;
-        ParseResult r = ParseFrame(received.view(), kDefaultMaxFrame, &f, &why);
+        ParseResult r = ParseFrame(received.view(), rpc::kDefaultMaxCallBytes, &f, &why);
         ASSERT_NE(r, ParseResult::kBad) << why;
         if (r == ParseResult::kNeedMore) return;
         EXPECT_LE(f.total_size, received.size());
@@ -66,7 +66,7 @@ TEST(Frame, RefusesOversizedFrameAsSoonAsLengthArrives) {
   StoreLE32(len, 1024);
   EXPECT_EQ(ParseFrame(ByteView(len, 4), 1024, &f, &why), ParseResult::kNeedMore);
   StoreLE32(len, 0xFFFFFFFFu);
-  EXPECT_EQ(ParseFrame(ByteView(len, 4), kDefaultMaxFrame, &f, &why), ParseResult::kBad);
+  EXPECT_EQ(ParseFrame(ByteView(len, 4), rpc::kDefaultMaxCallBytes, &f, &why), ParseResult::kBad);
 }
 
 TEST(Frame, RefusesLengthShorterThanHeader) {
@@ -75,7 +75,7 @@ TEST(Frame, RefusesLengthShorterThanHeader) {
     StoreLE32(len, bad);
     Frame f;
     std::string why;
-    EXPECT_EQ(ParseFrame(ByteView(len, 4), kDefaultMaxFrame, &f, &why), ParseResult::kBad) << bad;
+    EXPECT_EQ(ParseFrame(ByteView(len, 4), rpc::kDefaultMaxCallBytes, &f, &why), ParseResult::kBad) << bad;
   }
 }
 
@@ -87,7 +87,7 @@ TEST(Frame, NeedsMoreForEveryPrefixOfAFrame) {
   for (size_t n = 0; n < out.size(); ++n) {
     Frame f;
     std::string why;
-    EXPECT_EQ(ParseFrame(ByteView(out.data(), n), kDefaultMaxFrame, &f, &why),
+    EXPECT_EQ(ParseFrame(ByteView(out.data(), n), rpc::kDefaultMaxCallBytes, &f, &why),
               ParseResult::kNeedMore)
         << n;
   }
@@ -114,4 +114,4 @@ TEST(Preamble, RoundTripAndBadMagic) {
 }
 
 }  // namespace
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

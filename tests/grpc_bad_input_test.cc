@@ -57,9 +57,9 @@ TEST_F(GrpcBadInput, IdleStreamsDoNotStopServing) {
       << server_->StatsJson().dump();
   EXPECT_TRUE(client_->WaitForMoreCalls(50)) << client_->first_error();
   // Stats (served by the generic service on grpc-native too) still answers.
-  rpc::GrpcClientOptions co;
+  grpcrpc::GrpcClientOptions co;
   co.port = port();
-  auto stats = rpc::GrpcCallOnce(co, Method::kStats, "", 5000);
+  auto stats = grpcrpc::GrpcCallOnce(co, Method::kStats, "", 5000);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   // The 200 idle streams, and the steady client's one call when Stats was
   // taken between that call's accept and its message (seen once in CI: 201).

@@ -26,9 +26,9 @@ class IdleStreams {
  public:
   // Opens one gRPC connection to 127.0.0.1:port and `n` streams on it.
   IdleStreams(uint16_t port, int n) {
-    rpc::GrpcClientOptions o;
+    grpcrpc::GrpcClientOptions o;
     o.port = port;
-    auto channel = rpc::OpenGrpcChannel(o, nullptr);
+    auto channel = grpcrpc::OpenGrpcChannel(o, nullptr);
     if (!channel.ok()) {
       error_ = channel.status().ToString();
       return;
@@ -38,7 +38,7 @@ class IdleStreams {
     streams_.reserve(size_t(n));
     for (int i = 0; i < n; ++i) {
       auto s = std::make_unique<Stream>();
-      s->call = stub_->PrepareCall(&s->ctx, rpc::GrpcMethodPath(Method::kPing), &cq_);
+      s->call = stub_->PrepareCall(&s->ctx, grpcrpc::GrpcMethodPath(Method::kPing), &cq_);
       s->call->StartCall(s.get());
       // Pending until the server ends the call (or we cancel it); the tag
       // is the stream's address with the low bit set.

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
   }
   const int port = std::atoi(argv[1]);
   if (std::string(argv[2]) == "stats") {  // The server's waiting-call counters.
-    wirebench::rpc::GrpcClientOptions o;
+    wirebench::grpcrpc::GrpcClientOptions o;
     o.port = uint16_t(port);
-    auto reply = wirebench::rpc::GrpcCallOnce(o, wirebench::Method::kStats, "");
+    auto reply = wirebench::grpcrpc::GrpcCallOnce(o, wirebench::Method::kStats, "");
     if (!reply.ok()) {
       std::fprintf(stderr, "%s\n", reply.status().ToString().c_str());
       return 1;

@@ -42,7 +42,7 @@ namespace {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
-using rpc::GrpcConnection;
+using grpcrpc::GrpcConnection;
 using testing::MessageStore;
 
 constexpr auto kBound = std::chrono::seconds(20);
@@ -85,21 +85,21 @@ class GrpcTransportTest : public ::testing::Test {
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
     native_ = std::make_unique<NativeRegionService>(region_.get());
-    rpc::GrpcServerOptions so;
+    grpcrpc::GrpcServerOptions so;
     // The figures' server side; the other tests use the default (1).
     so.cq_threads = int(EnvOr("WIREBENCH_GRPC_BENCH_SERVER_CQ", 1));
-    server_ = std::make_unique<rpc::GrpcServer>(so, service_.get(), native_.get());
+    server_ = std::make_unique<grpcrpc::GrpcServer>(so, service_.get(), native_.get());
     ASSERT_TRUE(server_->Start().ok());
   }
 
-  rpc::GrpcClientOptions Options(uint8_t codec_id = uint8_t(CodecId::kRaw)) {
-    rpc::GrpcClientOptions o;
+  grpcrpc::GrpcClientOptions Options(uint8_t codec_id = uint8_t(CodecId::kRaw)) {
+    grpcrpc::GrpcClientOptions o;
     o.port = server_->port();
     o.codec_id = codec_id;
     return o;
   }
 
-  std::shared_ptr<GrpcConnection> Connect(const rpc::GrpcClientOptions& o) {
+  std::shared_ptr<GrpcConnection> Connect(const grpcrpc::GrpcClientOptions& o) {
     auto c = GrpcConnection::Connect(ctx_, o);
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     return c.ok() ? std::move(c).value() : nullptr;
@@ -137,7 +137,7 @@ class GrpcTransportTest : public ::testing::Test {
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
   std::unique_ptr<NativeRegionService> native_;
-  std::unique_ptr<rpc::GrpcServer> server_;
+  std::unique_ptr<grpcrpc::GrpcServer> server_;
 };
 
 TEST_F(GrpcTransportTest, EveryCodecAndMethodRoundTrips) {
@@ -206,13 +206,13 @@ TEST_F(GrpcTransportTest, UnknownMethodIsRefusedByTheServer) {
 TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   const std::string big((16u << 20) + 1024, 'x');
   // A client allowed to send it: the server refuses it (its limit).
-  rpc::GrpcClientOptions lax = Options();
+  grpcrpc::GrpcClientOptions lax = Options();
   lax.max_message = 32u << 20;
   auto conn = Connect(lax);
   ASSERT_NE(conn, nullptr);
   Outcome refused = Call(conn.get(), Method::kPing, big);
   ASSERT_FALSE(refused.failed) << refused.failure.ToString();
-  EXPECT_EQ(refused.header.status, uint8_t(CallStatus::kFrameTooLarge));
+  EXPECT_EQ(refused.header.status, uint8_t(CallStatus::kCallTooLarge));
   std::printf("[oversized] server: %s\n", refused.payload.c_str());
   EXPECT_NE(refused.payload.find("RESOURCE_EXHAUSTED"), std::string::npos) << refused.payload;
   EXPECT_NE(refused.payload.find("16777216"), std::string::npos) << refused.payload;
@@ -224,7 +224,7 @@ TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   ASSERT_NE(strict, nullptr);
   Outcome local = Call(strict.get(), Method::kPing, big);
   ASSERT_FALSE(local.failed) << local.failure.ToString();
-  EXPECT_EQ(local.header.status, uint8_t(CallStatus::kFrameTooLarge));
+  EXPECT_EQ(local.header.status, uint8_t(CallStatus::kCallTooLarge));
   std::printf("[oversized] client: %s\n", local.payload.c_str());
   EXPECT_NE(local.payload.find("Sent message larger than max"), std::string::npos) << local.payload;
   EXPECT_EQ(Call(strict.get(), Method::kPing, "after").payload, "after");
@@ -310,7 +310,7 @@ TEST_F(GrpcTransportTest, StatsOverGrpcListsEveryThreadsCpu) {
   auto conn = Connect(Options());
   ASSERT_NE(conn, nullptr);
   for (int i = 0; i < 20; ++i) Call(conn.get(), Method::kPing, "x");
-  auto reply = rpc::GrpcCallOnce(Options(), Method::kStats, "");
+  auto reply = grpcrpc::GrpcCallOnce(Options(), Method::kStats, "");
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   nlohmann::json j = nlohmann::json::parse(*reply);
   EXPECT_EQ(j["server"]["rpc"], "grpc");
@@ -358,20 +358,20 @@ TEST_F(GrpcTransportTest, WireBytesComeFromTheSocket) {
 }
 
 TEST_F(GrpcTransportTest, BadSettingsAndUnreachableServerGiveClearErrors) {
-  rpc::GrpcServerOptions bad;
+  grpcrpc::GrpcServerOptions bad;
   bad.bind = "not-an-address";
-  rpc::GrpcServer server(bad, service_.get());
+  grpcrpc::GrpcServer server(bad, service_.get());
   Status s = server.Start();
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("not-an-address"), std::string::npos) << s.ToString();
 
-  rpc::GrpcServerOptions no_threads;
+  grpcrpc::GrpcServerOptions no_threads;
   no_threads.cq_threads = 0;
-  rpc::GrpcServer idle(no_threads, service_.get());
+  grpcrpc::GrpcServer idle(no_threads, service_.get());
   s = idle.Start();
   EXPECT_NE(s.ToString().find("--grpc-cq-threads"), std::string::npos) << s.ToString();
 
-  rpc::GrpcClientOptions o = Options();
+  grpcrpc::GrpcClientOptions o = Options();
   server_->Stop();
   o.connect_timeout_ms = 300;
   auto c = GrpcConnection::Connect(ctx_, o);
@@ -429,7 +429,7 @@ TEST_F(GrpcTransportTest, NativeServiceRoundTripsEveryMethod) {
   EXPECT_EQ(conn->inflight(), 0u);
   EXPECT_TRUE(conn->wire_bytes().available);
   EXPECT_GT(conn->wire_bytes().bytes_out, 0u);
-  auto stats = rpc::GrpcCallOnce(Options(), Method::kStats, "");
+  auto stats = grpcrpc::GrpcCallOnce(Options(), Method::kStats, "");
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   nlohmann::json j = nlohmann::json::parse(*stats);
   for (const char* m : {"Mutate", "Get", "Scan", "Multi"}) EXPECT_EQ(j["native_calls"][m], 1) << m;
@@ -477,7 +477,7 @@ struct CpuSnapshot {
     s.voluntary_switches = double(ru.ru_nvcsw);
     s.client_cq_us = RoleUsage({ThreadRole::kClientLoop}).cpu_ns / 1e3;
     s.server_us = RoleUsage({ThreadRole::kServerIo}).cpu_ns / 1e3;
-    s.unregistered_us = rpc::UnregisteredThreadsUsage().cpu_ns / 1e3;
+    s.unregistered_us = grpcrpc::UnregisteredThreadsUsage().cpu_ns / 1e3;
     s.allocs = double(ProcessTotals().allocs);
     s.mallocs = JemallocRequests();
     return s;
@@ -523,7 +523,7 @@ void MeasureClosedLoop(const char* label, asio::io_context& ctx, Channel* conn) 
 }
 
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpc) {
-  rpc::GrpcClientOptions o = Options();
+  grpcrpc::GrpcClientOptions o = Options();
   o.cq_threads = BenchClientCqThreads();
   auto conn = Connect(o);
   ASSERT_NE(conn, nullptr);
@@ -535,15 +535,15 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpc) {
 }
 
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverWirebenchRpc) {
-  rpc::Server server(rpc::ServerOptions{}, service_.get());
+  wbrpc::Server server(rpc::ServerOptions{}, service_.get());
   ASSERT_TRUE(server.Start().ok());
-  rpc::ClientOptions o;
+  wbrpc::ClientOptions o;
   o.port = server.port();
-  std::shared_ptr<rpc::ClientConnection> conn;
+  std::shared_ptr<wbrpc::ClientConnection> conn;
   asio::co_spawn(
       ctx_,
       [&]() -> asio::awaitable<void> {
-        auto c = co_await rpc::ClientConnection::Connect(ctx_, o);
+        auto c = co_await wbrpc::ClientConnection::Connect(ctx_, o);
         if (c.ok()) conn = *c;
       },
       asio::detached);
@@ -553,7 +553,7 @@ TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverWirebenchRpc) {
 }
 
 TEST_F(GrpcTransportTest, Figure32ConcurrentMutatesOverGrpcNative) {
-  rpc::GrpcClientOptions o = Options();
+  grpcrpc::GrpcClientOptions o = Options();
   o.cq_threads = BenchClientCqThreads();
   auto made = NativeConnection::Connect(ctx_, o);
   ASSERT_TRUE(made.ok()) << made.status().ToString();

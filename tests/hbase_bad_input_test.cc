@@ -55,7 +55,7 @@ class HBaseBadInput : public testing::BadInputTest {
  protected:
   void SetUp() override {
     rpc::ServerOptions o;
-    o.max_frame = 1 << 20;
+    o.max_call_bytes = 1 << 20;
     o.idle_timeout_ms = 300;
     StartServerOf("hbase", o);
   }
@@ -107,7 +107,7 @@ TEST(HBaseRegexOnLargeValues, AnsweredWithoutCrashing) {
   auto region = NewNullRegion(ro);
   RegionService service(region.get());
   rpc::ServerOptions o;
-  o.max_frame = 1 << 20;
+  o.max_call_bytes = 1 << 20;
   auto hbase = Transports().Resolve("hbase");
   ASSERT_TRUE(hbase.ok()) << hbase.status().ToString();
   auto started = (*hbase)->StartServer(o, region.get(), &service);
@@ -275,7 +275,7 @@ class MemstoreScanServer {
       EXPECT_TRUE(
           testing::PutCell(region_.get(), row, "f", "q", value, 0, ByteView("usertable")).ok());
     }
-    o.max_frame = 1 << 20;
+    o.max_call_bytes = 1 << 20;
     server_ = std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_);
     server_->set_scan_time_limit(time_limit);
     EXPECT_TRUE(server_->Start().ok());
@@ -522,7 +522,7 @@ TEST(HBaseMemstoreLimit, PutsPastItGetRegionTooBusyExceptionByClassWithTheReason
   auto region = NewMemstoreRegion(mo);
   RegionService service(region.get());
   rpc::ServerOptions o;
-  o.max_frame = 1 << 20;
+  o.max_call_bytes = 1 << 20;
   hbaserpc::HBaseServer server(o, region.get(), &service);
   ASSERT_TRUE(server.Start().ok());
   RawPeer peer(server.port());

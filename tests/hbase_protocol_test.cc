@@ -140,7 +140,7 @@ class HBaseServerFixture {
       : region_(std::move(region)), service_(region_.get()) {
     rpc::ServerOptions o;
     o.port = 0;
-    o.max_frame = 1 << 20;
+    o.max_call_bytes = 1 << 20;
     server_ =
         std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_, regions_per_table);
     EXPECT_TRUE(server_->Start().ok());

@@ -22,6 +22,7 @@
 
 #include "codecs/codec.h"
 #include "regions/registry.h"
+#include "rpc/symbol_prefixes.h"
 #include "tests/sanitized_build.h"
 #include "tests/shell.h"
 #include "transports/transport.h"
@@ -58,7 +59,7 @@ calls=1 0
 fl=/src/transports/wirebench/server_connection.cc
 fn=wirebench::rpc::ServerConnection::ReadLoop()
 5 100
-cfn=wirebench::rpc::ServerConnection::Dispatch(wirebench::rpc::Frame const&)
+cfn=wirebench::wbrpc::WirebenchConnection::Dispatch(wirebench::wbrpc::Frame const&)
 calls=10 0
 6 790
 cfl=???
@@ -66,7 +67,7 @@ cfn=memcpy
 calls=10 0
 7 100
 
-fn=wirebench::rpc::ServerConnection::Dispatch(wirebench::rpc::Frame const&)
+fn=wirebench::wbrpc::WirebenchConnection::Dispatch(wirebench::wbrpc::Frame const&)
 9 200
 cfl=/src/codecs/raw/raw_codec.cc
 cfn=wirebench::(anonymous namespace)::RawCodec::DecodeRequest(wirebench::ByteView, wirebench::GetRequest*)
@@ -192,8 +193,12 @@ TEST(LayerAttribution, LayersComeFromTheEntriesSymbolPrefixes) {
   EXPECT_EQ(LayerOfFunction("wirebench::(anonymous namespace)::NullRegion::Get(int)"),
             Layer::kRegion);
   EXPECT_EQ(LayerOfFunction("wirebench::Region::Multi(int)"), Layer::kRegion);
-  EXPECT_EQ(LayerOfFunction("boost::asio::detail::socket_ops::recv1(int)"), Layer::kRpc);
-  EXPECT_EQ(LayerOfFunction("wirebench::hbaserpc::HBaseConnection::Consume(int)"), Layer::kRpc);
+  EXPECT_EQ(LayerOfFunction("boost::asio::detail::socket_ops::recv1(int)"), Layer::kRpcCore);
+  EXPECT_EQ(LayerOfFunction("wirebench::rpc::NetServer::Accept(int)"), Layer::kRpcCore);
+  EXPECT_EQ(LayerOfFunction("wirebench::hbaserpc::HBaseConnection::Consume(int)"),
+            Layer::kRpcTransport);
+  EXPECT_EQ(LayerOfFunction("wirebench::wbrpc::WirebenchConnection::Consume(int)"),
+            Layer::kRpcTransport);
   EXPECT_EQ(LayerOfFunction("wirebench::ycsb::BuildKeyName(long)"), Layer::kHarness);
   // Every entry's prefixes put its functions in its layer.
   for (const CodecInfo* c : Codecs())
@@ -205,8 +210,14 @@ TEST(LayerAttribution, LayersComeFromTheEntriesSymbolPrefixes) {
   for (const Transport* t : Transports()) {
     EXPECT_FALSE(t->symbol_prefixes().empty()) << t->name();
     for (std::string_view prefix : t->symbol_prefixes())
-      EXPECT_EQ(LayerOfFunction(std::string(prefix) + "X::f()"), Layer::kRpc) << prefix;
+      EXPECT_EQ(LayerOfFunction(std::string(prefix) + "X::f()"), Layer::kRpcTransport) << prefix;
   }
+  // No transport claims the core's code: the core and each transport are
+  // told apart by their namespaces.
+  for (const Transport* t : Transports())
+    for (std::string_view prefix : t->symbol_prefixes())
+      for (std::string_view core : rpc::kCoreSymbolPrefixes)
+        EXPECT_FALSE(prefix.starts_with(core) || core.starts_with(prefix)) << t->name() << " " << prefix;
   // The service glue, template arguments naming a layer, and helpers have
   // no layer of their own: they take their callers'.
   EXPECT_FALSE(LayerOfFunction("wirebench::(anonymous namespace)::CodecCallHandler::Handle(int)"));
@@ -227,6 +238,9 @@ TEST(LayerAttribution, InnermostLayerOwnsEachInstructionAndPartsSumToTotal) {
   EXPECT_NEAR(l.codec, 50.0, 1e-9);
   // rpc: ReadLoop 100 + Dispatch 200 + the other half of memcpy 100 = 400.
   EXPECT_NEAR(l.rpc, 40.0, 1e-9);
+  // ...of which the core's ReadLoop and its memcpy, and the transport's Dispatch.
+  EXPECT_NEAR(l.rpc_core, 20.0, 1e-9);
+  EXPECT_NEAR(l.rpc_transport, 20.0, 1e-9);
   EXPECT_NEAR(l.region, 9.0, 1e-9);
   EXPECT_NEAR(l.other, 1.0, 1e-9);  // main: nobody calls it.
   EXPECT_NEAR(l.codec + l.rpc + l.region + l.harness + l.other, l.total, 1e-9);

@@ -448,7 +448,7 @@ TEST_F(MergeFiles, CommandWritesMergedJsonAndPrintsText) {
 TEST(Merge, TwoRealRunsAgainstOneServer) {
   auto region = NewNullRegion({});
   RegionService service(region.get());
-  rpc::Server server({}, &service);
+  wbrpc::Server server({}, &service);
   ASSERT_TRUE(server.Start().ok());
   testing::MixedWorkload w;
   DriverOptions d;

@@ -57,11 +57,11 @@ std::string EncodeAny(Codec& c, const AnyMessage& m) {
 class FramedPayload {
  public:
   explicit FramedPayload(ByteView payload)
-      : block_(new uint8_t[rpc::kFrameHeaderSize + payload.size()]), size_(payload.size()) {
-    std::memset(block_.get(), 0xEE, rpc::kFrameHeaderSize);
-    if (size_) std::memcpy(block_.get() + rpc::kFrameHeaderSize, payload.data(), size_);
+      : block_(new uint8_t[wbrpc::kFrameHeaderSize + payload.size()]), size_(payload.size()) {
+    std::memset(block_.get(), 0xEE, wbrpc::kFrameHeaderSize);
+    if (size_) std::memcpy(block_.get() + wbrpc::kFrameHeaderSize, payload.data(), size_);
   }
-  ByteView view() const { return ByteView(block_.get() + rpc::kFrameHeaderSize, size_); }
+  ByteView view() const { return ByteView(block_.get() + wbrpc::kFrameHeaderSize, size_); }
 
  private:
   std::unique_ptr<uint8_t[]> block_;

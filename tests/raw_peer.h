@@ -21,23 +21,23 @@
 #include <string_view>
 
 #include "common/bytes.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "transports/wirebench/frame.h"
 
 namespace wirebench::testing {
 
-inline std::string PreambleBytes(uint8_t codec_id, uint8_t version = rpc::kProtocolVersion) {
+inline std::string PreambleBytes(uint8_t codec_id, uint8_t version = wbrpc::kProtocolVersion) {
   ByteBuffer b;
-  rpc::WritePreamble(codec_id, &b);
+  wbrpc::WritePreamble(codec_id, &b);
   b.data()[4] = version;
   return b.view().ToString();
 }
 
 inline std::string FrameBytes(uint32_t call_id, uint8_t method, std::string_view payload) {
   ByteBuffer b;
-  size_t off = rpc::BeginFrame(&b, call_id, method, 0);
+  size_t off = wbrpc::BeginFrame(&b, call_id, method, 0);
   b.Append(ByteView(payload));
-  rpc::EndFrame(&b, off);
+  wbrpc::EndFrame(&b, off);
   return b.view().ToString();
 }
 
@@ -106,9 +106,9 @@ class RawPeer {
   }
 
   // Reads one whole frame.
-  Read ReadFrame(rpc::FrameHeader* h, std::string* payload) {
+  Read ReadFrame(wbrpc::FrameHeader* h, std::string* payload) {
     std::string head;
-    Read r = ReadExactly(rpc::kFrameHeaderSize, &head);
+    Read r = ReadExactly(wbrpc::kFrameHeaderSize, &head);
     if (r != Read::kOk) return r;
     const auto* p = reinterpret_cast<const uint8_t*>(head.data());
     h->length = LoadLE32(p);
@@ -116,8 +116,8 @@ class RawPeer {
     h->method = p[8];
     h->status = p[9];
     h->flags = LoadLE16(p + 10);
-    if (h->length < rpc::kFixedHeaderSize) return Read::kError;
-    return ReadExactly(h->length - rpc::kFixedHeaderSize, payload);
+    if (h->length < wbrpc::kFixedHeaderSize) return Read::kError;
+    return ReadExactly(h->length - wbrpc::kFixedHeaderSize, payload);
   }
 
   // Reads (and discards) until the server closes the connection: kClosed,
@@ -136,7 +136,7 @@ class RawPeer {
   ::testing::AssertionResult Ping(uint32_t call_id) {
     if (!Send(FrameBytes(call_id, uint8_t(Method::kPing), "ping")))
       return ::testing::AssertionFailure() << "send failed";
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string payload;
     if (Read r = ReadFrame(&h, &payload); r != Read::kOk)
       return ::testing::AssertionFailure() << "no reply (" << int(r) << ")";

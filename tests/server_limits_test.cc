@@ -42,7 +42,7 @@ class ServerLimits : public ::testing::Test {
   void StartServer(rpc::ServerOptions o, NullRegionOptions n = {}) {
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
-    server_ = std::make_unique<rpc::Server>(o, service_.get());
+    server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     ASSERT_TRUE(server_->Start().ok());
     port_ = server_->port();
   }
@@ -56,17 +56,17 @@ class ServerLimits : public ::testing::Test {
 
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<wbrpc::Server> server_;
   uint16_t port_ = 0;
 };
 
 TEST_F(ServerLimits, DefaultsAreSane) {
   rpc::ServerOptions o;
-  EXPECT_EQ(o.max_frame, 16u << 20);
+  EXPECT_EQ(o.max_call_bytes, 16u << 20);
   EXPECT_GE(o.max_connections, 1000);
   EXPECT_GE(o.max_inflight_per_connection, 64);
   // A reply of the largest frame must fit in the queue, or it could never be sent.
-  EXPECT_GE(o.max_queued_bytes, size_t(o.max_frame) + rpc::kLengthSize);
+  EXPECT_GE(o.max_queued_bytes, size_t(o.max_call_bytes) + wbrpc::kLengthSize);
   EXPECT_GT(o.idle_timeout_ms, 0);
   EXPECT_EQ(o.bind, "127.0.0.1");
 }
@@ -85,7 +85,7 @@ TEST_F(ServerLimits, MaxConnectionsRefusesTheNextOneWithAReason) {
   {
     Peer fourth(port_);
     ASSERT_TRUE(fourth.connected());
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string reason;
     ASSERT_EQ(fourth.ReadFrame(&h, &reason), Peer::Read::kOk);
     EXPECT_EQ(h.status, uint8_t(CallStatus::kOverloaded));
@@ -110,13 +110,13 @@ TEST_F(ServerLimits, MaxConnectionsRefusesTheNextOneWithAReason) {
 
 TEST_F(ServerLimits, MaxFrameIsEnforcedAtItsExactValue) {
   rpc::ServerOptions o;
-  o.max_frame = 1024;
+  o.max_call_bytes = 1024;
   StartServer(o);
   Peer peer(port_);
-  const std::string at_limit(1024 - rpc::kFixedHeaderSize, 'a');
+  const std::string at_limit(1024 - wbrpc::kFixedHeaderSize, 'a');
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) +
                         FrameBytes(1, uint8_t(Method::kPing), at_limit)));
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string payload;
   ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
   EXPECT_EQ(h.status, 0);
@@ -124,7 +124,7 @@ TEST_F(ServerLimits, MaxFrameIsEnforcedAtItsExactValue) {
   // One byte more, sent whole: refused, closed.
   ASSERT_TRUE(peer.Send(FrameBytes(2, uint8_t(Method::kPing), at_limit + "b")));
   ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
-  EXPECT_EQ(h.status, uint8_t(CallStatus::kFrameTooLarge));
+  EXPECT_EQ(h.status, uint8_t(CallStatus::kCallTooLarge));
   EXPECT_EQ(h.call_id, 2u);
   EXPECT_NE(payload.find("frame of 1025 bytes exceeds the maximum of 1024 bytes"),
             std::string::npos)
@@ -149,18 +149,18 @@ TEST_P(InflightLimit, CallsInFlightPerConnectionAreCapped) {
   ByteBuffer calls;
   constexpr uint32_t kCalls = 20;
   for (uint32_t id = 1; id <= kCalls; ++id) {
-    size_t off = rpc::BeginFrame(&calls, id, uint8_t(Method::kMutate), 0);
+    size_t off = wbrpc::BeginFrame(&calls, id, uint8_t(Method::kMutate), 0);
     MutateRequest req;
     req.mutation = Mutation{ByteView(rec.row), MutationType::kPut, 0, rec.cells};
     ASSERT_TRUE((*codec)->EncodeRequest(id, req, &calls).ok());
-    rpc::EndFrame(&calls, off);
+    wbrpc::EndFrame(&calls, off);
   }
   Peer peer(port_);
   const auto start = Clock::now();
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw)) + calls.view().ToString()));
   uint64_t seen = 0;
   for (uint32_t i = 0; i < kCalls; ++i) {
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string payload;
     ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk) << "after " << i << " replies";
     EXPECT_EQ(h.status, 0) << payload;
@@ -204,7 +204,7 @@ TEST_F(ServerLimits, QueuedBytesLimitStopsReadingAndEverythingIsAnsweredOnceTheC
   const size_t frames = written / one.size();
   ASSERT_EQ(shutdown(peer.fd(), SHUT_WR), 0);
   for (size_t i = 0; i < frames; ++i) {
-    rpc::FrameHeader h;
+    wbrpc::FrameHeader h;
     std::string payload;
     ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk)
         << "reply " << i << " of " << frames << " never came";
@@ -272,7 +272,7 @@ TEST_F(ServerLimits, IdleTimeoutZeroNeverCloses) {
   std::string nothing;
   EXPECT_EQ(peer.ReadExactly(1, &nothing), Peer::Read::kTimeout);
   ASSERT_TRUE(peer.Send(frame.substr(6)));
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string payload;
   ASSERT_EQ(peer.ReadFrame(&h, &payload), Peer::Read::kOk);
   EXPECT_EQ(payload, "ping");

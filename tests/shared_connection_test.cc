@@ -28,8 +28,8 @@ namespace wirebench {
 namespace {
 
 using rpc::SharedChannel;
-using rpc::WirebenchSharedConnection;
-using rpc::WirebenchSharedConnectionOptions;
+using wbrpc::WirebenchSharedConnection;
+using wbrpc::WirebenchSharedConnectionOptions;
 
 using testing::FrameBytes;
 using testing::RawListener;
@@ -91,12 +91,12 @@ class AgainstServer : public ::testing::Test {
   void SetUp() override {
     region_ = NewNullRegion({});
     service_ = std::make_unique<RegionService>(region_.get());
-    server_ = std::make_unique<rpc::Server>(rpc::ServerOptions{}, service_.get());
+    server_ = std::make_unique<wbrpc::Server>(rpc::ServerOptions{}, service_.get());
     ASSERT_TRUE(server_->Start().ok());
   }
   std::unique_ptr<Region> region_;
   std::unique_ptr<RegionService> service_;
-  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<wbrpc::Server> server_;
 };
 
 TEST_F(AgainstServer, ThreadsSharingOneConnectionEachGetTheirOwnReplies) {
@@ -196,9 +196,9 @@ TEST(SharedConnection, ServerClosingWhileThreadsWaitFailsEveryCall) {
   {
     WaitingThreads w(conn->get(), kThreads);
     std::string preamble;
-    ASSERT_EQ(peer->ReadExactly(rpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
+    ASSERT_EQ(peer->ReadExactly(wbrpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
     for (int i = 0; i < kThreads; ++i) {  // Every call reached the "server".
-      rpc::FrameHeader h;
+      wbrpc::FrameHeader h;
       std::string payload;
       ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk) << "frame " << i;
     }
@@ -257,12 +257,12 @@ TEST(SharedConnection, CancelledCallsLateReplyIsStray) {
   ASSERT_NE(peer, nullptr);
   std::unique_ptr<SharedChannel> c = (*conn)->NewChannel();
   std::string bytes;
-  ASSERT_EQ(peer->ReadExactly(rpc::kPreambleSize, &bytes), RawPeer::Read::kOk);
+  ASSERT_EQ(peer->ReadExactly(wbrpc::kPreambleSize, &bytes), RawPeer::Read::kOk);
 
   Outcome first;
   const uint32_t first_id = SendPing(c.get(), &first, "first");
   ASSERT_NE(first_id, 0u);
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   ASSERT_EQ(peer->ReadFrame(&h, &bytes), RawPeer::Read::kOk);
   EXPECT_EQ(h.call_id, first_id);
   c->Cancel(first_id);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "tests/hbase_raw_wire.h"
 
 namespace wirebench::testing {
@@ -15,7 +15,7 @@ std::string WirebenchPing(uint32_t call_id) {
 }
 
 void ExpectWirebenchPing(RawPeer* peer, uint32_t call_id) {
-  rpc::FrameHeader h;
+  wbrpc::FrameHeader h;
   std::string payload;
   ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
   EXPECT_EQ(h.call_id, call_id);
@@ -38,7 +38,7 @@ const RawWire& WirebenchWire() {
       return WirebenchPreamble() + LengthWord(length) + std::string(8, '\x01');
     };
     w.expect_refused_over_budget = [](RawPeer* peer) {
-      rpc::FrameHeader h;
+      wbrpc::FrameHeader h;
       std::string payload;
       ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
       EXPECT_EQ(h.status, uint8_t(CallStatus::kOverloaded)) << payload;
@@ -50,7 +50,7 @@ const RawWire& WirebenchWire() {
       return FrameBytes(id, uint8_t(Method::kPing), std::string(bytes, 'p'));
     };
     w.expect_large_answer = [](RawPeer* peer, size_t bytes) {
-      rpc::FrameHeader h;
+      wbrpc::FrameHeader h;
       std::string payload;
       ASSERT_EQ(peer->ReadFrame(&h, &payload), RawPeer::Read::kOk);
       EXPECT_EQ(h.status, uint8_t(CallStatus::kOk)) << payload.substr(0, 300);
@@ -89,7 +89,7 @@ const RawWire& HBaseWire() {
       EXPECT_NE(reply.find("--max-buffered-bytes 8388608"), std::string::npos) << reply;
       EXPECT_EQ(peer->ReadUntilClosed(), RawPeer::Read::kClosed);
     };
-    w.budget_options = [](rpc::ServerOptions* o) { o->max_frame = 4 << 20; };
+    w.budget_options = [](rpc::ServerOptions* o) { o->max_call_bytes = 4 << 20; };
     // wirebench's Ping on HBase's RPC: the server echoes the blob.
     w.large_call = [](uint32_t id, size_t bytes) {
       hbasewire::WirebenchBlob blob;

@@ -130,7 +130,7 @@ void AddListenOptions(CLI::App* cmd, ServerCommandOptions* opts) {
 // idle connections.
 void AddLimitOptions(CLI::App* cmd, rpc::ServerOptions* server) {
   rpc::ServerOptions& s = *server;
-  cmd->add_option("--max-frame", s.max_frame, "Largest accepted frame, bytes (1024-1073741824)")
+  cmd->add_option("--max-frame", s.max_call_bytes, "Largest accepted frame, bytes (1024-1073741824)")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t(1024), uint32_t(1) << 30));
   cmd->add_option("--max-connections", s.max_connections, "Most open connections (1-1000000); with gRPC, most calls waiting for "

@@ -110,7 +110,8 @@ std::optional<Layer> LayerByName(const std::string& q) {
       method == "DecodeResponse" || EndsWith(scope, "Codec") || InEntries(q, Codecs()))
     return Layer::kCodec;
   if (scope == "wirebench::Region" || InEntries(q, Regions())) return Layer::kRegion;
-  if (StartsWithAny(q, rpc::kCoreSymbolPrefixes) || InEntries(q, Transports())) return Layer::kRpc;
+  if (StartsWithAny(q, rpc::kCoreSymbolPrefixes)) return Layer::kRpcCore;
+  if (InEntries(q, Transports())) return Layer::kRpcTransport;
   if (StartsWithAny(q, kHarnessPrefixes)) return Layer::kHarness;
   return std::nullopt;
 }
@@ -241,7 +242,9 @@ LayerInstructions AttributeLayers(const CallgrindProfile& p, uint64_t operations
   out.available = true;
   out.total = double(p.SelfSum()) / ops;
   out.codec = sum[size_t(Layer::kCodec)] / ops;
-  out.rpc = sum[size_t(Layer::kRpc)] / ops;
+  out.rpc_core = sum[size_t(Layer::kRpcCore)] / ops;
+  out.rpc_transport = sum[size_t(Layer::kRpcTransport)] / ops;
+  out.rpc = out.rpc_core + out.rpc_transport;
   out.region = sum[size_t(Layer::kRegion)] / ops;
   out.harness = sum[size_t(Layer::kHarness)] / ops;
   out.other = sum[size_t(Layer::kOther)] / ops;

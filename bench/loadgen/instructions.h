@@ -21,8 +21,9 @@
 //             named ...Codec, the EncodeRequest/DecodeRequest/
 //             EncodeResponse/DecodeResponse methods);
 //   rpc     - the network core's prefixes (rpc::kCoreSymbolPrefixes: its
-//             code and Asio's socket operations up to the syscall) and every
-//             transport entry's;
+//             code and Asio's socket operations up to the syscall), reported
+//             as rpc.core, and every transport entry's (each transport lives
+//             in a namespace of its own), reported as rpc.transport;
 //   region  - every region entry's prefixes and the Region base class;
 //   harness - the load generator's own code: YCSB key/record building,
 //             logical-client scheduling, latency recording;
@@ -84,8 +85,9 @@ struct CallgrindProfile {
 StatusOr<CallgrindProfile> ParseCallgrindOutput(std::istream& in);
 StatusOr<CallgrindProfile> ReadCallgrindFile(const std::string& path);
 
-enum class Layer { kCodec, kRpc, kRegion, kHarness, kOther };
-inline constexpr int kLayers = 5;
+// The rpc layer is two: the network core's and the transport's.
+enum class Layer { kCodec, kRpcCore, kRpcTransport, kRegion, kHarness, kOther };
+inline constexpr int kLayers = 6;
 
 // The layer a function belongs to by its own name or file; nullopt when it
 // has none and takes its callers'.

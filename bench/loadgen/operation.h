@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "codecs/message.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "bench/results/op_type.h"
 
 namespace wirebench {

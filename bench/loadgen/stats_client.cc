@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "codecs/codec.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "rpc/call_channel.h"
 
 namespace wirebench {

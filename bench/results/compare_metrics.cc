@@ -100,16 +100,21 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   const std::pair<Metric, const char*> kLayers[] = {
       {Metric::kClientInstructionsCodec, "client/codec"},
       {Metric::kClientInstructionsRpc, "client/rpc"},
+      {Metric::kClientInstructionsRpcCore, "client/rpc_core"},
+      {Metric::kClientInstructionsRpcTransport, "client/rpc_transport"},
       {Metric::kClientInstructionsHarness, "client/harness"},
       {Metric::kClientInstructionsOther, "client/other"},
       {Metric::kServerInstructionsCodec, "server/codec"},
       {Metric::kServerInstructionsRpc, "server/rpc"},
+      {Metric::kServerInstructionsRpcCore, "server/rpc_core"},
+      {Metric::kServerInstructionsRpcTransport, "server/rpc_transport"},
       {Metric::kServerInstructionsRegion, "server/region"},
       {Metric::kServerInstructionsOther, "server/other"}};
   for (const auto& [metric, path] : kLayers) {
     std::string label = path;
     label[0] = char(std::toupper(label[0]));
     label.replace(label.find('/'), 1, " instructions/op: ");
+    std::replace(label.begin(), label.end(), '_', ' ');
     // Layers explain the totals; the totals carry the ratio.
     set(metric, label, "instructions/op", {std::string("/instructions/") + path})
         ->baseline_ratio = false;

@@ -10,13 +10,16 @@
 
 namespace wirebench {
 
-// One side's instructions per operation; the layers sum to `total`.
+// One side's instructions per operation; the layers sum to `total` (rpc
+// counted once: rpc_core + rpc_transport = rpc).
 struct LayerInstructions {
   bool available = false;
   std::string unavailable_reason;
   double total = 0;
   double codec = 0;    // Under the Codec interface's encode/decode calls.
-  double rpc = 0;      // Framing, connection read/write paths up to the syscall.
+  double rpc = 0;      // Framing, connection read/write paths up to the syscall:
+  double rpc_core = 0;       //   the network core's share (rpc/, Asio's socket calls),
+  double rpc_transport = 0;  //   the transport's (its framing and calls).
   double region = 0;   // Under the Region calls (server).
   double harness = 0;  // YCSB key/record building, scheduling, latency recording (client).
   double other = 0;    // The rest: event loop, coroutine machinery, threads.

@@ -6,8 +6,9 @@ namespace {
 
 nlohmann::json SideJson(const LayerInstructions& s) {
   if (!s.available) return {{"available", false}, {"unavailable_reason", s.unavailable_reason}};
-  return {{"available", true}, {"total", s.total},     {"codec", s.codec}, {"rpc", s.rpc},
-          {"region", s.region}, {"harness", s.harness}, {"other", s.other}};
+  return {{"available", true},  {"total", s.total},         {"codec", s.codec},
+          {"rpc", s.rpc},        {"rpc_core", s.rpc_core},   {"rpc_transport", s.rpc_transport},
+          {"region", s.region},  {"harness", s.harness},     {"other", s.other}};
 }
 
 }  // namespace

@@ -418,6 +418,8 @@ void InstructionMeasurements(Lines& l, const RunResult& r, bool no_server) {
     one("InstructionsPerOp", s.total);
     one("InstructionsPerOp.codec", s.codec);
     one("InstructionsPerOp.rpc", s.rpc);
+    one("InstructionsPerOp.rpc.core", s.rpc_core);
+    one("InstructionsPerOp.rpc.transport", s.rpc_transport);
     if (server) {
       one("InstructionsPerOp.region", s.region);
     } else {

@@ -5,7 +5,7 @@
 #include "codecs/hbase/key_value.h"
 #include "codecs/pb/proto_fields.h"
 #include "codecs/wire_reader.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 
 namespace wirebench::pb {
 

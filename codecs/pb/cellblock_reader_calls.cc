@@ -5,7 +5,7 @@
 
 #include "codecs/pb/cellblock_reader.h"
 #include "codecs/pb/proto_fields.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 
 namespace wirebench::pb {
 

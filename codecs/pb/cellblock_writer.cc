@@ -5,7 +5,7 @@
 #include "codecs/hbase/key_value.h"
 #include "codecs/hbase/pb_mapping.h"
 #include "codecs/hbase/pb_wire.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "common/thread_stats.h"
 
 namespace wirebench::pb {

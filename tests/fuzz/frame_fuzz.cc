@@ -17,9 +17,9 @@
 namespace {
 
 using wirebench::ByteView;
-using wirebench::rpc::Frame;
-using wirebench::rpc::ParseFrame;
-using wirebench::rpc::ParseResult;
+using wirebench::wbrpc::Frame;
+using wirebench::wbrpc::ParseFrame;
+using wirebench::wbrpc::ParseResult;
 
 [[noreturn]] void Fail(const char* what) {
   std::fprintf(stderr, "frame parser: %s\n", what);
@@ -47,7 +47,7 @@ Parsed ParseStream(const uint8_t* stream, size_t size, size_t split, uint32_t ma
         out.bad = true;
         return out;
       }
-      if (f.total_size > in.size() || f.total_size < wirebench::rpc::kFrameHeaderSize)
+      if (f.total_size > in.size() || f.total_size < wirebench::wbrpc::kFrameHeaderSize)
         Fail("frame extent outside the input");
       if (f.header.length > max) Fail("frame over the maximum accepted");
       if (!f.payload.Within(in.data(), in.size())) Fail("payload view outside the input");
@@ -63,7 +63,7 @@ Parsed ParseStream(const uint8_t* stream, size_t size, size_t split, uint32_t ma
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
-  static const uint32_t kMaxima[] = {wirebench::rpc::kDefaultMaxFrame, 8, 9, 64, 1024, 0xFFFFFFFFu};
+  static const uint32_t kMaxima[] = {wirebench::rpc::kDefaultMaxCallBytes, 8, 9, 64, 1024, 0xFFFFFFFFu};
   const uint32_t max = kMaxima[data[1] % (sizeof(kMaxima) / sizeof(kMaxima[0]))];
   const size_t n = size - 2;
   // The stream in an allocation of its own: a read past the end is caught.

@@ -21,7 +21,7 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace wirebench::rpc;
+  using namespace wirebench::wbrpc;
   std::unique_ptr<uint8_t[]> bytes(new uint8_t[size ? size : 1]);
   std::memcpy(bytes.get(), data, size);
   bool was_bad = false;

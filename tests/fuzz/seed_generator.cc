@@ -170,16 +170,16 @@ int WriteFrameSeeds(const std::string& root) {
     b.PushBack(17);
     b.PushBack(max_index);
     for (uint32_t id = 1; id <= 3; ++id) {
-      size_t off = rpc::BeginFrame(&b, id, uint8_t(Method::kPing), 0, uint16_t(id));
+      size_t off = wbrpc::BeginFrame(&b, id, uint8_t(Method::kPing), 0, uint16_t(id));
       b.Append(ByteView(std::string(id * 10, 'p')));
-      rpc::EndFrame(&b, off);
+      wbrpc::EndFrame(&b, off);
     }
     errors += !w.Write(b.view().str());
   }
   ByteBuffer err;
   err.PushBack(3);
   err.PushBack(0);
-  rpc::AppendErrorFrame(&err, 0, 0, CallStatus::kBadPreamble, "bad preamble");
+  wbrpc::AppendErrorFrame(&err, 0, 0, CallStatus::kBadPreamble, "bad preamble");
   errors += !w.Write(err.view().str());
   return errors;
 }
@@ -189,7 +189,7 @@ int WritePreambleSeeds(const std::string& root) {
   int errors = 0;
   for (const CodecInfo* info : Codecs()) {
     ByteBuffer b;
-    rpc::WritePreamble(uint8_t(info->id), &b);
+    wbrpc::WritePreamble(uint8_t(info->id), &b);
     errors += !w.Write(b.view().str());
   }
   errors += !w.Write("WBNC\x01\x01\x00");

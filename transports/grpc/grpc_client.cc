@@ -16,7 +16,7 @@
 
 #include "common/thread_stats.h"
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 namespace asio = boost::asio;
 
@@ -101,7 +101,7 @@ struct GrpcConnection::Call {
   uint32_t slot = 0;
   uint32_t call_id = 0;
   uint8_t method = 0;
-  PendingCall* pending = nullptr;  // Null once cancelled or failed.
+  rpc::PendingCall* pending = nullptr;  // Null once cancelled or failed.
   ByteBuffer request;
   std::optional<grpc::ClientContext> ctx;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
@@ -193,14 +193,14 @@ void GrpcConnection::Drain(int index) {
   }
 }
 
-ByteBuffer* GrpcConnection::BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id) {
+ByteBuffer* GrpcConnection::BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) {
   if (!error_.ok() || closed_) return nullptr;
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    if (calls_.size() >= kMaxCallsInFlight) return nullptr;
+    if (calls_.size() >= rpc::kMaxCallsInFlight) return nullptr;
     slot = uint32_t(calls_.size());
     calls_.push_back(std::make_unique<Call>());
     calls_.back()->slot = slot;
@@ -277,7 +277,7 @@ void GrpcConnection::Close() {
 void GrpcConnection::FailAll(const Status& status) {
   if (error_.ok()) error_ = status;
   // Collect first: OnFailure may start new calls (which fail at once).
-  std::vector<PendingCall*> failed;
+  std::vector<rpc::PendingCall*> failed;
   for (auto& c : calls_) {
     if (c->pending == nullptr || !c->ctx) continue;
     failed.push_back(c->pending);
@@ -285,11 +285,11 @@ void GrpcConnection::FailAll(const Status& status) {
     c->ctx->TryCancel();
   }
   inflight_ = 0;
-  for (PendingCall* p : failed) p->OnFailure(error_);
+  for (rpc::PendingCall* p : failed) p->OnFailure(error_);
 }
 
 void GrpcConnection::OnComplete(Call* c) {
-  PendingCall* p = c->pending;
+  rpc::PendingCall* p = c->pending;
   c->pending = nullptr;
   if (p == nullptr) {  // Cancelled, or failed with the connection.
     FreeSlot(c->slot);
@@ -302,8 +302,8 @@ void GrpcConnection::OnComplete(Call* c) {
 
 // Tells `p` how call `c` ended and frees its slot (before the callback, as
 // ClientConnection does; the reply bytes stay referenced by `slice`).
-void GrpcConnection::Deliver(Call* c, PendingCall* p) {
-  CallHeader h;
+void GrpcConnection::Deliver(Call* c, rpc::PendingCall* p) {
+  rpc::CallHeader h;
   h.call_id = c->call_id;
   h.method = c->method;
   if (c->status.ok()) {
@@ -330,7 +330,7 @@ void GrpcConnection::Deliver(Call* c, PendingCall* p) {
     std::string why = refused ? message
                               : "gRPC " + std::string(GrpcCodeName(code)) + " (server " + peer() +
                                     "): " + message;
-    if (!refused && status == CallStatus::kFrameTooLarge)
+    if (!refused && status == CallStatus::kCallTooLarge)
       why += " (a message over gRPC's size limit: " + std::to_string(kGrpcMaxMessage) +
              " bytes each way on a wirebench gRPC server, like --max-frame; this client allows " +
              std::to_string(options_.max_message) + ")";
@@ -343,7 +343,7 @@ void GrpcConnection::Deliver(Call* c, PendingCall* p) {
   p->OnFailure(error_);
 }
 
-const ClientConnectionStats& GrpcConnection::stats() const {
+const rpc::ClientConnectionStats& GrpcConnection::stats() const {
   SocketBytes b = socket_.Read();
   socket_bytes_ = b.available;
   stats_.bytes_out = b.available ? b.bytes_out : payload_out_;
@@ -358,11 +358,11 @@ bool GrpcConnection::wire_bytes_from_socket() const {
 
 StatusOr<std::string> GrpcCallOnce(const GrpcClientOptions& options, Method method,
                                    ByteView payload, int timeout_ms) {
-  struct Waiter final : PendingCall {
+  struct Waiter final : rpc::PendingCall {
     bool done = false;
     Status status;
     std::string reply;
-    void OnReply(const CallHeader& h, ByteView p) override {
+    void OnReply(const rpc::CallHeader& h, ByteView p) override {
       done = true;
       if (h.status == uint8_t(CallStatus::kOk)) reply = p.ToString();
       else status = Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) + ": " +
@@ -394,4 +394,4 @@ StatusOr<std::string> GrpcCallOnce(const GrpcClientOptions& options, Method meth
   return waiter.reply;
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -44,7 +44,7 @@ namespace grpc {
 class Channel;
 }
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 struct GrpcClientOptions {
   std::string host = "127.0.0.1";
@@ -65,7 +65,7 @@ struct GrpcClientOptions {
 StatusOr<std::shared_ptr<grpc::Channel>> OpenGrpcChannel(const GrpcClientOptions& options,
                                                          SocketCounter* counter);
 
-class GrpcConnection final : public CallChannel,
+class GrpcConnection final : public rpc::CallChannel,
                              public std::enable_shared_from_this<GrpcConnection> {
  public:
   // Opens the channel and waits (blocking the calling thread, at most
@@ -76,14 +76,14 @@ class GrpcConnection final : public CallChannel,
   GrpcConnection(const GrpcConnection&) = delete;
   GrpcConnection& operator=(const GrpcConnection&) = delete;
 
-  ByteBuffer* BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id = nullptr) override;
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id = nullptr) override;
   void Send() override;
   void Abandon() override;
   void Cancel(uint32_t call_id) override;
   bool ok() const override { return error_.ok(); }
   const Status& error() const override { return error_; }
   size_t inflight() const override { return inflight_; }
-  const ClientConnectionStats& stats() const override;
+  const rpc::ClientConnectionStats& stats() const override;
   std::string peer() const override;
   void Close() override;
 
@@ -100,7 +100,7 @@ class GrpcConnection final : public CallChannel,
   GrpcConnection(boost::asio::io_context& ctx, GrpcClientOptions options);
   void Drain(int index);
   void OnComplete(Call* call);
-  void Deliver(Call* call, PendingCall* pending);
+  void Deliver(Call* call, rpc::PendingCall* pending);
   void FailAll(const Status& status);
   void FreeSlot(uint32_t slot);
 
@@ -112,14 +112,14 @@ class GrpcConnection final : public CallChannel,
   std::vector<std::thread> threads_;
   std::vector<std::unique_ptr<Call>> calls_;  // Slots; destroyed before grpc_.
   std::vector<uint32_t> free_slots_;
-  CallIdGenerator call_ids_;
+  rpc::CallIdGenerator call_ids_;
   uint32_t open_slot_ = UINT32_MAX;
   size_t next_cq_ = 0;
   size_t inflight_ = 0;
   bool closed_ = false;
   Status error_;
   uint64_t payload_out_ = 0, payload_in_ = 0;
-  mutable ClientConnectionStats stats_;
+  mutable rpc::ClientConnectionStats stats_;
   mutable bool socket_bytes_ = false;
 };
 
@@ -129,4 +129,4 @@ class GrpcConnection final : public CallChannel,
 StatusOr<std::string> GrpcCallOnce(const GrpcClientOptions& options, Method method,
                                    ByteView payload, int timeout_ms = 10000);
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 namespace {
 
@@ -42,7 +42,7 @@ grpc::StatusCode GrpcCodeOf(CallStatus s) {
     case CallStatus::kOk: return grpc::StatusCode::OK;
     case CallStatus::kBadRequest: return grpc::StatusCode::INVALID_ARGUMENT;
     case CallStatus::kUnknownMethod: return grpc::StatusCode::UNIMPLEMENTED;
-    case CallStatus::kFrameTooLarge: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case CallStatus::kCallTooLarge: return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case CallStatus::kBadPreamble: return grpc::StatusCode::FAILED_PRECONDITION;
     case CallStatus::kServerError: return grpc::StatusCode::INTERNAL;
     case CallStatus::kOverloaded: return grpc::StatusCode::RESOURCE_EXHAUSTED;
@@ -53,7 +53,7 @@ grpc::StatusCode GrpcCodeOf(CallStatus s) {
 
 bool CallStatusOfGrpcFailure(grpc::StatusCode code, CallStatus* out) {
   switch (code) {
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: *out = CallStatus::kFrameTooLarge; return true;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: *out = CallStatus::kCallTooLarge; return true;
     case grpc::StatusCode::UNIMPLEMENTED: *out = CallStatus::kUnknownMethod; return true;
     default: return false;
   }
@@ -94,4 +94,4 @@ bool ParseSmallDecimal(std::string_view s, uint8_t* out) {
   return true;
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -19,19 +19,19 @@
 
 #include <grpcpp/support/status.h>
 
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "rpc/call_header.h"
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 inline constexpr char kGrpcCodecKey[] = "wb-codec";
 inline constexpr char kGrpcStatusKey[] = "wb-status";
-inline constexpr uint32_t kGrpcMaxMessage = kDefaultMaxFrame;
+inline constexpr uint32_t kGrpcMaxMessage = rpc::kDefaultMaxCallBytes;
 
 // "/wirebench.Region/<MethodName>" for a known method.
 const std::string& GrpcMethodPath(Method m);
 // "/wirebench.Region/Method<N>": where a call with unknown method byte N
-// goes (the server refuses it with kUnknownMethod, as rpc::Server does).
+// goes (the server refuses it with kUnknownMethod, as wbrpc::Server does).
 std::string GrpcUnknownMethodPath(uint8_t method);
 // The method of a path; false when it is not one of wirebench's.
 bool GrpcMethodFromPath(std::string_view path, Method* out);
@@ -45,7 +45,7 @@ grpc::StatusCode GrpcCodeOf(CallStatus s);
 
 // The CallStatus a per-call gRPC failure becomes on the client when it has
 // no "wb-status": RESOURCE_EXHAUSTED (a message over the size limit) ->
-// kFrameTooLarge, UNIMPLEMENTED -> kUnknownMethod. false for failures of the
+// kCallTooLarge, UNIMPLEMENTED -> kUnknownMethod. false for failures of the
 // connection itself (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED, ...).
 bool CallStatusOfGrpcFailure(grpc::StatusCode code, CallStatus* out);
 
@@ -55,4 +55,4 @@ std::string_view GrpcCodeName(grpc::StatusCode code);
 // Parses a small decimal (codec id, status byte); false if not 0-255.
 bool ParseSmallDecimal(std::string_view s, uint8_t* out);
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -25,7 +25,7 @@
 #include "rpc/log.h"
 #include "rpc/stats_json.h"
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 namespace {
 
@@ -58,7 +58,7 @@ struct CqThread {
   std::unique_ptr<grpc::ServerCompletionQueue> cq;
   std::thread thread;
   CqStats stats;
-  std::vector<std::unique_ptr<CallHandler>> handlers = std::vector<std::unique_ptr<CallHandler>>(256);
+  std::vector<std::unique_ptr<rpc::CallHandler>> handlers = std::vector<std::unique_ptr<rpc::CallHandler>>(256);
   // The rest is touched by this queue's thread only (and by Stop under the
   // exclusive lock).
   int slots = 0;  // Calls requested, waiting to be accepted.
@@ -75,9 +75,9 @@ int CurrentTid() { return int(syscall(SYS_gettid)); }
 
 }  // namespace
 
-class GrpcServer::Impl final : public TransportServer, public GrpcRequestGate {
+class GrpcServer::Impl final : public rpc::TransportServer, public GrpcRequestGate {
  public:
-  Impl(const GrpcServerOptions& options, Service* service, GrpcExtraService* extra)
+  Impl(const GrpcServerOptions& options, rpc::Service* service, GrpcExtraService* extra)
       : options_(options), service_(service), extra_(extra) {}
 
   Status Start() override;
@@ -116,7 +116,7 @@ class GrpcServer::Impl final : public TransportServer, public GrpcRequestGate {
   void SweepIdle(CqThread* t);
 
   GrpcServerOptions options_;
-  Service* service_;
+  rpc::Service* service_;
   GrpcExtraService* extra_;
   grpc::AsyncGenericService generic_;
   std::unique_ptr<grpc::Server> server_;
@@ -306,7 +306,7 @@ bool GrpcServer::Impl::ServerCall::ServeRegion(Method m, ByteView payload) {
            std::string("missing or bad '") + kGrpcCodecKey + "' metadata (the codec id, 1-255)");
     return false;
   }
-  std::unique_ptr<CallHandler>& handler = t_->handlers[codec_id];
+  std::unique_ptr<rpc::CallHandler>& handler = t_->handlers[codec_id];
   if (!handler) {
     // The metadata's codec byte, resolved through the registry once per
     // completion-queue thread.
@@ -323,11 +323,11 @@ bool GrpcServer::Impl::ServerCall::ServeRegion(Method m, ByteView payload) {
     }
     handler = std::move(made).value();
   }
-  CallHeader h;
+  rpc::CallHeader h;
   h.method = uint8_t(m);
   // The handler appends the reply payload; gRPC frames it.
   const size_t off = reply_bytes_.size();
-  CallOutcome outcome;
+  rpc::CallOutcome outcome;
   handler->Handle(h, payload, &reply_bytes_, &outcome);
   if (outcome.status != CallStatus::kOk) {
     Refuse(outcome.status, outcome.error);
@@ -377,7 +377,7 @@ void GrpcServer::Impl::TrimOverLimit(CqThread* t, Clock::time_point now) {
   Bump(t->stats.calls_cancelled_over_limit, n);
   if (!t->over_limit_logged) {
     t->over_limit_logged = true;
-    LogLine("gRPC: more than " + std::to_string(cap) +
+    rpc::LogLine("gRPC: more than " + std::to_string(cap) +
             " calls waiting for their request message on completion queue " +
             std::to_string(t->index) +
             " (its share of --max-connections): the oldest are cancelled (logged once; Stats "
@@ -418,7 +418,7 @@ void GrpcServer::Impl::SweepIdle(CqThread* t) {
   }
   if (n == 0) return;
   Bump(t->stats.idle_calls_cancelled, n);
-  LogLine("gRPC: cancelled " + std::to_string(n) +
+  rpc::LogLine("gRPC: cancelled " + std::to_string(n) +
           " call(s) that sent no request message within " +
           std::to_string(options_.idle_timeout_ms) + " ms of being accepted (--idle-timeout-ms)");
 }
@@ -472,7 +472,7 @@ Status GrpcServer::Impl::Start() {
                                " with gRPC (port in use, or --bind is not an IP address?)");
   }
   if (options_.bind != "127.0.0.1" && options_.bind != "::1" && options_.bind != "localhost")
-    LogLine("warning: gRPC server bound to non-loopback address " + options_.bind +
+    rpc::LogLine("warning: gRPC server bound to non-loopback address " + options_.bind +
             "; anyone who can reach it can connect");
   for (auto& tp : cqs_) {
     CqThread* t = tp.get();
@@ -570,24 +570,24 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
   j["frames_out"] = total + unknown;
   j["bytes_in"] = bytes_in;
   j["bytes_out"] = bytes_out;
-  json threads = ServerThreadsJson();
+  json threads = rpc::ServerThreadsJson();
   for (const ProcessThread& t : ReadUnregisteredThreads())
-    threads.push_back(ThreadJson(ThreadRoleName(ThreadRole::kUnregistered), t.name,
+    threads.push_back(rpc::ThreadJson(ThreadRoleName(ThreadRole::kUnregistered), t.name,
                                  t.tid, t.usage, CounterTotals{}));
   ThreadUsage none;
-  threads.push_back(ThreadJson(ThreadRoleName(ThreadRole::kUnregistered),
+  threads.push_back(rpc::ThreadJson(ThreadRoleName(ThreadRole::kUnregistered),
                                "unregistered-allocations", -1, none, UnregisteredAllocations()));
   j["threads"] = threads;
-  AppendProcessAndServiceStats(service_, &j);
+  rpc::AppendProcessAndServiceStats(service_, &j);
   if (extra_) extra_->AppendStats(&j);
   return j;
 }
 
-GrpcServer::GrpcServer(const GrpcServerOptions& options, Service* service,
+GrpcServer::GrpcServer(const GrpcServerOptions& options, rpc::Service* service,
                        GrpcExtraService* extra)
     : impl_(std::make_unique<Impl>(options, service, extra)) {
   Wrap(impl_.get());
 }
 GrpcServer::~GrpcServer() { impl_->Stop(); }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

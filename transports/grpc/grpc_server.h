@@ -6,12 +6,12 @@
 // keeps `calls_per_cq` calls requested on each of `cq_threads` completion
 // queues; each queue is drained by one thread that reads the request,
 // runs the Service's CallHandler inline (one handler per codec per thread,
-// like rpc::Server's inline mode) and writes the reply with the status in
+// like wbrpc::Server's inline mode) and writes the reply with the status in
 // one batch (WriteAndFinish). gRPC polls its sockets from those same threads
 // (the epoll1 engine polls inside CompletionQueue::Next); it also starts
 // threads of its own (timer manager, executor), which Stats lists from
 // /proc/self/task with role "unregistered" (transports/grpc/process_threads.h).
-// Ping and Stats are served here, as in rpc::Server; reply delays the
+// Ping and Stats are served here, as in wbrpc::Server; reply delays the
 // null region asks for (calibration) are not applied over gRPC.
 //
 // Thread-safety: Start, Stop and Wait may be called from any one thread;
@@ -34,7 +34,7 @@ class Service;
 class ServerCompletionQueue;
 }  // namespace grpc
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 // What a completion-queue thread holds: an object with one operation in
 // flight, whose address is the tag.
@@ -98,17 +98,17 @@ struct GrpcServerOptions {
 };
 
 // A TransportServer: Start starts the completion-queue threads, Stop cancels
-// the calls in flight. StatsJson has the same counters as rpc::Server's
+// the calls in flight. StatsJson has the same counters as wbrpc::Server's
 // (calls per method, payload bytes, calls waiting for their request message
 // and those cancelled for idling, per-thread CPU and allocations, process
 // figures, the Service's figures), with every thread of the process listed:
 // registered server threads by role, every unregistered one (gRPC's own) as
 // "unregistered", and their allocations, which cannot be split per thread,
 // as one entry named "unregistered-allocations" (tid -1).
-class GrpcServer final : public ServerWrapper {
+class GrpcServer final : public rpc::ServerWrapper {
  public:
   // `service` (and `extra`, if any) must outlive the server.
-  GrpcServer(const GrpcServerOptions& options, Service* service,
+  GrpcServer(const GrpcServerOptions& options, rpc::Service* service,
              GrpcExtraService* extra = nullptr);
   ~GrpcServer() override;  // Stops and joins.
 
@@ -117,4 +117,4 @@ class GrpcServer final : public ServerWrapper {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -81,7 +81,7 @@ using StagedRequest = std::variant<std::monostate, const MutateRequest*, const G
 class NativeChannel final : public rpc::CallChannel {
  public:
   NativeChannel(std::shared_ptr<NativeConnection> native,
-                std::shared_ptr<rpc::GrpcConnection> side)
+                std::shared_ptr<grpcrpc::GrpcConnection> side)
       : native_(std::move(native)), side_(std::move(side)) {}
   ~NativeChannel() override { Close(); }
 
@@ -152,7 +152,7 @@ class NativeChannel final : public rpc::CallChannel {
   const Status& error() const override { return error_.ok() ? side_->error() : error_; }
   size_t inflight() const override { return native_->inflight() + side_->inflight(); }
   const rpc::ClientConnectionStats& stats() const override {
-    const rpc::SocketBytes b = native_->wire_bytes();
+    const grpcrpc::SocketBytes b = native_->wire_bytes();
     stats_.bytes_out = b.bytes_out;
     stats_.bytes_in = b.bytes_in;
     return stats_;
@@ -211,7 +211,7 @@ class NativeChannel final : public rpc::CallChannel {
   }
 
   std::shared_ptr<NativeConnection> native_;
-  std::shared_ptr<rpc::GrpcConnection> side_;
+  std::shared_ptr<grpcrpc::GrpcConnection> side_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<uint32_t> free_;
   uint32_t open_ = 0;
@@ -282,14 +282,14 @@ StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const Endpoin
                                      bool native) {
   auto cq_threads = CqThreads(o.client_options);
   if (!cq_threads.ok()) return cq_threads.status();
-  rpc::GrpcClientOptions go;
+  grpcrpc::GrpcClientOptions go;
   go.host = o.host;
   go.port = o.port;
   const CodecInfo& codec = o.codec_entry();
   go.codec_id = uint8_t(codec.id);  // The call metadata's codec.
   // grpc-native: `side` only carries Stats, on one completion-queue thread.
   go.cq_threads = native ? 1 : *cq_threads;
-  auto side = rpc::GrpcConnection::Connect(ctx, go);
+  auto side = grpcrpc::GrpcConnection::Connect(ctx, go);
   if (!side.ok()) return side.status();
   if (!native) return ClientEndpoint{*side, codec.factory()};
   go.cq_threads = *cq_threads;
@@ -306,24 +306,24 @@ class GrpcServing final : public rpc::ServerWrapper {
  public:
   GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native) {
     if (native) native_ = std::make_unique<NativeRegionService>(region);
-    rpc::GrpcServerOptions so;
+    grpcrpc::GrpcServerOptions so;
     so.bind = o.bind;
     so.port = o.port;
     so.cq_threads = o.io_threads;
-    so.max_message = o.max_frame;
+    so.max_message = o.max_call_bytes;
     // The wirebench transport's limits, as gRPC can hold them: calls in
     // flight per connection become HTTP/2's concurrent-stream limit, and
     // calls waiting for their message are bounded in number and time.
     so.max_streams_per_connection = o.max_inflight_per_connection;
     so.max_waiting_calls = o.max_connections;
     so.idle_timeout_ms = o.idle_timeout_ms;
-    server_ = std::make_unique<rpc::GrpcServer>(so, service, native_.get());
+    server_ = std::make_unique<grpcrpc::GrpcServer>(so, service, native_.get());
     Wrap(server_.get());
   }
 
  private:
   std::unique_ptr<NativeRegionService> native_;  // Outlives server_.
-  std::unique_ptr<rpc::GrpcServer> server_;
+  std::unique_ptr<grpcrpc::GrpcServer> server_;
 };
 
 // An HTTP/2 frame header (9 bytes: length, type, flags, stream): a
@@ -351,9 +351,9 @@ class GrpcEntry final : public Transport {
       : Transport(
             native ? RegistryEntry("grpc-native",
                                    "gRPC's generated protobuf service for HBase's messages",
-                                   {"wirebench::rpc::", "wirebench::native::", "grpc::"})
+                                   {"wirebench::grpcrpc::", "wirebench::native::", "grpc::"})
                    : RegistryEntry("grpc", "every codec's bytes over gRPC's generic async API",
-                                   {"wirebench::rpc::", "grpc::"}),
+                                   {"wirebench::grpcrpc::", "grpc::"}),
             native ? TransportTraits{.codecs = {"pb"},
                                      .codecs_why = "gRPC's own generated protobuf service "
                                                    "for HBase's messages, which only codec "
@@ -363,7 +363,7 @@ class GrpcEntry final : public Transport {
                                      // The generic service's refusal
                                      // (grpc_server.cc, Serve).
                                      .mismatch_hints = {{
-                                         rpc::kUnknownGrpcMethod,
+                                         grpcrpc::kUnknownGrpcMethod,
                                          "serves wirebench's generic gRPC service (`wirebench "
                                          "server --rpc grpc`), not gRPC's generated one: "
                                          "pass --rpc grpc, or start the server with --rpc "
@@ -401,8 +401,8 @@ class GrpcEntry final : public Transport {
     return CqThreads(own).status();
   }
 
-  ThreadUsage OwnThreadsUsage() const override { return rpc::UnregisteredThreadsUsage(); }
-  CounterTotals OwnThreadsCounters() const override { return rpc::UnregisteredAllocations(); }
+  ThreadUsage OwnThreadsUsage() const override { return grpcrpc::UnregisteredThreadsUsage(); }
+  CounterTotals OwnThreadsCounters() const override { return grpcrpc::UnregisteredAllocations(); }
 
  private:
   const bool native_;

@@ -92,7 +92,7 @@ class TypedCall final : public NativeConnection::CallBase {
     NativeReply reply;
     reply.method = T::kMethod;
     if (!status.ok()) {
-      pending->OnNativeReply(Status::Unavailable("gRPC " + std::string(rpc::GrpcCodeName(status.error_code())) +
+      pending->OnNativeReply(Status::Unavailable("gRPC " + std::string(grpcrpc::GrpcCodeName(status.error_code())) +
                                                  " from server " + peer + ": " +
                                                  status.error_message()),
                              reply);
@@ -110,7 +110,7 @@ class TypedCall final : public NativeConnection::CallBase {
 }  // namespace
 
 StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_context& ctx,
-                                                                      rpc::GrpcClientOptions options) {
+                                                                      grpcrpc::GrpcClientOptions options) {
   std::shared_ptr<NativeConnection> c(new NativeConnection(ctx, std::move(options)));
   auto channel = OpenGrpcChannel(c->options_, &c->socket_);
   if (!channel.ok()) return channel.status();
@@ -124,7 +124,7 @@ StatusOr<std::shared_ptr<NativeConnection>> NativeConnection::Connect(asio::io_c
   return c;
 }
 
-NativeConnection::NativeConnection(asio::io_context& ctx, rpc::GrpcClientOptions options)
+NativeConnection::NativeConnection(asio::io_context& ctx, grpcrpc::GrpcClientOptions options)
     : ctx_(ctx), options_(std::move(options)) {}
 
 NativeConnection::~NativeConnection() {
@@ -179,7 +179,7 @@ void NativeConnection::OnComplete(CallBase* call) {
   call->Deliver(peer());
 }
 
-rpc::SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
+grpcrpc::SocketBytes NativeConnection::wire_bytes() { return socket_.Read(); }
 
 void NativeConnection::Close() {
   if (closed_) return;

@@ -2,7 +2,7 @@
 // stub for transports/grpc/wirebench_region.proto, HBase's protobuf messages filled
 // from wirebench's message model (codecs/hbase/pb_mapping.h) and serialized by
 // gRPC, replies read back into the model. This is how gRPC is normally
-// used, as opposed to rpc::GrpcConnection, which carries a codec's bytes.
+// used, as opposed to grpcrpc::GrpcConnection, which carries a codec's bytes.
 //
 // Each call is one heap object holding its ClientContext and messages (as a
 // typical gRPC async client has); `cq_threads` threads drain the
@@ -51,7 +51,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
   // Opens the channel and waits (blocking, at most connect_timeout_ms)
   // until it is connected. options.codec_id is not used.
   static StatusOr<std::shared_ptr<NativeConnection>> Connect(boost::asio::io_context& ctx,
-                                                             rpc::GrpcClientOptions options);
+                                                             grpcrpc::GrpcClientOptions options);
   ~NativeConnection();
   NativeConnection(const NativeConnection&) = delete;
   NativeConnection& operator=(const NativeConnection&) = delete;
@@ -65,7 +65,7 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
 
   size_t inflight() const { return inflight_.size(); }
   // Wire bytes both ways, from the socket (transports/grpc/socket_counter.h).
-  rpc::SocketBytes wire_bytes();
+  grpcrpc::SocketBytes wire_bytes();
   std::string peer() const;
   // Cancels calls in flight (they complete with CANCELLED) and stops the
   // threads.
@@ -75,15 +75,15 @@ class NativeConnection : public std::enable_shared_from_this<NativeConnection> {
 
  private:
   struct Grpc;
-  NativeConnection(boost::asio::io_context& ctx, rpc::GrpcClientOptions options);
+  NativeConnection(boost::asio::io_context& ctx, grpcrpc::GrpcClientOptions options);
   template <typename Req>
   Status Start(const Req& req, NativePendingCall* pending);
   void Drain(int index);
   void OnComplete(CallBase* call);
 
   boost::asio::io_context& ctx_;
-  rpc::GrpcClientOptions options_;
-  rpc::SocketCounter socket_;
+  grpcrpc::GrpcClientOptions options_;
+  grpcrpc::SocketCounter socket_;
   std::unique_ptr<Grpc> grpc_;
   std::vector<std::thread> threads_;
   std::unordered_set<CallBase*> inflight_;

@@ -42,14 +42,14 @@ Status Apply(Region* r, const MultiRequest& q, RegionScratch* s, MultiResponse* 
 
 // One call slot of one generated method: requested, served, requested again.
 template <typename PbReq, typename PbResp, typename Req, typename Resp>
-class NativeCall final : public rpc::GrpcTag {
+class NativeCall final : public grpcrpc::GrpcTag {
  public:
   using RequestFn = void (AsyncService::*)(grpc::ServerContext*, PbReq*,
                                            grpc::ServerAsyncResponseWriter<PbResp>*,
                                            grpc::CompletionQueue*, grpc::ServerCompletionQueue*,
                                            void*);
   NativeCall(AsyncService* service, RequestFn fn, Region* region, QueueState* q,
-             grpc::ServerCompletionQueue* cq, rpc::GrpcRequestGate* gate)
+             grpc::ServerCompletionQueue* cq, grpcrpc::GrpcRequestGate* gate)
       : service_(service), fn_(fn), region_(region), q_(q), cq_(cq), gate_(gate) {}
 
   void Request() override {
@@ -107,7 +107,7 @@ class NativeCall final : public rpc::GrpcTag {
   Region* region_;
   QueueState* q_;
   grpc::ServerCompletionQueue* cq_;
-  rpc::GrpcRequestGate* gate_;
+  grpcrpc::GrpcRequestGate* gate_;
   bool serving_ = false;
   std::optional<grpc::ServerContext> ctx_;
   std::optional<grpc::ServerAsyncResponseWriter<PbResp>> writer_;
@@ -132,7 +132,7 @@ NativeRegionService::~NativeRegionService() = default;
 grpc::Service* NativeRegionService::service() { return &impl_->service; }
 
 void NativeRegionService::StartQueue(int index, grpc::ServerCompletionQueue* cq,
-                                     rpc::GrpcRequestGate* gate, int calls) {
+                                     grpcrpc::GrpcRequestGate* gate, int calls) {
   QueueState* q;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

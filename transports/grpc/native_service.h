@@ -1,12 +1,12 @@
 // The `grpc-native` server side: HBase's Mutate, Get, Scan and Multi as
 // gRPC's own generated async service (transports/grpc/wirebench_region.proto),
 // messages parsed and serialized by gRPC's protobuf glue, served by a
-// Region. It is an rpc::GrpcExtraService: an rpc::GrpcServer hosts it next to the
+// Region. It is an grpcrpc::GrpcExtraService: an grpcrpc::GrpcServer hosts it next to the
 // generic service (which still answers Stats and Ping, and every codec),
 // on the same completion queues and threads. Each queue's thread keeps its
 // own ModelBuilder and RegionScratch; the region is shared.
 //
-// Thread-safety: StartQueue is called by rpc::GrpcServer::Start only; calls run
+// Thread-safety: StartQueue is called by grpcrpc::GrpcServer::Start only; calls run
 // on their completion queue's thread.
 #pragma once
 
@@ -17,14 +17,14 @@
 
 namespace wirebench {
 
-class NativeRegionService final : public rpc::GrpcExtraService {
+class NativeRegionService final : public grpcrpc::GrpcExtraService {
  public:
   // `region` must outlive the service.
   explicit NativeRegionService(Region* region);
   ~NativeRegionService() override;
 
   grpc::Service* service() override;
-  void StartQueue(int index, grpc::ServerCompletionQueue* cq, rpc::GrpcRequestGate* gate,
+  void StartQueue(int index, grpc::ServerCompletionQueue* cq, grpcrpc::GrpcRequestGate* gate,
                   int calls) override;
   // "native_calls": calls per method and failed calls of the generated
   // service (the generic service's are under "calls").

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <unordered_set>
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 namespace {
 
@@ -101,4 +101,4 @@ CounterTotals UnregisteredAllocations() {
   return d;
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

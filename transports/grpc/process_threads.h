@@ -17,7 +17,7 @@
 
 #include "common/thread_stats.h"
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 struct ProcessThread {
   int tid = 0;
@@ -32,4 +32,4 @@ ThreadUsage UnregisteredThreadsUsage();
 // Allocations made by threads that are not (or no longer) registered.
 CounterTotals UnregisteredAllocations();
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

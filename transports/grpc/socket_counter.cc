@@ -26,7 +26,7 @@ struct grpc_socket_mutator {
 void grpc_socket_mutator_init(grpc_socket_mutator* mutator,
                               const grpc_socket_mutator_vtable* vtable);
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 struct SocketCounter::State {
   std::mutex mu;
@@ -104,4 +104,4 @@ SocketBytes SocketCounter::Read() const {
   return b;
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

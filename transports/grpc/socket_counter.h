@@ -25,7 +25,7 @@ namespace grpc {
 class ChannelArguments;
 }
 
-namespace wirebench::rpc {
+namespace wirebench::grpcrpc {
 
 struct SocketBytes {
   bool available = false;  // False until gRPC has opened the socket.
@@ -51,4 +51,4 @@ class SocketCounter {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::grpcrpc

@@ -15,7 +15,7 @@
 #include "codecs/hbase/pb_mapping.h"
 #include "codecs/hbase/pb_wire.h"
 #include "common/callgrind_marks.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_regions.h"
 #include "transports/hbase/hbase_wire.pb.h"

@@ -12,7 +12,7 @@
 #include "codecs/hbase/key_value.h"
 #include "codecs/hbase/pb_wire.h"
 #include "codecs/wire_reader.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "rpc/asio_io.h"
 #include "rpc/call_slots.h"
 #include "rpc/write_loop.h"

@@ -71,7 +71,7 @@ class HBaseConnection final : public rpc::ProtocolConnection {
         host_(host),
         out_(&host->out()),
         core_(protocol->service(), protocol, protocol->io_stats(host->io_index()),
-              protocol->options().max_frame) {
+              protocol->options().max_call_bytes) {
     core_.set_defer_filters(true);
     core_.set_host(host);
   }

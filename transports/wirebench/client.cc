@@ -6,7 +6,7 @@
 
 #include "rpc/asio_io.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -21,7 +21,7 @@ std::string DurationText(int ms) {
 // Statuses after which the server closes the connection (common/protocol.h).
 bool ClosesConnection(uint8_t status) {
   switch (CallStatus(status)) {
-    case CallStatus::kFrameTooLarge:
+    case CallStatus::kCallTooLarge:
     case CallStatus::kBadPreamble:
     case CallStatus::kOverloaded:
     case CallStatus::kShuttingDown:
@@ -105,11 +105,11 @@ asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::C
   const std::string where = options.host + ":" + std::to_string(options.port);
   tcp::resolver resolver(ctx);
   auto [rec, endpoints] =
-      co_await resolver.async_resolve(options.host, std::to_string(options.port), kNoThrow);
+      co_await resolver.async_resolve(options.host, std::to_string(options.port), rpc::kNoThrow);
   if (rec)
     co_return Status::Unavailable("cannot resolve server " + where + ": " + rec.message());
   tcp::socket socket(ctx);
-  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, kNoThrow);
+  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, rpc::kNoThrow);
   if (cec)
     co_return Status::Unavailable("cannot connect to server " + where + ": " + cec.message() +
                                   " (is `wirebench server` running there?)");
@@ -125,9 +125,9 @@ ClientConnection::ClientConnection(asio::io_context& ctx, tcp::socket socket,
     : ctx_(ctx),
       socket_(std::move(socket)),
       options_(std::move(options)),
-      q_(ctx.get_executor(), kReadChunk),
+      q_(ctx.get_executor(), rpc::kReadChunk),
       handshake_timer_(ctx) {
-  in_.Reserve(kReadChunk);
+  in_.Reserve(rpc::kReadChunk);
   WritePreamble(options_.codec_id, &q_.out);
 }
 
@@ -143,7 +143,7 @@ void ClientConnection::StartLoops() {
   asio::co_spawn(ctx_, [self]() { return self->WriteLoop(); }, asio::detached);
 }
 
-ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id) {
+ByteBuffer* ClientConnection::BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) {
   if (!error_.ok() || closed_) return nullptr;
   uint32_t slot, id;
   if (!slots_.Take(pending, {}, &slot, &id)) return nullptr;
@@ -156,7 +156,7 @@ ByteBuffer* ClientConnection::BeginCall(uint8_t method, PendingCall* pending, ui
 void ClientConnection::Send() {
   const size_t length = q_.out.size() - open_frame_ - kLengthSize;
   if (length > options_.max_request_frame) {
-    PendingCall* p = slots_[open_slot_].pending;
+    rpc::PendingCall* p = slots_[open_slot_].pending;
     Abandon();
     p->OnFailure(RequestTooLargeError(length, options_.max_request_frame));
     return;
@@ -194,7 +194,7 @@ void ClientConnection::Cancel(uint32_t call_id) { slots_.Finish(call_id); }
 void ClientConnection::Close() {
   if (closed_) return;
   closed_ = true;
-  CloseSocket(socket_, q_);
+  rpc::CloseSocket(socket_, q_);
   handshake_timer_.cancel();
   FailAll(error_.ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
                       : error_);
@@ -207,7 +207,7 @@ void ClientConnection::CloseFromAnyThread() {
 void ClientConnection::FailAll(const Status& status) {
   if (error_.ok()) error_ = status;
   // Collect first: OnFailure may start new calls (which fail at once).
-  for (PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
+  for (rpc::PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
 }
 
 void ClientConnection::DispatchFrame(const Frame& f) {
@@ -219,7 +219,7 @@ void ClientConnection::DispatchFrame(const Frame& f) {
     if (error_.ok()) error_ = ServerClosedError(peer(), h, f.payload);
     if (h.call_id == 0) return;
   }
-  PendingCall* p = slots_.Finish(h.call_id).pending;
+  rpc::PendingCall* p = slots_.Finish(h.call_id).pending;
   if (p == nullptr) {
     ++stats_.stray_replies;
     return;
@@ -244,9 +244,9 @@ void ClientConnection::OnReadError(const boost::system::error_code& ec) {
 asio::awaitable<void> ClientConnection::ReadLoop() {
   auto self = shared_from_this();
   for (;;) {
-    if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+    if (in_.capacity() - in_.size() < rpc::kReadChunk / 4) in_.Reserve(in_.size() + rpc::kReadChunk);
     auto [ec, n] = co_await socket_.async_read_some(
-        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), kNoThrow);
+        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), rpc::kNoThrow);
     if (ec) {
       OnReadError(ec);
       co_return;
@@ -281,14 +281,14 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
     in_.Consume(pos);
     if (closed_) co_return;
     ClientWriteHooks hooks{this};
-    FlushNow(socket_, q_, hooks);
+    rpc::FlushNow(socket_, q_, hooks);
   }
 }
 
 asio::awaitable<void> ClientConnection::WriteLoop() {
   auto self = shared_from_this();
   ClientWriteHooks hooks{this};
-  const boost::system::error_code ec = co_await RunWriteLoop(socket_, q_, hooks);
+  const boost::system::error_code ec = co_await rpc::RunWriteLoop(socket_, q_, hooks);
   if (ec && !closed_)
     FailAll(Status::Unavailable("cannot write to server " + peer() + ": " + ec.message()));
   Close();
@@ -297,8 +297,8 @@ asio::awaitable<void> ClientConnection::WriteLoop() {
 namespace {
 
 // A PendingCall that hands its outcome to a waiting thread through a promise.
-struct ReplyPromise final : PendingCall {
-  void OnReply(const CallHeader& h, ByteView p) override {
+struct ReplyPromise final : rpc::PendingCall {
+  void OnReply(const rpc::CallHeader& h, ByteView p) override {
     if (h.status != uint8_t(CallStatus::kOk)) {
       Complete(Status::Unavailable(std::string(CallStatusName(CallStatus(h.status))) + ": " +
                                    p.ToString()));
@@ -387,4 +387,4 @@ StatusOr<std::string> CallFromOtherThread(ClientConnection& conn, Method method,
                              DurationText(int(timeout.count())));
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

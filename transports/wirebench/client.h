@@ -36,7 +36,7 @@
 #include "transports/wirebench/frame.h"
 #include "rpc/write_loop.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 struct ClientOptions {
   std::string host = "127.0.0.1";
@@ -44,10 +44,10 @@ struct ClientOptions {
   // Codec announced in the preamble.
   uint8_t codec_id = 1;
   // Largest reply frame accepted.
-  uint32_t max_frame = kDefaultMaxFrame;
+  uint32_t max_frame = rpc::kDefaultMaxCallBytes;
   // Largest request frame the server accepts (its --max-frame). A bigger
   // request is not sent: its call fails at once, saying so.
-  uint32_t max_request_frame = kDefaultMaxFrame;
+  uint32_t max_request_frame = rpc::kDefaultMaxCallBytes;
   // How long the first call may wait for the first byte of an answer before
   // the peer is declared not to be a wirebench server. 0: no limit.
   int handshake_timeout_ms = 2000;
@@ -55,7 +55,7 @@ struct ClientOptions {
 };
 
 class ClientConnection final : public std::enable_shared_from_this<ClientConnection>,
-                         public CallChannel {
+                         public rpc::CallChannel {
  public:
   // Connects, sends the preamble and starts the reader and writer.
   static boost::asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> Connect(
@@ -71,7 +71,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   // the payload to; then call Send() (or Abandon() if encoding failed).
   // Returns nullptr if the connection has failed (see error()) or has 65535
   // calls in flight.
-  ByteBuffer* BeginCall(uint8_t method, PendingCall* pending, uint32_t* call_id = nullptr);
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id = nullptr);
   // Queues the call. A request over options.max_request_frame is dropped
   // instead and its PendingCall fails before Send() returns (the connection
   // stays usable).
@@ -87,7 +87,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   // Why the connection failed: names the server and the cause.
   const Status& error() const { return error_; }
   size_t inflight() const { return slots_.inflight(); }
-  const ClientConnectionStats& stats() const { return stats_; }
+  const rpc::ClientConnectionStats& stats() const { return stats_; }
   std::string peer() const;
   // Closes the socket; pending calls fail with Aborted (or with the error
   // the connection already had) before this returns. Idempotent.
@@ -115,17 +115,17 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   boost::asio::ip::tcp::socket socket_;
   ClientOptions options_;
   ByteBuffer in_;
-  OutputQueue q_;
+  rpc::OutputQueue q_;
   boost::asio::steady_timer handshake_timer_;
   bool handshake_armed_ = false;
   bool answered_ = false;  // Some byte came back from the server.
   bool closed_ = false;
   bool dispatching_ = false;  // ReadLoop is handing replies to their calls.
   Status error_;
-  CallSlots<> slots_;
+  rpc::CallSlots<> slots_;
   size_t open_frame_ = SIZE_MAX;  // Offset in q_.out of the frame being encoded.
   uint32_t open_slot_ = 0;
-  ClientConnectionStats stats_;
+  rpc::ClientConnectionStats stats_;
 };
 
 // Blocking one-shot call on a fresh connection (for Stats and Ping from
@@ -167,4 +167,4 @@ Status BadReplyError(const std::string& peer, bool had_valid_frame, ByteView rec
 Status ConnectionLostError(const std::string& peer, std::string cause,
                            bool preamble_unanswered);
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 ParseResult ParsePreamble(ByteView in, Preamble* out, std::string* why) {
   // Check the magic byte by byte as it arrives, so a wrong peer (an HTTP
@@ -52,4 +52,4 @@ void AppendErrorFrame(ByteBuffer* out, uint32_t call_id, uint8_t method, CallSta
   EndFrame(out, off);
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -17,10 +17,10 @@
 #include <string>
 
 #include "common/bytes.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "rpc/call_header.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 inline constexpr uint8_t kMagic[4] = {'W', 'B', 'N', 'C'};
 inline constexpr uint8_t kProtocolVersion = 1;
@@ -38,7 +38,7 @@ struct Preamble {
 
 // The call header as this framing carries it: the length word, then the
 // call header (rpc/call_header.h).
-struct FrameHeader : CallHeader {
+struct FrameHeader : rpc::CallHeader {
   uint32_t length = 0;  // Bytes after the length word: fixed header + payload.
   size_t payload_size() const { return length - kFixedHeaderSize; }
 };
@@ -110,4 +110,4 @@ inline void EndFrame(ByteBuffer* out, size_t offset) {
   StoreLE32(out->data() + offset, uint32_t(out->size() - offset - kLengthSize));
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -6,7 +6,7 @@
 #include "codecs/codec.h"
 #include "transports/wirebench/server_internal.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 namespace {
 constexpr size_t kMaxPooledCalls = 4096;
@@ -26,7 +26,7 @@ void IoState::ReleaseCall(std::unique_ptr<PooledCall> call) {
   if (free_calls.size() < kMaxPooledCalls) free_calls.push_back(std::move(call));
 }
 
-HandlerPool::HandlerPool(int threads, Service* service) : service_(service) {
+HandlerPool::HandlerPool(int threads, rpc::Service* service) : service_(service) {
   ring_.resize(1024);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Run(i); });
 }
@@ -65,7 +65,7 @@ void HandlerPool::Stop() {
 void HandlerPool::Run(int index) {
   std::string name = "handler-" + std::to_string(index);
   RegisterThisThread(ThreadRole::kServerHandler, name.c_str());
-  std::vector<std::unique_ptr<CallHandler>> handlers(256);
+  std::vector<std::unique_ptr<rpc::CallHandler>> handlers(256);
   for (;;) {
     std::unique_ptr<PooledCall> call;
     {
@@ -76,11 +76,11 @@ void HandlerPool::Run(int index) {
       head_ = (head_ + 1) % ring_.size();
       --count_;
     }
-    std::unique_ptr<CallHandler>& handler = handlers[uint8_t(call->codec->id)];
+    std::unique_ptr<rpc::CallHandler>& handler = handlers[uint8_t(call->codec->id)];
     const FrameHeader& h = call->header;
     call->reply.Clear();
     const size_t off = BeginFrame(&call->reply, h.call_id, h.method, 0);
-    CallOutcome outcome;
+    rpc::CallOutcome outcome;
     if (!handler) {
       auto made = service_->NewCallHandler(*call->codec);
       if (made.ok()) {
@@ -106,7 +106,7 @@ void HandlerPool::Run(int index) {
   }
 }
 
-Status WirebenchProtocol::Start(NetServer* server) {
+Status WirebenchProtocol::Start(rpc::NetServer* server) {
   server_ = server;
   if (options_.handlers < 0) return Status::InvalidArgument("--handlers must be 0 or more");
   for (int i = 0; i < server->io_threads(); ++i) io_.push_back(std::make_unique<IoState>());
@@ -118,7 +118,7 @@ void WirebenchProtocol::Stop() {
   if (pool_) pool_->Stop();
 }
 
-std::unique_ptr<ProtocolConnection> WirebenchProtocol::NewConnection(ConnectionHost* host) {
+std::unique_ptr<rpc::ProtocolConnection> WirebenchProtocol::NewConnection(rpc::ConnectionHost* host) {
   return std::make_unique<WirebenchConnection>(this, host);
 }
 
@@ -136,16 +136,16 @@ void WirebenchProtocol::AppendStats(nlohmann::json* j) {
 
 class Server::Impl {
  public:
-  Impl(const ServerOptions& options, Service* service)
+  Impl(const rpc::ServerOptions& options, rpc::Service* service)
       : protocol(options, service), net(options, &protocol, service) {}
   WirebenchProtocol protocol;
-  NetServer net;
+  rpc::NetServer net;
 };
 
-Server::Server(const ServerOptions& options, Service* service)
+Server::Server(const rpc::ServerOptions& options, rpc::Service* service)
     : impl_(std::make_unique<Impl>(options, service)) {
   Wrap(&impl_->net);
 }
 Server::~Server() { impl_->net.Stop(); }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -26,14 +26,14 @@
 #include "rpc/transport_server.h"
 #include "transports/wirebench/frame.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 // wirebench's framing on the network core: a NetServer speaking
 // WirebenchProtocol (its Stats count frames in and out too).
-class Server final : public ServerWrapper {
+class Server final : public rpc::ServerWrapper {
  public:
   // `service` must outlive the server.
-  Server(const ServerOptions& options, Service* service);
+  Server(const rpc::ServerOptions& options, rpc::Service* service);
   ~Server() override;  // Stops and joins.
 
  private:
@@ -41,4 +41,4 @@ class Server final : public ServerWrapper {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -11,20 +11,20 @@
 #include "rpc/log.h"
 #include "transports/wirebench/server_internal.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 void WirebenchConnection::Fatal(CallStatus status, uint32_t call_id, const std::string& why) {
-  LogRateLimited("closing connection from " + host_->peer() + ": " + why);
+  rpc::LogRateLimited("closing connection from " + host_->peer() + ": " + why);
   AppendErrorFrame(&host_->out(), call_id, 0, status, why);
   BumpShared(io_->stats.frames_out, 1);
   host_->FinishAfterFlush();
 }
 
-void WirebenchConnection::AppendRefusal(Refusal why, const std::string& text, ByteView pending,
+void WirebenchConnection::AppendRefusal(rpc::Refusal why, const std::string& text, ByteView pending,
                                         ByteBuffer* out) {
   // The call refused room, when its header is in.
   const uint32_t call_id =
-      why == Refusal::kBufferBudget && preamble_done_ && pending.size() >= 8
+      why == rpc::Refusal::kBufferBudget && preamble_done_ && pending.size() >= 8
           ? LoadLE32(pending.data() + 4)
           : 0;
   AppendErrorFrame(out, call_id, 0, CallStatus::kOverloaded, text);
@@ -44,7 +44,7 @@ size_t WirebenchConnection::UnitSize(ByteView in) const {
   if (!preamble_done_ || in.size() < kLengthSize) return 0;
   const uint32_t length = LoadLE32(in.data());
   // An oversized length is refused by Consume, not buffered for.
-  if (length > protocol_->options().max_frame) return 0;
+  if (length > protocol_->options().max_call_bytes) return 0;
   return kLengthSize + length;
 }
 
@@ -88,7 +88,7 @@ size_t WirebenchConnection::Consume(ByteView in) {
     pos = ConsumePreamble(in);
     if (!preamble_done_) return pos;
   }
-  const uint32_t max_frame = protocol_->options().max_frame;
+  const uint32_t max_frame = protocol_->options().max_call_bytes;
   std::string why;
   while (!host_->Backlogged()) {
     Frame f;
@@ -98,7 +98,7 @@ size_t WirebenchConnection::Consume(ByteView in) {
     if (r == ParseResult::kBad) {
       uint32_t call_id = rest.size() >= 8 ? LoadLE32(rest.data() + 4) : 0;
       uint32_t length = LoadLE32(rest.data());
-      Fatal(length > max_frame ? CallStatus::kFrameTooLarge : CallStatus::kBadRequest, call_id,
+      Fatal(length > max_frame ? CallStatus::kCallTooLarge : CallStatus::kBadRequest, call_id,
             why);
       break;
     }
@@ -179,7 +179,7 @@ void WirebenchConnection::HandleInline(const Frame& f) {
   const FrameHeader& h = f.header;
   ByteBuffer& out = host_->out();
   const size_t off = BeginFrame(&out, h.call_id, h.method, 0);
-  CallOutcome outcome;
+  rpc::CallOutcome outcome;
   handler_->Handle(h, f.payload, &out, &outcome);
   if (outcome.status != CallStatus::kOk) {
     out.Resize(off + kFrameHeaderSize);
@@ -239,4 +239,4 @@ void WirebenchConnection::OnHandled(std::unique_ptr<PooledCall> call) {
   host_->ResumeReading();
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

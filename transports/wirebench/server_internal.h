@@ -19,13 +19,13 @@
 
 #include "common/bytes.h"
 #include "common/counters.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "rpc/net_server.h"
 #include "rpc/service.h"
 #include "transports/wirebench/frame.h"
 #include "transports/wirebench/server.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 // The protocol's counters of one I/O thread: written only by it
 // (BumpShared), summed by Stats on another thread (common/counters.h).
@@ -66,7 +66,7 @@ struct IoState {
 // CallHandler per codec id, created on first use.
 class HandlerPool {
  public:
-  HandlerPool(int threads, Service* service);
+  HandlerPool(int threads, rpc::Service* service);
   ~HandlerPool();
   void Submit(std::unique_ptr<PooledCall> call);
   // Stops the threads; calls still queued are dropped.
@@ -75,7 +75,7 @@ class HandlerPool {
  private:
   void Run(int index);
 
-  Service* service_;
+  rpc::Service* service_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<PooledCall>> ring_;  // Circular queue, grows when full.
@@ -85,18 +85,18 @@ class HandlerPool {
 };
 
 // The wirebench framing as a protocol of the network core.
-class WirebenchProtocol final : public ServerProtocol {
+class WirebenchProtocol final : public rpc::ServerProtocol {
  public:
-  WirebenchProtocol(const ServerOptions& options, Service* service)
+  WirebenchProtocol(const rpc::ServerOptions& options, rpc::Service* service)
       : options_(options), service_(service) {}
   std::string_view name() const override { return "wirebench"; }
-  Status Start(NetServer* server) override;
+  Status Start(rpc::NetServer* server) override;
   void Stop() override;
-  std::unique_ptr<ProtocolConnection> NewConnection(ConnectionHost* host) override;
+  std::unique_ptr<rpc::ProtocolConnection> NewConnection(rpc::ConnectionHost* host) override;
   void AppendStats(nlohmann::json* j) override;
 
-  const ServerOptions& options() const { return options_; }
-  Service* service() { return service_; }
+  const rpc::ServerOptions& options() const { return options_; }
+  rpc::Service* service() { return service_; }
   HandlerPool* pool() { return pool_.get(); }  // Null in inline mode.
   IoState& io(int index) { return *io_[size_t(index)]; }
   std::string StatsReply(const CounterTotals& own_at_entry) {
@@ -104,18 +104,18 @@ class WirebenchProtocol final : public ServerProtocol {
   }
 
  private:
-  ServerOptions options_;
-  Service* service_;
-  NetServer* server_ = nullptr;
+  rpc::ServerOptions options_;
+  rpc::Service* service_;
+  rpc::NetServer* server_ = nullptr;
   std::vector<std::unique_ptr<IoState>> io_;
   std::unique_ptr<HandlerPool> pool_;
 };
 
 // One connection's protocol state: the preamble, then frames parsed in
 // place and answered inline or through the handler pool.
-class WirebenchConnection final : public ProtocolConnection {
+class WirebenchConnection final : public rpc::ProtocolConnection {
  public:
-  WirebenchConnection(WirebenchProtocol* protocol, ConnectionHost* host)
+  WirebenchConnection(WirebenchProtocol* protocol, rpc::ConnectionHost* host)
       : protocol_(protocol), host_(host), io_(&protocol->io(host->io_index())) {}
 
   size_t Consume(ByteView in) override;
@@ -125,7 +125,7 @@ class WirebenchConnection final : public ProtocolConnection {
   }
   int Outstanding() const override { return inflight_; }
   const char* PartialState(size_t pending_input) const override;
-  void AppendRefusal(Refusal why, const std::string& text, ByteView pending,
+  void AppendRefusal(rpc::Refusal why, const std::string& text, ByteView pending,
                      ByteBuffer* out) override;
 
   // A handler-pool call came back (runs on this connection's I/O thread).
@@ -140,13 +140,13 @@ class WirebenchConnection final : public ProtocolConnection {
   void DelayReply(ByteView frame, uint32_t delay_us);
 
   WirebenchProtocol* protocol_;
-  ConnectionHost* host_;
+  rpc::ConnectionHost* host_;
   IoState* io_;
   const CodecInfo* codec_ = nullptr;  // From the preamble.
-  std::unique_ptr<CallHandler> handler_;  // Inline mode.
+  std::unique_ptr<rpc::CallHandler> handler_;  // Inline mode.
   bool preamble_done_ = false;
   bool frame_seen_ = false;  // A whole frame has arrived after the preamble.
   int inflight_ = 0;  // Calls handed to the pool or delayed, not yet queued for writing.
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

@@ -18,7 +18,7 @@
 
 #include "rpc/asio_io.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 namespace {
 
@@ -92,9 +92,9 @@ StatusOr<std::unique_ptr<WirebenchSharedConnection>> WirebenchSharedConnection::
     WirebenchSharedConnectionOptions options) {
   const ClientOptions& o = options.client;
   const std::string where = o.host + ":" + std::to_string(o.port);
-  if (options.max_channels < 1 || options.max_channels > int(kMaxCallsInFlight))
+  if (options.max_channels < 1 || options.max_channels > int(rpc::kMaxCallsInFlight))
     return Status::InvalidArgument("a shared connection carries 1 to " +
-                                   std::to_string(kMaxCallsInFlight) + " channels, not " +
+                                   std::to_string(rpc::kMaxCallsInFlight) + " channels, not " +
                                    std::to_string(options.max_channels));
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -153,7 +153,7 @@ StatusOr<std::unique_ptr<WirebenchSharedConnection>> WirebenchSharedConnection::
 }
 
 StatusOr<std::unique_ptr<WirebenchSharedConnection>> WirebenchSharedConnection::Connect(
-    const SharedConnectionOptions& options) {
+    const rpc::SharedConnectionOptions& options) {
   WirebenchSharedConnectionOptions o;
   o.client.host = options.host;
   o.client.port = options.port;
@@ -172,9 +172,9 @@ WirebenchSharedConnection::WirebenchSharedConnection(int fd,
       peer_(options_.client.host + ":" + std::to_string(options_.client.port)),
       slots_(new Slot[size_t(options_.max_channels)]),
       to_wake_(new uint32_t[size_t(options_.max_channels)]) {
-  queued_.Reserve(kReadChunk);
-  writing_.Reserve(kReadChunk);
-  in_.Reserve(kReadChunk);
+  queued_.Reserve(rpc::kReadChunk);
+  writing_.Reserve(rpc::kReadChunk);
+  in_.Reserve(rpc::kReadChunk);
 }
 
 WirebenchSharedConnection::~WirebenchSharedConnection() {
@@ -183,7 +183,7 @@ WirebenchSharedConnection::~WirebenchSharedConnection() {
   ::close(fd_);
 }
 
-std::unique_ptr<SharedChannel> WirebenchSharedConnection::NewChannel() {
+std::unique_ptr<rpc::SharedChannel> WirebenchSharedConnection::NewChannel() {
   std::lock_guard<std::mutex> lock(mu_);
   const int i = channels_.load(std::memory_order_relaxed);
   if (i >= options_.max_channels) return nullptr;
@@ -205,8 +205,8 @@ size_t WirebenchSharedConnection::inflight() const {
   return n;
 }
 
-ClientConnectionStats WirebenchSharedConnection::stats() const {
-  ClientConnectionStats s;
+rpc::ClientConnectionStats WirebenchSharedConnection::stats() const {
+  rpc::ClientConnectionStats s;
   {
     std::lock_guard<std::mutex> lock(mu_);
     s.frames_out = frames_out_;
@@ -306,7 +306,7 @@ void WirebenchSharedConnection::WriteQueued(std::unique_lock<std::mutex>* lock) 
 void WirebenchSharedConnection::ReadLoop() {
   RegisterThisThread(options_.reader_role, options_.reader_name.c_str());
   for (;;) {
-    if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
+    if (in_.capacity() - in_.size() < rpc::kReadChunk / 4) in_.Reserve(in_.size() + rpc::kReadChunk);
     const ssize_t n = ::recv(fd_, in_.data() + in_.size(), in_.capacity() - in_.size(), 0);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
       if (!ok()) return;
@@ -418,7 +418,7 @@ WirebenchSharedChannel::~WirebenchSharedChannel() {
   if (pending_ != nullptr) Cancel(call_id_);
 }
 
-ByteBuffer* WirebenchSharedChannel::BeginCall(uint8_t method, PendingCall* pending,
+ByteBuffer* WirebenchSharedChannel::BeginCall(uint8_t method, rpc::PendingCall* pending,
                                               uint32_t* call_id) {
   if (pending_ != nullptr || !ok()) return nullptr;
   call_id_ = call_ids_.Next(slot_index_);
@@ -434,7 +434,7 @@ void WirebenchSharedChannel::Send() {
   const ClientOptions& o = conn_->options_.client;
   const size_t length = out_.size() - open_frame_ - kLengthSize;
   if (length > o.max_request_frame) {
-    PendingCall* p = pending_;
+    rpc::PendingCall* p = pending_;
     Abandon();
     p->OnFailure(RequestTooLargeError(length, o.max_request_frame));
     return;
@@ -451,7 +451,7 @@ void WirebenchSharedChannel::Send() {
   in_reply_ = false;
   if (!conn_->Queue(out_.view(), handles_reply)) {
     slot_->state.store(0, std::memory_order_release);
-    PendingCall* p = pending_;
+    rpc::PendingCall* p = pending_;
     pending_ = nullptr;
     sent_ = false;
     p->OnFailure(error());
@@ -498,7 +498,7 @@ void WirebenchSharedChannel::WaitReply(std::chrono::nanoseconds timeout) {
 }
 
 void WirebenchSharedChannel::Finish(uint32_t st) {
-  PendingCall* p = pending_;
+  rpc::PendingCall* p = pending_;
   pending_ = nullptr;
   sent_ = false;
   // Idle: the reader leaves the slot alone until the next call.
@@ -526,7 +526,7 @@ const Status& WirebenchSharedChannel::error() const {
   return error_;
 }
 
-const ClientConnectionStats& WirebenchSharedChannel::stats() const {
+const rpc::ClientConnectionStats& WirebenchSharedChannel::stats() const {
   stats_ = conn_->stats();
   return stats_;
 }
@@ -537,9 +537,9 @@ void WirebenchSharedChannel::Close() {
                          : conn_->error();
   if (pending_ == nullptr) return;
   const bool sent = sent_;
-  PendingCall* p = pending_;
+  rpc::PendingCall* p = pending_;
   Cancel(call_id_);
   if (sent) p->OnFailure(error_);
 }
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

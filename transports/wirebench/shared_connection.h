@@ -57,7 +57,7 @@
 #include "transports/wirebench/client.h"
 #include "transports/wirebench/frame.h"
 
-namespace wirebench::rpc {
+namespace wirebench::wbrpc {
 
 class WirebenchSharedChannel;
 
@@ -77,10 +77,10 @@ struct WirebenchSharedConnectionOptions {
   std::function<bool()> cancelled;
 };
 
-class WirebenchSharedConnection final : public SharedConnection {
+class WirebenchSharedConnection final : public rpc::SharedConnection {
  public:
   // Longest single wait of the reader in recv() and of a caller in WaitReply().
-  static constexpr std::chrono::milliseconds kPollInterval = SharedChannel::kPollInterval;
+  static constexpr std::chrono::milliseconds kPollInterval = rpc::SharedChannel::kPollInterval;
   // Frames left for a caller still to handle its reply at most, before the
   // caller that queues one more writes them (a batch in flight to the
   // server while the rest is prepared, instead of a whole round in lockstep).
@@ -93,7 +93,7 @@ class WirebenchSharedConnection final : public SharedConnection {
   // The same from the driver's options (rpc/shared_channel.h): wirebench's
   // client defaults for the rest.
   static StatusOr<std::unique_ptr<WirebenchSharedConnection>> Connect(
-      const SharedConnectionOptions& options);
+      const rpc::SharedConnectionOptions& options);
   // Closes the connection and joins the reader. REQUIRES: every
   // WirebenchSharedChannel of the connection is gone.
   ~WirebenchSharedConnection() override;
@@ -101,7 +101,7 @@ class WirebenchSharedConnection final : public SharedConnection {
   WirebenchSharedConnection& operator=(const WirebenchSharedConnection&) = delete;
 
   // A channel for one more caller; nullptr once max_channels were made.
-  std::unique_ptr<SharedChannel> NewChannel() override;
+  std::unique_ptr<rpc::SharedChannel> NewChannel() override;
 
   bool ok() const { return !failed_.load(std::memory_order_acquire); }
   // Why the connection failed (Ok while it has not).
@@ -109,7 +109,7 @@ class WirebenchSharedConnection final : public SharedConnection {
   // Calls sent and not yet answered or failed.
   size_t inflight() const;
   // A consistent-enough snapshot of the connection's counters.
-  ClientConnectionStats stats() const override;
+  rpc::ClientConnectionStats stats() const override;
   std::string peer() const;
   // Shuts the socket down: the reader ends and every call in flight fails
   // with Aborted (or with the error the connection already had). Any
@@ -187,7 +187,7 @@ class WirebenchSharedConnection final : public SharedConnection {
 // One caller's SharedChannel over a WirebenchSharedConnection: one call at a
 // time, in the caller's slot. The caller sends with Send() and then waits in
 // WaitReply(), which runs the call's PendingCall when the outcome is in.
-class WirebenchSharedChannel final : public SharedChannel {
+class WirebenchSharedChannel final : public rpc::SharedChannel {
  public:
   ~WirebenchSharedChannel() override;
   WirebenchSharedChannel(const WirebenchSharedChannel&) = delete;
@@ -195,7 +195,7 @@ class WirebenchSharedChannel final : public SharedChannel {
 
   // One call at a time: nullptr while a call is in flight, after Close(),
   // or once the connection failed.
-  ByteBuffer* BeginCall(uint8_t method, PendingCall* pending,
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending,
                         uint32_t* call_id = nullptr) override;
   // Queues the request (see WirebenchSharedConnection). A request over the frame
   // limit, or one on a failed connection, fails before Send() returns.
@@ -216,7 +216,7 @@ class WirebenchSharedChannel final : public SharedChannel {
   const Status& error() const override;
   size_t inflight() const override { return waiting() ? 1 : 0; }
   // The whole connection's counters (shared with its other channels).
-  const ClientConnectionStats& stats() const override;
+  const rpc::ClientConnectionStats& stats() const override;
   std::string peer() const override { return conn_->peer(); }
   // Fails the call in flight with Aborted and refuses further calls; the
   // connection stays open for its other channels.
@@ -233,14 +233,14 @@ class WirebenchSharedChannel final : public SharedChannel {
   uint32_t slot_index_;
   ByteBuffer out_;
   size_t open_frame_ = SIZE_MAX;
-  PendingCall* pending_ = nullptr;
+  rpc::PendingCall* pending_ = nullptr;
   uint32_t call_id_ = 0;
   bool sent_ = false;
   bool buffer1_ = false;  // The call in flight's reply goes to reply[1].
   bool in_reply_ = false;  // Handling a delivered reply, not yet accounted.
-  CallIdGenerator call_ids_;
+  rpc::CallIdGenerator call_ids_;
   mutable Status error_;
-  mutable ClientConnectionStats stats_;
+  mutable rpc::ClientConnectionStats stats_;
 };
 
-}  // namespace wirebench::rpc
+}  // namespace wirebench::wbrpc

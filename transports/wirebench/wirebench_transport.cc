@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "common/bytes.h"
-#include "common/protocol.h"
+#include "common/calls.h"
 #include "transports/transport.h"
 #include "transports/wirebench/client.h"
 #include "transports/wirebench/frame.h"
@@ -23,8 +23,8 @@ namespace {
 std::string_view ProbeHello() {
   static const std::string hello = [] {
     ByteBuffer b;
-    rpc::WritePreamble(uint8_t(CodecId::kRaw), &b);
-    rpc::EndFrame(&b, rpc::BeginFrame(&b, /*call_id=*/1, uint8_t(Method::kPing), /*status=*/0));
+    wbrpc::WritePreamble(uint8_t(CodecId::kRaw), &b);
+    wbrpc::EndFrame(&b, wbrpc::BeginFrame(&b, /*call_id=*/1, uint8_t(Method::kPing), /*status=*/0));
     return std::string(reinterpret_cast<const char*>(b.data()), b.size());
   }();
   return hello;
@@ -34,11 +34,11 @@ std::string_view ProbeHello() {
 // header and at most the default --max-frame (16 MiB), then a call id and
 // a known method.
 bool IsWirebenchFrame(std::string_view b) {
-  if (b.size() < rpc::kFrameHeaderSize) return false;
+  if (b.size() < wbrpc::kFrameHeaderSize) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(b.data());
   const uint32_t length = LoadLE32(p);
-  return length >= rpc::kFixedHeaderSize && length <= rpc::kDefaultMaxFrame &&
-         IsKnownMethod(p[rpc::kLengthSize + 4]);
+  return length >= wbrpc::kFixedHeaderSize && length <= rpc::kDefaultMaxCallBytes &&
+         IsKnownMethod(p[wbrpc::kLengthSize + 4]);
 }
 
 class WirebenchEntry final : public Transport {
@@ -46,7 +46,7 @@ class WirebenchEntry final : public Transport {
   WirebenchEntry()
       : Transport({"wirebench",
                    "wirebench's own framing (length, call id, method, status; the codec's bytes)",
-                   {"wirebench::rpc::"}},
+                   {"wirebench::wbrpc::"}},
                   {.wire = {.family = "wirebench",
                             .speaks = "wirebench's own RPC protocol (a `wirebench server` with the "
                                       "default --rpc wirebench)",
@@ -56,19 +56,19 @@ class WirebenchEntry final : public Transport {
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               const OptionSettings&, Region*,
                                                               rpc::Service* service) const override {
-    auto server = std::make_unique<rpc::Server>(options, service);
+    auto server = std::make_unique<wbrpc::Server>(options, service);
     WB_RETURN_IF_ERROR(server->Start());
     return std::unique_ptr<rpc::TransportServer>(std::move(server));
   }
 
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
       boost::asio::io_context& ctx, EndpointOptions options) const override {
-    rpc::ClientOptions co;
+    wbrpc::ClientOptions co;
     co.host = options.host;
     co.port = options.port;
     const CodecInfo& codec = options.codec_entry();
     co.codec_id = uint8_t(codec.id);  // The preamble's byte.
-    auto conn = co_await rpc::ClientConnection::Connect(ctx, co);
+    auto conn = co_await wbrpc::ClientConnection::Connect(ctx, co);
     if (!conn.ok()) co_return conn.status();
     co_return ClientEndpoint{*conn, codec.factory()};
   }
@@ -76,7 +76,7 @@ class WirebenchEntry final : public Transport {
   bool SharesConnectionsAcrossThreads() const override { return true; }
   StatusOr<std::unique_ptr<rpc::SharedConnection>> ConnectShared(
       const rpc::SharedConnectionOptions& options) const override {
-    auto conn = rpc::WirebenchSharedConnection::Connect(options);
+    auto conn = wbrpc::WirebenchSharedConnection::Connect(options);
     if (!conn.ok()) return conn.status();
     return std::unique_ptr<rpc::SharedConnection>(std::move(conn).value());
   }

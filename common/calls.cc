@@ -1,4 +1,4 @@
-#include "common/protocol.h"
+#include "common/calls.h"
 
 namespace wirebench {
 
@@ -19,7 +19,7 @@ std::string_view CallStatusName(CallStatus s) {
     case CallStatus::kOk: return "OK";
     case CallStatus::kBadRequest: return "BAD_REQUEST";
     case CallStatus::kUnknownMethod: return "UNKNOWN_METHOD";
-    case CallStatus::kFrameTooLarge: return "FRAME_TOO_LARGE";
+    case CallStatus::kCallTooLarge: return "CALL_TOO_LARGE";
     case CallStatus::kBadPreamble: return "BAD_PREAMBLE";
     case CallStatus::kServerError: return "SERVER_ERROR";
     case CallStatus::kOverloaded: return "OVERLOADED";

@@ -1,6 +1,9 @@
-// Constants of the wirebench wire protocol that more than one layer needs:
-// method ids, call status codes and codec ids (docs/design.md, "Wire format"). The framing
-// itself lives in transports/wirebench/frame.h; what a payload means lives in codecs/.
+// The project's own words for a call, which every layer shares: what it asks
+// (Method) and how it ended (CallStatus). No transport owns them; each maps
+// them to its wire: wirebench's frame carries them as bytes of these values
+// (transports/wirebench/frame.h), HBase's as method names and exception
+// classes, gRPC's as method paths and status codes. What a payload means
+// lives in codecs/.
 // Thread-safety: constants only.
 #pragma once
 
@@ -9,7 +12,7 @@
 
 namespace wirebench {
 
-// Method byte of the fixed call header.
+// What a call asks of the server.
 enum class Method : uint8_t {
   kMutate = 1,
   kGet = 2,
@@ -20,16 +23,17 @@ enum class Method : uint8_t {
 };
 constexpr int kMaxMethod = 6;
 inline bool IsKnownMethod(uint8_t m) { return m >= 1 && m <= kMaxMethod; }
-// HBase's method names ("Mutate", "Get", ...), as carried in RequestHeader.method_name.
+// Each method's name ("Mutate", "Get", ...): HBase's RequestHeader.method_name,
+// gRPC's method path and the servers' Stats keys use it.
 std::string_view MethodName(Method m);
 
-// Status byte of the fixed call header. Anything but kOk carries a UTF-8
-// reason as its payload instead of a codec payload.
+// How a call ended. Anything but kOk carries a UTF-8 reason instead of a
+// codec payload.
 enum class CallStatus : uint8_t {
   kOk = 0,
   kBadRequest = 1,      // The payload did not decode; the connection stays up.
   kUnknownMethod = 2,   // The method byte is not one the server knows.
-  kFrameTooLarge = 3,   // The frame exceeds the server's maximum; connection closed.
+  kCallTooLarge = 3,   // The call exceeds the server's maximum; connection closed.
   kBadPreamble = 4,     // Wrong magic, version or codec; connection closed.
   kServerError = 5,     // The region failed the call.
   kOverloaded = 6,      // Per-connection limits hit; connection closed.
