@@ -2,6 +2,7 @@
 // metric definitions (compare_metrics.h): ratio rows where the metric says
 // so, summed metrics, a cell cut short marked "(partial)" in Markdown, CSV
 // and JSON, and the repeats actually present stated, not the requested count.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -16,7 +17,9 @@
 #include <sstream>
 
 #include "bench/results/compare_report.h"
+#include "bench/results/host_figures.h"
 #include "bench/results/report.h"
+#include "tests/fake_host_env.h"
 
 namespace wirebench {
 namespace {
@@ -106,6 +109,27 @@ TEST(CompareTables, PartialCellIsMarkedAndRepeatsPresentAreStated) {
   EXPECT_EQ(j["tables"][0]["metrics"]["Throughput (ops/s)"]["raw"]["partial"], 1);
   EXPECT_TRUE(j["cells"][1]["partial"].get<bool>());
   EXPECT_FALSE(j["cells"][0]["partial"].get<bool>());
+}
+
+// A repeat whose host (read through the host seam, here a fed one) had
+// other processes on it is stamped busy in the host table; the quiet
+// repeat beside it is not.
+TEST(CompareTables, ARepeatOnABusyHostIsStampedBusy) {
+  std::vector<CompareCell> cells = Cells();
+  for (const uint64_t own : {uint64_t(100), uint64_t(25)}) {  // Quiet, then 0.75 CPU of others'.
+    testing::FakeHostEnv host;
+    host.cpu_times = {CpuJiffies{1000, 0, 800}, CpuJiffies{1200, 0, 900}};
+    host.own_ticks = {uint64_t(0), own};
+    HostProbe probe(host);
+    probe.Start();
+    cells[own == 100 ? 0 : 2].host = probe.Finish();
+  }
+  const std::string md = CompareMarkdown(cells, Options());
+  EXPECT_THAT(md, ::testing::HasSubstr("| pb | 2 | 1100.0 | 3.64 | load 0.20, steal 0.0%, other "
+                                       "processes 0.75 CPUs, 2400 MHz | **busy host:** other "
+                                       "processes used 0.75 CPUs |"));
+  EXPECT_THAT(md, ::testing::HasSubstr("| pb | 1 | 1000.0 | 4.00 | load 0.20, steal 0.0%, other "
+                                       "processes 0.00 CPUs, 2400 MHz |  |"));
 }
 
 TEST(CompareTables, TheCellFlagAloneMarksPartial) {

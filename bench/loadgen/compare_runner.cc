@@ -192,7 +192,7 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                            "-t" + std::to_string(threads) + "-" + file_label + "-r" +
                            std::to_string(rep + 1);
   YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec_entry, rpc_entry, base);
-  HostProbe host;  // The host around this repeat: load, steal, clock.
+  HostProbe host(*o.host_env);  // The host around this repeat: load, steal, clock.
   host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
   const nlohmann::json host_figures = host.Finish();
@@ -237,7 +237,7 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
 // every codec instead of landing on one; within a repeat the columns run in
 // ColumnRunAt's alternating order.
 void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = o.host_env->MonotonicNow();
   int done = 0;
   for (int rep = 0; rep < o.repeat && !out->interrupted; ++rep) {
     out->repeats_run = rep + 1;
@@ -251,8 +251,9 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
               RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
               continue;
             }
-            const double elapsed =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            // Never negative: a clock that stepped back must not give a negative time left.
+            const double elapsed = std::max(
+                0.0, std::chrono::duration<double>(o.host_env->MonotonicNow() - start).count());
             const double eta =
                 done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
             char line[512];
@@ -501,8 +502,8 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
 }
 
 // Before the first cell: a second of the host with nothing of ours running.
-void WarnIfBusyAtStart() {
-  const nlohmann::json h = SampleHost(1.0);
+void WarnIfBusyAtStart(HostEnv& env) {
+  const nlohmann::json h = SampleHost(1.0, env);
   std::string busy = BusyHost(h);
   if (h.contains("load1") && h["load1"].get<double>() > h.value("cpus", 1)) {
     char load[96];
@@ -547,7 +548,7 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
     ResetStopRequest();
     return out;
   }
-  WarnIfBusyAtStart();
+  WarnIfBusyAtStart(*o.host_env);
   std::fprintf(stderr,
                "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
                "thread counts x %d repeats = %d cells of %s; results in %s\n",

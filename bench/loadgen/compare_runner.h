@@ -14,6 +14,7 @@
 
 #include "bench/loadgen/ycsb_run.h"
 #include "bench/results/compare_report.h"
+#include "common/host_env.h"
 #include "common/status.h"
 
 namespace wirebench {
@@ -68,6 +69,10 @@ struct CompareOptions {
   // (bench/loadgen/floor.h) and add "Total CPU vs floor" rows: co-located
   // wall-clock comparisons only (--no-floor leaves it out).
   bool floor = true;
+  // The host each cell's figures (load, steal, other processes' CPU) and the
+  // busy-host check before the first cell are read from, and the progress
+  // line's clock.
+  HostEnv* host_env = &HostEnv::Default();
 };
 
 struct CompareOutcome {

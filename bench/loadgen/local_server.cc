@@ -5,13 +5,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace wirebench {
 
@@ -91,8 +89,7 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std:
     _exit(127);
   }
   close(fds[1]);
-  std::unique_ptr<LocalServer> server(new LocalServer());
-  server->pid_ = pid;
+  auto server = std::make_unique<LocalServer>(pid, HostEnv::Default());
   std::string out;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -123,39 +120,34 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Spawn(const std::vector<std:
 
 bool LocalServer::Alive() {
   if (pid_ <= 0) return false;
-  int st;
-  pid_t r = waitpid(pid_, &st, WNOHANG);
-  if (r == pid_) {
+  if (const auto status = env_->ReapChild(pid_, /*block=*/false)) {
+    ended_ = DescribeExit(*status);
     pid_ = -1;
     return false;
   }
   return true;
 }
 
+std::string LocalServer::DeathNote() {
+  if (Alive()) return "";
+  return "the co-located server process died" + (ended_.empty() ? "" : " (" + ended_ + ")");
+}
+
 std::string LocalServer::Stop() {
   if (pid_ <= 0) return "already exited";
-  kill(pid_, SIGTERM);
-  int st = 0;
+  env_->SignalChild(pid_, SIGTERM);
   for (int i = 0; i < 500; ++i) {
-    pid_t r = waitpid(pid_, &st, WNOHANG);
-    if (r == pid_) {
-      pid_ = -1;
-      if (WIFEXITED(st)) return "exited with status " + std::to_string(WEXITSTATUS(st));
-      return "killed by signal " + std::to_string(WTERMSIG(st));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!Alive()) return ended_;
+    env_->SleepFor(std::chrono::milliseconds(10));
   }
-  kill(pid_, SIGKILL);
-  waitpid(pid_, &st, 0);
-  pid_ = -1;
+  Kill();
   return "did not stop on SIGTERM; killed";
 }
 
 void LocalServer::Kill() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
-  int st = 0;
-  waitpid(pid_, &st, 0);
+  env_->SignalChild(pid_, SIGKILL);
+  if (const auto status = env_->ReapChild(pid_, /*block=*/true)) ended_ = DescribeExit(*status);
   pid_ = -1;
 }
 

@@ -7,6 +7,8 @@
 // SIGTERM when the thread that spawned it exits (PR_SET_PDEATHSIG), so
 // spawn it from a thread that lives as long as the server should (the main
 // thread).
+// Whether and how the child ended is read through a HostEnv
+// (common/host_env.h), so a test can feed a server that died.
 // Thread-safety: not thread-safe; owned by the command that started it.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_env.h"
 #include "common/status.h"
 
 namespace wirebench {
@@ -30,6 +33,9 @@ class LocalServer {
   static StatusOr<std::unique_ptr<LocalServer>> Spawn(const std::vector<std::string>& args,
                                                       const std::string& cpus = "",
                                                       const std::string& binary = "/proc/self/exe");
+  // Watches server child `pid` (started and listening) through `env`: what
+  // Spawn returns once the server listens; a test gives a fake env and pid.
+  LocalServer(pid_t pid, HostEnv& env) : env_(&env), pid_(pid) {}
   // SIGKILL: the server gets no chance to flush or close anything.
   void Kill();
   ~LocalServer();  // Stops it.
@@ -43,10 +49,14 @@ class LocalServer {
   std::string Stop();
   // True while the child has not exited.
   bool Alive();
+  // "" while the child runs, else what a run's error is prefixed with: "the
+  // co-located server process died (killed by signal 9)".
+  std::string DeathNote();
 
  private:
-  LocalServer() = default;
+  HostEnv* env_;
   pid_t pid_ = -1;
+  std::string ended_;  // How it ended, once reaped ("killed by signal 9").
   std::string host_;
   uint16_t port_ = 0;
 };

@@ -235,8 +235,8 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   } else {
     r.server_before = nlohmann::json();
     r.server_stats_error = after.status().ToString();
-    if (server.local && !server.local->Alive())
-      r.server_stats_error = "the co-located server process died: " + r.server_stats_error;
+    if (const std::string died = server.local ? server.local->DeathNote() : ""; !died.empty())
+      r.server_stats_error = died + ": " + r.server_stats_error;
   }
 
   const nlohmann::json calls = CallsBetween(r.server_before, r.server_after);

@@ -4,10 +4,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -157,14 +157,6 @@ class TreeSampler {
   std::set<std::pair<int, uint64_t>> seen_;  // Guarded by mu_.
   int samples_ = 0;                          // Guarded by mu_.
 };
-
-double Ns(const timeval& tv) { return double(tv.tv_sec) * 1e9 + double(tv.tv_usec) * 1e3; }
-
-std::string Describe(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "ended";
-}
 
 // Reaps exited children until none is left or the next is `keep` (the
 // co-located server, whose exit its owner reaps).
@@ -368,11 +360,12 @@ void CountWhatIsLeft(TreeSampler* sampler, ProcessTreeUsage* u) {
 }
 
 // What the reaped members of the tree cost, from RUSAGE_CHILDREN before and after.
-void AddReapedUsage(const rusage& before, const rusage& after, ProcessTreeUsage* u) {
-  u->user_ns += Ns(after.ru_utime) - Ns(before.ru_utime);
-  u->sys_ns += Ns(after.ru_stime) - Ns(before.ru_stime);
-  u->voluntary_switches += uint64_t(after.ru_nvcsw - before.ru_nvcsw);
-  u->involuntary_switches += uint64_t(after.ru_nivcsw - before.ru_nivcsw);
+void AddReapedUsage(const ReapedChildrenUsage& before, const ReapedChildrenUsage& after,
+                    ProcessTreeUsage* u) {
+  u->user_ns += after.user_ns - before.user_ns;
+  u->sys_ns += after.sys_ns - before.sys_ns;
+  u->voluntary_switches += after.voluntary_switches - before.voluntary_switches;
+  u->involuntary_switches += after.involuntary_switches - before.involuntary_switches;
 }
 
 int ExitCodeOf(int status) {
@@ -390,15 +383,14 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   int was_subreaper = 0;
   prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  rusage before{};
-  getrusage(RUSAGE_CHILDREN, &before);
+  const ReapedChildrenUsage before = o.host->ReapedChildren();
 
   const ExecArgs args(o);
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0)
     return Status::IoError(std::string("pipe: ") + std::strerror(errno));
   StopSignalHandlers stop_handlers;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = o.host->MonotonicNow();
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -418,7 +410,8 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   std::thread sampling([&] { SampleUntilDone(&sampler, pid, o.sample_interval, done); });
   const int status = WaitForCommand(pid, o.exclude);
   ProcessTreeUsage u;
-  u.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Never negative: a clock that stepped back gives no wall time, not less than none.
+  u.wall_s = std::max(0.0, std::chrono::duration<double>(o.host->MonotonicNow() - start).count());
   done.store(true);
   sampling.join();
   ReapOrphans(o.exclude);
@@ -427,8 +420,7 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   // stood when it ended).
   // RUSAGE_CHILDREN first: the leftovers' CPU is the /proc figure above, not
   // again what their reaping would add.
-  rusage after{};
-  getrusage(RUSAGE_CHILDREN, &after);
+  const ReapedChildrenUsage after = o.host->ReapedChildren();
   if (!u.left_running.empty()) u.stopped_leftovers = StopLeftovers(u.left_running, o.exclude);
   u.stop_signal = g_stop_signal;
   stop_handlers.Restore();
@@ -439,7 +431,7 @@ StatusOr<ProcessTreeUsage> RunCommandTree(const CommandOptions& o) {
   AddReapedUsage(before, after, &u);
   u.processes_seen = std::max(1, sampler.processes_seen());
   u.samples = sampler.samples();
-  u.how = Describe(status);
+  u.how = DescribeExit(status);
   u.exit_code = ExitCodeOf(status);
   return u;
 }

@@ -13,6 +13,9 @@
 // A sampler walks /proc every `sample_interval` while the command runs, to
 // know the tree's members (by parent links, keyed by pid and start time)
 // and how many processes it had; its own cost is not the command's.
+// The run's wall time and the reaped members' CPU are read through
+// CommandOptions::host (common/host_env.h); the /proc walks and the waiting
+// for the command are direct (they follow real processes).
 // Thread-safety: Run is called from one thread at a time (it changes this
 // process's subreaper flag and SIGINT/SIGTERM dispositions while the
 // command runs).
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_env.h"
 #include "common/status.h"
 
 namespace wirebench {
@@ -58,6 +62,7 @@ struct CommandOptions {
   // passed on to it (not before, so a banner printed here promises that
   // SIGINT/SIGTERM ends the command with a report).
   std::function<void()> started;
+  HostEnv* host = &HostEnv::Default();  // The clock and RUSAGE_CHILDREN.
 };
 
 // Runs the command to its end. An error only when it could not be started

@@ -757,9 +757,9 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   YcsbOutcome out;
   out.result = std::move(run).value();
   if (o.instructions) CollectRunInstructions(local.get(), &out.result);
-  if (out.result.partial && local && !local->Alive())
-    out.result.error =
-        Status::Unavailable("the co-located server process died: " + out.result.error.ToString());
+  if (out.result.partial && local)
+    if (const std::string died = local->DeathNote(); !died.empty())
+      out.result.error = Status::Unavailable(died + ": " + out.result.error.ToString());
   if (d.in_process && out.result.server_stats_error.empty())
     out.result.server_stats_error = "no server: the basic binding is YCSB's BasicDB";
   out.costs = ComputeCosts(out.result);

@@ -1,28 +1,14 @@
 #include "bench/results/host_figures.h"
 #include "bench/results/ratio_interval.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 namespace wirebench {
 
 namespace {
-
-std::string ReadText(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string Fixed(const char* format, double v) {
   char buf[64];
@@ -39,98 +25,43 @@ std::string Outlier(const char* figure, const char* unit, double v, double media
          " against " + Fixed("%.6g", median) + " " + unit + ")";
 }
 
-}  // namespace
-
-std::optional<CpuJiffies> ParseProcStat(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu ", 0) != 0) continue;
-    std::istringstream f(line.substr(4));
-    uint64_t v[8] = {};
-    int n = 0;
-    while (n < 8 && f >> v[n]) ++n;
-    if (n < 4) return std::nullopt;
-    CpuJiffies j;
-    for (int i = 0; i < n; ++i) j.total += v[i];
-    j.steal = n >= 8 ? v[7] : 0;
-    j.idle = v[3] + (n >= 5 ? v[4] : 0);
-    return j;
-  }
-  return std::nullopt;
-}
-
-std::optional<double> ParseLoadAverage(const std::string& text) {
-  double load = 0;
-  if (std::sscanf(text.c_str(), "%lf", &load) != 1 || !(load >= 0)) return std::nullopt;
-  return load;
-}
-
-std::optional<double> ParseCpuInfoMhz(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  double sum = 0;
-  int n = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu MHz", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    double mhz = 0;
-    if (std::sscanf(line.c_str() + colon + 1, "%lf", &mhz) == 1 && mhz > 0) {
-      sum += mhz;
-      ++n;
-    }
-  }
-  if (n == 0) return std::nullopt;
-  return sum / n;
-}
-
-std::optional<uint64_t> ParseOwnTicks(const std::string& stat_text) {
-  // Fields after the command name's closing parenthesis (which may hold spaces).
-  const size_t close = stat_text.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream in(stat_text.substr(close + 1));
-  std::string field;
-  uint64_t sum = 0;
-  // Field 3 (state) is the first after ')'; utime..cstime are fields 14-17.
-  for (int f = 3; f <= 17 && in >> field; ++f) {
-    if (f < 14) continue;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(field.c_str(), &end, 10);
-    if (end == field.c_str() || *end != '\0') return std::nullopt;
-    sum += v;
-    if (f == 17) return sum;
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-std::optional<uint64_t> OwnTicks() { return ParseOwnTicks(ReadText("/proc/self/stat")); }
-
 // Other processes' CPUs over a span: the machine's busy jiffies less this
 // process's own ticks (both in USER_HZ), over the span's wall time in jiffies
-// per CPU.
+// per CPU. In doubles: /proc/stat's idle (with iowait) can step back, and a
+// difference of unsigned counters would then wrap to an enormous "busy".
 std::optional<double> OtherCpus(const CpuJiffies& a, const CpuJiffies& b, uint64_t own_a,
                                 uint64_t own_b, int cpus) {
-  if (b.total <= a.total || cpus <= 0) return std::nullopt;
-  const double busy = double((b.total - b.idle) - (a.total - a.idle));
+  if (b.total <= a.total || own_b < own_a || cpus <= 0) return std::nullopt;
+  const double busy = (double(b.total) - double(b.idle)) - (double(a.total) - double(a.idle));
   const double own = double(own_b - own_a);
   const double span = double(b.total - a.total) / cpus;  // Jiffies of wall time.
   return std::max(0.0, (busy - own) / span);
 }
 
-int OnlineCpus() {
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? int(n) : 1;
+// The steal share of a span; nullopt when the jiffies did not move on or the
+// steal counter went back (no figure rather than a wrapped one).
+std::optional<double> StealPercent(const CpuJiffies& a, const CpuJiffies& b) {
+  if (b.total <= a.total || b.steal < a.steal) return std::nullopt;
+  return 100.0 * double(b.steal - a.steal) / double(b.total - a.total);
+}
+
+// "other_cpus" and "steal_percent" of the span from (a, own_a) to (b, own_b)
+// into `j`, those that can be read.
+void AddSpanFigures(const std::optional<CpuJiffies>& a, const std::optional<CpuJiffies>& b,
+                    const std::optional<uint64_t>& own_a, const std::optional<uint64_t>& own_b,
+                    int cpus, nlohmann::json* j) {
+  if (!a || !b) return;
+  if (own_a && own_b)
+    if (auto other = OtherCpus(*a, *b, *own_a, *own_b, cpus)) (*j)["other_cpus"] = *other;
+  if (auto steal = StealPercent(*a, *b)) (*j)["steal_percent"] = *steal;
 }
 
 }  // namespace
 
 void HostProbe::Start() {
-  start_ = ParseProcStat(ReadText("/proc/stat"));
-  load_start_ = ParseLoadAverage(ReadText("/proc/loadavg"));
-  own_start_ = OwnTicks();
+  start_ = env_->CpuTimes();
+  load_start_ = env_->LoadAverage();
+  own_start_ = env_->OwnCpuTicks();
 }
 
 std::string BusyHost(const nlohmann::json& host) {
@@ -146,49 +77,33 @@ std::string BusyHost(const nlohmann::json& host) {
   return why;
 }
 
-nlohmann::json SampleHost(double seconds) {
+nlohmann::json SampleHost(double seconds, HostEnv& env) {
   nlohmann::json j = nlohmann::json::object();
-  const auto a = ParseProcStat(ReadText("/proc/stat"));
-  const auto own_a = OwnTicks();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  const auto b = ParseProcStat(ReadText("/proc/stat"));
-  const auto own_b = OwnTicks();
-  j["cpus"] = OnlineCpus();
-  if (a && b && own_a && own_b) {
-    if (auto other = OtherCpus(*a, *b, *own_a, *own_b, OnlineCpus())) j["other_cpus"] = *other;
-    if (b->total > a->total)
-      j["steal_percent"] = 100.0 * double(b->steal - a->steal) / double(b->total - a->total);
-  }
-  if (auto load = ParseLoadAverage(ReadText("/proc/loadavg"))) j["load1"] = *load;
+  const auto a = env.CpuTimes();
+  const auto own_a = env.OwnCpuTicks();
+  env.SleepFor(std::chrono::duration_cast<HostEnv::Clock::duration>(
+      std::chrono::duration<double>(seconds)));
+  const auto b = env.CpuTimes();
+  const auto own_b = env.OwnCpuTicks();
+  j["cpus"] = env.OnlineCpus();
+  AddSpanFigures(a, b, own_a, own_b, env.OnlineCpus(), &j);
+  if (auto load = env.LoadAverage()) j["load1"] = *load;
   return j;
 }
 
 nlohmann::json HostProbe::Finish() const {
   nlohmann::json j = nlohmann::json::object();
   std::vector<std::string> unreadable;
-  const auto load = ParseLoadAverage(ReadText("/proc/loadavg"));
+  const auto load = env_->LoadAverage();
   if (load) {
     j["load1"] = load_start_ ? std::max(*load, *load_start_) : *load;
   } else {
     unreadable.push_back("load average (/proc/loadavg)");
   }
-  const auto end = ParseProcStat(ReadText("/proc/stat"));
-  const auto own_end = OwnTicks();
-  if (start_ && end && own_start_ && own_end)
-    if (auto other = OtherCpus(*start_, *end, *own_start_, *own_end, OnlineCpus()))
-      j["other_cpus"] = *other;
-  if (start_ && end && end->total > start_->total) {
-    j["steal_percent"] =
-        100.0 * double(end->steal - start_->steal) / double(end->total - start_->total);
-  } else {
-    unreadable.push_back("steal (/proc/stat)");
-  }
-  // The scaling driver's current clock where there is one, else cpuinfo's.
-  std::optional<double> mhz;
-  const std::string khz = ReadText("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
-  if (double k = 0; std::sscanf(khz.c_str(), "%lf", &k) == 1 && k > 0) mhz = k / 1000.0;
-  if (!mhz) mhz = ParseCpuInfoMhz(ReadText("/proc/cpuinfo"));
-  if (mhz) {
+  AddSpanFigures(start_, env_->CpuTimes(), own_start_, env_->OwnCpuTicks(), env_->OnlineCpus(),
+                 &j);
+  if (!j.contains("steal_percent")) unreadable.push_back("steal (/proc/stat)");
+  if (auto mhz = env_->CpuMhz()) {
     j["cpu_mhz"] = *mhz;
   } else {
     unreadable.push_back("CPU MHz (no cpufreq, no 'cpu MHz' in /proc/cpuinfo)");

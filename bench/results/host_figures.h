@@ -4,7 +4,10 @@
 // read against what else the machine was doing. And the repeats of a
 // column whose throughput or CPU per op is far from the others' median
 // (RepeatOutliers), flagged with these figures beside them.
-// Thread-safety: pure functions, apart from HostProbe (reads /proc, /sys).
+// The host is read through a HostEnv (common/host_env.h), the real one
+// unless a test gives a fake; the /proc parsers are common/proc_text.h's.
+// Thread-safety: pure functions, apart from HostProbe and SampleHost (read
+// the host through their HostEnv).
 #pragma once
 
 #include <cstdint>
@@ -14,21 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace wirebench {
+#include "common/host_env.h"
 
-// The "cpu" line of /proc/stat: jiffies in each state.
-struct CpuJiffies {
-  uint64_t total = 0;  // user+nice+system+idle+iowait+irq+softirq+steal.
-  uint64_t steal = 0;
-  uint64_t idle = 0;   // idle+iowait: the time no process ran.
-};
-// Parses /proc/stat's text; nullopt when it has no "cpu " line.
-std::optional<CpuJiffies> ParseProcStat(const std::string& text);
-// The 1-minute load average of /proc/loadavg's text; nullopt if unreadable.
-std::optional<double> ParseLoadAverage(const std::string& text);
-// The mean "cpu MHz" of /proc/cpuinfo's text; nullopt when none is listed
-// (some VMs and ARM kernels list none).
-std::optional<double> ParseCpuInfoMhz(const std::string& text);
+namespace wirebench {
 
 // Reads the host before a cell (Start) and after it (Finish):
 // {"load1": before/after max, "steal_percent": over the cell, "cpu_mhz": after,
@@ -39,18 +30,16 @@ std::optional<double> ParseCpuInfoMhz(const std::string& text);
 // count against it.
 class HostProbe {
  public:
+  explicit HostProbe(HostEnv& env = HostEnv::Default()) : env_(&env) {}
   void Start();
   nlohmann::json Finish() const;
 
  private:
+  HostEnv* env_;
   std::optional<CpuJiffies> start_;
   std::optional<double> load_start_;
   std::optional<uint64_t> own_start_;  // This process's and its reaped children's ticks.
 };
-
-// The CPU ticks (utime+stime+cutime+cstime) of /proc/<pid>/stat's text; nullopt
-// if it does not parse.
-std::optional<uint64_t> ParseOwnTicks(const std::string& stat_text);
 
 // Other processes' share of the machine above which a figure is taken on a
 // busy host: a tenth of one CPU, or this much steal.
@@ -63,7 +52,7 @@ std::string BusyHost(const nlohmann::json& host);
 // The machine's busy CPUs outside this process over `seconds` of sleeping,
 // the steal share and the load average, for a check before any measurement;
 // {"other_cpus", "steal_percent", "load1", "cpus"}.
-nlohmann::json SampleHost(double seconds);
+nlohmann::json SampleHost(double seconds, HostEnv& env = HostEnv::Default());
 
 // Over-1.5x-from-the-median threshold of RepeatOutliers.
 inline constexpr double kOutlierFactor = 1.5;
