@@ -71,20 +71,6 @@ Status Transport::CheckCodec(const CodecInfo& codec) const {
                                  std::string(traits_.codecs_otherwise) + " for '" + got + "'");
 }
 
-StatusOr<std::string> Transport::FindServerInZooKeeper(const std::string& zookeeper,
-                                                       std::chrono::milliseconds timeout) const {
-  if (traits_.find_in_zookeeper != nullptr) return traits_.find_in_zookeeper(zookeeper, timeout);
-  std::string registering;
-  for (const Transport* t : Transports().all())
-    if (t->traits().find_in_zookeeper != nullptr)
-      registering += (registering.empty() ? "--rpc " : " or --rpc ") + std::string(t->name());
-  return Status::InvalidArgument(
-      "--zookeeper finds a server registered in ZooKeeper by `wirebench "
-      "server " +
-      registering + " --zookeeper ...`; --rpc " + std::string(name()) +
-      " does not register there: use " + registering + ", or --server HOST:PORT");
-}
-
 StatusOr<std::unique_ptr<rpc::SharedConnection>> Transport::ConnectShared(
     const rpc::SharedConnectionOptions&) const {
   return Status::Internal("--rpc " + std::string(name()) +

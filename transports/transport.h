@@ -103,11 +103,6 @@ struct TransportTraits {
   std::vector<std::string_view> codecs = {};
   std::string_view codecs_why = {};
   std::string_view codecs_otherwise = {};
-  // Where a client finds this transport's server from ZooKeeper (`load`/`run
-  // --zookeeper QUORUM[/ROOT]`), as HOST:PORT; nullptr for a transport whose
-  // servers do not register there.
-  StatusOr<std::string> (*find_in_zookeeper)(const std::string& zookeeper,
-                                             std::chrono::milliseconds timeout) = nullptr;
   // The protocol its server speaks on the wire, and the hints for a client
   // of it at a server of the same protocol that serves something else.
   WireProtocol wire = {};
@@ -125,10 +120,6 @@ class Transport : public RegistryEntry {
   // OK when this transport carries `codec`; otherwise the error says what to
   // use instead.
   Status CheckCodec(const CodecInfo& codec) const;
-  // Where the client finds the server from ZooKeeper; an error naming the
-  // transport that registers there when this one does not.
-  StatusOr<std::string> FindServerInZooKeeper(const std::string& zookeeper,
-                                              std::chrono::milliseconds timeout) const;
   // Refuses server flags this transport does not honour, naming the flag.
   virtual Status CheckServerOptions(const rpc::ServerOptions& options) const {
     return Status::Ok();
@@ -148,6 +139,14 @@ class Transport : public RegistryEntry {
   virtual std::span<const OptionSpec> ClientOptionSpecs() const { return {}; }
   // Checks the values of those options; errors name the flag.
   virtual Status CheckClientOptions(const OptionSettings& own) const { return Status::Ok(); }
+  // Where those options say the server is, as HOST:PORT (HBase's
+  // --zookeeper: the server its meta-region-server node names), "" when they
+  // name none; an error when they name one and `server` (--server) is given
+  // too, or when it cannot be found.
+  virtual StatusOr<std::string> ServerFromClientOptions(const OptionSettings& own,
+                                                        const std::string& server) const {
+    return std::string();
+  }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. `own` holds the values of

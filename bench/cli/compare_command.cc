@@ -253,6 +253,16 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
     *exit_code = Refuse(st.ToString());
     return;
   }
+  // A transport's own client options may say where the server is (HBase's
+  // --zookeeper); that stands for --server.
+  for (const Transport* t : o.rpcs) {
+    auto server = t->ServerFromClientOptions(o.cell.transport_client_options, o.cell.server);
+    if (!server.ok()) {
+      *exit_code = Refuse(server.status().ToString());
+      return;
+    }
+    if (!server->empty()) o.cell.server = *server;
+  }
   if (m.mpi) {
     if (const std::string why = MpiConflict(o, m.builds); !why.empty()) {
       *exit_code = Refuse(why);

@@ -21,7 +21,7 @@ namespace wirebench {
 namespace {
 
 // Flags that are not run options: YCSB's accepted for compatibility and
-// unused, and --zookeeper, resolved into --server first. Owned by the
+// unused. Owned by the
 // command's callback, which CLI11 keeps as long as the parser.
 struct IgnoredYcsbFlags {
   // -t and -load: bin/ycsb appends the command's own flag (-t for run, -load
@@ -29,21 +29,16 @@ struct IgnoredYcsbFlags {
   // one win, so the subcommand decides the phase whatever these say.
   bool run_flag = false;
   bool load_flag = false;
-  std::string zookeeper;  // --zookeeper: resolved into --server before the run.
   bool mpi = false;       // --mpi: this process is one rank of an MPI job (bench/mpi/).
   TransportFlags transport_flags;  // The transports' own client options given.
 };
 
-// --zookeeper QUORUM[/ROOT]: the server an HBase client would find there
-// (its meta-region-server node) becomes --server.
-Status ResolveZooKeeper(const std::string& zookeeper, YcsbRunOptions* o) {
-  if (zookeeper.empty()) return Status::Ok();
-  if (!o->server.empty())
-    return Status::InvalidArgument("--server " + o->server + " and --zookeeper " + zookeeper +
-                                   " both say where the server is: give one of them");
-  auto server = o->rpc->FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
+// Where the transport's own client options say the server is (HBase's
+// --zookeeper) becomes --server.
+Status ResolveServerFromClientOptions(YcsbRunOptions* o) {
+  auto server = o->rpc->ServerFromClientOptions(o->transport_client_options, o->server);
   if (!server.ok()) return server.status();
-  o->server = *server;
+  if (!server->empty()) o->server = *server;
   return Status::Ok();
 }
 
@@ -230,10 +225,6 @@ void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignor
   AddTransportOptions(cmd, TransportOptionKind::kClient, &o->transport_client_options,
                       &ignored->transport_flags);
   AddServerFlags(cmd, o);
-  cmd->add_option("--zookeeper", ignored->zookeeper,
-                  "QUORUM[/ROOT]: find the server as an HBase client does, from the "
-                  "meta-region-server node `wirebench server --rpc hbase --zookeeper` writes "
-                  "(with --rpc hbase; instead of --server)");
   cmd->add_flag("--mpi", ignored->mpi,
                 "Run as one rank of an MPI job (mpirun -np N wirebench run --mpi ...): every rank "
                 "a client, the load partitioned, the measured phases aligned by barriers, one "
@@ -312,7 +303,7 @@ void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int
   }
   if (ReRunUnderCallgrind(o, exit_code)) return;
   NoteOverriddenPhaseFlag(load, ignored);
-  if (Status st = ResolveZooKeeper(ignored.zookeeper, &o); !st.ok()) {
+  if (Status st = ResolveServerFromClientOptions(&o); !st.ok()) {
     std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
     *exit_code = 2;
     return;

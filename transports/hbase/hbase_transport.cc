@@ -28,6 +28,14 @@ constexpr OptionSpec kOwnOptions[] = {
      "1"},
 };
 
+// The client options of the hbase transport's own.
+constexpr OptionSpec kClientOptions[] = {
+    {"--zookeeper",
+     "QUORUM[/ROOT]: find the server as an HBase client does, from the meta-region-server "
+     "node `wirebench server --rpc hbase --zookeeper` writes (instead of --server)",
+     ""},
+};
+
 // What an HBase server answers to a connection that does not open with
 // HBase's preamble (the protocol probe's hello, wirebench's): a
 // FatalConnectionException, which names its Java package.
@@ -67,7 +75,6 @@ class HBaseEntry final : public Transport {
                    .codecs_why = "HBase's own call layout, which only codecs pb (no cell codec) "
                                  "and cellblock (KeyValueCodec cell blocks) write",
                    .codecs_otherwise = "wirebench",
-                   .find_in_zookeeper = &hbaserpc::FindServerInZooKeeper,
                    .wire = {.family = "HBase",
                             .speaks = "HBase's RPC protocol (it answered with "
                                       "org.apache.hadoop.hbase.ipc.FatalConnectionException, as "
@@ -76,6 +83,16 @@ class HBaseEntry final : public Transport {
 
   std::span<const OptionSpec> ServerOptionSpecs() const override { return kOwnOptions; }
   Status CheckOwnOptions(const OptionSettings& own) const override { return Own(own).status(); }
+  std::span<const OptionSpec> ClientOptionSpecs() const override { return kClientOptions; }
+  StatusOr<std::string> ServerFromClientOptions(const OptionSettings& own,
+                                                const std::string& server) const override {
+    const std::string zookeeper = own.Get("--zookeeper");
+    if (zookeeper.empty()) return std::string();
+    if (!server.empty())
+      return Status::InvalidArgument("--server " + server + " and --zookeeper " + zookeeper +
+                                     " both say where the server is: give one of them");
+    return hbaserpc::FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
+  }
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
       rpc::Service* service) const override {
