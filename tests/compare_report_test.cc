@@ -189,9 +189,9 @@ TEST(CompareTables, MetricsReadTheirCellsByDefinition) {
   // then throughput, then the latency rows of the ops present. Figures no
   // cell has (instructions, without hardware counters or Valgrind) get no row.
   const std::vector<MetricDef> rows = MetricsFor(Cells());
-  // Less the 11 instruction rows (no counters, no callgrind) and server allocations (the server
+  // Less the 15 instruction rows (no counters, no callgrind) and server allocations (the server
   // Stats here do not count them).
-  ASSERT_EQ(rows.size(), size_t(Metric::kCount) - 13u + 5u);
+  ASSERT_EQ(rows.size(), size_t(Metric::kCount) - 17u + 5u);
   EXPECT_EQ(rows[0].name, "Client CPU (us/op)");
   EXPECT_EQ(rows[1].name, "Server CPU (us/op)");
   EXPECT_EQ(rows[2].name, "Total CPU (us/op)");
