@@ -64,7 +64,7 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
 
   ClientConnection(boost::asio::io_context& ctx, boost::asio::ip::tcp::socket socket,
                    ClientOptions options);
-  ~ClientConnection() override;
+  ~ClientConnection();
   ClientConnection(const ClientConnection&) = delete;
   ClientConnection& operator=(const ClientConnection&) = delete;
 
@@ -72,12 +72,11 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   // the payload to; then call Send() (or Abandon() if encoding failed).
   // Returns nullptr if the connection has failed (see error()) or has 65535
   // calls in flight.
-  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending,
-                        uint32_t* call_id = nullptr) override;
+  ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id = nullptr);
   // Queues the call. A request over options.max_request_frame is dropped
   // instead and its PendingCall fails before Send() returns (the connection
   // stays usable).
-  void Send() override;
+  void Send();
 
   // Cancel, Abandon, ok, error, inflight, stats, peer and Close are the
   // core's (rpc/net_client.h).
