@@ -14,8 +14,7 @@
 #include "codecs/wire_reader.h"
 #include "common/calls.h"
 #include "rpc/asio_io.h"
-#include "rpc/call_slots.h"
-#include "rpc/write_loop.h"
+#include "rpc/net_client.h"
 #include "transports/hbase/fast_reader.h"
 #include "transports/hbase/hbase_protocol.h"
 #include "transports/hbase/hbase_wire.pb.h"
@@ -30,11 +29,7 @@ using pb::WireType;
 
 namespace {
 
-// This file's own copy of the socket read's Asio code (rpc/write_loop.h).
-struct ClientReadTag {};
-
 using rpc::kNoThrow;
-using rpc::kReadChunk;
 constexpr uint32_t kMaxReply = 64u << 20;
 // The region name the codecs write (codecs/hbase/pb_mapping.h's kRegionName is
 // "usertable,,1"): table, empty start key, region id kUserRegionId.
@@ -146,111 +141,69 @@ asio::awaitable<StatusOr<std::string>> ReadOneReply(tcp::socket& socket, const s
   co_return body;
 }
 
-class HBaseChannel;
-
-struct ChannelWriteHooks {
-  HBaseChannel* c;
-  bool Stopped() const;
-  bool CanSend() const;
-  bool Finished() const { return false; }
-  void OnSwapped() {}
-  void OnWritten(size_t n);
-};
-
-class HBaseChannel final : public rpc::CallChannel,
-                           public std::enable_shared_from_this<HBaseChannel> {
+class HBaseChannel final : public std::enable_shared_from_this<HBaseChannel>,
+                           public rpc::NetClient<HBaseChannel, uint8_t> {  // Extra: the method.
  public:
   // `handshake` (preamble and ConnectionHeader) and `endpoint` open the
   // connection again when the server has closed it while idle.
   HBaseChannel(asio::io_context& ctx, tcp::socket socket, std::string peer, std::string handshake,
                int connect_timeout_ms)
-      : ctx_(ctx),
-        socket_(std::move(socket)),
-        peer_(std::move(peer)),
+      : NetClient(ctx, std::move(socket), std::move(peer)),
         handshake_(std::move(handshake)),
-        connect_timeout_ms_(connect_timeout_ms),
-        q_(ctx.get_executor(), kReadChunk) {
+        connect_timeout_ms_(connect_timeout_ms) {
     boost::system::error_code ignored;
     endpoint_ = socket_.remote_endpoint(ignored);
-    in_.Reserve(kReadChunk);
   }
   ~HBaseChannel() override { Close(); }
 
-  void StartLoops() {
-    auto self = shared_from_this();
-    asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
-    asio::co_spawn(ctx_, [self]() { return self->WriteLoop(); }, asio::detached);
-  }
+  using NetClient::StartLoops;
 
   ByteBuffer* BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) override {
-    if (!error_.ok() || closed_) return nullptr;
-    uint32_t slot, hid;
+    uint32_t hid;
     // Java's call ids are non-negative ints: keep the top bit clear.
-    if (!slots_.Take(pending, method, &slot, &hid, 0x7FFFFFFFu)) return nullptr;
-    open_slot_ = slot;
+    if (!BeginRequest(pending, method, &hid, 0x7FFFFFFFu)) return nullptr;
     if (call_id) *call_id = hid;
     if (IsRegionMethod(method)) {
       // The codec writes the RequestHeader (with this id), param and block.
-      open_frame_ = q_.out.size();
       q_.out.Extend(4);
       return &q_.out;
     }
+    // Stats and Ping: the payload goes to side_; Send wraps it.
     side_.Clear();
-    open_frame_ = kSideCall;
     return &side_;
   }
 
   void Send() override {
-    const auto& s = slots_[open_slot_];
-    if (open_frame_ == kSideCall) {
+    const auto& s = open_call();
+    if (!IsRegionMethod(s.extra)) {
       pbw::WirebenchBlob blob;
       blob.set_data(side_.data(), side_.size());
       AppendCall(s.call_id,
                  s.extra == uint8_t(Method::kStats) ? "WirebenchStats" : "WirebenchPing", blob,
                  &q_.out);
     } else {
-      StoreBE32(q_.out.data() + open_frame_, uint32_t(q_.out.size() - open_frame_ - 4));
+      StoreBE32(q_.out.data() + request_start(),
+                uint32_t(q_.out.size() - request_start() - 4));
     }
-    open_frame_ = SIZE_MAX;
-    slots_.Sent();
-    ++stats_.frames_out;
+    RequestQueued();
     if (disconnected_) {
       Reconnect();
       return;
     }
-    if (!dispatching_) q_.Wake();
-  }
-
-  void Abandon() override {
-    if (open_frame_ != kSideCall) q_.out.Resize(open_frame_);
-    open_frame_ = SIZE_MAX;
-    slots_.Abandon(open_slot_);
-  }
-
-  void Cancel(uint32_t call_id) override { slots_.Finish(call_id); }
-
-  bool ok() const override { return error_.ok(); }
-  const Status& error() const override { return error_; }
-  size_t inflight() const override { return slots_.inflight(); }
-  const rpc::ClientConnectionStats& stats() const override { return stats_; }
-  std::string peer() const override { return peer_; }
-
-  void Close() override {
-    if (closed_) return;
-    closed_ = true;
-    rpc::CloseSocket(socket_, q_);
-    FailAll(error_.ok() ? Status::Aborted("connection to " + peer_ + " closed by the client")
-                        : error_);
+    WakeWriter();
   }
 
  private:
-  friend struct ChannelWriteHooks;
-  static constexpr size_t kSideCall = SIZE_MAX - 1;
+  // The core's hooks.
+  friend class rpc::NetClient<HBaseChannel, uint8_t>;
 
   static bool IsRegionMethod(uint8_t m) {
     return m == uint8_t(Method::kMutate) || m == uint8_t(Method::kGet) ||
            m == uint8_t(Method::kScan) || m == uint8_t(Method::kMulti);
   }
+
+  // The writer holds its output while the connection is being opened again.
+  bool Writable() const { return !disconnected_; }
 
   // The server closed the connection while no call was in flight (HBase's
   // server closes idle connections once it holds many). As HBase's client
@@ -258,7 +211,22 @@ class HBaseChannel final : public rpc::CallChannel,
   // Closing a connection with a call in flight still fails the call.
   bool ClosedWhileIdle(const boost::system::error_code& ec) const {
     return ec == asio::error::eof && error_.ok() && slots_.inflight() == 0 &&
-           q_.writing.empty() && open_frame_ == SIZE_MAX;
+           q_.writing.empty() && request_start() == SIZE_MAX;
+  }
+
+  void OnReadError(const boost::system::error_code& ec) {
+    if (ClosedWhileIdle(ec)) {
+      boost::system::error_code ignored;
+      socket_.close(ignored);
+      disconnected_ = true;
+      return;
+    }
+    Fail(Status::Unavailable("connection to HBase server " + peer_ + " lost: " +
+                             rpc::LossCause(ec)));
+  }
+
+  Status WriteError(const boost::system::error_code& ec) const {
+    return Status::Unavailable("cannot write to HBase server " + peer_ + ": " + ec.message());
   }
 
   void Reconnect() {
@@ -272,11 +240,8 @@ class HBaseChannel final : public rpc::CallChannel,
     auto self = shared_from_this();
     boost::system::error_code ec;
     socket_ = tcp::socket(ctx_);
-    asio::steady_timer deadline(ctx_, std::chrono::milliseconds(connect_timeout_ms_));
-    deadline.async_wait([self](const boost::system::error_code& e) {
-      boost::system::error_code ignored;
-      if (!e) self->socket_.close(ignored);
-    });
+    rpc::SocketDeadline deadline(ctx_, std::chrono::milliseconds(connect_timeout_ms_));
+    deadline.Arm(socket_);
     std::tie(ec) = co_await socket_.async_connect(endpoint_, kNoThrow);
     if (!ec) {
       socket_.set_option(tcp::no_delay(true), ec);
@@ -284,34 +249,27 @@ class HBaseChannel final : public rpc::CallChannel,
       std::tie(ec, n) = co_await asio::async_write(
           socket_, asio::buffer(handshake_.data(), handshake_.size()), kNoThrow);
     }
-    deadline.cancel();
+    deadline.Cancel();
     reconnecting_ = false;
-    if (closed_) co_return;
+    if (closed()) co_return;
     if (ec) {
-      FailAll(Status::Unavailable("HBase server " + peer_ +
-                                  " closed the idle connection and connecting again failed: " +
-                                  ec.message() + " (is the server still running?)"));
-      Close();
+      Fail(Status::Unavailable("HBase server " + peer_ +
+                               " closed the idle connection and connecting again failed: " +
+                               ec.message() + " (is the server still running?)"));
       co_return;
     }
     disconnected_ = false;
     in_.Clear();
-    asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
+    StartReading();
     q_.Wake();
-  }
-
-  void FailAll(const Status& status) {
-    if (error_.ok()) error_ = status;
-    for (rpc::PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
   }
 
   void Dispatch(ByteView body) {
     ++stats_.frames_in;
     ReplyParts parts;
     if (!ParseReply(body, &parts, /*header_only=*/true)) {
-      FailAll(Status::Corruption("bad reply from HBase server " + peer_ +
-                                 ": its ResponseHeader or response does not parse"));
-      Close();
+      Fail(Status::Corruption("bad reply from HBase server " + peer_ +
+                              ": its ResponseHeader or response does not parse"));
       return;
     }
     if (parts.call_id == kNoCallId) {
@@ -339,10 +297,15 @@ class HBaseChannel final : public rpc::CallChannel,
       s.pending->OnReply(h, body);
       return;
     }
-    // WirebenchStats / WirebenchPing: the blob's bytes.
+    DispatchSideReply(s.pending, h, body);
+  }
+
+  // WirebenchStats / WirebenchPing: the blob's bytes.
+  void DispatchSideReply(rpc::PendingCall* pending, const rpc::CallHeader& h, ByteView body) {
+    ReplyParts parts;
     ByteView data;
     if (!ParseReply(body, &parts)) {
-      s.pending->OnFailure(Status::Corruption("bad Stats/Ping reply from HBase server " + peer_));
+      pending->OnFailure(Status::Corruption("bad Stats/Ping reply from HBase server " + peer_));
       return;
     }
     ProtoReader r(parts.message);
@@ -356,98 +319,37 @@ class HBaseChannel final : public rpc::CallChannel,
         break;
       }
     }
-    s.pending->OnReply(h, data);
+    pending->OnReply(h, data);
   }
 
-  asio::awaitable<void> ReadLoop() {
-    auto self = shared_from_this();
-    for (;;) {
-      if (in_.capacity() - in_.size() < kReadChunk / 4) in_.Reserve(in_.size() + kReadChunk);
-      auto [ec, n] = co_await rpc::AsyncReadSome<ClientReadTag>(
-          socket_, asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()));
-      if (ec) {
-        if (!closed_ && ClosedWhileIdle(ec)) {
-          boost::system::error_code ignored;
-          socket_.close(ignored);
-          disconnected_ = true;
-          co_return;
-        }
-        if (!closed_) {
-          FailAll(error_.ok() ? Status::Unavailable(
-                                    "connection to HBase server " + peer_ + " lost: " +
-                                    (ec == asio::error::eof ? "closed by the server" : ec.message()))
-                              : error_);
-          Close();
-        }
-        co_return;
+  // Each reply: HBase's 4-byte big-endian length, then its body.
+  size_t ConsumeReplies(ByteView in, size_t* unit) {
+    size_t pos = 0;
+    while (in.size() - pos >= 4) {
+      const uint32_t len = LoadBE32(in.data() + pos);
+      if (len > kMaxReply) {
+        Fail(Status::Corruption("HBase server " + peer_ + " sent a " + std::to_string(len) +
+                                "-byte reply, above the client's limit"));
+        return pos;
       }
-      ++stats_.reads;
-      stats_.bytes_in += n;
-      in_.Resize(in_.size() + n);
-      size_t pos = 0;
-      dispatching_ = true;
-      while (in_.size() - pos >= 4) {
-        const uint32_t len = LoadBE32(in_.data() + pos);
-        if (len > kMaxReply) {
-          dispatching_ = false;
-          FailAll(Status::Corruption("HBase server " + peer_ + " sent a " + std::to_string(len) +
-                                     "-byte reply, above the client's limit"));
-          Close();
-          co_return;
-        }
-        if (in_.size() - pos < 4 + size_t(len)) {
-          in_.Reserve(pos + 4 + len);
-          break;
-        }
-        Dispatch(ByteView(in_.data() + pos + 4, len));
-        pos += 4 + len;
-        if (closed_) break;
+      if (in.size() - pos < 4 + size_t(len)) {
+        *unit = 4 + size_t(len);
+        break;
       }
-      dispatching_ = false;
-      if (closed_) co_return;
-      in_.Consume(pos);
-      ChannelWriteHooks hooks{this};
-      rpc::FlushNow(socket_, q_, hooks);
+      Dispatch(ByteView(in.data() + pos + 4, len));
+      pos += 4 + len;
+      if (closed()) break;
     }
+    return pos;
   }
 
-  asio::awaitable<void> WriteLoop() {
-    auto self = shared_from_this();
-    ChannelWriteHooks hooks{this};
-    const boost::system::error_code ec = co_await rpc::RunWriteLoop(socket_, q_, hooks);
-    if (ec && !closed_)
-      FailAll(Status::Unavailable("cannot write to HBase server " + peer_ + ": " + ec.message()));
-    Close();
-  }
-
-  asio::io_context& ctx_;
-  tcp::socket socket_;
-  std::string peer_;
   std::string handshake_;
   int connect_timeout_ms_;
   tcp::endpoint endpoint_;
   bool disconnected_ = false;  // Closed by the server while idle; the next call reconnects.
   bool reconnecting_ = false;
-  rpc::OutputQueue q_;
-  ByteBuffer in_;
   ByteBuffer side_;  // The payload of a Stats or Ping call.
-  rpc::CallSlots<uint8_t> slots_;  // Extra: the call's method.
-  size_t open_frame_ = SIZE_MAX;
-  uint32_t open_slot_ = 0;
-  bool dispatching_ = false;
-  bool closed_ = false;
-  Status error_;
-  rpc::ClientConnectionStats stats_;
 };
-
-bool ChannelWriteHooks::Stopped() const { return c->closed_; }
-bool ChannelWriteHooks::CanSend() const {
-  return c->open_frame_ == SIZE_MAX && !c->disconnected_;
-}
-void ChannelWriteHooks::OnWritten(size_t n) {
-  ++c->stats_.writes;
-  c->stats_.bytes_out += n;
-}
 
 // Checks hbase:meta's answer for `table`: one region covering every key,
 // on the server connected to, named as the codecs name it.
@@ -602,27 +504,13 @@ Status CheckMetaReply(const HBaseClientOptions& o, const std::string& where, boo
 asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
     asio::io_context& ctx, HBaseClientOptions o) {
   const std::string where = o.host + ":" + std::to_string(o.port);
-  tcp::resolver resolver(ctx);
-  auto [rec, endpoints] = co_await resolver.async_resolve(o.host, std::to_string(o.port), kNoThrow);
-  if (rec) co_return Status::Unavailable("cannot resolve server " + where + ": " + rec.message());
   tcp::socket socket(ctx);
   // Connecting and the handshake are bounded: a silent peer is an error, not a hang.
-  asio::steady_timer deadline(ctx, std::chrono::milliseconds(o.connect_timeout_ms));
-  bool timed_out = false;
-  deadline.async_wait([&](const boost::system::error_code& ec) {
-    if (ec) return;
-    timed_out = true;
-    boost::system::error_code ignored;
-    socket.close(ignored);
-  });
-  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, kNoThrow);
-  if (cec) {
-    deadline.cancel();
-    co_return Status::Unavailable("cannot connect to server " + where + ": " + cec.message() +
-                                  " (is `wirebench server --rpc hbase` running there?)");
-  }
-  boost::system::error_code ignored;
-  socket.set_option(tcp::no_delay(true), ignored);
+  rpc::SocketDeadline deadline(ctx, std::chrono::milliseconds(o.connect_timeout_ms));
+  const rpc::DialOptions dial{o.host, o.port, true,
+                              "is `wirebench server --rpc hbase` running there?"};
+  Status dialed = co_await rpc::Dial(socket, dial, &deadline);
+  if (!dialed.ok()) co_return dialed;
 
   ByteBuffer hello = Preamble(o);
   const std::string handshake = hello.view().ToString();
@@ -632,16 +520,17 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
   auto [wec, wn] = co_await asio::async_write(socket, asio::buffer(hello.data(), hello.size()),
                                               kNoThrow);
   if (wec) {
-    deadline.cancel();
+    deadline.Cancel();
     co_return Status::Unavailable("cannot write to server " + where + ": " + wec.message());
   }
   if (!cached) {
     auto body = co_await ReadOneReply(socket, where);
-    deadline.cancel();
+    const bool timed_out = deadline.expired();
+    deadline.Cancel();
     if (Status s = CheckMetaReply(o, where, timed_out, body); !s.ok()) co_return s;
     RememberLocation(cache_key, RegionNameOf(o.table));
   } else {
-    deadline.cancel();
+    deadline.Cancel();
   }
   auto channel = std::make_shared<HBaseChannel>(ctx, std::move(socket), where, handshake,
                                                 o.connect_timeout_ms);

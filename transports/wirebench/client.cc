@@ -87,34 +87,13 @@ Status ConnectionLostError(const std::string& peer, std::string cause,
   return Status::Unavailable("connection to server " + peer + " lost: " + cause);
 }
 
-// What RunWriteLoop needs from a client connection.
-struct ClientWriteHooks {
-  ClientConnection* c;
-  bool Stopped() const { return c->closed_; }
-  bool CanSend() const { return c->open_frame_ == SIZE_MAX; }
-  bool Finished() const { return false; }
-  void OnSwapped() {}
-  void OnWritten(size_t n) {
-    ++c->stats_.writes;
-    c->stats_.bytes_out += n;
-  }
-};
-
 asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::Connect(
     asio::io_context& ctx, ClientOptions options) {
-  const std::string where = options.host + ":" + std::to_string(options.port);
-  tcp::resolver resolver(ctx);
-  auto [rec, endpoints] =
-      co_await resolver.async_resolve(options.host, std::to_string(options.port), rpc::kNoThrow);
-  if (rec)
-    co_return Status::Unavailable("cannot resolve server " + where + ": " + rec.message());
   tcp::socket socket(ctx);
-  auto [cec, ep] = co_await asio::async_connect(socket, endpoints, rpc::kNoThrow);
-  if (cec)
-    co_return Status::Unavailable("cannot connect to server " + where + ": " + cec.message() +
-                                  " (is `wirebench server` running there?)");
-  boost::system::error_code ignored;
-  if (options.tcp_nodelay) socket.set_option(tcp::no_delay(true), ignored);
+  const rpc::DialOptions dial{options.host, options.port, options.tcp_nodelay,
+                              "is `wirebench server` running there?"};
+  Status dialed = co_await rpc::Dial(socket, dial);
+  if (!dialed.ok()) co_return dialed;
   auto conn = std::make_shared<ClientConnection>(ctx, std::move(socket), std::move(options));
   conn->StartLoops();
   co_return conn;
@@ -122,92 +101,50 @@ asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> ClientConnection::C
 
 ClientConnection::ClientConnection(asio::io_context& ctx, tcp::socket socket,
                                    ClientOptions options)
-    : ctx_(ctx),
-      socket_(std::move(socket)),
+    : NetClient(ctx, std::move(socket), options.host + ":" + std::to_string(options.port)),
       options_(std::move(options)),
-      q_(ctx.get_executor(), rpc::kReadChunk),
       handshake_timer_(ctx) {
-  in_.Reserve(rpc::kReadChunk);
   WritePreamble(options_.codec_id, &q_.out);
 }
 
 ClientConnection::~ClientConnection() = default;
 
-std::string ClientConnection::peer() const {
-  return options_.host + ":" + std::to_string(options_.port);
-}
-
-void ClientConnection::StartLoops() {
-  auto self = shared_from_this();
-  asio::co_spawn(ctx_, [self]() { return self->ReadLoop(); }, asio::detached);
-  asio::co_spawn(ctx_, [self]() { return self->WriteLoop(); }, asio::detached);
-}
-
-ByteBuffer* ClientConnection::BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) {
-  if (!error_.ok() || closed_) return nullptr;
-  uint32_t slot, id;
-  if (!slots_.Take(pending, {}, &slot, &id)) return nullptr;
-  open_slot_ = slot;
-  open_frame_ = BeginFrame(&q_.out, id, method, 0);
+ByteBuffer* ClientConnection::BeginCall(uint8_t method, rpc::PendingCall* pending,
+                                        uint32_t* call_id) {
+  uint32_t id;
+  if (!BeginRequest(pending, {}, &id)) return nullptr;
+  BeginFrame(&q_.out, id, method, 0);
   if (call_id) *call_id = id;
   return &q_.out;
 }
 
 void ClientConnection::Send() {
-  const size_t length = q_.out.size() - open_frame_ - kLengthSize;
+  const size_t length = q_.out.size() - request_start() - kLengthSize;
   if (length > options_.max_request_frame) {
-    rpc::PendingCall* p = slots_[open_slot_].pending;
+    rpc::PendingCall* p = open_call().pending;
     Abandon();
     p->OnFailure(RequestTooLargeError(length, options_.max_request_frame));
     return;
   }
-  EndFrame(&q_.out, open_frame_);
-  open_frame_ = SIZE_MAX;
-  slots_.Sent();
-  ++stats_.frames_out;
+  EndFrame(&q_.out, request_start());
+  RequestQueued();
   if (!handshake_armed_) ArmHandshakeTimer();
-  // Calls made while replies are dispatched leave together, in one send at
-  // the end of the read (ReadLoop's FlushNow), without waking the writer.
-  if (!dispatching_) q_.Wake();
+  WakeWriter();
 }
 
 void ClientConnection::ArmHandshakeTimer() {
   handshake_armed_ = true;
-  if (answered_ || options_.handshake_timeout_ms <= 0) return;
+  if (answered() || options_.handshake_timeout_ms <= 0) return;
   handshake_timer_.expires_after(std::chrono::milliseconds(options_.handshake_timeout_ms));
   auto self = shared_from_this();
   handshake_timer_.async_wait([self](const boost::system::error_code& ec) {
-    if (ec || self->answered_ || self->closed_) return;
-    self->FailAll(PreambleUnansweredError(self->peer(), self->options_.handshake_timeout_ms));
-    self->Close();
+    if (ec || self->answered() || self->closed()) return;
+    self->Fail(PreambleUnansweredError(self->peer(), self->options_.handshake_timeout_ms));
   });
-}
-
-void ClientConnection::Abandon() {
-  q_.out.Resize(open_frame_);
-  open_frame_ = SIZE_MAX;
-  slots_.Abandon(open_slot_);
-}
-
-void ClientConnection::Cancel(uint32_t call_id) { slots_.Finish(call_id); }
-
-void ClientConnection::Close() {
-  if (closed_) return;
-  closed_ = true;
-  rpc::CloseSocket(socket_, q_);
-  handshake_timer_.cancel();
-  FailAll(error_.ok() ? Status::Aborted("connection to " + peer() + " closed by the client")
-                      : error_);
 }
 
 void ClientConnection::CloseFromAnyThread() {
   asio::post(ctx_, [self = shared_from_this()] { self->Close(); });
-}
-
-void ClientConnection::FailAll(const Status& status) {
-  if (error_.ok()) error_ = status;
-  // Collect first: OnFailure may start new calls (which fail at once).
-  for (rpc::PendingCall* p : slots_.TakeAll()) p->OnFailure(error_);
 }
 
 void ClientConnection::DispatchFrame(const Frame& f) {
@@ -227,71 +164,36 @@ void ClientConnection::DispatchFrame(const Frame& f) {
   p->OnReply(h, f.payload);
 }
 
-void ClientConnection::FailBadReply(const std::string& why) {
-  FailAll(BadReplyError(peer(), stats_.frames_in > 0, in_.view(), why));
-  Close();
-}
-
-void ClientConnection::OnReadError(const boost::system::error_code& ec) {
-  if (closed_) return;
-  FailAll(error_.ok() ? ConnectionLostError(
-                            peer(), ec == asio::error::eof ? "closed by the server" : ec.message(),
-                            !answered_ && slots_.inflight() > 0)
-                      : error_);
-  Close();
-}
-
-asio::awaitable<void> ClientConnection::ReadLoop() {
-  auto self = shared_from_this();
+size_t ClientConnection::ConsumeReplies(ByteView in, size_t* unit) {
+  size_t pos = 0;
   for (;;) {
-    if (in_.capacity() - in_.size() < rpc::kReadChunk / 4) in_.Reserve(in_.size() + rpc::kReadChunk);
-    auto [ec, n] = co_await socket_.async_read_some(
-        asio::buffer(in_.data() + in_.size(), in_.capacity() - in_.size()), rpc::kNoThrow);
-    if (ec) {
-      OnReadError(ec);
-      co_return;
+    Frame f;
+    std::string why;
+    ByteView rest(in.data() + pos, in.size() - pos);
+    ParseResult r = ParseFrame(rest, options_.max_frame, &f, &why);
+    if (r == ParseResult::kNeedMore) {
+      if (rest.size() >= kLengthSize) *unit = kLengthSize + LoadLE32(rest.data());
+      return pos;
     }
-    if (!answered_) {
-      answered_ = true;
-      handshake_timer_.cancel();
+    if (r == ParseResult::kBad) {
+      FailBadReply(in, why);
+      return pos;
     }
-    ++stats_.reads;
-    stats_.bytes_in += n;
-    in_.Resize(in_.size() + n);
-    size_t pos = 0;
-    dispatching_ = true;
-    for (;;) {
-      Frame f;
-      std::string why;
-      ByteView rest(in_.data() + pos, in_.size() - pos);
-      ParseResult r = ParseFrame(rest, options_.max_frame, &f, &why);
-      if (r == ParseResult::kNeedMore) {
-        if (rest.size() >= kLengthSize) in_.Reserve(pos + kLengthSize + LoadLE32(rest.data()));
-        break;
-      }
-      if (r == ParseResult::kBad) {
-        dispatching_ = false;
-        FailBadReply(why);
-        co_return;
-      }
-      DispatchFrame(f);
-      pos += f.total_size;
-    }
-    dispatching_ = false;
-    in_.Consume(pos);
-    if (closed_) co_return;
-    ClientWriteHooks hooks{this};
-    rpc::FlushNow(socket_, q_, hooks);
+    DispatchFrame(f);
+    pos += f.total_size;
   }
 }
 
-asio::awaitable<void> ClientConnection::WriteLoop() {
-  auto self = shared_from_this();
-  ClientWriteHooks hooks{this};
-  const boost::system::error_code ec = co_await rpc::RunWriteLoop(socket_, q_, hooks);
-  if (ec && !closed_)
-    FailAll(Status::Unavailable("cannot write to server " + peer() + ": " + ec.message()));
-  Close();
+void ClientConnection::FailBadReply(ByteView in, const std::string& why) {
+  Fail(BadReplyError(peer(), stats_.frames_in > 0, in, why));
+}
+
+void ClientConnection::OnReadError(const boost::system::error_code& ec) {
+  Fail(ConnectionLostError(peer(), rpc::LossCause(ec), !answered() && inflight() > 0));
+}
+
+Status ClientConnection::WriteError(const boost::system::error_code& ec) const {
+  return Status::Unavailable("cannot write to server " + peer() + ": " + ec.message());
 }
 
 namespace {

@@ -1,8 +1,10 @@
 // The RPC client: a multiplexed connection that many logical clients share.
 //
-// Calls are matched to replies by call id, in any order. Every frame a
-// logical client writes lands in the connection's output buffer; one writer
-// coroutine (rpc/write_loop.h) sends whatever has accumulated while the
+// Calls are matched to replies by call id, in any order. The connection is
+// the network core's client (rpc/net_client.h: socket, reader, coalescing
+// writer, call slots, failure and close); this class adds wirebench's framing.
+// Every frame a logical client writes lands in the connection's output
+// buffer; one writer coroutine sends whatever has accumulated while the
 // previous write was in flight, so frames of many logical clients leave in as
 // few writes as possible. Replies are dispatched synchronously from the reader
 // to the call's PendingCall, while the payload is still in the receive buffer.
@@ -32,9 +34,8 @@
 #include "common/counters.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
-#include "rpc/call_slots.h"
+#include "rpc/net_client.h"
 #include "transports/wirebench/frame.h"
-#include "rpc/write_loop.h"
 
 namespace wirebench::wbrpc {
 
@@ -55,7 +56,7 @@ struct ClientOptions {
 };
 
 class ClientConnection final : public std::enable_shared_from_this<ClientConnection>,
-                         public rpc::CallChannel {
+                               public rpc::NetClient<ClientConnection> {
  public:
   // Connects, sends the preamble and starts the reader and writer.
   static boost::asio::awaitable<StatusOr<std::shared_ptr<ClientConnection>>> Connect(
@@ -76,56 +77,32 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
   // instead and its PendingCall fails before Send() returns (the connection
   // stays usable).
   void Send();
-  void Abandon();
 
-  // Forgets a pending call without failing it (its owner is going away):
-  // after this returns the connection never touches its PendingCall again,
-  // and a late reply is counted as stray.
-  void Cancel(uint32_t call_id);
+  // Cancel, Abandon, ok, error, inflight, stats, peer and Close are the
+  // core's (rpc/net_client.h).
 
-  bool ok() const { return error_.ok(); }
-  // Why the connection failed: names the server and the cause.
-  const Status& error() const { return error_; }
-  size_t inflight() const { return slots_.inflight(); }
-  const rpc::ClientConnectionStats& stats() const { return stats_; }
-  std::string peer() const;
-  // Closes the socket; pending calls fail with Aborted (or with the error
-  // the connection already had) before this returns. Idempotent.
-  void Close();
   // Close() posted to the connection's thread; callable from any thread
   // (e.g. a driver stopping on request).
   void CloseFromAnyThread();
   boost::asio::io_context& context() { return ctx_; }
 
  private:
-  void StartLoops();
-  boost::asio::awaitable<void> ReadLoop();
-  boost::asio::awaitable<void> WriteLoop();
-  void FailAll(const Status& status);
-  void DispatchFrame(const Frame& f);
-  // The reply bytes at the start of in_ are not a frame; fails the connection.
-  void FailBadReply(const std::string& why);
+  // The core's hooks.
+  friend class rpc::NetClient<ClientConnection>;
+  size_t ConsumeReplies(ByteView in, size_t* unit);
   void OnReadError(const boost::system::error_code& ec);
+  Status WriteError(const boost::system::error_code& ec) const;
+  void OnAnswered() { handshake_timer_.cancel(); }
+  void OnClose() { handshake_timer_.cancel(); }
+
+  void DispatchFrame(const Frame& f);
+  // The reply bytes `in` are not a frame; fails the connection.
+  void FailBadReply(ByteView in, const std::string& why);
   void ArmHandshakeTimer();
 
-  // RunWriteLoop hooks.
-  friend struct ClientWriteHooks;
-
-  boost::asio::io_context& ctx_;
-  boost::asio::ip::tcp::socket socket_;
   ClientOptions options_;
-  ByteBuffer in_;
-  rpc::OutputQueue q_;
   boost::asio::steady_timer handshake_timer_;
   bool handshake_armed_ = false;
-  bool answered_ = false;  // Some byte came back from the server.
-  bool closed_ = false;
-  bool dispatching_ = false;  // ReadLoop is handing replies to their calls.
-  Status error_;
-  rpc::CallSlots<> slots_;
-  size_t open_frame_ = SIZE_MAX;  // Offset in q_.out of the frame being encoded.
-  uint32_t open_slot_ = 0;
-  rpc::ClientConnectionStats stats_;
 };
 
 // Blocking one-shot call on a fresh connection (for Stats and Ping from
