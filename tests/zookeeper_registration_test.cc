@@ -13,8 +13,11 @@
 #include <zookeeper/zookeeper.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -52,16 +55,48 @@ std::string Bytes(std::initializer_list<int> b) {
 // varint's bytes but one, as real start codes (ms since 1970) do.
 ServerName TestServer() { return {"127.0.0.1", 16020, 1764790000123}; }
 
-// A server's registration in a process of its own (forked while this one
-// holds no ZooKeeper session), which lives until SIGKILL: no destructor
-// runs, so its nodes are never removed cleanly; the keeper thread works
-// meanwhile. The child exits 3 when it could not register.
+// Set in a child this binary starts again (ForkRegisteredServer): where to
+// register and as which server, one field a line (quorum, root, host, port,
+// start code).
+constexpr char kChildEnv[] = "WIREBENCH_ZK_REGISTERED_CHILD";
+
+// In that child, before main: register and wait for SIGKILL. The child is a
+// fresh exec, not a bare fork, because a fork copies the locks other threads
+// hold (the readers' ZooKeeper threads, the sanitizers' allocator) and the
+// child could wait on one forever, never registering.
+const bool kIsRegisteredChild = [] {
+  const char* spec = std::getenv(kChildEnv);
+  if (spec == nullptr) return false;
+  std::istringstream in(spec);
+  ZooKeeperTarget target;
+  ServerName name;
+  std::string port, start_code;
+  if (!std::getline(in, target.quorum) || !std::getline(in, target.root) ||
+      !std::getline(in, name.host) || !std::getline(in, port) || !std::getline(in, start_code))
+    _exit(4);
+  name.port = uint16_t(std::stoul(port));
+  name.start_code = std::stoll(start_code);
+  auto reg = ZooKeeperRegistration::Register(target, name, "c", std::chrono::milliseconds(20000));
+  if (!reg.ok()) _exit(3);
+  for (;;) pause();
+}();
+
+// A server's registration in a process of its own, which lives until
+// SIGKILL: no destructor runs, so its nodes are never removed cleanly; the
+// keeper thread works meanwhile. The child exits 3 when it could not
+// register.
 pid_t ForkRegisteredServer(const ZooKeeperTarget& target, const ServerName& name = TestServer()) {
+  const std::string spec = target.quorum + "\n" + target.root + "\n" + name.host + "\n" +
+                           std::to_string(name.port) + "\n" + std::to_string(name.start_code) +
+                           "\n";
+  const std::string env = std::string(kChildEnv) + "=" + spec;
   const pid_t pid = fork();
   if (pid == 0) {
-    auto reg = ZooKeeperRegistration::Register(target, name, "c", std::chrono::milliseconds(20000));
-    if (!reg.ok()) _exit(3);
-    for (;;) pause();
+    // Only async-signal-safe calls between fork and exec.
+    char* const argv[] = {const_cast<char*>("zookeeper_registration_test"), nullptr};
+    char* const envp[] = {const_cast<char*>(env.c_str()), nullptr};
+    execve("/proc/self/exe", argv, envp);
+    _exit(127);
   }
   return pid;
 }
