@@ -36,6 +36,14 @@ class WireReader {
     in_.RemovePrefix(n);
     return true;
   }
+  // The next n bytes, as a pointer: for a decoder that checks the bounds of
+  // several fixed fields at once.
+  bool Take(size_t n, const uint8_t** p) {
+    if (in_.size() < n) return false;
+    *p = in_.data();
+    in_.RemovePrefix(n);
+    return true;
+  }
   // A u32 little-endian length followed by that many bytes.
   bool LenBytesLE(ByteView* v) {
     uint32_t n;

@@ -462,6 +462,21 @@ TEST(RawCodec, DecodeOf1KbPutAllocatesNothing) {
   EXPECT_EQ(d.decode_copied, 0u);
 }
 
+// A region's Result is one row of one family: raw writes both once, then
+// each cell's fixed fields, qualifier and value (codecs/raw/raw_codec.cc).
+TEST(RawCodec, AResultOfOneRowAndOneFamilyCarriesThemOnce) {
+  auto codec = NewCodec("raw");
+  ASSERT_TRUE(codec.ok());
+  const size_t cell = 8 + 1 + 4 + 4 + 6 + 100;  // ts, type, lengths, "fieldN", value.
+  EXPECT_EQ(EncodeAny(**codec, CaseNamed("get_1k")).size(),
+            1 + (4 + 23) + (4 + 6) + 4 + 10 * cell);
+  // Equal bytes at other addresses count as one family too; two families do not.
+  EXPECT_EQ(EncodeAny(**codec, CaseNamed("get_one_family_copied")).size(),
+            1 + (4 + 5) + (4 + 3) + 4 + 2 * (17 + 2) + 7);
+  EXPECT_EQ(EncodeAny(**codec, CaseNamed("get_two_families_copied")).size(),
+            1 + (4 + 5) + 4 + 4 * (17 + 2 + 4 + 3) + 42);
+}
+
 TEST(FlatBuffersCodec, DecodeOf1KbPutAllocatesAndCopiesNothing) {
   ASSERT_TRUE(AllocationCountingActive());
   CounterTotals d = SteadyStateDecode("flatbuffers", wbrpc::kFrameHeaderSize);

@@ -436,6 +436,18 @@ inline std::vector<MessageCase> BuildCases(MessageStore* st) {
     };
     add("get_all_bytes", GetResponse{Result{st->Array(std::move(cells)), true}});
   }
+  {
+    // One row and two families, each row and family a copy of its own: equal
+    // bytes at different addresses, as a decoder's or a store's cells may be.
+    std::vector<Cell> cells;
+    for (int i = 0; i < 4; ++i)
+      cells.push_back({st->Bytes("user9"), st->Bytes(i < 2 ? "cf1" : "cf2"),
+                       st->Bytes("q" + std::to_string(i)), uint64_t(i), CellType::kPut,
+                       st->Bytes(std::string(size_t(i) * 7, 'v'))});
+    add("get_two_families_copied", GetResponse{Result{st->Array(cells), true}});
+    cells.resize(2);
+    add("get_one_family_copied", GetResponse{Result{st->Array(std::move(cells)), true}});
+  }
 
   // Scan responses.
   add("scan_no_rows", ScanResponse{{}, false});

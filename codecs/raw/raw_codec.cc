@@ -4,11 +4,14 @@
 //   Get      : bytes row, u32 ncolumns, ncolumns x { bytes family, bytes qualifier }
 //   Scan     : bytes start, bytes stop, u32 number_of_rows, u32 ncolumns, columns
 //   Multi    : u32 nactions, nactions x { u32 index, u8 kind, Mutation | Get }
-//   Result   : u8 flags (1: exists, 2: one row), [bytes row if one row], u32 ncells,
-//              ncells x { [bytes row if not one row], bytes family, bytes qualifier,
-//                         u64 ts, u8 type, bytes value }
-//              (a region's Result holds one row's cells: its row travels once, as a
-//              Mutation's does)
+//   Result   : u8 flags (1: exists, 2: one row, 4: one family),
+//              [bytes row if one row], [bytes family if one family], u32 ncells,
+//              ncells x { [bytes row if not one row], [bytes family if not one family],
+//                         u64 ts, u8 type, u32 qualifier length, u32 value length,
+//                         qualifier, value }
+//              (a region's Result holds one row's cells, usually of one family: the
+//              row and family travel once, as a Mutation's row does; a cell's fixed
+//              fields come first, so a reader checks its bounds twice, not five times)
 //   MutateResponse: u8 processed     GetResponse: Result
 //   ScanResponse  : u8 more, u32 nresults, Results
 //   MultiResponse : u32 n, n x { u32 index, u8 ok, Result | bytes error }
@@ -34,6 +37,7 @@ class Sizer {
   void U32(uint32_t) { n_ += 4; }
   void U64(uint64_t) { n_ += 8; }
   void Bytes(ByteView v) { n_ += 4 + v.size(); }
+  void Raw(ByteView v) { n_ += v.size(); }
   size_t size() const { return n_; }
 
  private:
@@ -52,9 +56,13 @@ class Writer {
     StoreLE64(p_, v);
     p_ += 8;
   }
-  // Payload bytes: counted as copied.
+  // Payload bytes, after their length: counted as copied.
   void Bytes(ByteView v) {
     U32(uint32_t(v.size()));
+    Raw(v);
+  }
+  // Payload bytes whose length was written earlier: counted as copied.
+  void Raw(ByteView v) {
     CopySmall(p_, v.data(), v.size());
     p_ += v.size();
     copied_ += v.size();
@@ -82,13 +90,17 @@ Status SizeThenWrite(ByteBuffer* out, Emit&& emit) {
 }
 
 constexpr uint32_t kMaxCount = 1u << 24;  // Refuse absurd element counts before reserving.
-// The fewest bytes a cell takes on the wire (family, qualifier and value
+// The fewest bytes a Mutation cell takes on the wire (family, qualifier and value
 // lengths, timestamp, type): a count the payload cannot hold is refused before
 // room is made for it.
 constexpr uint32_t kMinCellBytes = 4 + 4 + 8 + 1 + 4;
 // A Result's flags byte.
 constexpr uint8_t kResultExists = 1;
-constexpr uint8_t kResultOneRow = 2;  // The row once, before the cells, not in each.
+constexpr uint8_t kResultOneRow = 2;     // The row once, before the cells, not in each.
+constexpr uint8_t kResultOneFamily = 4;  // Likewise the family.
+constexpr uint8_t kResultFlags = kResultExists | kResultOneRow | kResultOneFamily;
+// A Result cell's fixed fields: timestamp, type, qualifier and value lengths.
+constexpr size_t kResultCellHead = 8 + 1 + 4 + 4;
 
 Status Truncated(const char* what) {
   return Status::Corruption(std::string("raw: truncated or malformed ") + what);
@@ -195,11 +207,13 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       w.U8(resp.processed ? 1 : 0);
     });
   }
+  // A Get's reply is sized by Head's pass over its cells, not by a Sizer pass.
   Status Encode(uint32_t, const GetResponse& resp, ByteBuffer* out) {
-    const bool one_row = OneRow(resp.result);
-    return SizeThenWrite(out, [&](auto& w) {
-      PutResult(w, resp.result, one_row);
-    });
+    const ResultHead head = Head(resp.result);
+    Writer w(out, head.size);
+    PutResult(w, resp.result, head);
+    CountEncodeCopy(w.copied());
+    return Status::Ok();
   }
   Status Encode(uint32_t, const ScanResponse& resp, ByteBuffer* out) {
     return SizeThenWrite(out, [&](auto& w) {
@@ -353,36 +367,63 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     w.Bytes(g.row);
     PutColumns(w, g.columns);
   }
-  // True when every cell of `res` has one row, as every Result a region
-  // builds does: the row is then written once, not per cell.
-  static bool OneRow(const Result& res) {
-    if (res.cells.empty()) return false;
-    const ByteView row = res.cells[0].row;
-    // Cells a region builds point at one copy of the row: compare addresses
-    // first, bytes only when they differ.
-    bool same_view = true;
-    for (const Cell& c : res.cells)
-      same_view &= c.row.data() == row.data() && c.row.size() == row.size();
-    if (same_view) return true;
-    for (const Cell& c : res.cells.subspan(1))
-      if (!(c.row == row)) return false;
+  // True when every cell's `field` holds the same bytes as the first cell's.
+  template <ByteView Cell::*field>
+  static bool SameBytes(std::span<const Cell> cells) {
+    for (const Cell& c : cells.subspan(1))
+      if (!(c.*field == cells[0].*field)) return false;
     return true;
   }
+  // What a Result's header says once for all its cells (the row and the
+  // family, when every cell has the same), and the Result's encoded size.
+  struct ResultHead {
+    bool one_row = false;
+    bool one_family = false;
+    size_t size = 0;
+  };
+  // One pass over the cells for both. Cells a region builds point at one copy
+  // of the row and of the family: addresses are compared, bytes only when
+  // they differ.
+  static ResultHead Head(const Result& res) {
+    const std::span<const Cell> cells = res.cells;
+    ResultHead h;
+    h.size = 1 + 4 + cells.size() * kResultCellHead;
+    if (cells.empty()) return h;
+    const ByteView row = cells[0].row, family = cells[0].family;
+    bool same_row = true, same_family = true;
+    size_t rows = 0, families = 0, bytes = 0;
+    for (const Cell& c : cells) {
+      same_row &= c.row.data() == row.data() && c.row.size() == row.size();
+      same_family &= c.family.data() == family.data() && c.family.size() == family.size();
+      rows += c.row.size();
+      families += c.family.size();
+      bytes += c.qualifier.size() + c.value.size();
+    }
+    h.one_row = same_row || SameBytes<&Cell::row>(cells);
+    h.one_family = same_family || SameBytes<&Cell::family>(cells);
+    h.size += bytes + (h.one_row ? 4 + row.size() : 4 * cells.size() + rows) +
+              (h.one_family ? 4 + family.size() : 4 * cells.size() + families);
+    return h;
+  }
   template <typename W>
-  static void PutResult(W& out, const Result& res) { PutResult(out, res, OneRow(res)); }
+  static void PutResult(W& out, const Result& res) { PutResult(out, res, Head(res)); }
   template <typename W>
-  static void PutResult(W& out, const Result& res, bool one_row) {
+  static void PutResult(W& out, const Result& res, ResultHead h) {
     W w = out;
-    w.U8(uint8_t((res.exists ? kResultExists : 0) | (one_row ? kResultOneRow : 0)));
-    if (one_row) w.Bytes(res.cells[0].row);
+    w.U8(uint8_t((res.exists ? kResultExists : 0) | (h.one_row ? kResultOneRow : 0) |
+                 (h.one_family ? kResultOneFamily : 0)));
+    if (h.one_row) w.Bytes(res.cells[0].row);
+    if (h.one_family) w.Bytes(res.cells[0].family);
     w.U32(uint32_t(res.cells.size()));
     for (const Cell& c : res.cells) {
-      if (!one_row) w.Bytes(c.row);
-      w.Bytes(c.family);
-      w.Bytes(c.qualifier);
+      if (!h.one_row) w.Bytes(c.row);
+      if (!h.one_family) w.Bytes(c.family);
       w.U64(c.timestamp);
       w.U8(uint8_t(c.type));
-      w.Bytes(c.value);
+      w.U32(uint32_t(c.qualifier.size()));
+      w.U32(uint32_t(c.value.size()));
+      w.Raw(c.qualifier);
+      w.Raw(c.value);
     }
     out = w;
   }
@@ -425,12 +466,14 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   bool ReadGet(WireReader& r, GetRef* g) { return r.LenBytesLE(&g->row) && ReadColumns(r, &g->columns); }
   bool ReadResult(WireReader& r, ResultRef* res) {
     uint8_t flags;
-    ByteView row;
+    ByteView row, family;
     uint32_t n;
-    if (!r.U8(&flags) || (flags & ~(kResultExists | kResultOneRow)) != 0) return false;
+    if (!r.U8(&flags) || (flags & ~kResultFlags) != 0) return false;
     const bool one_row = (flags & kResultOneRow) != 0;
-    if ((one_row && !r.LenBytesLE(&row)) || !r.U32LE(&n) || n > kMaxCount ||
-        n > r.remaining() / kMinCellBytes || (one_row && n == 0))
+    const bool one_family = (flags & kResultOneFamily) != 0;
+    if ((one_row && !r.LenBytesLE(&row)) || (one_family && !r.LenBytesLE(&family)) ||
+        !r.U32LE(&n) || n > kMaxCount || n > r.remaining() / kResultCellHead ||
+        ((one_row || one_family) && n == 0))
       return false;
     res->exists = (flags & kResultExists) != 0;
     res->cells.begin = uint32_t(ncells_);
@@ -442,9 +485,27 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       } else if (!r.LenBytesLE(&c->row)) {
         return false;
       }
-      if (!r.LenBytesLE(&c->family) || !r.LenBytesLE(&c->qualifier) || !ReadCellTail(r, c))
+      if (one_family) {
+        c->family = family;
+      } else if (!r.LenBytesLE(&c->family)) {
         return false;
+      }
+      if (!ReadResultCell(r, c)) return false;
     }
+    return true;
+  }
+  // A Result cell after its row and family: the fixed fields in one bounds
+  // check, then the qualifier and value in one more.
+  static bool ReadResultCell(WireReader& r, Cell* c) {
+    const uint8_t* head;
+    if (!r.Take(kResultCellHead, &head) || !IsValidCellType(head[8])) return false;
+    c->timestamp = LoadLE64(head);
+    c->type = CellType(head[8]);
+    const size_t qualifier = LoadLE32(head + 9), value = LoadLE32(head + 13);
+    const uint8_t* bytes;
+    if (!r.Take(qualifier + value, &bytes)) return false;
+    c->qualifier = ByteView(bytes, qualifier);
+    c->value = ByteView(bytes + qualifier, value);
     return true;
   }
 
