@@ -181,7 +181,12 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"server", "--rpc", "wirebench", "--zookeeper", "127.0.0.1:2181"},
         "--zookeeper is a server option of --rpc hbase"},
        {{"server", "--rpc", "hbase", "--regions-per-table", "0"},
-        "--regions-per-table must be a whole number from 1 to 4096, got '0'"}});
+        "--regions-per-table must be a whole number from 1 to 4096, got '0'"},
+       // compare without --mpi starts its own servers: a flag naming one is
+       // refused before it is looked up (nothing listens on port 1).
+       {{"compare", "--rpcs", "hbase", "--zookeeper", "127.0.0.1:1"},
+        "--zookeeper names a server, which is for compare --mpi"},
+       {{"compare", "--server", "127.0.0.1:1"}, "--server names a server, which is for compare --mpi"}});
 }
 
 // `run -P workloads/workloada` reported every read

@@ -147,6 +147,10 @@ class Transport : public RegistryEntry {
                                                         const std::string& server) const {
     return std::string();
   }
+  // The flag among those options that names the server, when it is set ("" if
+  // none is): a command that starts its own server refuses it before looking
+  // anything up.
+  virtual std::string_view ServerLocatorFlag(const OptionSettings& own) const { return {}; }
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. `own` holds the values of

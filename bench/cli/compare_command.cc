@@ -253,6 +253,21 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
     *exit_code = Refuse(st.ToString());
     return;
   }
+  // Without --mpi each cell starts its own server: a flag naming one is
+  // refused before anything is looked up (a ZooKeeper lookup can take seconds).
+  if (!m.mpi) {
+    std::string named = o.cell.server.empty() ? std::string() : "--server";
+    for (const Transport* t : o.rpcs)
+      if (named.empty()) named = t->ServerLocatorFlag(o.cell.transport_client_options);
+    if (!named.empty()) {
+      *exit_code = Refuse(
+          named +
+          " names a server, which is for compare --mpi (clients on many hosts against one "
+          "server); without --mpi compare starts a co-located server per cell: leave out " +
+          named + ", or add --mpi and start it under mpirun");
+      return;
+    }
+  }
   // A transport's own client options may say where the server is (HBase's
   // --zookeeper); that stands for --server.
   for (const Transport* t : o.rpcs) {
@@ -271,13 +286,6 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
     // Several ranks on one host: the default pinning would put every rank on CPU 0.
     o.pin = false;
     *exit_code = RunCompareMpi(o);
-    return;
-  }
-  if (!o.cell.server.empty()) {
-    *exit_code = Refuse(
-        "--server is for compare --mpi (clients on many hosts against one server); without "
-        "--mpi compare starts a co-located server per cell: leave out --server, or add --mpi "
-        "and start it under mpirun");
     return;
   }
   if (!m.builds.empty()) {

@@ -93,6 +93,9 @@ class HBaseEntry final : public Transport {
                                      " both say where the server is: give one of them");
     return hbaserpc::FindServerInZooKeeper(zookeeper, std::chrono::seconds(10));
   }
+  std::string_view ServerLocatorFlag(const OptionSettings& own) const override {
+    return own.Get("--zookeeper").empty() ? std::string_view() : "--zookeeper";
+  }
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
       rpc::Service* service) const override {
