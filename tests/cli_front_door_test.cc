@@ -159,14 +159,14 @@ TEST(FrontDoor, HelpShowsExitStatusesAndNumericTypes) {
 TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
   ExpectUsageErrors(
       "values",
-      {// Item 19: the server then never read a request.
+      {// With 0 the server never read a request.
        {{"server", "--max-queued-bytes", "0"}, "--max-queued-bytes: must be 1024 or more"},
-       // Item 23: started unregistered / ran a plain compare.
+       // An empty value once started a server unregistered, or ran a plain compare.
        {{"server", "--rpc", "hbase", "--zookeeper", ""}, "--zookeeper was given an empty value"},
        {{"run", "--zookeeper", ""}, "--zookeeper was given an empty value"},
        {{"compare", "--builds", ""}, "--builds was given an empty value"},
        {{"compare", "--builds="}, "--builds was given an empty value"},
-       // Item 25: "At Most 1 required but received 2" / "Could not convert".
+       // CLI11's own words ("At Most 1 required but received 2", "Could not convert") once said these.
        {{"server", "--port", "70000"}, "--port: Value 70000 not in range 0 to 65535"},
        {{"compare", "--seconds", "nan"}, "--seconds nan: must be a finite number"},
        {{"compare", "--warmup", "inf"}, "--warmup inf: must be a finite number"},

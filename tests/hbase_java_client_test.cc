@@ -571,7 +571,7 @@ TEST_P(JavaClient, MultiWithAKeyValueCellBlockParsesAsTheJavaClientParsesIt) {
 
 // ClientScanner over every region: each row once, in order; `ttl` only on
 // the call that opens a scanner; a call on a scanner
-// that ran out answered with HBase's empty ScanResponse (item 9).
+// that ran out answered with HBase's empty ScanResponse.
 TEST_P(JavaClient, ScanAcrossRegionsWithNextAndClose) {
   auto peer = server().Open();
   uint32_t id = 0;

@@ -50,8 +50,8 @@ std::string Ycsb(const std::string& text) {
 
 // [OVERALL] is YCSB's span (the client threads' whole
 // run, every operation they did, throughput over whole ms as Client.java
-// divides); the measured phase is under [MEASURED]. Item 7: CLEANUP has
-// latency lines and no Return= lines.
+// divides); the measured phase is under [MEASURED]. CLEANUP has latency
+// lines and no Return= lines, as YCSB prints it.
 TEST(ReportText, OverallIsTheWholeClientRunAndCleanupHasNoReturns) {
   RunResult r = MakeResult();
   r.client_run_s = 3.0004;  // 3000 ms.
