@@ -186,7 +186,11 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        // refused before it is looked up (nothing listens on port 1).
        {{"compare", "--rpcs", "hbase", "--zookeeper", "127.0.0.1:1"},
         "--zookeeper names a server, which is for compare --mpi"},
-       {{"compare", "--server", "127.0.0.1:1"}, "--server names a server, which is for compare --mpi"}});
+       {{"compare", "--server", "127.0.0.1:1"}, "--server names a server, which is for compare --mpi"},
+       {{"run", "-P", kWorkloadA, "--batch", "5000"},
+        "--batch (wirebench.batch) must be from 0 (off) to 4096 puts per call, got 5000"},
+       {{"run", "-P", kWorkloadA, "-db", "site.ycsb.BasicDB", "--batch", "4"},
+        "the basic binding (YCSB's BasicDB) has no server"}});
 }
 
 // `run -P workloads/workloada` reported every read

@@ -101,6 +101,36 @@ INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
                          ::testing::ValuesIn(testing::CarriedCodecs()),
                          testing::TransportCodecParamName());
 
+// `--batch B`: every logical client's puts go out B to a Multi call, on every
+// transport and codec. The server stores as many puts as the client counted
+// UPDATEs (a buffered put is one operation, as YCSB counts it), in Multi
+// calls only, and reads and updates both have latencies.
+class TransportBatch : public ::testing::TestWithParam<TransportCodec> {};
+
+TEST_P(TransportBatch, EveryPutArrivesInMultiCallsOfTheBatch) {
+  const Transport& t = *GetParam().transport;
+  const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 400,
+                               {"--batch", "8"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(r.results.is_object()) << r.err;
+  const nlohmann::json& ops = r.results.at("ops");
+  const int64_t updates = ops.at("UPDATE").at("return").at("OK").get<int64_t>();
+  EXPECT_GT(updates, 0) << ops.dump();
+  EXPECT_EQ(Count(r.results, "ERROR"), 0) << ops.dump();
+  for (const char* op : {"READ", "UPDATE"})
+    EXPECT_GT(ops.at(op).at("latency").at("operations").get<int64_t>(), 0) << op;
+  const nlohmann::json region = r.results.at("server").at("after").at("region");
+  EXPECT_EQ(region.at("puts").get<int64_t>(), updates) << region.dump();
+  // Four clients, each flushing every eighth put and once at its end.
+  const int64_t multis = region.at("multis").get<int64_t>();
+  EXPECT_GE(multis, updates / 8) << region.dump();
+  EXPECT_LE(multis, updates / 8 + 4) << region.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportBatch,
+                         ::testing::ValuesIn(testing::CarriedCodecs()),
+                         testing::TransportCodecParamName());
+
 // A codec the transport does not carry: refused before anything starts,
 // naming the transport and what to use instead.
 class TransportRefusesCodec : public ::testing::TestWithParam<TransportCodec> {};

@@ -116,6 +116,7 @@ TEST(YcsbAllocations, ZeroPerOperationInSteadyState) {
        {"updateproportion", "0.4"},
        {"insertproportion", "0.4"},
        {"writebuffersize", "65536"}},
+      {{"wirebench.batch", "100"}, {"readproportion", "0.5"}, {"updateproportion", "0.5"}},
   };
   for (const Settings& s : cases) {
     std::string name;

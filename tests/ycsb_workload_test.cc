@@ -30,6 +30,26 @@ std::unique_ptr<CoreWorkload> Make(std::vector<std::pair<std::string, std::strin
   return w.ok() ? std::move(w).value() : nullptr;
 }
 
+// wirebench.batch (`--batch B`): a flush every B puts, counted, whatever
+// writebuffersize says (here a buffer of one byte, which alone would flush
+// every put) and whatever the record's size.
+TEST(YcsbWorkload, ABatchFlushesEveryBPutsWhateverTheBufferSize) {
+  for (const char* length : {"100", "4000"}) {
+    SCOPED_TRACE(length);
+    auto w = Make({{"recordcount", "1000"}, {"wirebench.batch", "7"}, {"writebuffersize", "1"},
+                   {"fieldlength", length}, {"updateproportion", "1"}, {"readproportion", "0"}});
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(w->config().client_buffering);
+    auto c = w->NewClient(0);
+    for (int flush = 0; flush < 5; ++flush) {
+      for (int i = 1; i < 7; ++i) ASSERT_FALSE(c->BufferPut(c->NextOperation())) << i;
+      ASSERT_TRUE(c->BufferPut(c->NextOperation()));
+      EXPECT_EQ(c->BufferedMulti().actions.size(), 7u);
+      ASSERT_TRUE(c->FinishFlush().ok());
+    }
+  }
+}
+
 TEST(YcsbWorkload, LoadPhaseInsertsEachKeyOnceInOrder) {
   auto w = Make({{"recordcount", "1000"}, {"insertstart", "100"}, {"insertcount", "500"}});
   ASSERT_NE(w, nullptr);

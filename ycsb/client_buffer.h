@@ -15,7 +15,8 @@ struct ClientWorkload::Buffer {
   Buffer(const CoreWorkload& w, const ClientWorkloadOptions& options) {
     const CoreWorkloadConfig& c = w.config();
     const size_t fields = size_t(c.field_count);
-    max_puts = std::max<uint32_t>(1, options.max_buffered_puts);
+    max_puts = c.batch_puts > 0 ? uint32_t(c.batch_puts)
+                                : std::max<uint32_t>(1, options.max_buffered_puts);
     // Every buffered cell accounts for at least this many bytes, so cells
     // beyond writebuffersize / min_cell_bytes (plus one record) never fit.
     size_t min_qualifier = SIZE_MAX;
@@ -25,8 +26,9 @@ struct ClientWorkload::Buffer {
         size_t(c.field_length_distribution == LengthDistribution::kConstant ? c.field_length
                                                                             : c.min_field_length) +
         kCellOverheadBytes;
-    max_cells =
-        std::min(size_t(max_puts) * fields, size_t(c.write_buffer_size) / min_cell_bytes + fields);
+    max_cells = c.batch_puts > 0 ? size_t(max_puts) * fields
+                                 : std::min(size_t(max_puts) * fields,
+                                            size_t(c.write_buffer_size) / min_cell_bytes + fields);
     max_cells = std::max(max_cells, fields);
     key_stride = w.max_key_length();
     keys.reset(new char[size_t(max_puts) * key_stride]);

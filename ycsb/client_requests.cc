@@ -138,6 +138,7 @@ bool ClientWorkload::BufferPut(const Operation& op) {
   }
   if (op.needs_ack) b.ack_keys[b.num_acks++] = op.keynum;
   buffered_puts_ = i + 1;
+  if (config().batch_puts > 0) return buffered_puts_ == b.max_puts;  // Counted, not sized.
   return buffered_bytes_ >= uint64_t(config().write_buffer_size) || buffered_puts_ == b.max_puts ||
          b.cells_used + size_t(config().field_count) > b.max_cells;
 }

@@ -107,6 +107,9 @@ std::vector<PropertySpec> BindingSpecs() {
       {"clientbuffering", "false", "buffer puts client-side into Multi calls (BufferedMutator)"},
       {"writebuffersize", "12582912",
        "bytes of buffered puts that trigger a flush (HBaseClient2's 12 MiB)"},
+      {"wirebench.batch", "0",
+       "puts per Multi call (set by --batch): each logical client buffers this many puts "
+       "and sends them in one call, whatever the binding; 0 = off"},
       {"durability", "USE_DEFAULT",
        "HBase Durability of puts: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL "
        "(checked and recorded; wirebench's requests carry none)"},

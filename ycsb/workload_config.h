@@ -76,6 +76,11 @@ struct CoreWorkloadConfig {
 
   bool client_buffering = false;
   int64_t write_buffer_size = 12 << 20;  // HBaseClient2's default.
+  // wirebench.batch (`--batch B`): puts per Multi call, counted rather than
+  // sized (writebuffersize is then not read); 0 = off. Turns
+  // client_buffering on for every binding that sends calls.
+  int64_t batch_puts = 0;
+  static constexpr int64_t kMaxBatchPuts = 4096;
   std::string durability = "USE_DEFAULT";
   uint64_t seed = 1;
 

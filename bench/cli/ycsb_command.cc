@@ -110,6 +110,11 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
                      "; over an RPC layer that carries only some codecs, the first it lists)");
   AddEntryOption(cmd, "--rpc", &o->rpc, Transports(),
                  "RPC layer: " + TransportHelp() + "; the co-located server uses the same");
+  cmd->add_option("--batch", o->batch,
+                  "Puts per call: each logical client buffers B inserts and updates and sends them "
+                  "in one Multi call, on every transport and codec (YCSB's clientbuffering, "
+                  "counted in puts; -p wirebench.batch=B; 0 = off)")
+      ->type_name("INT:NONNEGATIVE");
   cmd->add_option("--connections", o->connections, "Connections in all")
       ->capture_default_str()
       ->type_name("INT:POSITIVE");

@@ -121,6 +121,13 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   if (o.seconds && *o.seconds > 0 && !ops_given && !o.load_phase)
     props->Set("operationcount", "0", "--seconds without --ops");
   props->Set("wirebench.codec", std::string(o.codec->name()), "--codec");
+  if (o.batch != 0) {
+    if (IsBasicDb(*props))
+      return Status::InvalidArgument(
+          "--batch sends puts to a server in Multi calls; the basic binding (YCSB's BasicDB) "
+          "has no server: leave out --batch, or use a binding that sends calls");
+    props->Set("wirebench.batch", std::to_string(o.batch), "--batch");
+  }
   if (o.instructions) {  // A fixed operation count; time plays no part.
     if (InstructionsModeDir().empty())
       return Status::InvalidArgument(
@@ -410,6 +417,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["threads"] = d.threads;
   c["client_io_threads"] = d.client_io_threads;
   c["connections"] = d.connections;
+  c["batch"] = cfg.batch_puts;
   c["thread_model"] = o.thread_model;
   c["target_ops"] = d.target_ops;
   c["warmup_s"] = d.warmup_seconds;
