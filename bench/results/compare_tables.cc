@@ -450,6 +450,26 @@ std::string HostFlag(const std::string& outlier, const std::string& busy) {
   return flag;
 }
 
+// One column's repeats in a group, in the order of `cells`: each cell, its
+// throughput and CPU per op, and its outlier flag (RepeatOutliers).
+struct ColumnRepeats {
+  std::vector<const CompareCell*> cells;
+  std::vector<RepeatFigures> figs;
+  std::vector<std::string> flags;
+};
+ColumnRepeats RepeatsOf(const std::vector<CompareCell>& cells, const std::string& col,
+                        const std::string& wl, int threads) {
+  ColumnRepeats r;
+  for (const CompareCell& c : cells) {
+    if (CellColumn(c) != col || CellWorkload(c) != wl || c.threads != threads) continue;
+    r.cells.push_back(&c);
+    r.figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                      MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+  }
+  r.flags = RepeatOutliers(r.figs);
+  return r;
+}
+
 // The host around each repeat of each column, with the repeats more than
 // kOutlierFactor from their column's median flagged.
 void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
@@ -466,19 +486,11 @@ void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
      << "%):\n\n| column | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
         "|---|---:|---:|---:|---|---|\n";
   for (const std::string& col : o.codecs) {
-    std::vector<const CompareCell*> mine;
-    std::vector<RepeatFigures> figs;
-    for (const CompareCell& c : cells) {
-      if (CellColumn(c) != col || CellWorkload(c) != wl || c.threads != threads) continue;
-      mine.push_back(&c);
-      figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
-                      MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
-    }
-    const std::vector<std::string> flags = RepeatOutliers(figs);
-    for (size_t k = 0; k < mine.size(); ++k)
-      os << "| " << col << " | " << figs[k].repeat << " | " << FormatFigure(figs[k].throughput)
-         << " | " << FormatFigure(figs[k].cpu_per_op) << " | " << HostText(mine[k]->host) << " | "
-         << HostFlag(flags[k], BusyHost(mine[k]->host)) << " |\n";
+    const ColumnRepeats r = RepeatsOf(cells, col, wl, threads);
+    for (size_t k = 0; k < r.cells.size(); ++k)
+      os << "| " << col << " | " << r.figs[k].repeat << " | " << FormatFigure(r.figs[k].throughput)
+         << " | " << FormatFigure(r.figs[k].cpu_per_op) << " | " << HostText(r.cells[k]->host)
+         << " | " << HostFlag(r.flags[k], BusyHost(r.cells[k]->host)) << " |\n";
   }
   os << "\n";
 }
@@ -591,22 +603,14 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
       t["partial_cells"][c] = n.partial;
-      std::vector<const CompareCell*> mine;
-      std::vector<RepeatFigures> figs;
-      for (const CompareCell& cell : cells) {
-        if (CellColumn(cell) != c || CellWorkload(cell) != wl || cell.threads != threads) continue;
-        mine.push_back(&cell);
-        figs.push_back({cell.repeat, MetricValue(MetricOf(Metric::kThroughput), cell.results),
-                        MetricValue(MetricOf(Metric::kTotalCpu), cell.results)});
-      }
-      const std::vector<std::string> flags = RepeatOutliers(figs);
-      for (size_t k = 0; k < mine.size(); ++k) {
+      const ColumnRepeats r = RepeatsOf(cells, c, wl, threads);
+      for (size_t k = 0; k < r.cells.size(); ++k) {
         const auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
-        json rep = {{"repeat", figs[k].repeat},
-                    {"throughput", num(figs[k].throughput)},
-                    {"cpu_us_per_op", num(figs[k].cpu_per_op)},
-                    {"host", mine[k]->host}};
-        rep["outlier"] = flags[k].empty() ? json(nullptr) : json(flags[k]);
+        json rep = {{"repeat", r.figs[k].repeat},
+                    {"throughput", num(r.figs[k].throughput)},
+                    {"cpu_us_per_op", num(r.figs[k].cpu_per_op)},
+                    {"host", r.cells[k]->host}};
+        rep["outlier"] = r.flags[k].empty() ? json(nullptr) : json(r.flags[k]);
         t["repeat_host"][c].push_back(std::move(rep));
       }
     }
