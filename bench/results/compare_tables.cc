@@ -244,29 +244,45 @@ std::string PercentText(const RatioInterval& r) {
   return text;
 }
 
-// One row per thread count, one column per codec, % vs baseline.
-void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
-                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
-                const std::vector<int>& ts) {
+// A sweep table's headers after the first: one column per codec, then one
+// per codec against the baseline (when there is one); then the alignment
+// row, the first column's `first_align`.
+void SweepHeader(std::ostringstream& os, const CompareReportOptions& o, const char* first_align) {
   const bool have_baseline = HaveBaseline(o);
-  os << "## " << wl << ": " << m.name << " by thread count\n\n| threads |";
   for (const auto& c : o.codecs) os << " " << c << " |";
   if (have_baseline)
     for (const auto& c : o.codecs)
       if (c != o.baseline) os << " " << c << " vs " << o.baseline << " |";
-  os << "\n|---:|";
+  os << "\n|" << first_align << "|";
   size_t ncols = o.codecs.size() + (have_baseline ? o.codecs.size() - 1 : 0);
   for (size_t i = 0; i < ncols; ++i) os << "---:|";
   os << "\n";
+}
+
+// A sweep row's cells after the first, to the end of the line: each codec's
+// median of `m` in the group, then each one's change against the baseline.
+void SweepCells(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
+                int threads) {
+  for (const auto& c : o.codecs)
+    os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, threads).median)
+       << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
+  if (HaveBaseline(o))
+    for (const auto& c : o.codecs)
+      if (c != o.baseline)
+        os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, threads)) << " |";
+  os << "\n";
+}
+
+// One row per thread count, one column per codec, % vs baseline.
+void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
+                const std::vector<int>& ts) {
+  os << "## " << wl << ": " << m.name << " by thread count\n\n| threads |";
+  SweepHeader(os, o, "---:");
   for (int t : ts) {
     os << "| " << t << " |";
-    for (const auto& c : o.codecs)
-      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, t).median)
-         << (CountCells(cells, c, wl, t).partial ? kPartialMark : "") << " |";
-    if (have_baseline)
-      for (const auto& c : o.codecs)
-        if (c != o.baseline) os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, t)) << " |";
-    os << "\n";
+    SweepCells(os, cells, o, m, wl, t);
   }
   os << "\n";
 }
@@ -318,29 +334,14 @@ void SizeSweepTable(std::ostringstream& os, const std::vector<CompareCell>& cell
                     const CompareReportOptions& o, const MetricDef& m,
                     const std::vector<std::string>& variants, const std::string& base,
                     int threads) {
-  const bool have_baseline = HaveBaseline(o);
   os << "## " << base << ", " << threads << " logical clients: " << m.name
      << " by record size\n\n| record |";
-  for (const auto& c : o.codecs) os << " " << c << " |";
-  if (have_baseline)
-    for (const auto& c : o.codecs)
-      if (c != o.baseline) os << " " << c << " vs " << o.baseline << " |";
-  os << "\n|---|";
-  size_t ncols = o.codecs.size() + (have_baseline ? o.codecs.size() - 1 : 0);
-  for (size_t i = 0; i < ncols; ++i) os << "---:|";
-  os << "\n";
+  SweepHeader(os, o, "---");
   for (const std::string& wl : variants) {
     const auto [fc, fl] = GroupShape(cells, wl);
     os << "| " << (fc > 0 ? std::to_string(fc) + " fields" : "") << (fc > 0 && fl > 0 ? " x " : "")
        << (fl > 0 ? std::to_string(fl) + " B" : "") << " |";
-    for (const auto& c : o.codecs)
-      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, threads).median)
-         << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
-    if (have_baseline)
-      for (const auto& c : o.codecs)
-        if (c != o.baseline)
-          os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, threads)) << " |";
-    os << "\n";
+    SweepCells(os, cells, o, m, wl, threads);
   }
   os << "\n";
 }
