@@ -29,9 +29,6 @@ namespace {
 
 using testing::ZooKeeperEnvironment;
 
-::testing::Environment* const kZooKeeper =
-    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
-
 const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
 const std::string kClientDir = WIREBENCH_SOURCE_DIR "/tests/hbase_client";
 
