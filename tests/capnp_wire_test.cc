@@ -48,8 +48,13 @@ class LibcapnpRead {
   explicit LibcapnpRead(const ByteBuffer& payload)
       : seg_(payload), segments_{seg_.array()}, reader_(segments_) {}
   capn::Call::Reader call() { return reader_.getRoot<capn::Call>(); }
-  // The segment's size in words.
-  size_t words() const { return seg_.words.size(); }
+  // The root, every word of the segment expected reachable from it: nothing
+  // stray, nothing missing.
+  capn::Call::Reader WholeCall() {
+    capn::Call::Reader root = call();
+    EXPECT_EQ(root.totalSize().wordCount + 1, seg_.words.size());
+    return root;
+  }
 
  private:
   Segment seg_;
@@ -77,9 +82,7 @@ TEST(CapnpWire, LibcapnpReadsAnEncodedPut) {
   ByteBuffer out;
   ASSERT_TRUE(codec->EncodeRequest(1, req, &out).ok());
   LibcapnpRead decoded(out);
-  capn::Call::Reader call = decoded.call();
-  // Every word is reached from the root: nothing stray, nothing missing.
-  EXPECT_EQ(call.totalSize().wordCount + 1, decoded.words());
+  capn::Call::Reader call = decoded.WholeCall();
   ASSERT_EQ(call.getBody().which(), capn::Call::Body::MUTATE_REQUEST);
   capn::Mutation::Reader m = call.getBody().getMutateRequest().getMutation();
   EXPECT_EQ(Str(m.getRow()), "row1");
@@ -117,8 +120,7 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   ASSERT_TRUE(codec->EncodeResponse(1, multi, &out).ok());
   {
     LibcapnpRead decoded(out);
-    capn::Call::Reader call = decoded.call();
-    EXPECT_EQ(call.totalSize().wordCount + 1, decoded.words());
+    capn::Call::Reader call = decoded.WholeCall();
     ASSERT_EQ(call.getBody().which(), capn::Call::Body::MULTI_RESPONSE);
     auto rs = call.getBody().getMultiResponse().getResults();
     ASSERT_EQ(rs.size(), 2u);
@@ -146,8 +148,7 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   ASSERT_TRUE(codec->EncodeRequest(1, scan, &out).ok());
   {
     LibcapnpRead decoded(out);
-    capn::Call::Reader call = decoded.call();
-    EXPECT_EQ(call.totalSize().wordCount + 1, decoded.words());
+    capn::Call::Reader call = decoded.WholeCall();
     ASSERT_EQ(call.getBody().which(), capn::Call::Body::SCAN_REQUEST);
     auto s = call.getBody().getScanRequest();
     EXPECT_EQ(Str(s.getStartRow()), "a");
@@ -173,8 +174,7 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   ASSERT_TRUE(codec->EncodeRequest(1, mreq, &out).ok());
   {
     LibcapnpRead decoded(out);
-    capn::Call::Reader call = decoded.call();
-    EXPECT_EQ(call.totalSize().wordCount + 1, decoded.words());
+    capn::Call::Reader call = decoded.WholeCall();
     auto as = call.getBody().getMultiRequest().getActions();
     ASSERT_EQ(as.size(), 1u);
     EXPECT_EQ(as[0].getIndex(), 3u);
