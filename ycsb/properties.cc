@@ -46,43 +46,33 @@ Status Unescape(std::string_view in, std::string* out, const std::string& where)
       continue;
     }
     c = in[++i];
-    switch (c) {
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'u': {
-        if (i + 4 >= in.size()) {
-          return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
-        }
-        uint32_t cp = 0;
-        for (int k = 1; k <= 4; ++k) {
-          const char h = in[i + k];
-          cp <<= 4;
-          if (h >= '0' && h <= '9')
-            cp |= uint32_t(h - '0');
-          else if (h >= 'a' && h <= 'f')
-            cp |= uint32_t(h - 'a' + 10);
-          else if (h >= 'A' && h <= 'F')
-            cp |= uint32_t(h - 'A' + 10);
-          else
-            return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
-        }
-        AppendUtf8(out, cp);
-        i += 4;
-        break;
-      }
-      default:
-        out->push_back(c);
+    constexpr std::string_view kLetters = "tnrf", kControls = "\t\n\r\f";
+    if (const size_t at = kLetters.find(c); at != std::string_view::npos) {
+      out->push_back(kControls[at]);
+      continue;
     }
+    if (c != 'u') {
+      out->push_back(c);
+      continue;
+    }
+    if (i + 4 >= in.size()) {
+      return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
+    }
+    uint32_t cp = 0;
+    for (int k = 1; k <= 4; ++k) {
+      const char h = in[i + k];
+      cp <<= 4;
+      if (h >= '0' && h <= '9')
+        cp |= uint32_t(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= uint32_t(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= uint32_t(h - 'A' + 10);
+      else
+        return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
+    }
+    AppendUtf8(out, cp);
+    i += 4;
   }
   return Status::Ok();
 }
