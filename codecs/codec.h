@@ -73,6 +73,27 @@ class Codec {
   virtual Status DecodeResponse(ByteView payload, MultiResponse* resp) = 0;
 };
 
+// Encodes or decodes any message kind through the overload for its side
+// (request or response: a request type has an EncodeRequest overload), for
+// code that treats every kind alike (the codec tests and benchmarks).
+template <typename M>
+Status EncodeMessage(Codec& c, uint32_t call_id, const M& m, ByteBuffer* out) {
+  if constexpr (requires { c.EncodeRequest(call_id, m, out); }) {
+    return c.EncodeRequest(call_id, m, out);
+  } else {
+    return c.EncodeResponse(call_id, m, out);
+  }
+}
+
+template <typename M>
+Status DecodeMessage(Codec& c, ByteView payload, M* m) {
+  if constexpr (requires { c.DecodeRequest(payload, m); }) {
+    return c.DecodeRequest(payload, m);
+  } else {
+    return c.DecodeResponse(payload, m);
+  }
+}
+
 // What a codec's decoders promise for untrusted input; the conformance suite
 // (tests/codec_conformance_test.cc) holds every codec to its own.
 struct DecodeGuarantees {

@@ -69,22 +69,35 @@ bool ConditionHolds(const Condition& c, const Cell* newest) {
   }
 }
 
-Status Region::CheckAndMutate(const Condition& c, std::span<const Mutation> mutations,
-                              RegionScratch* scratch, bool* processed) {
-  const Column col{c.family, c.qualifier};
+namespace {
+
+// The newest cell of one column of `row` in `range`, read through the
+// region's own Get (its views live in `scratch`); null when there is none.
+Status NewestCell(Region& r, ByteView table, ByteView row, const Column& col,
+                  const TimeRange& range, RegionScratch* scratch, const Cell** out) {
   GetRequest g;
-  g.table = c.table;
-  g.row = c.row;
+  g.table = table;
+  g.row = row;
   g.columns = std::span<const Column>(&col, 1);
-  g.time_range = c.time_range;
+  g.time_range = range;
   GetResponse gr;
-  WB_RETURN_IF_ERROR(Get(g, scratch, &gr));
-  const Cell* newest = nullptr;
+  WB_RETURN_IF_ERROR(r.Get(g, scratch, &gr));
+  *out = nullptr;
   for (const Cell& have : gr.result.cells)
-    if (have.family == c.family && have.qualifier == c.qualifier) {
-      newest = &have;
+    if (have.family == col.family && have.qualifier == col.qualifier) {
+      *out = &have;
       break;
     }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Region::CheckAndMutate(const Condition& c, std::span<const Mutation> mutations,
+                              RegionScratch* scratch, bool* processed) {
+  const Cell* newest = nullptr;
+  WB_RETURN_IF_ERROR(
+      NewestCell(*this, c.table, c.row, {c.family, c.qualifier}, c.time_range, scratch, &newest));
   *processed = ConditionHolds(c, newest);
   if (!*processed) return Status::Ok();
   for (Mutation m : mutations) {
@@ -103,19 +116,9 @@ Status Region::ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result
   ByteBuffer values;
   std::vector<std::pair<size_t, size_t>> spans;
   for (const Cell& cell : m.cells) {
-    const Column col{cell.family, cell.qualifier};
-    GetRequest g;
-    g.table = m.table;
-    g.row = m.row;
-    g.columns = std::span<const Column>(&col, 1);
-    GetResponse gr;
-    WB_RETURN_IF_ERROR(Get(g, scratch, &gr));
     const Cell* current = nullptr;
-    for (const Cell& have : gr.result.cells)
-      if (have.family == cell.family && have.qualifier == cell.qualifier) {
-        current = &have;
-        break;
-      }
+    WB_RETURN_IF_ERROR(NewestCell(*this, m.table, m.row, {cell.family, cell.qualifier}, {},
+                                  scratch, &current));
     const size_t at = values.size();
     if (m.type == MutationType::kIncrement) {
       if (cell.value.size() != 8)

@@ -42,6 +42,26 @@ struct Segment {
   std::vector<uint64_t> words;
 };
 
+// The payload as libcapnp reads it.
+class LibcapnpRead {
+ public:
+  explicit LibcapnpRead(const ByteBuffer& payload)
+      : seg_(payload), segments_{seg_.array()}, reader_(segments_) {}
+  capn::Call::Reader call() { return reader_.getRoot<capn::Call>(); }
+  // The root, every word of the segment expected reachable from it: nothing
+  // stray, nothing missing.
+  capn::Call::Reader WholeCall() {
+    capn::Call::Reader root = call();
+    EXPECT_EQ(root.totalSize().wordCount + 1, seg_.words.size());
+    return root;
+  }
+
+ private:
+  Segment seg_;
+  const kj::ArrayPtr<const capnp::word> segments_[1];
+  capnp::SegmentArrayMessageReader reader_;
+};
+
 std::string Str(capnp::Data::Reader d) {
   return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
 }
@@ -61,12 +81,8 @@ TEST(CapnpWire, LibcapnpReadsAnEncodedPut) {
   req.mutation.cells = cells;
   ByteBuffer out;
   ASSERT_TRUE(codec->EncodeRequest(1, req, &out).ok());
-  Segment seg(out);
-  const kj::ArrayPtr<const capnp::word> segments[] = {seg.array()};
-  capnp::SegmentArrayMessageReader reader(segments);
-  capn::Call::Reader call = reader.getRoot<capn::Call>();
-  // Every word is reached from the root: nothing stray, nothing missing.
-  EXPECT_EQ(call.totalSize().wordCount + 1, seg.words.size());
+  LibcapnpRead decoded(out);
+  capn::Call::Reader call = decoded.WholeCall();
   ASSERT_EQ(call.getBody().which(), capn::Call::Body::MUTATE_REQUEST);
   capn::Mutation::Reader m = call.getBody().getMutateRequest().getMutation();
   EXPECT_EQ(Str(m.getRow()), "row1");
@@ -103,11 +119,8 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   ByteBuffer out;
   ASSERT_TRUE(codec->EncodeResponse(1, multi, &out).ok());
   {
-    Segment seg(out);
-    const kj::ArrayPtr<const capnp::word> segments[] = {seg.array()};
-    capnp::SegmentArrayMessageReader reader(segments);
-    capn::Call::Reader call = reader.getRoot<capn::Call>();
-    EXPECT_EQ(call.totalSize().wordCount + 1, seg.words.size());
+    LibcapnpRead decoded(out);
+    capn::Call::Reader call = decoded.WholeCall();
     ASSERT_EQ(call.getBody().which(), capn::Call::Body::MULTI_RESPONSE);
     auto rs = call.getBody().getMultiResponse().getResults();
     ASSERT_EQ(rs.size(), 2u);
@@ -134,11 +147,8 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   out.Clear();
   ASSERT_TRUE(codec->EncodeRequest(1, scan, &out).ok());
   {
-    Segment seg(out);
-    const kj::ArrayPtr<const capnp::word> segments[] = {seg.array()};
-    capnp::SegmentArrayMessageReader reader(segments);
-    capn::Call::Reader call = reader.getRoot<capn::Call>();
-    EXPECT_EQ(call.totalSize().wordCount + 1, seg.words.size());
+    LibcapnpRead decoded(out);
+    capn::Call::Reader call = decoded.WholeCall();
     ASSERT_EQ(call.getBody().which(), capn::Call::Body::SCAN_REQUEST);
     auto s = call.getBody().getScanRequest();
     EXPECT_EQ(Str(s.getStartRow()), "a");
@@ -163,11 +173,8 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   out.Clear();
   ASSERT_TRUE(codec->EncodeRequest(1, mreq, &out).ok());
   {
-    Segment seg(out);
-    const kj::ArrayPtr<const capnp::word> segments[] = {seg.array()};
-    capnp::SegmentArrayMessageReader reader(segments);
-    capn::Call::Reader call = reader.getRoot<capn::Call>();
-    EXPECT_EQ(call.totalSize().wordCount + 1, seg.words.size());
+    LibcapnpRead decoded(out);
+    capn::Call::Reader call = decoded.WholeCall();
     auto as = call.getBody().getMultiRequest().getActions();
     ASSERT_EQ(as.size(), 1u);
     EXPECT_EQ(as[0].getIndex(), 3u);
@@ -181,10 +188,8 @@ TEST(CapnpWire, LibcapnpReadsEncodedResponsesAndRequests) {
   out.Clear();
   ASSERT_TRUE(codec->EncodeResponse(1, mresp, &out).ok());
   {
-    Segment seg(out);
-    const kj::ArrayPtr<const capnp::word> segments[] = {seg.array()};
-    capnp::SegmentArrayMessageReader reader(segments);
-    EXPECT_FALSE(reader.getRoot<capn::Call>().getBody().getMutateResponse().getProcessed());
+    LibcapnpRead decoded(out);
+    EXPECT_FALSE(decoded.call().getBody().getMutateResponse().getProcessed());
   }
 }
 

@@ -97,6 +97,20 @@ std::string EncodeAny(Codec& c, const AnyMessage& m) {
   return std::visit([&](const auto& msg) { return EncodePayload(c, msg); }, m);
 }
 
+// `payload` decodes with `codec` to the same message as `want`; `where` leads
+// a failure's message.
+void ExpectDecodesTo(Codec& codec, ByteView payload, const AnyMessage& want,
+                     const std::string& where = "") {
+  std::visit(
+      [&](const auto& w) {
+        std::decay_t<decltype(w)> got;
+        const Status s = Decode(codec, payload, &got);
+        ASSERT_TRUE(s.ok()) << where << s.ToString();
+        EXPECT_TRUE(SameMessage(w, got)) << where;
+      },
+      want);
+}
+
 // Reads every byte of every view (so ASan sees bad views) and checks what a
 // decoded message must satisfy even when it came from garbage.
 template <typename M>
@@ -139,14 +153,7 @@ TEST_P(CodecConformance, RoundTripsEveryMessageAndEncodesDeterministically) {
     std::string payload = EncodeAny(*encoder, c.message);
     EXPECT_EQ(EncodeAny(*encoder, c.message), payload) << "a reused encoder changed its output";
     FramedPayload framed(payload);
-    std::visit(
-        [&](const auto& want) {
-          std::decay_t<decltype(want)> got;
-          Status s = Decode(*decoder, framed.view(), &got);
-          ASSERT_TRUE(s.ok()) << s.ToString();
-          EXPECT_TRUE(SameMessage(want, got));
-        },
-        c.message);
+    ExpectDecodesTo(*decoder, framed.view(), c.message);
   }
 }
 
@@ -316,13 +323,7 @@ TEST_P(CodecConformance, OneDecoderReusedAcrossMessagesStaysCorrect) {
     const MessageCase& c = Cases()[i];
     SCOPED_TRACE(c.name);
     FramedPayload framed(payloads[i]);
-    std::visit(
-        [&](const auto& want) {
-          std::decay_t<decltype(want)> got;
-          ASSERT_TRUE(Decode(*decoder, framed.view(), &got).ok());
-          EXPECT_TRUE(SameMessage(want, got));
-        },
-        c.message);
+    ExpectDecodesTo(*decoder, framed.view(), c.message);
   }
 }
 
@@ -361,13 +362,7 @@ TEST_P(CodecConformance, DecodesAtEveryPayloadAlignment) {
     std::string payload = EncodeAny(*codec, m);
     for (size_t offset = 0; offset < 16; ++offset) {
       FramedPayload framed(payload, offset);
-      std::visit(
-          [&](const auto& want) {
-            std::decay_t<decltype(want)> got;
-            ASSERT_TRUE(Decode(*codec, framed.view(), &got).ok()) << "offset " << offset;
-            EXPECT_TRUE(SameMessage(want, got)) << "offset " << offset;
-          },
-          m);
+      ExpectDecodesTo(*codec, framed.view(), m, "offset " + std::to_string(offset) + " ");
     }
   }
 }
@@ -392,13 +387,7 @@ TEST_P(CodecConformance, EncodesAfterAPrefixOfAnyLength) {
       const std::string payload(out.view().chars() + prefix, out.size() - prefix);
       EXPECT_EQ(payload, want) << "prefix " << prefix << " changed the encoding";
       FramedPayload framed(payload);
-      std::visit(
-          [&](const auto& expected) {
-            std::decay_t<decltype(expected)> got;
-            ASSERT_TRUE(Decode(*decoder, framed.view(), &got).ok()) << "prefix " << prefix;
-            EXPECT_TRUE(SameMessage(expected, got)) << "prefix " << prefix;
-          },
-          m);
+      ExpectDecodesTo(*decoder, framed.view(), m, "prefix " + std::to_string(prefix) + " ");
     }
   }
 }

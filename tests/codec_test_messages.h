@@ -491,34 +491,16 @@ inline const std::vector<MessageCase>& Cases() {
   return cases;
 }
 
-// Encode/decode any message kind through the overload for its side
-// (request or response), so typed tests can treat every kind alike.
+// Whether M is a request (the other kinds are responses).
 template <typename M>
 constexpr bool kIsRequest = std::is_same_v<M, MutateRequest> || std::is_same_v<M, GetRequest> ||
                             std::is_same_v<M, ScanRequest> || std::is_same_v<M, MultiRequest>;
 
-template <typename M>
-Status EncodeMessage(Codec& c, uint32_t call_id, const M& m, ByteBuffer* out) {
-  if constexpr (kIsRequest<M>) {
-    return c.EncodeRequest(call_id, m, out);
-  } else {
-    return c.EncodeResponse(call_id, m, out);
-  }
-}
-
-template <typename M>
-Status DecodeMessage(Codec& c, ByteView payload, M* m) {
-  if constexpr (kIsRequest<M>) {
-    return c.DecodeRequest(payload, m);
-  } else {
-    return c.DecodeResponse(payload, m);
-  }
-}
-
 // The codec tests' call id: every byte different, so a byte-order mistake shows.
 inline constexpr uint32_t kTestCallId = 0x01020304;
 
-// EncodeMessage with kTestCallId, and DecodeMessage, by shorter names.
+// codecs/codec.h's EncodeMessage with kTestCallId, and DecodeMessage, by
+// shorter names.
 template <typename M>
 Status Encode(Codec& c, const M& m, ByteBuffer* out) {
   return EncodeMessage(c, kTestCallId, m, out);

@@ -11,29 +11,26 @@
 // in the same direction in each of up to three independent matrices.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "tests/aa_check.h"
 #include "tests/silent_listener.h"
 
 namespace wirebench {
 namespace {
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+using testing::kAaRows;
 
-// The rows checked: CPU per op (the tool's main figure) and allocations.
-const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op)",
-                                        "Total CPU (us/op)", "Client allocations/op",
-                                        "Server allocations/op"};
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 // Runs the A/A matrix; returns the rows whose raw#2-vs-raw interval excludes
 // 1.0, keyed "row, dearer" or "row, cheaper" (raw#2 against raw), with the
 // interval.
-std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked) {
+testing::AaRows DistinguishableRows(int attempt, int* checked) {
   const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/compare_aa_" + std::to_string(attempt);
   const std::string stem = out + "_process";
   testing::WirebenchProcess p(kBinary,
@@ -47,10 +44,10 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
   EXPECT_TRUE(j.is_object()) << p.Stderr();
   if (!j.is_object()) return {{"(no comparison.json)", ""}};
   EXPECT_EQ(j.at("codecs"), nlohmann::json({"raw", "raw#2"}));
-  std::map<std::string, std::string> distinguishable;
+  testing::AaRows distinguishable;
   for (const auto& table : j.at("tables")) {
     EXPECT_EQ(table.at("repeats").at("raw#2"), 4);
-    for (const std::string& row : kRows) {
+    for (const std::string& row : kAaRows) {
       if (!table.at("metrics").contains(row)) continue;
       const auto& v = table.at("metrics").at(row).at("raw#2");
       if (!v.contains("vs_baseline")) continue;
@@ -66,23 +63,7 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
 }
 
 TEST(CompareAA, SameCodecTwiceIsNotDistinguishableOnCostRows) {
-  int checked = 0;
-  std::map<std::string, std::string> rows = DistinguishableRows(1, &checked);
-  EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
-  for (int attempt = 2; attempt <= 3 && !rows.empty(); ++attempt) {
-    for (const auto& [row, interval] : rows)
-      std::printf("matrix %d: distinguishable: %s %s\n", attempt - 1, row.c_str(),
-                  interval.c_str());
-    int again = 0;
-    const std::map<std::string, std::string> next = DistinguishableRows(attempt, &again);
-    std::map<std::string, std::string> both;  // Same row, same direction, again.
-    for (const auto& [row, interval] : next)
-      if (rows.count(row)) both[row] = interval;
-    rows = both;
-  }
-  for (const auto& [row, interval] : rows)
-    ADD_FAILURE() << "A/A row distinguishable in the same direction three times: " << row << " "
-                  << interval;
+  testing::ExpectNoRowApartThreeTimes(DistinguishableRows, "distinguishable");
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,18 +21,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/aa_check.h"
+
 namespace wirebench {
 namespace {
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
+using testing::kAaRows;
 
-const std::vector<std::string> kRows = {"Client CPU (us/op)", "Server CPU (us/op)",
-                                        "Total CPU (us/op)", "Client allocations/op",
-                                        "Server allocations/op"};
+const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 // Runs the A/A matrix; returns the rows y-vs-x calls different (after
 // Holm), keyed "row, dearer" or "row, cheaper", with the row's test.
-std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked) {
+testing::AaRows DistinguishableRows(int attempt, int* checked) {
   const std::string out =
       std::string(WIREBENCH_BINARY_DIR) + "/compare_builds_aa_" + std::to_string(attempt);
   std::filesystem::remove_all(out);
@@ -52,10 +51,10 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
   for (const auto& rep : j.at("repeats"))
     EXPECT_TRUE(rep.at("host").contains("load1") && rep.at("host").contains("steal_percent"))
         << rep.dump();
-  std::map<std::string, std::string> distinguishable;
+  testing::AaRows distinguishable;
   for (const auto& row : j.at("rows")) {
     const std::string metric = row.at("metric");
-    if (std::find(kRows.begin(), kRows.end(), metric) == kRows.end()) continue;
+    if (std::find(kAaRows.begin(), kAaRows.end(), metric) == kAaRows.end()) continue;
     // Not tested (e.g. 0 allocations on both sides): no verdict on it.
     if (row.value("different", nlohmann::json()).is_null()) continue;
     ++*checked;
@@ -67,22 +66,7 @@ std::map<std::string, std::string> DistinguishableRows(int attempt, int* checked
 }
 
 TEST(CompareBuildsAA, SameBinaryTwiceIsNotDifferentOnCostRows) {
-  int checked = 0;
-  std::map<std::string, std::string> rows = DistinguishableRows(1, &checked);
-  EXPECT_GE(checked, 3) << "the CPU rows must carry an interval";
-  for (int attempt = 2; attempt <= 3 && !rows.empty(); ++attempt) {
-    for (const auto& [row, diff] : rows)
-      std::printf("matrix %d: different: %s %s\n", attempt - 1, row.c_str(), diff.c_str());
-    int again = 0;
-    const std::map<std::string, std::string> next = DistinguishableRows(attempt, &again);
-    std::map<std::string, std::string> both;
-    for (const auto& [row, diff] : next)
-      if (rows.count(row)) both[row] = diff;
-    rows = both;
-  }
-  for (const auto& [row, diff] : rows)
-    ADD_FAILURE() << "A/A row different in the same direction three times: " << row << " "
-                  << diff;
+  testing::ExpectNoRowApartThreeTimes(DistinguishableRows, "different");
 }
 
 }  // namespace

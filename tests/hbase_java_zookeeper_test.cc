@@ -44,9 +44,6 @@ namespace {
 
 using testing::ZooKeeperEnvironment;
 
-::testing::Environment* const kZooKeeper =
-    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
-
 const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
 
 using testing::ReadFile;

@@ -13,9 +13,11 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/read_file.h"
 #include "tests/silent_listener.h"
@@ -26,9 +28,6 @@ namespace wirebench {
 namespace {
 
 using testing::ZooKeeperEnvironment;
-
-::testing::Environment* const kZooKeeper =
-    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
 
 const std::string kBinary = WIREBENCH_BINARY_DIR "/bench/wirebench";
 const std::string kClientDir = WIREBENCH_SOURCE_DIR "/tests/hbase_client";
@@ -67,6 +66,17 @@ std::map<std::string, nlohmann::json> OpLines(const std::string& out) {
 
 std::string Stem(const char* name) {
   return ::testing::TempDir() + "/hbase_npm_" + name + "_" + std::to_string(getpid());
+}
+
+// The server registered under `target`, looked up every 100 ms for up to
+// 15 s (a server registers once it listens).
+StatusOr<hbase::ServerName> WaitForRegistration(const hbase::ZooKeeperTarget& target) {
+  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
+  for (int i = 0; i < 150 && !found.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    found = hbase::LookupMetaRegionServer(target, std::chrono::milliseconds(5000));
+  }
+  return found;
 }
 
 TEST(HBaseNpmClient, EveryOperationThroughZooKeeperMeasuredPerOp) {
@@ -126,51 +136,83 @@ TEST(HBaseNpmClient, EveryOperationThroughZooKeeperMeasuredPerOp) {
   EXPECT_NE(out.find("[SERVER], IoThreadCpuPerOp(us), "), std::string::npos) << out;
 }
 
-// HBase's client-API semantics (tests/hbase_client/semantics.js) through
-// the npm client against the memstore region keeping three versions: every
-// check compares what the client got back with what HBase answers.
-TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
-  SKIP_UNLESS_READY();
+// What node printed and how it ended.
+struct NodeRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+// semantics.js with `node_args` against a memstore-region server with
+// `server_args`, registered under QUORUM/npm-NAME; the server is stopped
+// after it, and must exit cleanly. Nothing when the server never registered.
+std::optional<NodeRun> RunSemantics(const std::string& name,
+                                    const std::vector<std::string>& server_args,
+                                    const std::vector<std::string>& node_args,
+                                    std::chrono::seconds bound) {
   const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
-  const std::string zk = quorum + "/npm-semantics";
-  const std::string stem = Stem("semantics");
-  testing::WirebenchProcess server(kBinary,
-                                   {"server", "--rpc", "hbase", "--port", "0", "--region",
-                                    "memstore", "--max-versions", "3", "--zookeeper", zk},
-                                   stem);
-  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
-  for (int i = 0; i < 150 && !found.ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    found = hbase::LookupMetaRegionServer({quorum, "/npm-semantics"}, std::chrono::milliseconds(5000));
-  }
-  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
-  testing::WirebenchProcess node("/usr/bin/env",
-                                 {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
-                                  "--timeout-ms", "60000"},
-                                 stem + "_node");
-  const int rc = node.Wait(std::chrono::seconds(120));
-  const std::string out = ReadFile(stem + "_node.out");
-  nlohmann::json summary;
+  const std::string root = "/npm-" + name;
+  const std::string stem = Stem(name.c_str());
+  std::vector<std::string> args = {"server", "--rpc",    "hbase",       "--port", "0",
+                                   "--region", "memstore", "--zookeeper", quorum + root};
+  args.insert(args.end(), server_args.begin(), server_args.end());
+  testing::WirebenchProcess server(kBinary, args, stem);
+  const StatusOr<hbase::ServerName> found = WaitForRegistration({quorum, root});
+  EXPECT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
+  if (!found.ok()) return std::nullopt;
+  std::vector<std::string> node = {"node", kClientDir + "/semantics.js", "--zookeeper",
+                                   quorum + root};
+  node.insert(node.end(), node_args.begin(), node_args.end());
+  testing::WirebenchProcess p("/usr/bin/env", node, stem + "_node");
+  NodeRun run;
+  run.rc = p.Wait(bound);
+  run.out = ReadFile(stem + "_node.out");
+  run.err = ReadFile(stem + "_node.err");
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+  return run;
+}
+
+// semantics.js's JSON lines: how many checks (each expected ok here), the
+// summary, and the errors.
+struct SemanticsLines {
   int checks = 0;
+  nlohmann::json summary;
+  std::vector<std::string> errors;
+};
+
+SemanticsLines ReadSemanticsLines(const std::string& out) {
+  SemanticsLines lines;
   std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded()) continue;
     if (j.contains("check")) {
-      ++checks;
+      ++lines.checks;
       EXPECT_TRUE(j["ok"].get<bool>()) << j["check"].get<std::string>() << ": got "
                                        << j["got"].dump() << ", want " << j["want"].dump();
     }
-    if (j.contains("summary")) summary = j["summary"];
-    if (j.contains("error")) ADD_FAILURE() << j["error"].get<std::string>();
+    if (j.contains("summary")) lines.summary = j["summary"];
+    if (j.contains("error")) lines.errors.push_back(j["error"].get<std::string>());
   }
-  EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
-  ASSERT_TRUE(summary.is_object()) << out << ReadFile(stem + "_node.err");
-  EXPECT_EQ(summary["checks"].get<int>(), checks);
-  EXPECT_GE(checks, 40) << "every check of semantics.js ran";
-  server.Signal(SIGTERM);
-  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+  return lines;
+}
+
+// HBase's client-API semantics (tests/hbase_client/semantics.js) through
+// the npm client against the memstore region keeping three versions: every
+// check compares what the client got back with what HBase answers.
+TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
+  SKIP_UNLESS_READY();
+  const std::optional<NodeRun> run =
+      RunSemantics("semantics", {"--max-versions", "3"}, {"--timeout-ms", "60000"},
+                   std::chrono::seconds(120));
+  ASSERT_TRUE(run.has_value()) << "the server never registered";
+  const SemanticsLines lines = ReadSemanticsLines(run->out);
+  for (const std::string& error : lines.errors) ADD_FAILURE() << error;
+  EXPECT_EQ(run->rc, 0) << run->out << run->err;
+  ASSERT_TRUE(lines.summary.is_object()) << run->out << run->err;
+  EXPECT_EQ(lines.summary["checks"].get<int>(), lines.checks);
+  EXPECT_GE(lines.checks, 40) << "every check of semantics.js ran";
 }
 
 // --regions-per-table 4: hbase:meta lists four regions per table at
@@ -179,40 +221,14 @@ TEST(HBaseNpmClient, MemstoreRegionAnswersAsHBaseDoes) {
 // of 8,000 and 100,000 rows with caching 1000 return every row both ways.
 TEST(HBaseNpmClient, SeveralRegionsPerTable) {
   SKIP_UNLESS_READY();
-  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
-  const std::string zk = quorum + "/npm-regions";
-  const std::string stem = Stem("regions");
-  testing::WirebenchProcess server(kBinary,
-                                   {"server", "--rpc", "hbase", "--port", "0", "--region",
-                                    "memstore", "--regions-per-table", "4", "--zookeeper", zk},
-                                   stem);
-  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
-  for (int i = 0; i < 150 && !found.ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    found = hbase::LookupMetaRegionServer({quorum, "/npm-regions"}, std::chrono::milliseconds(5000));
-  }
-  ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
-  testing::WirebenchProcess node("/usr/bin/env",
-                                 {"node", kClientDir + "/semantics.js", "--zookeeper", zk,
-                                  "--regions", "4", "--large-scans", "8000,100000",
-                                  "--timeout-ms", "240000"},
-                                 stem + "_node");
-  const int rc = node.Wait(std::chrono::seconds(300));
-  const std::string out = ReadFile(stem + "_node.out");
-  int checks = 0;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("check")) continue;
-    ++checks;
-    EXPECT_TRUE(j["ok"].get<bool>()) << j["check"].get<std::string>() << ": got "
-                                     << j["got"].dump() << ", want " << j["want"].dump();
-  }
-  EXPECT_EQ(rc, 0) << out << ReadFile(stem + "_node.err");
-  EXPECT_EQ(checks, 9) << out;  // 5, and each large scan both ways.
-  server.Signal(SIGTERM);
-  EXPECT_EQ(server.Wait(std::chrono::seconds(30)), 0) << ReadFile(stem + ".err");
+  const std::optional<NodeRun> run =
+      RunSemantics("regions", {"--regions-per-table", "4"},
+                   {"--regions", "4", "--large-scans", "8000,100000", "--timeout-ms", "240000"},
+                   std::chrono::seconds(300));
+  ASSERT_TRUE(run.has_value()) << "the server never registered";
+  const SemanticsLines lines = ReadSemanticsLines(run->out);
+  EXPECT_EQ(run->rc, 0) << run->out << run->err;
+  EXPECT_EQ(lines.checks, 9) << run->out;  // 5, and each large scan both ways.
 }
 
 TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
@@ -224,11 +240,7 @@ TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {
       kBinary, {"server", "--rpc", "hbase", "--port", "0", "--zookeeper", quorum + "/npm-stop"},
       stem);
   // Registered once it listens: wait for the node.
-  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
-  for (int i = 0; i < 150 && !found.ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    found = hbase::LookupMetaRegionServer(target, std::chrono::milliseconds(5000));
-  }
+  const StatusOr<hbase::ServerName> found = WaitForRegistration(target);
   ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
   // The server registers as it starts and prints its address just after: on
   // a loaded machine the node can be there before the line is.
@@ -254,11 +266,7 @@ TEST(HBaseNpmClient, WirebenchRunFindsTheServerThroughZooKeeper) {
   const std::string stem = Stem("wbrun");
   testing::WirebenchProcess server(
       kBinary, {"server", "--rpc", "hbase", "--port", "0", "--zookeeper", zk}, stem);
-  StatusOr<hbase::ServerName> found = Status::NotFound("not yet");
-  for (int i = 0; i < 150 && !found.ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    found = hbase::LookupMetaRegionServer({quorum, "/wb-client"}, std::chrono::milliseconds(5000));
-  }
+  const StatusOr<hbase::ServerName> found = WaitForRegistration({quorum, "/wb-client"});
   ASSERT_TRUE(found.ok()) << found.status().ToString() << ReadFile(stem + ".err");
   const std::string wl = WIREBENCH_SOURCE_DIR "/workloads/workloada";
   testing::WirebenchProcess run(kBinary,

@@ -37,49 +37,50 @@ if(EXISTS ${BINARY_DIR}/man/wirebench.1.gz AND NOT EXISTS ${PREFIX}/share/man/ma
 endif()
 set(wb ${PREFIX}/bin/wirebench)
 
+# Runs the installed wirebench with ARGN from /, its output in `out` and
+# `err`; fails, naming the run `what`, unless it exits 0.
+function(run_from_root what)
+  execute_process(COMMAND ${wb} ${ARGN} WORKING_DIRECTORY /
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(NOT (rc EQUAL 0))
+    fail("${what} failed (${rc}):\n${e}")
+  endif()
+  set(out "${o}" PARENT_SCOPE)
+  set(err "${e}" PARENT_SCOPE)
+endfunction()
+
+# Fails, saying `what` and then `text`, unless `text` holds `needle`.
+function(expect_in text needle what)
+  string(FIND "${text}" "${needle}" at)
+  if(NOT (at GREATER -1))
+    fail("${what}:\n${text}")
+  endif()
+endfunction()
+
 # 1. run -P with YCSB's relative path, from /.
-execute_process(COMMAND ${wb} run -P workloads/workloada -p recordcount=100 -p operationcount=200
-                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT (rc EQUAL 0))
-  fail("installed 'wirebench run -P workloads/workloada' from / failed (${rc}):\n${err}")
-endif()
-string(FIND "${err}" "using ${PREFIX}/share/wirebench/workloads/workloada" at)
-if(NOT (at GREATER -1))
-  fail("run from / did not say it used the installed workloada:\n${err}")
-endif()
-string(FIND "${out}" "[OVERALL], RunTime(ms)" at)
-if(NOT (at GREATER -1))
-  fail("run from / printed no YCSB summary:\n${out}")
-endif()
+run_from_root("installed 'wirebench run -P workloads/workloada' from /"
+              run -P workloads/workloada -p recordcount=100 -p operationcount=200)
+expect_in("${err}" "using ${PREFIX}/share/wirebench/workloads/workloada"
+          "run from / did not say it used the installed workloada")
+expect_in("${out}" "[OVERALL], RunTime(ms)" "run from / printed no YCSB summary")
 
 # 2. The smallest compare, from /.
-execute_process(COMMAND ${wb} compare --codecs raw --repeat 1 --seconds 0.5 --warmup 0.2
-                        --records 1000 --threads 2 --out ${PREFIX}/compare
-                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT (rc EQUAL 0))
-  fail("installed 'wirebench compare --codecs raw' from / failed (${rc}):\n${err}")
-endif()
+run_from_root("installed 'wirebench compare --codecs raw' from /"
+              compare --codecs raw --repeat 1 --seconds 0.5 --warmup 0.2
+              --records 1000 --threads 2 --out ${PREFIX}/compare)
 if(NOT (EXISTS ${PREFIX}/compare/comparison.json))
   fail("compare from / wrote no ${PREFIX}/compare/comparison.json:\n${err}")
 endif()
 
 # 3. Without the installed workloads: the built-in copy.
 file(REMOVE_RECURSE ${PREFIX}/share/wirebench)
-execute_process(COMMAND ${wb} run -P workloads/workloadc -p recordcount=100 -p operationcount=200
-                WORKING_DIRECTORY / RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT (rc EQUAL 0))
-  fail("'wirebench run -P workloads/workloadc' without share/ failed (${rc}):\n${err}")
-endif()
-string(FIND "${err}" "using the copy of workloadc built into wirebench" at)
-if(NOT (at GREATER -1))
-  fail("run without share/ did not say it used the built-in workloadc:\n${err}")
-endif()
+run_from_root("'wirebench run -P workloads/workloadc' without share/"
+              run -P workloads/workloadc -p recordcount=100 -p operationcount=200)
+expect_in("${err}" "using the copy of workloadc built into wirebench"
+          "run without share/ did not say it used the built-in workloadc")
 # The null region answers reads with its canned record by default (run and
 # compare alike): every read is OK.
-string(FIND "${out}" "[READ], Return=OK, 200" at)
-if(NOT (at GREATER -1))
-  fail("workloadc (reads only) did not run 200 reads:\n${out}")
-endif()
+expect_in("${out}" "[READ], Return=OK, 200" "workloadc (reads only) did not run 200 reads")
 
 file(REMOVE_RECURSE ${PREFIX})
 message(STATUS "install_check: the installed tree runs from /")

@@ -125,14 +125,6 @@ TEST(Measure, NothingCountedByTheServerIsExitTwo) {
       << ReadFile(stem + ".err");
 }
 
-bool ProcessExists(int pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
-}
-
 // `bash -c '(sleep 300) &'` left the sleep running.
 TEST(Measure, LeftoverProcessesAreCountedThenStopped) {
   int rc = -1;
@@ -143,7 +135,7 @@ TEST(Measure, LeftoverProcessesAreCountedThenStopped) {
   const auto& command = doc["measure"]["command"];
   ASSERT_EQ(command["left_running"].size(), 1u) << command.dump();
   EXPECT_EQ(command["stopped_leftovers"], 1);
-  EXPECT_FALSE(ProcessExists(command["left_running"][0].get<int>()))
+  EXPECT_FALSE(testing::ProcessAlive(command["left_running"][0].get<int>()))
       << "the leftover sleep still runs";
 }
 

@@ -35,6 +35,26 @@ Status PutAt(Region* r, const std::string& row, const std::string& q, uint64_t t
   return testing::PutCell(r, row, family, q, v, ts);
 }
 
+// A mutation of `type` of one cell of family "f" in `table` (empty: the
+// default one).
+struct TableCell {
+  std::string table, row, q, value;
+  Cell cell;
+  Mutation m;
+  TableCell(std::string t, std::string r, std::string qual, std::string v, MutationType type)
+      : table(std::move(t)), row(std::move(r)), q(std::move(qual)), value(std::move(v)) {
+    cell.row = ByteView(row);
+    cell.family = ByteView("f");
+    cell.qualifier = ByteView(q);
+    cell.value = ByteView(value);
+    m.table = ByteView(table);
+    m.row = ByteView(row);
+    m.type = type;
+    m.cells = std::span<const Cell>(&cell, 1);
+  }
+  TableCell(const TableCell&) = delete;
+};
+
 Status DeleteCell(Region* r, const std::string& row, CellType type, const std::string& q,
                   uint64_t ts, const std::string& family = "f") {
   Cell c;
@@ -195,14 +215,8 @@ TEST(MemstoreHBaseSemantics, CheckAndMutateBothWays) {
   auto r = Store(1);
   RegionScratch s;
   const std::string row = "row";
-  Cell c;
-  c.row = ByteView(row);
-  c.family = ByteView("f");
-  c.qualifier = ByteView("q");
-  c.value = ByteView("one");
-  Mutation put;
-  put.row = ByteView(row);
-  put.cells = std::span<const Cell>(&c, 1);
+  const TableCell one_cell("", row, "q", "one", MutationType::kPut);
+  const Mutation& put = one_cell.m;
   bool processed = false;
   // Absent cell: a null expected value matches.
   ASSERT_TRUE(r->CheckAndMutate(Cond(row, "q", CompareOp::kEqual, nullptr), {&put, 1}, &s, &processed).ok());
@@ -241,16 +255,8 @@ uint64_t Counter(const Result& res) {
 Status Increment(Region* r, RegionScratch* s, const std::string& row, int64_t by, Result* out) {
   std::string amount(8, '\0');
   StoreBE64(reinterpret_cast<uint8_t*>(amount.data()), uint64_t(by));
-  Cell c;
-  c.row = ByteView(row);
-  c.family = ByteView("f");
-  c.qualifier = ByteView("n");
-  c.value = ByteView(amount);
-  Mutation m;
-  m.row = ByteView(row);
-  m.type = MutationType::kIncrement;
-  m.cells = std::span<const Cell>(&c, 1);
-  return r->ReadModifyWrite(m, s, out);
+  const TableCell inc("", row, "n", amount, MutationType::kIncrement);
+  return r->ReadModifyWrite(inc.m, s, out);
 }
 
 TEST(MemstoreHBaseSemantics, IncrementAndAppendReturnNewValues) {
@@ -267,17 +273,8 @@ TEST(MemstoreHBaseSemantics, IncrementAndAppendReturnNewValues) {
   EXPECT_FALSE(Increment(r.get(), &s, "text", 1, &res).ok());
   EXPECT_EQ(std::get<2>(Versions(r.get(), "text")[0]), "abc");
   // Append.
-  Cell c;
-  const std::string row = "text";
-  c.row = ByteView(row);
-  c.family = ByteView("f");
-  c.qualifier = ByteView("n");
-  c.value = ByteView("def");
-  Mutation m;
-  m.row = ByteView(row);
-  m.type = MutationType::kAppend;
-  m.cells = std::span<const Cell>(&c, 1);
-  ASSERT_TRUE(r->ReadModifyWrite(m, &s, &res).ok());
+  const TableCell append("", "text", "n", "def", MutationType::kAppend);
+  ASSERT_TRUE(r->ReadModifyWrite(append.m, &s, &res).ok());
   ASSERT_EQ(res.cells.size(), 1u);
   EXPECT_EQ(res.cells[0].value.ToString(), "abcdef");
   EXPECT_EQ(std::get<2>(Versions(r.get(), "text")[0]), "abcdef");
@@ -390,25 +387,6 @@ TEST(MemstoreHBaseSemantics, ScansForwardAndReversedWithInclusiveBounds) {
   EXPECT_TRUE(resp.more_results);
 }
 
-
-// One cell of family "f" in `table`.
-struct TableCell {
-  std::string table, row, q, value;
-  Cell cell;
-  Mutation m;
-  TableCell(std::string t, std::string r, std::string qual, std::string v, MutationType type)
-      : table(std::move(t)), row(std::move(r)), q(std::move(qual)), value(std::move(v)) {
-    cell.row = ByteView(row);
-    cell.family = ByteView("f");
-    cell.qualifier = ByteView(q);
-    cell.value = ByteView(value);
-    m.table = ByteView(table);
-    m.row = ByteView(row);
-    m.type = type;
-    m.cells = std::span<const Cell>(&cell, 1);
-  }
-  TableCell(const TableCell&) = delete;
-};
 
 // The values of row's cells in `table` (family:qualifier=value).
 std::vector<std::string> GetIn(Region* r, const std::string& table, const std::string& row) {

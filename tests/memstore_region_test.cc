@@ -418,12 +418,18 @@ double SecondsOf(F f) {
 // at the sizes below.
 constexpr double kGenerousSeconds = 5;
 
-Mutation DeleteOf(const std::string& row, std::span<const Cell> cells) {
+Mutation MutationOf(const std::string& row, MutationType type, std::span<const Cell> cells) {
   Mutation m;
   m.row = ByteView(row);
-  m.type = MutationType::kDelete;
+  m.type = type;
   m.cells = cells;
   return m;
+}
+Mutation DeleteOf(const std::string& row, std::span<const Cell> cells) {
+  return MutationOf(row, MutationType::kDelete, cells);
+}
+Mutation PutOf(const std::string& row, std::span<const Cell> cells) {
+  return MutationOf(row, MutationType::kPut, cells);
 }
 
 // One Delete naming 100,000 columns leaves a DeleteColumn marker for each,
@@ -453,10 +459,8 @@ TEST(MemstoreRegion, ManyDeleteColumnMarkersCostLogarithmicTimeEach) {
     c.timestamp = 999;
     c.value = ByteView("v");
   }
-  Mutation put;
-  put.row = ByteView(row);
-  put.cells = cells;
-  const double masked = SecondsOf([&] { ASSERT_TRUE(r->Mutate(put, &resp).ok()); });
+  const double masked =
+      SecondsOf([&] { ASSERT_TRUE(r->Mutate(PutOf(row, cells), &resp).ok()); });
   std::printf("%d DeleteColumn markers: the delete took %.3f s, a put masked by them %.3f s\n",
               kColumns, del, masked);
   EXPECT_LT(del, kGenerousSeconds);
@@ -500,11 +504,8 @@ TEST(MemstoreRegion, ARunOfFamilyVersionDeletesWalksTheFamilyOnce) {
   const std::vector<std::string> qualifiers = Qualifiers(kColumns);
   std::vector<Cell> cells;
   for (int i = 0; i < kColumns; ++i) cells.push_back(PutOfF(row, qualifiers[i], i % 2 == 0 ? 5 : 7));
-  Mutation put;
-  put.row = ByteView(row);
-  put.cells = cells;
   MutateResponse resp;
-  ASSERT_TRUE(r->Mutate(put, &resp).ok());
+  ASSERT_TRUE(r->Mutate(PutOf(row, cells), &resp).ok());
   std::vector<Cell> deletes(kDeletes);
   for (int i = 0; i < kDeletes; ++i) {
     deletes[i].row = ByteView(row);
@@ -541,11 +542,8 @@ TEST(MemstoreRegion, AGetNamingManyColumnsOfAWideRowIsNotQuadratic) {
   std::vector<Cell> cells;
   for (int i = 0; i < kRowColumns; ++i)
     cells.push_back(PutOfF(row, qualifiers[2 * i % kAsked], 0));  // Every even column.
-  Mutation put;
-  put.row = ByteView(row);
-  put.cells = cells;
   MutateResponse mresp;
-  ASSERT_TRUE(r->Mutate(put, &mresp).ok());
+  ASSERT_TRUE(r->Mutate(PutOf(row, cells), &mresp).ok());
   // Asked in descending order, so sorting them matters too.
   std::vector<Column> asked;
   for (int i = kAsked - 1; i >= 0; --i) asked.push_back({ByteView("f"), ByteView(qualifiers[i])});

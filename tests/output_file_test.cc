@@ -10,10 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <sstream>
 
 #include "bench/results/output_file.h"
 #include "bench/results/report.h"
+#include "tests/read_file.h"
+#include "tests/temp_dir.h"
 
 namespace wirebench {
 namespace {
@@ -22,22 +23,14 @@ namespace fs = std::filesystem;
 
 class OutputFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("wirebench_output_file_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  static std::string Read(const std::string& path) {
-    std::stringstream ss;
-    ss << std::ifstream(path).rdbuf();
-    return ss.str();
-  }
+  static std::string Read(const std::string& path) { return testing::ReadFile(path); }
   // Files left in the directory besides `expected` (no temp files left over).
   size_t Entries() const {
     return size_t(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
-  fs::path dir_;
+  const testing::TempDir tmp_{"wirebench_output_file_test"};
+  const fs::path dir_{tmp_.path()};
 };
 
 TEST_F(OutputFile, RegularFileIsReplacedAtomicallyAndKeepsItsMode) {

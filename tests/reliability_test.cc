@@ -25,6 +25,7 @@ namespace wirebench {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ProcessAlive;
 using testing::ProcessGroup;
 using testing::WirebenchProcess;
 
@@ -240,15 +241,6 @@ std::vector<pid_t> Descendants(pid_t root) {
   return out;
 }
 
-// Alive: exists and is not a zombie (a container's PID 1 may never reap).
-bool Alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
-}
-
 std::string CallgrindDirOf(pid_t pid) {
   std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
   std::string var;
@@ -286,9 +278,10 @@ TEST(Reliability, InstructionsRunLeavesNothingBehindWhateverSignalEndsIt) {
     ASSERT_NE(run.Wait(std::chrono::seconds(60)), -1) << run.Stderr();
     const auto exited = std::chrono::steady_clock::now();
     for (pid_t p : procs) {
-      while (Alive(p) && std::chrono::steady_clock::now() < exited + std::chrono::seconds(5))
+      while (ProcessAlive(p) && std::chrono::steady_clock::now() < exited + std::chrono::seconds(5))
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
-      EXPECT_FALSE(Alive(p)) << "process " << p << " outlived the run by 5 s: " << run.Stderr();
+      EXPECT_FALSE(ProcessAlive(p))
+          << "process " << p << " outlived the run by 5 s: " << run.Stderr();
     }
     if (sig != SIGKILL) {
       EXPECT_FALSE(fs::exists(dir)) << dir << " left behind: " << run.Stderr();
@@ -308,8 +301,9 @@ std::vector<pid_t> ProcessesRunning(const std::vector<std::string>& argv) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline == want && Alive(std::stoi(name))) out.push_back(std::stoi(name));
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (cmdline == want && ProcessAlive(std::stoi(name))) out.push_back(std::stoi(name));
   }
   return out;
 }
@@ -359,9 +353,9 @@ TEST(Reliability, CompareBuildsKilledLeavesNoCellRunning) {
   ASSERT_NE(run.Wait(std::chrono::seconds(10)), -1);
   const auto killed = std::chrono::steady_clock::now();
   for (pid_t p : procs) {
-    while (Alive(p) && std::chrono::steady_clock::now() < killed + std::chrono::seconds(10))
+    while (ProcessAlive(p) && std::chrono::steady_clock::now() < killed + std::chrono::seconds(10))
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Polling /proc.
-    EXPECT_FALSE(Alive(p)) << "process " << p << " outlived compare by 10 s";
+    EXPECT_FALSE(ProcessAlive(p)) << "process " << p << " outlived compare by 10 s";
   }
   fs::remove_all(out);
 }

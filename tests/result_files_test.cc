@@ -8,10 +8,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "bench/results/result_json.h"
+#include "tests/read_file.h"
+#include "tests/temp_dir.h"
 
 namespace wirebench {
 namespace {
@@ -24,21 +24,15 @@ const std::string kRun = kBinary + " run -P " + std::string(WIREBENCH_SOURCE_DIR
 
 class ResultFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("wirebench_result_files_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   // Runs a command line; returns its exit status, with stderr in *err.
   int Run(const std::string& cmd, std::string* err) {
     const std::string e = (dir_ / "stderr.txt").string();
     const int st = std::system((cmd + " >/dev/null 2>" + e).c_str());
-    std::stringstream ss;
-    ss << std::ifstream(e).rdbuf();
-    *err = ss.str();
+    *err = testing::ReadFile(e);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
-  fs::path dir_;
+  const testing::TempDir tmp_{"wirebench_result_files_test"};
+  const fs::path dir_{tmp_.path()};
 };
 
 TEST_F(ResultFiles, JsonToDevFullIsAnErrorAndTheDeviceStays) {

@@ -1,7 +1,7 @@
 // Test helpers: a TCP listener on loopback that accepts connections and
 // never writes a byte (a peer that is not a wirebench server), and a
 // `wirebench` child process whose stderr is captured, for tests that signal
-// it and check how it ends.
+// it and check how it ends; and whether a process still runs.
 #pragma once
 
 #include <arpa/inet.h>
@@ -104,6 +104,15 @@ class SilentListener {
   std::vector<int> finished_;
   size_t received_ = 0;
 };
+
+// Exists and is not a zombie (a container's PID 1 may never reap).
+inline bool ProcessAlive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
 
 // `wirebench ARGS...` as a child process; stdout and stderr go to files.
 // With ProcessGroup::kOwn it leads a process group of its own, as a shell's

@@ -19,6 +19,8 @@ class TempDir {
     EXPECT_NE(mkdtemp(t.data()), nullptr);
     path_ = t;
   }
+  // Named after the running test (Suite.Name), or "wirebench_test" outside one.
+  TempDir() : TempDir(RunningTestStem()) {}
   ~TempDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
@@ -30,6 +32,16 @@ class TempDir {
   std::string sub(const std::string& name) const { return path_ + "/" + name; }
 
  private:
+  static std::string RunningTestStem() {
+    const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (t == nullptr) return "wirebench_test";
+    std::string stem = std::string(t->test_suite_name()) + "." + t->name();
+    // A parameterized test's name holds '/', which would make a path.
+    for (char& c : stem)
+      if (c == '/') c = '_';
+    return stem;
+  }
+
   std::string path_;
 };
 

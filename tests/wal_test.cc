@@ -6,7 +6,6 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -18,6 +17,7 @@
 #include "regions/wal/wal_recovery.h"
 #include "regions/wal/wal_region.h"
 #include "common/str_cat.h"
+#include "tests/read_file.h"
 #include "tests/region_mutations.h"
 #include "tests/temp_dir.h"
 
@@ -26,16 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory removed at the end of the test.
-class TempDir : public testing::TempDir {
- public:
-  TempDir() : testing::TempDir("wal_test") {}
-};
+using testing::ReadFile;
+using testing::TempDir;
 
-std::string ReadFile(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 void WriteFile(const std::string& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), std::streamsize(bytes.size()));

@@ -26,11 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory removed at the end of the test.
-class TempDir : public testing::TempDir {
- public:
-  TempDir() : testing::TempDir("walpe_test") {}
-};
+using testing::TempDir;
 
 // Runs walpe in-process with the given arguments; returns its exit code and
 // sets *out to what it printed.

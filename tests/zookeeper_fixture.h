@@ -4,10 +4,8 @@
 // PID. Tests that need it skip with ZooKeeperEnvironment::SkipReason() when
 // java or the jar is missing or the server did not come up.
 //
-// Use: in the test file,
-//   static auto* const kZooKeeper = ::testing::AddGlobalTestEnvironment(
-//       new wirebench::testing::ZooKeeperEnvironment);
-// and in a test,
+// Use: include this header (which registers the environment: a test binary
+// includes it only to have the server), and in a test,
 //   if (auto why = ZooKeeperEnvironment::SkipReason(); !why.empty()) GTEST_SKIP() << why;
 //   ZooKeeperEnvironment::Instance()->port();
 // WIREBENCH_ZOOKEEPER_CLASSPATH overrides the jar (ZooKeeper's own jar
@@ -200,5 +198,8 @@ class ZooKeeperEnvironment : public ::testing::Environment {
   uint16_t port_ = 0;
   pid_t pid_ = -1;
 };
+
+inline ::testing::Environment* const kZooKeeperEnvironment =
+    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
 
 }  // namespace wirebench::testing

@@ -31,8 +31,6 @@ namespace {
 using std::chrono::milliseconds;
 using testing::ZooKeeperEnvironment;
 
-::testing::Environment* const kZooKeeper =
-    ::testing::AddGlobalTestEnvironment(new ZooKeeperEnvironment);
 // The readers below log through the C client's default (stderr): warnings only.
 const bool kQuietClient = [] {
   zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);

@@ -16,6 +16,14 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\f'; }
 
+// `s` without leading and trailing IsSpace, which Java's Double.parseDouble
+// ignores.
+std::string TrimSpace(std::string_view s) {
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  return std::string(s);
+}
+
 // Number of consecutive backslashes ending at s[end - 1].
 size_t TrailingBackslashes(std::string_view s, size_t end) {
   size_t n = 0;
@@ -46,43 +54,33 @@ Status Unescape(std::string_view in, std::string* out, const std::string& where)
       continue;
     }
     c = in[++i];
-    switch (c) {
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'u': {
-        if (i + 4 >= in.size()) {
-          return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
-        }
-        uint32_t cp = 0;
-        for (int k = 1; k <= 4; ++k) {
-          const char h = in[i + k];
-          cp <<= 4;
-          if (h >= '0' && h <= '9')
-            cp |= uint32_t(h - '0');
-          else if (h >= 'a' && h <= 'f')
-            cp |= uint32_t(h - 'a' + 10);
-          else if (h >= 'A' && h <= 'F')
-            cp |= uint32_t(h - 'A' + 10);
-          else
-            return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
-        }
-        AppendUtf8(out, cp);
-        i += 4;
-        break;
-      }
-      default:
-        out->push_back(c);
+    constexpr std::string_view kLetters = "tnrf", kControls = "\t\n\r\f";
+    if (const size_t at = kLetters.find(c); at != std::string_view::npos) {
+      out->push_back(kControls[at]);
+      continue;
     }
+    if (c != 'u') {
+      out->push_back(c);
+      continue;
+    }
+    if (i + 4 >= in.size()) {
+      return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
+    }
+    uint32_t cp = 0;
+    for (int k = 1; k <= 4; ++k) {
+      const char h = in[i + k];
+      cp <<= 4;
+      if (h >= '0' && h <= '9')
+        cp |= uint32_t(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= uint32_t(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= uint32_t(h - 'A' + 10);
+      else
+        return Status::InvalidArgument(where + ": malformed \\uXXXX escape");
+    }
+    AppendUtf8(out, cp);
+    i += 4;
   }
   return Status::Ok();
 }
@@ -319,12 +317,7 @@ StatusOr<int64_t> Properties::GetInt(std::string_view key) const {
 StatusOr<double> Properties::GetDouble(std::string_view key) const {
   StatusOr<std::string> s = GetString(key);
   if (!s.ok()) return s.status();
-  // Java's Double.parseDouble ignores leading and trailing whitespace.
-  std::string v = *s;
-  while (!v.empty() && IsSpace(v.back())) v.pop_back();
-  size_t lead = 0;
-  while (lead < v.size() && IsSpace(v[lead])) ++lead;
-  v.erase(0, lead);
+  const std::string v = TrimSpace(*s);
   char* end = nullptr;
   const double r = v.empty() ? 0 : std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v[0])) ||
@@ -360,11 +353,7 @@ StatusOr<std::vector<double>> Properties::GetDoubleList(std::string_view key) co
   std::string_view rest = *s;
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
-    std::string item(rest.substr(0, comma));
-    while (!item.empty() && IsSpace(item.back())) item.pop_back();
-    size_t b = 0;
-    while (b < item.size() && IsSpace(item[b])) ++b;
-    item.erase(0, b);
+    const std::string item = TrimSpace(rest.substr(0, comma));
     char* end = nullptr;
     const double d = item.empty() ? 0 : std::strtod(item.c_str(), &end);
     if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(d)) {

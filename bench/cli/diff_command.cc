@@ -69,35 +69,32 @@ bool ReadSides(const DiffOptions& o, const std::string& base_label, const std::s
   return true;
 }
 
+// Says on stderr why there is no verdict: `what`, each of `lines` indented,
+// then `advice` when there is one. Returns false, WorthComparing's answer.
+bool Refuse(const std::string& what, const std::vector<std::string>& lines, const char* advice) {
+  std::fprintf(stderr, "wirebench diff: %s\n", what.c_str());
+  for (const std::string& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
+  if (advice != nullptr) std::fprintf(stderr, "wirebench diff: %s\n", advice);
+  return false;
+}
+
 // No verdict over nothing, over a part, or over figures measured
 // differently: false (said on stderr) for any of them.
 bool WorthComparing(const DiffOptions& o, const std::vector<BuildSide>& sides) {
   const std::string both = o.base + " and " + o.next;
-  if (const auto incomplete = IncompleteSides(sides); !incomplete.empty()) {
-    std::fprintf(stderr, "wirebench diff: cannot compare %s:\n", both.c_str());
-    for (const std::string& line : incomplete) std::fprintf(stderr, "  %s\n", line.c_str());
-    std::fprintf(stderr,
-                 "wirebench diff: run the incomplete comparison again to the end (every cell, "
-                 "every repeat), then diff the two folders\n");
-    return false;
-  }
-  if (CommonGroups(sides).empty()) {
-    std::fprintf(stderr,
-                 "wirebench diff: no cell of %s matches one of %s (cells are matched by workload, "
-                 "logical clients and codec@rpc): nothing compared\n",
-                 o.next.c_str(), o.base.c_str());
-    for (const std::string& line : OneSideOnly(sides))
-      std::fprintf(stderr, "  %s\n", line.c_str());
-    return false;
-  }
-  if (const auto mismatches = MeasurementMismatches(sides); !mismatches.empty()) {
-    std::fprintf(stderr, "wirebench diff: %s were measured differently:\n", both.c_str());
-    for (const std::string& line : mismatches) std::fprintf(stderr, "  %s\n", line.c_str());
-    std::fprintf(stderr,
-                 "wirebench diff: a difference between them would be the setup's, not the "
-                 "code's; run both sides with the same compare options\n");
-    return false;
-  }
+  if (const auto incomplete = IncompleteSides(sides); !incomplete.empty())
+    return Refuse("cannot compare " + both + ":", incomplete,
+                  "run the incomplete comparison again to the end (every cell, every repeat), "
+                  "then diff the two folders");
+  if (CommonGroups(sides).empty())
+    return Refuse("no cell of " + o.next + " matches one of " + o.base +
+                      " (cells are matched by workload, logical clients and codec@rpc): nothing "
+                      "compared",
+                  OneSideOnly(sides), nullptr);
+  if (const auto mismatches = MeasurementMismatches(sides); !mismatches.empty())
+    return Refuse(both + " were measured differently:", mismatches,
+                  "a difference between them would be the setup's, not the code's; run both "
+                  "sides with the same compare options");
   return true;
 }
 

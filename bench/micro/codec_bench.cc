@@ -113,34 +113,12 @@ uint64_t ContentBytes(const MultiRequest& m) {
   return n;
 }
 
-// ---- Encode / decode of either direction ----
-
-template <typename M>
-constexpr bool kIsRequest = std::is_same_v<M, MutateRequest> || std::is_same_v<M, MultiRequest>;
-
-template <typename M>
-Status Encode(Codec& c, const M& m, ByteBuffer* out) {
-  if constexpr (kIsRequest<M>) {
-    return c.EncodeRequest(1, m, out);
-  } else {
-    return c.EncodeResponse(1, m, out);
-  }
-}
-template <typename M>
-Status Decode(Codec& c, ByteView payload, M* m) {
-  if constexpr (kIsRequest<M>) {
-    return c.DecodeRequest(payload, m);
-  } else {
-    return c.DecodeResponse(payload, m);
-  }
-}
-
 // Encodes after a frame header's worth of bytes, as the RPC layer does.
 template <typename M>
 Status EncodeFramed(Codec& c, const M& m, ByteBuffer* out) {
   out->Clear();
   std::memset(out->Extend(kFrameHeaderSize), 0, kFrameHeaderSize);
-  return Encode(c, m, out);
+  return EncodeMessage(c, 1, m, out);
 }
 
 template <typename M>
@@ -197,7 +175,7 @@ void RunCodec(benchmark::State& state, const CodecInfo* info, Op op, const M* ms
   received.Append(out.view());
   const ByteView payload(received.data() + kFrameHeaderSize, wire);
   M decoded;
-  if (Status s = Decode(*decoder, payload, &decoded); !s.ok()) {  // Warm-up, and a check.
+  if (Status s = DecodeMessage(*decoder, payload, &decoded); !s.ok()) {  // Warm-up, and a check.
     state.SkipWithError(s.ToString().c_str());
     return;
   }
@@ -209,9 +187,10 @@ void RunCodec(benchmark::State& state, const CodecInfo* info, Op op, const M* ms
       failed |= !EncodeFramed(*encoder, *msg, &out).ok();
       benchmark::DoNotOptimize(out.data());
     }
-    if (op == Op::kDecode) failed |= !Decode(*decoder, payload, &decoded).ok();
+    if (op == Op::kDecode) failed |= !DecodeMessage(*decoder, payload, &decoded).ok();
     if (op == Op::kRoundTrip)
-      failed |= !Decode(*decoder, ByteView(out.data() + kFrameHeaderSize, wire), &decoded).ok();
+      failed |=
+          !DecodeMessage(*decoder, ByteView(out.data() + kFrameHeaderSize, wire), &decoded).ok();
     if (op != Op::kEncode) Touch(decoded);
   }
   const double cpu_seconds = ThreadCpuSeconds() - cpu_start;

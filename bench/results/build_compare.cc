@@ -70,22 +70,8 @@ std::vector<BuildGroup> GroupsOf(const BuildSide& s) {
 // (repeat, value) of one metric in one group of one side, by repeat.
 std::vector<std::pair<int, double>> Values(const BuildSide& s, const MetricDef& m,
                                            const BuildGroup& g) {
-  std::vector<std::pair<int, double>> v;
-  for (const CompareCell& c : s.cells) {
-    if (!InGroup(c, g)) continue;
-    const double x = MetricValue(m, c.results);
-    if (!std::isnan(x)) v.emplace_back(c.repeat, x);
-  }
-  std::sort(v.begin(), v.end());
-  return v;
+  return RepeatValues(s.cells, m, [&](const CompareCell& c) { return InGroup(c, g); });
 }
-
-std::vector<double> Only(const std::vector<std::pair<int, double>>& v) {
-  std::vector<double> out;
-  for (const auto& p : v) out.push_back(p.second);
-  return out;
-}
-
 
 std::vector<MetricDef> AllMetrics(const std::vector<BuildSide>& sides) {
   std::vector<CompareCell> all;
@@ -345,8 +331,8 @@ std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired
         r.metric = m.name;
         r.unit = m.unit;
         r.side = sides[i].label;
-        r.base = Median(Only(base));
-        r.value = Median(Only(x));
+        r.base = Median(ValuesOf(base));
+        r.value = Median(ValuesOf(x));
         r.median_ratio = r.base > 0 && !std::isnan(r.value) ? r.value / r.base : std::nan("");
         r.kind = KindOf(m, callgrind);
         r.instructions = r.kind == RowKind::kInstructionTotal || r.kind == RowKind::kInstructionLayer;
@@ -356,8 +342,9 @@ std::vector<BuildRow> BuildRows(const std::vector<BuildSide>& sides, bool paired
           r.ratio.ratio = r.ratio.lo = r.ratio.hi = r.ratio.p = std::nan("");
           r.ratio.no_interval = "no value on one side";
         } else if (r.kind == RowKind::kTested) {
-          r.ratio = paired && SameRepeats(x, base) ? PairedRatioInterval(Only(x), Only(base))
-                                                   : WelchRatioInterval(Only(x), Only(base));
+          r.ratio = paired && SameRepeats(x, base)
+                        ? PairedRatioInterval(ValuesOf(x), ValuesOf(base))
+                        : WelchRatioInterval(ValuesOf(x), ValuesOf(base));
         } else {  // Shown only: the ratio of the medians, no test.
           r.ratio.ratio = r.median_ratio;
           r.ratio.lo = r.ratio.hi = r.ratio.p = std::nan("");

@@ -17,6 +17,27 @@ bool SameRepeats(const std::vector<std::pair<int, double>>& a,
   return true;
 }
 
+// Declared in compare_metrics.h.
+std::vector<std::pair<int, double>> RepeatValues(
+    const std::vector<CompareCell>& cells, const MetricDef& m,
+    const std::function<bool(const CompareCell&)>& in) {
+  std::vector<std::pair<int, double>> v;
+  for (const CompareCell& c : cells) {
+    if (!in(c)) continue;
+    const double x = MetricValue(m, c.results);
+    if (!std::isnan(x)) v.emplace_back(c.repeat, x);
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Declared in compare_metrics.h.
+std::vector<double> ValuesOf(const std::vector<std::pair<int, double>>& v) {
+  std::vector<double> out;
+  for (const auto& [repeat, x] : v) out.push_back(x);
+  return out;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -151,27 +172,6 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   return c;
 }
 
-// The (repeat, value) pairs of one metric for one column in one group.
-std::vector<std::pair<int, double>> RepeatValues(const std::vector<CompareCell>& cells,
-                                                 const MetricDef& m, const std::string& column,
-                                                 const std::string& workload, int threads) {
-  std::vector<std::pair<int, double>> v;
-  for (const auto& c : cells) {
-    if (CellColumn(c) != column || CellWorkload(c) != workload || c.threads != threads) continue;
-    const double x = MetricValue(m, c.results);
-    if (!std::isnan(x)) v.emplace_back(c.repeat, x);
-  }
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-std::vector<double> Values(const std::vector<std::pair<int, double>>& v) {
-  std::vector<double> out;
-  for (const auto& [repeat, x] : v) out.push_back(x);
-  return out;
-}
-
-
 }  // namespace
 
 const std::string& CellColumn(const CompareCell& c) {
@@ -270,10 +270,15 @@ Aggregate AggregateMetric(const std::vector<CompareCell>& cells, const MetricDef
 RatioInterval CompareRatio(const std::vector<CompareCell>& cells, const MetricDef& m,
                            const std::string& column, const std::string& baseline,
                            const std::string& workload, int threads) {
-  const auto x = RepeatValues(cells, m, column, workload, threads);
-  const auto base = RepeatValues(cells, m, baseline, workload, threads);
-  return SameRepeats(x, base) ? PairedRatioInterval(Values(x), Values(base))
-                              : WelchRatioInterval(Values(x), Values(base));
+  const auto in = [&](const std::string& col) {
+    return [&, col](const CompareCell& c) {
+      return CellColumn(c) == col && CellWorkload(c) == workload && c.threads == threads;
+    };
+  };
+  const auto x = RepeatValues(cells, m, in(column));
+  const auto base = RepeatValues(cells, m, in(baseline));
+  return SameRepeats(x, base) ? PairedRatioInterval(ValuesOf(x), ValuesOf(base))
+                              : WelchRatioInterval(ValuesOf(x), ValuesOf(base));
 }
 
 std::vector<std::pair<std::string, int>> CompareGroups(const std::vector<CompareCell>& cells) {

@@ -158,6 +158,15 @@ std::vector<MetricDef> MetricsFor(const std::vector<CompareCell>& cells);
 // The value of one metric in one cell; NaN when absent.
 double MetricValue(const MetricDef& m, const nlohmann::json& results);
 
+// The (repeat, value) pairs of metric `m` in the cells `in` takes (a cell
+// without the metric gives none), in repeat order.
+std::vector<std::pair<int, double>> RepeatValues(const std::vector<CompareCell>& cells,
+                                                 const MetricDef& m,
+                                                 const std::function<bool(const CompareCell&)>& in);
+
+// The values of (repeat, value) pairs, in their order.
+std::vector<double> ValuesOf(const std::vector<std::pair<int, double>>& v);
+
 // Median and spread of a metric over repeats of one (column, workload, threads).
 struct Aggregate {
   double median = 0;

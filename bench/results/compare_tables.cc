@@ -244,29 +244,45 @@ std::string PercentText(const RatioInterval& r) {
   return text;
 }
 
-// One row per thread count, one column per codec, % vs baseline.
-void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
-                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
-                const std::vector<int>& ts) {
+// A sweep table's headers after the first: one column per codec, then one
+// per codec against the baseline (when there is one); then the alignment
+// row, the first column's `first_align`.
+void SweepHeader(std::ostringstream& os, const CompareReportOptions& o, const char* first_align) {
   const bool have_baseline = HaveBaseline(o);
-  os << "## " << wl << ": " << m.name << " by thread count\n\n| threads |";
   for (const auto& c : o.codecs) os << " " << c << " |";
   if (have_baseline)
     for (const auto& c : o.codecs)
       if (c != o.baseline) os << " " << c << " vs " << o.baseline << " |";
-  os << "\n|---:|";
+  os << "\n|" << first_align << "|";
   size_t ncols = o.codecs.size() + (have_baseline ? o.codecs.size() - 1 : 0);
   for (size_t i = 0; i < ncols; ++i) os << "---:|";
   os << "\n";
+}
+
+// A sweep row's cells after the first, to the end of the line: each codec's
+// median of `m` in the group, then each one's change against the baseline.
+void SweepCells(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
+                int threads) {
+  for (const auto& c : o.codecs)
+    os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, threads).median)
+       << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
+  if (HaveBaseline(o))
+    for (const auto& c : o.codecs)
+      if (c != o.baseline)
+        os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, threads)) << " |";
+  os << "\n";
+}
+
+// One row per thread count, one column per codec, % vs baseline.
+void SweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                const CompareReportOptions& o, const MetricDef& m, const std::string& wl,
+                const std::vector<int>& ts) {
+  os << "## " << wl << ": " << m.name << " by thread count\n\n| threads |";
+  SweepHeader(os, o, "---:");
   for (int t : ts) {
     os << "| " << t << " |";
-    for (const auto& c : o.codecs)
-      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, t).median)
-         << (CountCells(cells, c, wl, t).partial ? kPartialMark : "") << " |";
-    if (have_baseline)
-      for (const auto& c : o.codecs)
-        if (c != o.baseline) os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, t)) << " |";
-    os << "\n";
+    SweepCells(os, cells, o, m, wl, t);
   }
   os << "\n";
 }
@@ -318,29 +334,14 @@ void SizeSweepTable(std::ostringstream& os, const std::vector<CompareCell>& cell
                     const CompareReportOptions& o, const MetricDef& m,
                     const std::vector<std::string>& variants, const std::string& base,
                     int threads) {
-  const bool have_baseline = HaveBaseline(o);
   os << "## " << base << ", " << threads << " logical clients: " << m.name
      << " by record size\n\n| record |";
-  for (const auto& c : o.codecs) os << " " << c << " |";
-  if (have_baseline)
-    for (const auto& c : o.codecs)
-      if (c != o.baseline) os << " " << c << " vs " << o.baseline << " |";
-  os << "\n|---|";
-  size_t ncols = o.codecs.size() + (have_baseline ? o.codecs.size() - 1 : 0);
-  for (size_t i = 0; i < ncols; ++i) os << "---:|";
-  os << "\n";
+  SweepHeader(os, o, "---");
   for (const std::string& wl : variants) {
     const auto [fc, fl] = GroupShape(cells, wl);
     os << "| " << (fc > 0 ? std::to_string(fc) + " fields" : "") << (fc > 0 && fl > 0 ? " x " : "")
        << (fl > 0 ? std::to_string(fl) + " B" : "") << " |";
-    for (const auto& c : o.codecs)
-      os << " " << FormatFigure(AggregateMetric(cells, m, c, wl, threads).median)
-         << (CountCells(cells, c, wl, threads).partial ? kPartialMark : "") << " |";
-    if (have_baseline)
-      for (const auto& c : o.codecs)
-        if (c != o.baseline)
-          os << " " << PercentText(CompareRatio(cells, m, c, o.baseline, wl, threads)) << " |";
-    os << "\n";
+    SweepCells(os, cells, o, m, wl, threads);
   }
   os << "\n";
 }
@@ -450,6 +451,26 @@ std::string HostFlag(const std::string& outlier, const std::string& busy) {
   return flag;
 }
 
+// One column's repeats in a group, in the order of `cells`: each cell, its
+// throughput and CPU per op, and its outlier flag (RepeatOutliers).
+struct ColumnRepeats {
+  std::vector<const CompareCell*> cells;
+  std::vector<RepeatFigures> figs;
+  std::vector<std::string> flags;
+};
+ColumnRepeats RepeatsOf(const std::vector<CompareCell>& cells, const std::string& col,
+                        const std::string& wl, int threads) {
+  ColumnRepeats r;
+  for (const CompareCell& c : cells) {
+    if (CellColumn(c) != col || CellWorkload(c) != wl || c.threads != threads) continue;
+    r.cells.push_back(&c);
+    r.figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
+                      MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
+  }
+  r.flags = RepeatOutliers(r.figs);
+  return r;
+}
+
 // The host around each repeat of each column, with the repeats more than
 // kOutlierFactor from their column's median flagged.
 void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
@@ -466,19 +487,11 @@ void HostTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
      << "%):\n\n| column | repeat | throughput (ops/s) | CPU (us/op) | host | flag |\n"
         "|---|---:|---:|---:|---|---|\n";
   for (const std::string& col : o.codecs) {
-    std::vector<const CompareCell*> mine;
-    std::vector<RepeatFigures> figs;
-    for (const CompareCell& c : cells) {
-      if (CellColumn(c) != col || CellWorkload(c) != wl || c.threads != threads) continue;
-      mine.push_back(&c);
-      figs.push_back({c.repeat, MetricValue(MetricOf(Metric::kThroughput), c.results),
-                      MetricValue(MetricOf(Metric::kTotalCpu), c.results)});
-    }
-    const std::vector<std::string> flags = RepeatOutliers(figs);
-    for (size_t k = 0; k < mine.size(); ++k)
-      os << "| " << col << " | " << figs[k].repeat << " | " << FormatFigure(figs[k].throughput)
-         << " | " << FormatFigure(figs[k].cpu_per_op) << " | " << HostText(mine[k]->host) << " | "
-         << HostFlag(flags[k], BusyHost(mine[k]->host)) << " |\n";
+    const ColumnRepeats r = RepeatsOf(cells, col, wl, threads);
+    for (size_t k = 0; k < r.cells.size(); ++k)
+      os << "| " << col << " | " << r.figs[k].repeat << " | " << FormatFigure(r.figs[k].throughput)
+         << " | " << FormatFigure(r.figs[k].cpu_per_op) << " | " << HostText(r.cells[k]->host)
+         << " | " << HostFlag(r.flags[k], BusyHost(r.cells[k]->host)) << " |\n";
   }
   os << "\n";
 }
@@ -591,22 +604,14 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
       t["partial_cells"][c] = n.partial;
-      std::vector<const CompareCell*> mine;
-      std::vector<RepeatFigures> figs;
-      for (const CompareCell& cell : cells) {
-        if (CellColumn(cell) != c || CellWorkload(cell) != wl || cell.threads != threads) continue;
-        mine.push_back(&cell);
-        figs.push_back({cell.repeat, MetricValue(MetricOf(Metric::kThroughput), cell.results),
-                        MetricValue(MetricOf(Metric::kTotalCpu), cell.results)});
-      }
-      const std::vector<std::string> flags = RepeatOutliers(figs);
-      for (size_t k = 0; k < mine.size(); ++k) {
+      const ColumnRepeats r = RepeatsOf(cells, c, wl, threads);
+      for (size_t k = 0; k < r.cells.size(); ++k) {
         const auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
-        json rep = {{"repeat", figs[k].repeat},
-                    {"throughput", num(figs[k].throughput)},
-                    {"cpu_us_per_op", num(figs[k].cpu_per_op)},
-                    {"host", mine[k]->host}};
-        rep["outlier"] = flags[k].empty() ? json(nullptr) : json(flags[k]);
+        json rep = {{"repeat", r.figs[k].repeat},
+                    {"throughput", num(r.figs[k].throughput)},
+                    {"cpu_us_per_op", num(r.figs[k].cpu_per_op)},
+                    {"host", r.cells[k]->host}};
+        rep["outlier"] = r.flags[k].empty() ? json(nullptr) : json(r.flags[k]);
         t["repeat_host"][c].push_back(std::move(rep));
       }
     }

@@ -211,12 +211,7 @@ void Wal::AppenderLoop() {
           seg->size + write_buf_.size() > options_.segment_bytes) {
         // Roll: make the old segment durable first, so the synced sequence
         // never covers records a later segment's sync did not.
-        if (!options_.nosync) {
-          const uint64_t t0 = NowNs();
-          if (fdatasync(seg->fd) != 0) s = wal::IoErrno("cannot sync", seg->path);
-          fsyncs_.fetch_add(1, std::memory_order_relaxed);
-          fsync_ns_.fetch_add(NowNs() - t0, std::memory_order_relaxed);
-        }
+        if (!options_.nosync) s = SyncSegment(*seg);
         if (s.ok()) {
           RaiseSynced(written_sequence_);
           s = OpenSegment(seg->number + 1);
@@ -250,6 +245,14 @@ void Wal::AppenderLoop() {
   }
 }
 
+Status Wal::SyncSegment(const Segment& seg) {
+  const uint64_t t0 = NowNs();
+  Status s = fdatasync(seg.fd) == 0 ? Status::Ok() : wal::IoErrno("cannot sync", seg.path);
+  fsyncs_.fetch_add(1, std::memory_order_relaxed);
+  fsync_ns_.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+  return s;
+}
+
 void Wal::Dispatch(uint64_t target, std::vector<Waiter*>* waiters) {
   Runner* r = runners_[next_runner_++ % runners_.size()].get();
   dispatched_sequence_ = std::max(dispatched_sequence_, target);
@@ -281,10 +284,7 @@ void Wal::RunnerLoop(Runner* r) {
           std::lock_guard seg_lock(segment_mu_);
           seg = segment_;
         }
-        const uint64_t t0 = NowNs();
-        if (fdatasync(seg->fd) != 0) s = wal::IoErrno("cannot sync", seg->path);
-        fsyncs_.fetch_add(1, std::memory_order_relaxed);
-        fsync_ns_.fetch_add(NowNs() - t0, std::memory_order_relaxed);
+        s = SyncSegment(*seg);
       }
       if (s.ok()) {
         RaiseSynced(target);

@@ -136,6 +136,8 @@ class Wal {
 
   explicit Wal(const WalOptions& options);
   [[nodiscard]] Status OpenSegment(uint64_t number);
+  // fdatasync of `seg`, counted and timed in the sync counters.
+  [[nodiscard]] Status SyncSegment(const Segment& seg);
   [[nodiscard]] Status WaitFor(Waiter* w, uint64_t sequence);
   void AppenderLoop();
   void RunnerLoop(Runner* r);

@@ -32,6 +32,7 @@ class SeedWriter {
     return bool(f);
   }
   int count() const { return n_; }
+  const std::string& dir() const { return dir_; }
 
  private:
   std::string dir_;
@@ -104,26 +105,16 @@ ScanRequest MakeScan(ByteView start, ByteView stop, uint32_t rows, std::span<con
   return s;
 }
 
+// One seed: the method index byte, then the message as `codec` encodes it
+// (as a request or a response, by the message's type).
 template <typename Message>
-int WriteRequest(Codec* codec, uint8_t method_index, const Message& m, SeedWriter* w) {
+int WriteMessage(Codec* codec, uint8_t method_index, const Message& m, SeedWriter* w) {
   ByteBuffer b;
   b.PushBack(method_index);
-  Status s = codec->EncodeRequest(42, m, &b);
+  Status s = EncodeMessage(*codec, 42, m, &b);
   if (!s.ok()) {
-    std::fprintf(stderr, "%s: cannot encode request: %s\n", std::string(codec->name()).c_str(),
-                 s.ToString().c_str());
-    return 1;
-  }
-  return w->Write(b.view().str()) ? 0 : 1;
-}
-
-template <typename Message>
-int WriteResponse(Codec* codec, uint8_t method_index, const Message& m, SeedWriter* w) {
-  ByteBuffer b;
-  b.PushBack(method_index);
-  Status s = codec->EncodeResponse(42, m, &b);
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s: cannot encode response: %s\n", std::string(codec->name()).c_str(),
+    std::fprintf(stderr, "%s: cannot encode seed %d of %s: %s\n",
+                 std::string(codec->name()).c_str(), w->count(), w->dir().c_str(),
                  s.ToString().c_str());
     return 1;
   }
@@ -140,23 +131,23 @@ int WriteCodecSeeds(const std::string& root) {
     for (char& ch : name)
       if (ch == '-') ch = '_';
     SeedWriter rq(root, "fuzz_codec_" + name + "_request");
-    errors += WriteRequest(codec.get(), 0, MutateRequest{Mutation{ByteView(c.row),
-                                                                  MutationType::kPut, 0, c.cells}},
-                           &rq);
-    errors += WriteRequest(codec.get(), 0,
-                           MutateRequest{Mutation{ByteView(c.row), MutationType::kDelete, 7, {}}},
-                           &rq);
-    errors += WriteRequest(codec.get(), 1, MakeGet(ByteView(c.row), {}), &rq);
-    errors += WriteRequest(codec.get(), 1, MakeGet(ByteView(c.row), c.columns), &rq);
-    errors += WriteRequest(codec.get(), 2,
+    errors +=
+        WriteMessage(codec.get(), 0,
+                     MutateRequest{Mutation{ByteView(c.row), MutationType::kPut, 0, c.cells}}, &rq);
+    errors +=
+        WriteMessage(codec.get(), 0,
+                     MutateRequest{Mutation{ByteView(c.row), MutationType::kDelete, 7, {}}}, &rq);
+    errors += WriteMessage(codec.get(), 1, MakeGet(ByteView(c.row), {}), &rq);
+    errors += WriteMessage(codec.get(), 1, MakeGet(ByteView(c.row), c.columns), &rq);
+    errors += WriteMessage(codec.get(), 2,
                            MakeScan(ByteView(c.row), ByteView(c.row2), 10, c.columns), &rq);
-    errors += WriteRequest(codec.get(), 3, MultiRequest{c.actions}, &rq);
+    errors += WriteMessage(codec.get(), 3, MultiRequest{c.actions}, &rq);
     SeedWriter rs(root, "fuzz_codec_" + name + "_response");
-    errors += WriteResponse(codec.get(), 0, MutateResponse{true}, &rs);
-    errors += WriteResponse(codec.get(), 1, GetResponse{Result{c.cells, true}}, &rs);
-    errors += WriteResponse(codec.get(), 1, GetResponse{Result{{}, false}}, &rs);
-    errors += WriteResponse(codec.get(), 2, ScanResponse{c.results, true}, &rs);
-    errors += WriteResponse(codec.get(), 3, MultiResponse{c.action_results}, &rs);
+    errors += WriteMessage(codec.get(), 0, MutateResponse{true}, &rs);
+    errors += WriteMessage(codec.get(), 1, GetResponse{Result{c.cells, true}}, &rs);
+    errors += WriteMessage(codec.get(), 1, GetResponse{Result{{}, false}}, &rs);
+    errors += WriteMessage(codec.get(), 2, ScanResponse{c.results, true}, &rs);
+    errors += WriteMessage(codec.get(), 3, MultiResponse{c.action_results}, &rs);
   }
   return errors;
 }

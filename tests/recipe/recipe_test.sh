@@ -110,18 +110,17 @@ insert_after() {
   grep -qF -- "$line" "$tree/$file" ||
     fail "could not add '$line' to $file"
 }
-insert_after codecs/CMakeLists.txt '^add_subdirectory\(raw\)$' \
-  'add_subdirectory(toy)' "Adding a codec"
-insert_after codecs/codec_registry.cc '^const CodecInfo& RawCodecEntry\(\);$' \
-  'const CodecInfo& ToyCodecEntry();' "Adding a codec"
-insert_after codecs/codec_registry.cc '^[ \t]*&RawCodecEntry\(\),$' \
-  '&ToyCodecEntry(),' "Adding a codec"
-insert_after transports/CMakeLists.txt '^add_subdirectory\(wirebench\)$' \
-  'add_subdirectory(toy)' "Adding a transport"
-insert_after transports/registry.cc '^const Transport& WirebenchTransport\(\);$' \
-  'const Transport& ToyTransport();' "Adding a transport"
-insert_after transports/registry.cc '^[ \t]*&WirebenchTransport\(\),$' \
-  '&ToyTransport(),' "Adding a transport"
+# FILE|ANCHOR_REGEX|LINE|RECIPE, one edit a row.
+while IFS='|' read -r file anchor line recipe; do
+  insert_after "$file" "$anchor" "$line" "$recipe"
+done <<'EDITS'
+codecs/CMakeLists.txt|^add_subdirectory\(raw\)$|add_subdirectory(toy)|Adding a codec
+codecs/codec_registry.cc|^const CodecInfo& RawCodecEntry\(\);$|const CodecInfo& ToyCodecEntry();|Adding a codec
+codecs/codec_registry.cc|^[ \t]*&RawCodecEntry\(\),$|&ToyCodecEntry(),|Adding a codec
+transports/CMakeLists.txt|^add_subdirectory\(wirebench\)$|add_subdirectory(toy)|Adding a transport
+transports/registry.cc|^const Transport& WirebenchTransport\(\);$|const Transport& ToyTransport();|Adding a transport
+transports/registry.cc|^[ \t]*&WirebenchTransport\(\),$|&ToyTransport(),|Adding a transport
+EDITS
 # Every edit outside the two folders, as a diff against the source.
 for f in codecs/CMakeLists.txt codecs/codec_registry.cc transports/CMakeLists.txt \
          transports/registry.cc; do
