@@ -40,10 +40,11 @@ struct RunOutcome {
 };
 
 // `wirebench run` with a co-located server over `rpc`, `ops` operations on 4
-// clients, plus `extra`.
+// clients, plus `extra`; its files are named after rpc, codec and `tag` (so
+// tests that run at once do not share them).
 RunOutcome RunOver(const std::string& rpc, const std::string& codec, int64_t ops,
-                   const std::vector<std::string>& extra = {}) {
-  const std::string stem = Stem(rpc + "_" + codec);
+                   const std::vector<std::string>& extra = {}, const std::string& tag = "") {
+  const std::string stem = Stem(rpc + "_" + codec + tag);
   const std::string json_path = stem + ".json";
   std::remove(json_path.c_str());
   std::vector<std::string> args = {"run",     "-P",   kWorkloadA,          "--rpc",
@@ -97,20 +98,14 @@ TEST_P(TransportRun, RunsWithoutFailedOperations) {
   if (c.check_run_server) c.check_run_server(after);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
-                         ::testing::ValuesIn(testing::CarriedCodecs()),
-                         testing::TransportCodecParamName());
-
 // `--batch B`: every logical client's puts go out B to a Multi call, on every
 // transport and codec. The server stores as many puts as the client counted
 // UPDATEs (a buffered put is one operation, as YCSB counts it), in Multi
 // calls only, and reads and updates both have latencies.
-class TransportBatch : public ::testing::TestWithParam<TransportCodec> {};
-
-TEST_P(TransportBatch, EveryPutArrivesInMultiCallsOfTheBatch) {
+TEST_P(TransportRun, EveryPutArrivesInMultiCallsOfTheBatch) {
   const Transport& t = *GetParam().transport;
   const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 400,
-                               {"--batch", "8"});
+                               {"--batch", "8"}, "_batch");
   ASSERT_EQ(r.rc, 0) << r.err;
   ASSERT_TRUE(r.results.is_object()) << r.err;
   const nlohmann::json& ops = r.results.at("ops");
@@ -127,7 +122,7 @@ TEST_P(TransportBatch, EveryPutArrivesInMultiCallsOfTheBatch) {
   EXPECT_LE(multis, updates / 8 + 4) << region.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportBatch,
+INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
                          ::testing::ValuesIn(testing::CarriedCodecs()),
                          testing::TransportCodecParamName());
 
