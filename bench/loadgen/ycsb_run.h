@@ -43,6 +43,7 @@ struct YcsbRunOptions {
   OptionSettings transport_client_options;  // Transports' own client options, by flag (--grpc-cq-threads).
   int connections = 1;
   int client_io_threads = 1;
+  int pipeline = 1;  // --pipeline (DriverOptions::pipeline).
   std::string thread_model = "coroutines";
   std::optional<int64_t> ops;     // --ops (operationcount).
   std::optional<int64_t> records;  // --records (recordcount).
