@@ -2,12 +2,17 @@
 // the co-located server: over the wirebench transport (raw and pb), HBase's
 // RPC and gRPC (when built), every operation counted by the server as by the
 // client, READ and UPDATE latencies present, the depth in the result's
-// config; and --thread-model os refusing a pipeline, saying why.
+// config; --thread-model os refusing a pipeline, saying why; and
+// `compare --pipelines`, whose cells carry their depth and whose chart
+// draws the costs against it.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -107,6 +112,47 @@ TEST(PipelineRefusals, ZeroDepthSaysWhatToGive) {
   const RunOutcome r = RunWirebench("zero", {"--pipeline", "0", "--ops", "10"});
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("--pipeline must be 1"), std::string::npos) << r.err;
+}
+
+// A depth sweep: each cell runs at its depth and says so (its group,
+// "workloada-p4", and its result's config), and the chart of the costs
+// against the depth is drawn.
+TEST(PipelineCompare, CellsCarryTheirDepthAndTheSweepIsCharted) {
+  namespace fs = std::filesystem;
+  const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/pipeline_compare";
+  fs::remove_all(out);
+  WirebenchProcess p(kBinary,
+                     {"compare", "--codecs", "raw", "--pipelines", "1,4", "--threads", "2",
+                      "--seconds", "0.5", "--warmup", "0", "--repeat", "1", "--records", "1000",
+                      "--no-floor", "--out", out},
+                     out + "_process");
+  ASSERT_EQ(p.Wait(kBound), 0) << p.Stderr();
+  std::ifstream in(out + "/comparison.json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << p.Stderr();
+  std::vector<int> depths;
+  for (const auto& cell : j.at("cells")) {
+    const int depth = cell.value("pipeline", 0);
+    depths.push_back(depth);
+    EXPECT_EQ(cell.at("workload"), "workloada");
+    EXPECT_GT(cell.at("results").at("operations").get<int64_t>(), 0) << cell.dump();
+    // The cell's own result file ran at that depth.
+    std::ifstream cell_file(out + "/cells/workloada-p" + std::to_string(depth) + "-t2-raw-r1.json");
+    const auto doc = nlohmann::json::parse(cell_file, nullptr, false);
+    ASSERT_TRUE(doc.is_object()) << "depth " << depth;
+    EXPECT_EQ(doc.at("config").at("pipeline"), depth);
+  }
+  EXPECT_EQ(depths, (std::vector<int>{1, 4}));
+  std::vector<std::string> groups;
+  for (const auto& t : j.at("tables")) groups.push_back(t.at("workload"));
+  EXPECT_EQ(groups, (std::vector<std::string>{"workloada-p1", "workloada-p4"}));
+  std::ifstream md(out + "/comparison.md");
+  const std::string markdown((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(markdown.find("by pipeline depth"), std::string::npos) << markdown;
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no gnuplot: the charts are not drawn";
+  EXPECT_TRUE(fs::exists(out + "/cpu-by-pipeline.svg")) << p.Stderr();
+  EXPECT_TRUE(fs::exists(out + "/throughput-by-pipeline.svg")) << p.Stderr();
 }
 
 }  // namespace
