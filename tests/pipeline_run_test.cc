@@ -153,6 +153,7 @@ TEST(PipelineCompare, CellsCarryTheirDepthAndTheSweepIsCharted) {
     GTEST_SKIP() << "no gnuplot: the charts are not drawn";
   EXPECT_TRUE(fs::exists(out + "/cpu-by-pipeline.svg")) << p.Stderr();
   EXPECT_TRUE(fs::exists(out + "/throughput-by-pipeline.svg")) << p.Stderr();
+  EXPECT_TRUE(fs::exists(out + "/latency-by-pipeline.svg")) << p.Stderr();
 }
 
 }  // namespace

@@ -263,7 +263,7 @@ class Charts {
   // Pipeline-depth sweeps (--pipelines): per workload (with its record size)
   // and thread count, against the depth on a log x, one line per column:
   // CPU, instructions (when measured), allocations, bytes copied and wire
-  // bytes per operation, and throughput.
+  // bytes per operation, latency (p50, p99) and throughput.
   void PipelineSweeps() {
     struct Series {
       std::string workload;  // RecordVariant: the record size is fixed along a series.
@@ -320,6 +320,11 @@ class Charts {
                "Wire bytes per operation by pipeline depth" + at + kMedians, x, points,
                {SweepPanel{"client to server", "wire bytes per op", Median(Metric::kWireOut)},
                 SweepPanel{"server to client", "wire bytes per op", Median(Metric::kWireIn)}});
+    LatencyPanels("latency-by-pipeline" + suffix,
+                  "Latency of the measured operations by pipeline depth, each from its own send" +
+                      at + "\\nall measured operations of all repeats merged (not CLEANUP)" +
+                      Under(),
+                  x, points);
     SweepChart("throughput-by-pipeline" + suffix,
                "Throughput by pipeline depth" + at + kMedians + Under(), x, points,
                {SweepPanel{"throughput", "ops/s", Median(Metric::kThroughput)}});
