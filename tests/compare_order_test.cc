@@ -57,6 +57,27 @@ TEST(CompareThreads, ACountGivenTwiceIsRefused) {
   ASSERT_TRUE(ParseThreadList("1,3,5").ok());
 }
 
+// Pipeline depths: {0} (the cell's own) when not given; bad or repeated
+// depths are refused naming the flag.
+TEST(ComparePipelines, ListParsesAndBadDepthsAreRefused) {
+  auto none = ParsePipelineList("");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, std::vector<int>{0});
+  auto depths = ParsePipelineList("1,8,64");
+  ASSERT_TRUE(depths.ok());
+  EXPECT_EQ(*depths, (std::vector<int>{1, 8, 64}));
+  for (const auto& [arg, message] : std::vector<std::pair<std::string, std::string>>{
+           {"0", "--pipelines must be a list of depths 1-65534"},
+           {"1,x", "--pipelines must be a list of depths"},
+           {"70000", "--pipelines must be a list of depths"},
+           {"8,8", "--pipelines lists 8 twice"},
+           {",", "--pipelines must be"}}) {
+    auto r = ParsePipelineList(arg);
+    ASSERT_FALSE(r.ok()) << arg;
+    EXPECT_NE(r.status().message().find(message), std::string::npos) << r.status().ToString();
+  }
+}
+
 // Record sizes: every fieldcount x fieldlength pair, 0 for a list not
 // given; bad or repeated sizes are refused naming the flag.
 TEST(CompareRecordShapes, ListsCrossAndBadSizesAreRefused) {

@@ -162,6 +162,10 @@ void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
   cmd->add_option("--fieldcounts", o->fieldcounts,
                   "Record-size sweep: fields per record, like 1,10,100 (with --fieldlengths: every "
                   "pair)");
+  cmd->add_option("--pipelines", o->pipelines,
+                  "Pipeline-depth sweep: operations each logical client keeps in flight "
+                  "(run's --pipeline), like 1,8,64 (each depth its own tables and cells, "
+                  "\"workloada-p8\"; charts of cost against depth)");
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
@@ -293,6 +297,12 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
       *exit_code = Refuse(
           "--builds does not sweep record sizes yet; give one size with -p fieldlength=N (and "
           "-p fieldcount=N), or compare one build's sizes without --builds");
+      return;
+    }
+    if (!o.pipelines.empty()) {
+      *exit_code = Refuse(
+          "--builds does not sweep pipeline depths yet; compare one build's depths without "
+          "--builds");
       return;
     }
     // Each cell's child runs itself under callgrind with --instructions.

@@ -100,7 +100,8 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   // and -p db= by TranslateYcsbArgs, so that the later of -threads and
   // -p threadcount wins, as in YCSB. These entries document them in --help.
   cmd->add_option("--threads", o->threads,
-                  "Logical clients (YCSB -threads, = -p threadcount=N), one op in flight each")
+                  "Logical clients (YCSB -threads, = -p threadcount=N), one op in flight each "
+                  "(--pipeline N: N each)")
       ->type_name("INT:POSITIVE");
   cmd->add_option("--target", o->target,
                   "Target ops/sec in all: open loop (YCSB -target, = -p target=N; 0 = unthrottled)")
@@ -118,6 +119,13 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--connections", o->connections, "Connections in all")
       ->capture_default_str()
       ->type_name("INT:POSITIVE");
+  cmd->add_option("--pipeline", o->pipeline,
+                  "Operations each logical client keeps in flight on its connection, as "
+                  "memtier_benchmark's --pipeline: N lanes sharing the client's thread, "
+                  "connection and codec, each timed from its own send; with -target the total "
+                  "rate is unchanged and N bounds what is outstanding (coroutine model only)")
+      ->capture_default_str()
+      ->type_name("INT:INT in [1 - 65534]");
   cmd->add_option("--client-io-threads", o->client_io_threads,
                   "Client event-loop threads the logical clients run on")
       ->capture_default_str()

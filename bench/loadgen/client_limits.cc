@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -65,7 +66,8 @@ LoadLayout PlanLayout(const DriverOptions& o) {
   // (see LoadRun::PlaceClients): thread 0 has the most of both.
   const int clients0 = (o.threads + l.client_threads - 1) / l.client_threads;
   const int conns0 = l.connections / l.client_threads;
-  l.max_clients_per_connection = (clients0 + conns0 - 1) / conns0;
+  // A logical client's lanes (--pipeline) share its connection: each takes a call slot.
+  l.max_clients_per_connection = (clients0 + conns0 - 1) / conns0 * std::max(o.pipeline, 1);
   return l;
 }
 
@@ -82,7 +84,8 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         " threads but this user may run only " + std::to_string(host.max_processes) +
         " (ulimit -u, kernel.threads-max): lower -threads or use --thread-model coroutines");
   const uint64_t estimate = kClientThreadBytes * uint64_t(l.client_threads) +
-                            kLogicalClientBytes * uint64_t(o.threads) +
+                            kLogicalClientBytes * uint64_t(o.threads) *
+                                uint64_t(std::max(o.pipeline, 1)) +
                             kConnectionBytes * uint64_t(l.connections);
   if (estimate > host.memory_available)
     return Status::ResourceExhausted(
@@ -93,14 +96,21 @@ Status CheckClientLimits(const DriverOptions& o, const HostLimits& host) {
         " available (MemAvailable): lower -threads" +
         (os_model ? " or use --thread-model coroutines" : " or --client-io-threads"));
   if (l.max_clients_per_connection > kMaxClientsPerConnection) {
-    DriverOptions enough = o;  // The fewest connections that fit.
-    enough.connections = (o.threads + kMaxClientsPerConnection - 1) / kMaxClientsPerConnection;
+    // The fewest connections that fit (ValidateDriverOptions keeps one
+    // client's pipeline within a connection, so some number does).
+    DriverOptions enough = o;
+    enough.connections = int((int64_t(o.threads) * std::max(o.pipeline, 1) +
+                              kMaxClientsPerConnection - 1) /
+                             kMaxClientsPerConnection);
     while (PlanLayout(enough).max_clients_per_connection > kMaxClientsPerConnection)
       ++enough.connections;
     return Status::InvalidArgument(
-        threads + " over --connections " + std::to_string(o.connections) + " puts " +
+        threads + (o.pipeline > 1 ? " --pipeline " + std::to_string(o.pipeline) : "") +
+        " over --connections " + std::to_string(o.connections) + " puts " +
         std::to_string(l.max_clients_per_connection) +
-        " logical clients on one connection; a connection carries at most " +
+        (o.pipeline > 1 ? " calls in flight (logical clients x --pipeline)"
+                        : " logical clients") +
+        " on one connection; a connection carries at most " +
         std::to_string(kMaxClientsPerConnection) + ": use --connections " +
         std::to_string(enough.connections) + " or more");
   }

@@ -41,6 +41,7 @@ HostLimits ReadHostLimits();
 struct LoadLayout {
   int client_threads = 1;
   int connections = 1;
+  // Lanes (logical clients x DriverOptions::pipeline): calls in flight.
   int max_clients_per_connection = 1;
   // OS-thread model over wirebench's RPC: one reader thread per connection.
   int reader_threads = 0;

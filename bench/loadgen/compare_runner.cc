@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/floor.h"
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/status_line.h"
@@ -61,6 +62,7 @@ struct Matrix {
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
   std::vector<std::pair<int, int>> shapes;  // (fieldcount, fieldlength); 0 = the workload's.
+  std::vector<int> pipelines;                // Swept depths; {0} = the cell's own.
   int total = 0;
 };
 
@@ -137,6 +139,9 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   auto shapes = ParseRecordShapes(o->fieldcounts, o->fieldlengths);
   if (!shapes.ok()) return shapes.status();
   m.shapes = *shapes;
+  auto pipelines = ParsePipelineList(o->pipelines);
+  if (!pipelines.ok()) return pipelines.status();
+  m.pipelines = *pipelines;
   for (const auto& w : o->workloads) {
     auto r = ResolveWorkload(w);
     if (!r.ok()) return r.status();
@@ -149,10 +154,21 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   if (ec)
     return Status::IoError("cannot create --out " + o->out + ": " + ec.message() +
                            "; pass --out DIR, a folder you can write");
-  m.total =
-      int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.threads.size()) * o->repeat;
+  m.total = int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.pipelines.size() *
+                m.threads.size()) *
+            o->repeat;
   return m;
 }
+
+// Where a cell sits in the matrix besides its column: workload, record
+// shape, pipeline depth, logical clients, repeat (0-based).
+struct CellAt {
+  std::string wl_name, wl_path;
+  std::pair<int, int> shape;  // (fieldcount, fieldlength); 0 = the workload's.
+  int pipeline = 0;           // 0 = the cell's own (not swept).
+  int threads = 0;
+  int rep = 0;
+};
 
 YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, int threads,
                            std::pair<int, int> shape, const CodecInfo* codec, const Transport* rpc,
@@ -179,19 +195,26 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
   return c;
 }
 
+// The cell's group name (CellWorkload's): workload, swept shape and depth.
+std::string CellVariant(const CellAt& at) {
+  return PipelineVariant(RecordVariant(at.wl_name, at.shape.first, at.shape.second), at.pipeline);
+}
+
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
 // out->interrupted when a stop was requested.
-void RunCell(const CompareOptions& o, const std::string& wl_name, const std::string& wl_path,
-             int threads, std::pair<int, int> shape, const CodecInfo* codec_entry,
-             const Transport* rpc_entry, const std::string& column, int rep, CompareOutcome* out) {
+void RunCell(const CompareOptions& o, const CellAt& at, const CodecInfo* codec_entry,
+             const Transport* rpc_entry, const std::string& column, CompareOutcome* out) {
   const std::string codec(codec_entry->name()), rpc(rpc_entry->name());
+  const std::string& wl_name = at.wl_name;
+  const int threads = at.threads, rep = at.rep;
+  const std::pair<int, int> shape = at.shape;
   std::string file_label = column;
   std::replace(file_label.begin(), file_label.end(), '#', '-');
   std::replace(file_label.begin(), file_label.end(), '@', '-');
-  const std::string base = o.out + "/cells/" + RecordVariant(wl_name, shape.first, shape.second) +
-                           "-t" + std::to_string(threads) + "-" + file_label + "-r" +
-                           std::to_string(rep + 1);
-  YcsbRunOptions c = CellOptions(o, wl_path, threads, shape, codec_entry, rpc_entry, base);
+  const std::string base = o.out + "/cells/" + CellVariant(at) + "-t" + std::to_string(threads) +
+                           "-" + file_label + "-r" + std::to_string(rep + 1);
+  YcsbRunOptions c = CellOptions(o, at.wl_path, threads, shape, codec_entry, rpc_entry, base);
+  if (at.pipeline > 0) c.pipeline = at.pipeline;
   HostProbe host(*o.host_env);  // The host around this repeat: load, steal, clock.
   host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
@@ -204,8 +227,9 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                  "flags it)\n",
                  ProgressBreak(), column.c_str(), rep + 1, busy.c_str());
   if (!o.report) {
-    if (r.ok()) out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
-                                                 column, shape.first, shape.second});
+    if (r.ok())
+      out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
+                                       column, shape.first, shape.second, {}, {}, at.pipeline});
     return;
   }
   if (!r.ok() && !o.cell.server.empty())
@@ -230,7 +254,18 @@ void RunCell(const CompareOptions& o, const std::string& wl_name, const std::str
                            .c_str());
   out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
                                    r->result.partial, column, shape.first, shape.second,
-                                   host_figures, r->json.value("config", nlohmann::json())});
+                                   host_figures, r->json.value("config", nlohmann::json()),
+                                   at.pipeline});
+}
+
+// The cells of one repeat but their columns, in the order they run.
+std::vector<CellAt> CellsOfRepeat(const Matrix& m, int rep) {
+  std::vector<CellAt> cells;
+  for (const auto& [wl_name, wl_path] : m.workloads)
+    for (const auto& shape : m.shapes)
+      for (int pipeline : m.pipelines)
+        for (int t : m.threads) cells.push_back(CellAt{wl_name, wl_path, shape, pipeline, t, rep});
+  return cells;
 }
 
 // Repeats are the outer loop, so drift on a shared machine spreads over
@@ -241,30 +276,28 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
   int done = 0;
   for (int rep = 0; rep < o.repeat && !out->interrupted; ++rep) {
     out->repeats_run = rep + 1;
-    for (const auto& [wl_name, wl_path] : m.workloads)
-      for (const auto& shape : m.shapes)
-        for (int t : m.threads)
-          for (size_t k = 0; k < m.codecs.size(); ++k) {
-            const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
-            if (out->interrupted) return;
-            if (!o.report) {
-              RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
-              continue;
-            }
-            // Never negative: a clock that stepped back must not give a negative time left.
-            const double elapsed = std::max(
-                0.0, std::chrono::duration<double>(o.host_env->MonotonicNow() - start).count());
-            const double eta =
-                done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
-            char line[512];
-            std::snprintf(line, sizeof line, "[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s",
-                          done + 1, m.total, m.columns[i].c_str(),
-                          RecordVariant(wl_name, shape.first, shape.second).c_str(), t, rep + 1,
-                          o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
-            PrintProgressLine(line);
-            RunCell(o, wl_name, wl_path, t, shape, m.codecs[i], m.rpcs[i], m.columns[i], rep, out);
-            ++done;
-          }
+    for (const CellAt& at : CellsOfRepeat(m, rep))
+      for (size_t k = 0; k < m.codecs.size(); ++k) {
+        const size_t i = ColumnRunAt(m.codecs.size(), rep, k);
+        if (out->interrupted) return;
+        if (!o.report) {
+          RunCell(o, at, m.codecs[i], m.rpcs[i], m.columns[i], out);
+          continue;
+        }
+        // Never negative: a clock that stepped back must not give a negative time left.
+        const double elapsed = std::max(
+            0.0, std::chrono::duration<double>(o.host_env->MonotonicNow() - start).count());
+        const double eta =
+            done ? elapsed / done * (m.total - done) : (o.seconds + o.warmup + 1) * m.total;
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s", done + 1,
+                      m.total, m.columns[i].c_str(), CellVariant(at).c_str(), at.threads, rep + 1,
+                      o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
+        PrintProgressLine(line);
+        RunCell(o, at, m.codecs[i], m.rpcs[i], m.columns[i], out);
+        ++done;
+      }
   }
 }
 
@@ -308,6 +341,10 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << "; record sizes swept:" << (o.fieldcounts.empty() ? "" : " fieldcount " + o.fieldcounts)
           << (o.fieldlengths.empty() ? "" : " fieldlength " + o.fieldlengths)
           << " (the client's records and the null region's canned read alike)";
+  if (!o.pipelines.empty())
+    setup << "; pipeline depths swept: " << o.pipelines
+          << " operations in flight per logical client (each a lane of its own on the client's "
+             "connection)";
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)
@@ -326,6 +363,14 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
 // instructions under Valgrind; a --server matrix's server is elsewhere).
 constexpr int kFloorRuns = 3;
 
+// The operations each logical client of group `wl` kept in flight: its
+// swept depth, else the cells' own (--pipeline 1 unless compare set one).
+int GroupPipeline(const std::vector<CompareCell>& cells, const std::string& wl) {
+  for (const CompareCell& c : cells)
+    if (CellWorkload(c) == wl && c.pipeline > 0) return c.pipeline;
+  return 1;
+}
+
 void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& columns,
                    CompareOutcome* out) {
   if (!o.floor || o.cell.instructions || !o.cell.server.empty()) return;
@@ -336,7 +381,7 @@ void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& colu
       const double got = AggregateMetric(out->cells, MetricOf(Metric::kWireIn), c, wl, threads).median;
       if (!(sent >= 4) || !(got >= 4)) continue;
       FloorOptions f;
-      f.depth = threads;
+      f.depth = threads * GroupPipeline(out->cells, wl);  // Requests outstanding.
       f.seconds = std::min(1.0, std::max(0.5, o.seconds / 2));
       f.request_bytes = size_t(sent + 0.5) - 4;
       f.reply_bytes = size_t(got + 0.5) - 4;
@@ -501,6 +546,28 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
   return shapes;
 }
 
+StatusOr<std::vector<int>> ParsePipelineList(const std::string& pipelines) {
+  if (pipelines.empty()) return std::vector<int>{0};
+  std::vector<int> out;
+  std::stringstream ss(pipelines);
+  std::string part;
+  constexpr long kMaxDepth = kMaxClientsPerConnection;  // One client's lanes share a connection.
+  while (std::getline(ss, part, ',')) {
+    char* end = nullptr;
+    const long v = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != 0 || v < 1 || v > kMaxDepth)
+      return Status::InvalidArgument("--pipelines must be a list of depths 1-" +
+                                     std::to_string(kMaxDepth) + " like 1,8,64, got '" +
+                                     pipelines + "'");
+    if (std::find(out.begin(), out.end(), int(v)) != out.end())
+      return Status::InvalidArgument("--pipelines lists " + part + " twice ('" + pipelines +
+                                     "'): give each depth once");
+    out.push_back(int(v));
+  }
+  if (out.empty()) return Status::InvalidArgument("--pipelines is empty");
+  return out;
+}
+
 // Before the first cell: a second of the host with nothing of ours running.
 void WarnIfBusyAtStart(HostEnv& env) {
   const nlohmann::json h = SampleHost(1.0, env);
@@ -549,11 +616,13 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
     return out;
   }
   WarnIfBusyAtStart(*o.host_env);
+  const std::string depths =
+      o.pipelines.empty() ? "" : " x " + std::to_string(m->pipelines.size()) + " pipeline depths";
   std::fprintf(stderr,
-               "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes x %zu "
-               "thread counts x %d repeats = %d cells of %s; results in %s\n",
-               m->codecs.size(), m->workloads.size(), m->shapes.size(), m->threads.size(),
-               o.repeat, m->total, CellLength(o).c_str(), o.out.c_str());
+               "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes%s x "
+               "%zu thread counts x %d repeats = %d cells of %s; results in %s\n",
+               m->codecs.size(), m->workloads.size(), m->shapes.size(), depths.c_str(),
+               m->threads.size(), o.repeat, m->total, CellLength(o).c_str(), o.out.c_str());
   CompareOutcome out;
   out.out = o.out;
   {

@@ -34,6 +34,10 @@ struct CompareOptions {
   // the co-located null region's canned read both of that shape.
   std::string fieldlengths;
   std::string fieldcounts;
+  // Pipeline-depth sweep (--pipelines): a list like "1,8,64" of
+  // DriverOptions::pipeline; empty = the cell's own. Each depth is its own
+  // cell group (CellWorkload: "workloada-p8").
+  std::string pipelines;
   int repeat = 3;
   std::string baseline = "pb";
   // --baseline was given: it must then name a column of the matrix (the
@@ -126,5 +130,10 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
 // 0-67108864, as YCSB's properties), and a value listed twice.
 StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& fieldcounts,
                                                            const std::string& fieldlengths);
+
+// The depths of --pipelines: "1,8,64" -> {1, 8, 64}; {0} (the cell's own)
+// when empty. Errors name the flag and its range (1-65534: the calls one
+// connection carries), and a depth listed twice.
+StatusOr<std::vector<int>> ParsePipelineList(const std::string& pipelines);
 
 }  // namespace wirebench

@@ -2,9 +2,11 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <future>
 #include <system_error>
 
@@ -149,13 +151,13 @@ class LoadRun {
  public:
   LoadRun(const DriverOptions& o, Workload* workload) : o_(o), workload_(workload) {
     state_.options = &o_;
-    state_.clients_left.store(o_.threads);
     state_.phase.store(o_.warmup_seconds > 0 ? kWarmup : kMeasure);
   }
   ~LoadRun() { Shutdown(/*force=*/true); }
 
   StatusOr<RunResult> Run() {
     WB_RETURN_IF_ERROR(ValidateDriverOptions(o_));
+    state_.clients_left.store(lanes_);  // Each lane is a LogicalClient.
     layout_ = PlanLayout(o_);
     WB_RETURN_IF_ERROR(ConnectShared());
     WB_RETURN_IF_ERROR(StartThreads());
@@ -187,6 +189,8 @@ class LoadRun {
   StatusOr<nlohmann::json> FetchServerStats();
   Status ConnectThread(ClientThread* t, int n);
   void PlaceClients();
+  // Reserves `t`'s samples for a lane of `quota` operations (keep_samples).
+  void ReserveSamples(ClientThread* t, int64_t quota);
   void SpawnClients();
   void Warmup();
   // Every client connection's counts, read on its own thread.
@@ -196,10 +200,13 @@ class LoadRun {
   void TakeSnapshot(Clock::time_point now, bool final);
   void Drain();
   void Collect();
-  void CollectCleanup(const LogicalClient& c);
+  // One logical client's cleanup, from its `pipeline` lanes.
+  void CollectCleanup(const std::unique_ptr<LogicalClient>* lanes);
   void Shutdown(bool force);
 
   const DriverOptions o_;
+  // LogicalClients in all: -threads x --pipeline (valid once validated).
+  const int lanes_ = int(std::clamp<int64_t>(int64_t(o_.threads) * o_.pipeline, 0, INT32_MAX));
   Workload* workload_;
   RunState state_;
   LoadLayout layout_;
@@ -345,10 +352,16 @@ Status LoadRun::Connect() {
   return Status::Ok();
 }
 
-// Logical clients: round-robin over threads, then over each thread's connections.
+// Logical clients: round-robin over threads, then over each thread's
+// connections. A logical client's lanes (--pipeline) are placed side by side
+// on its thread and connection, sharing its codec: lane j of client i draws
+// stream j * threads + i, so at --pipeline 1 lane i is client i, as before.
 void LoadRun::PlaceClients() {
   const int nthreads = layout_.client_threads;
-  const double per_client_interval_ns = o_.target_ops > 0 ? 1e9 * o_.threads / o_.target_ops : 0;
+  // Every lane paces itself at 1/lanes_ of -target: each client's lanes
+  // together keep its rate, and the staggers spread one client's lanes
+  // evenly over its own interval.
+  const double lane_interval_ns = o_.target_ops > 0 ? 1e9 * lanes_ / o_.target_ops : 0;
   for (int i = 0; i < o_.threads; ++i) {
     ClientThread* t = threads_[size_t(i % nthreads)].get();
     // In-process (YCSB's BasicDB): no connection and no codec.
@@ -360,20 +373,26 @@ void LoadRun::PlaceClients() {
         o_.in_process ? nullptr
         : t->os_channel ? static_cast<rpc::CallChannel*>(t->os_channel.get())
                         : t->conns[ci].get();
-    t->clients.push_back(std::make_unique<LogicalClient>(
-        &state_, t, channel, o_.in_process ? nullptr : t->codecs[ci].get(),
-        workload_->NewStream(i, o_.threads),
-        quota, per_client_interval_ns, per_client_interval_ns * i / o_.threads));
-    if (o_.keep_samples) {
-      // Up to three samples an operation (read-modify-write: READ, UPDATE and
-      // itself), reserved now so the measured phase does not allocate for them
-      // (a run without an operation count grows the vector as it goes).
-      t->keep_samples = true;
-      constexpr int64_t kMaxReserved = int64_t(1) << 24;
-      t->samples.reserve(size_t(std::min(kMaxReserved, int64_t(t->samples.capacity()) +
-                                                           3 * quota + 4)));
+    for (int j = 0; j < o_.pipeline; ++j) {
+      const int lane = j * o_.threads + i;
+      const int64_t lane_quota = quota / o_.pipeline + (j < quota % o_.pipeline ? 1 : 0);
+      t->clients.push_back(std::make_unique<LogicalClient>(
+          &state_, t, channel, o_.in_process ? nullptr : t->codecs[ci].get(),
+          workload_->NewStream(lane, lanes_), lane_quota, lane_interval_ns,
+          lane_interval_ns * lane / lanes_));
+      if (o_.keep_samples) ReserveSamples(t, lane_quota);
     }
   }
+}
+
+void LoadRun::ReserveSamples(ClientThread* t, int64_t quota) {
+  // Up to three samples an operation (read-modify-write: READ, UPDATE and
+  // itself), reserved now so the measured phase does not allocate for them
+  // (a run without an operation count grows the vector as it goes).
+  t->keep_samples = true;
+  constexpr int64_t kMaxReserved = int64_t(1) << 24;
+  t->samples.reserve(
+      size_t(std::min(kMaxReserved, int64_t(t->samples.capacity()) + 3 * quota + 4)));
 }
 
 void LoadRun::SpawnClients() {
@@ -444,7 +463,7 @@ void LoadRun::Measure() {
       o_.stall_timeout_s > 0
           ? std::chrono::duration_cast<Clock::duration>(
                 Seconds(o_.stall_timeout_s) +
-                (o_.target_ops > 0 ? Seconds(o_.threads / o_.target_ops) : Clock::duration(0)))
+                (o_.target_ops > 0 ? Seconds(lanes_ / o_.target_ops) : Clock::duration(0)))
           : Clock::duration::max();
   Clock::time_point progress = measure_start_;
   int64_t last_end_seen = 0;
@@ -547,12 +566,24 @@ void LoadRun::Drain() {
 // binding is BasicDB, which does not time itself) by HBaseClient2 itself,
 // under UPDATE when the cleanup flushed buffered puts
 // and CLEANUP otherwise. Latency only: no Return= counts, not an operation.
+// With --pipeline the client is its lanes, which end one by one: its cleanup
+// is the one of the lane that ended last (YCSB's thread cleans up once it
+// has nothing more to do), so CLEANUP keeps one sample per logical client,
+// and none when a lane had none.
 // Runs on the client's thread after it ended; allocates nothing there in
 // the measured phase (the result's histograms belong to the driver).
-void LoadRun::CollectCleanup(const LogicalClient& c) {
-  last_client_end_ = std::max(last_client_end_, c.end_time());
+void LoadRun::CollectCleanup(const std::unique_ptr<LogicalClient>* lanes) {
+  const LogicalClient* last = lanes[0].get();
+  bool every_lane_cleaned_up = true;
+  for (int j = 0; j < o_.pipeline; ++j) {
+    const LogicalClient& lane = *lanes[j];
+    last_client_end_ = std::max(last_client_end_, lane.end_time());
+    if (lane.end_time() > last->end_time()) last = &lane;
+    every_lane_cleaned_up = every_lane_cleaned_up && lane.cleanup_ns() >= 0;
+  }
+  if (!every_lane_cleaned_up) return;
+  const LogicalClient& c = *last;
   const int64_t ns = c.cleanup_ns();
-  if (ns < 0) return;
   OpStats& cleanup = result_.ops[size_t(OpType::kCleanup)];
   cleanup.latency.Record(ns);
   cleanup.intended_latency.Record(ns);
@@ -604,7 +635,8 @@ void LoadRun::Collect() {
       result_.client_operations += raw->measured_ops + raw->unmeasured_ops;
       if (raw->keep_samples)
         result_.samples.insert(result_.samples.end(), raw->samples.begin(), raw->samples.end());
-      for (auto& c : raw->clients) CollectCleanup(*c);
+      for (size_t k = 0; k + size_t(o_.pipeline) <= raw->clients.size(); k += size_t(o_.pipeline))
+        CollectCleanup(&raw->clients[k]);
       result_.error_replies += raw->error_replies;
       if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
@@ -671,6 +703,20 @@ Status ValidateDriverOptions(const DriverOptions& o) {
   if (o.connections < 1)
     return Status::InvalidArgument("--connections must be 1 or more, got " +
                                    std::to_string(o.connections));
+  // A logical client's lanes share one connection, which carries at most
+  // kMaxClientsPerConnection calls.
+  if (o.pipeline < 1 || o.pipeline > kMaxClientsPerConnection)
+    return Status::InvalidArgument(
+        "--pipeline must be 1 (one operation in flight per logical client, the default) to " +
+        std::to_string(kMaxClientsPerConnection) +
+        " (the calls one connection carries), got " + std::to_string(o.pipeline) +
+        ": give the operations each logical client keeps in flight, like 8");
+  if (o.pipeline > 1 && o.thread_model == ThreadModel::kOs)
+    return Status::InvalidArgument(
+        "--pipeline " + std::to_string(o.pipeline) +
+        " needs --thread-model coroutines: under --thread-model os each logical client is an OS "
+        "thread that blocks for each reply (as YCSB's Java threads do), so it has one operation "
+        "in flight; use --thread-model coroutines, or more -threads");
   if (o.operations < 0)
     return Status::InvalidArgument("--ops (operationcount) must be 0 (no limit) or more, got " +
                                    std::to_string(o.operations));
@@ -690,17 +736,20 @@ Status ValidateDriverOptions(const DriverOptions& o) {
         "-target must be a positive number of operations per second (omit it for closed loop), "
         "got " +
         hdr::JavaDoubleToString(o.target_ops));
-  // An open loop paces each client one operation every threads/target
-  // seconds; past a day that interval is no benchmark (and 1e-300 would
-  // overflow the schedule).
-  if (o.target_ops > 0 && o.threads >= 1 && double(o.threads) / o.target_ops > kMaxOpenLoopInterval_s) {
-    char text[256];
+  // An open loop paces each lane (a client at --pipeline 1) one operation
+  // every lanes/target seconds; past a day that interval is no benchmark
+  // (and 1e-300 would overflow the schedule).
+  const double lanes = double(o.threads) * o.pipeline;
+  if (o.target_ops > 0 && o.threads >= 1 && lanes / o.target_ops > kMaxOpenLoopInterval_s) {
+    char text[320];
     std::snprintf(text, sizeof(text),
-                  "-target %g gives each of the %d client(s) one operation every %g s: give at "
-                  "least %.3g ops/sec (one operation per client per day), or 0 (or no -target) "
+                  "-target %g gives each of the %.0f %s one operation every %g s: give at "
+                  "least %.3g ops/sec (one operation per %s per day), or 0 (or no -target) "
                   "for a closed loop",
-                  o.target_ops, o.threads, double(o.threads) / o.target_ops,
-                  double(o.threads) / kMaxOpenLoopInterval_s);
+                  o.target_ops, lanes,
+                  o.pipeline > 1 ? "lanes (-threads x --pipeline)" : "client(s)",
+                  lanes / o.target_ops, lanes / kMaxOpenLoopInterval_s,
+                  o.pipeline > 1 ? "lane" : "client");
     return Status::InvalidArgument(text);
   }
   if (o.codec == nullptr) return Status::InvalidArgument("no codec given (--codec)");

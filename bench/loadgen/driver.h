@@ -1,6 +1,7 @@
 // The load driver: N closed-loop (or open-loop, with a target rate) logical
 // clients, run as coroutines on a few client event-loop threads, sharing a
-// few multiplexed connections, each with one operation in flight. It
+// few multiplexed connections, each with one operation in flight (or
+// DriverOptions::pipeline, as lanes). It
 // records latency per operation type in per-thread HdrHistograms (merged
 // without loss at the end), counts results as YCSB does, and measures the
 // client's own CPU, allocations and context switches over the measured
@@ -89,8 +90,18 @@ struct DriverOptions {
   // The transport's own client options (Transport::ClientOptionSpecs, by
   // flag: gRPC's --grpc-cq-threads).
   OptionSettings transport_client_options;
-  // Logical clients (YCSB -threads), each with one operation in flight.
+  // Logical clients (YCSB -threads), each with `pipeline` operations in flight.
   int threads = 1;
+  // Operations each logical client keeps in flight on its connection
+  // (memtier_benchmark's --pipeline). A logical client is `pipeline` lanes:
+  // LogicalClients that share its client thread, connection and codec, each
+  // with one operation in flight and its own stream (lane j of client i
+  // draws stream j * threads + i of threads * pipeline), latency timed from
+  // its own send. The client's share of `operations` is split over its
+  // lanes; in an open loop each lane keeps 1/pipeline of the client's rate,
+  // so -target is the same in all and the pipeline bounds what is
+  // outstanding. Coroutine model only: an OS-model thread blocks for each reply.
+  int pipeline = 1;
   // Client event-loop threads the logical clients are spread over.
   int client_io_threads = 1;
   // Connections in all, spread over the client threads (at least one each;

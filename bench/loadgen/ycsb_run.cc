@@ -313,6 +313,7 @@ StatusOr<RunSettings> ReadSettings(const YcsbRunOptions& o, const ycsb::Properti
   d.threads = int(std::clamp<int64_t>(*threads, INT32_MIN, INT32_MAX));
   d.client_io_threads = o.client_io_threads;
   d.connections = o.connections;
+  d.pipeline = o.pipeline;
   d.thread_model = o.thread_model == "os" ? ThreadModel::kOs : ThreadModel::kCoroutines;
   d.operations = o.load_phase ? cfg.load_count : cfg.operation_count;
   // YCSB's Client: no more client threads than operations (or records to load).
@@ -418,6 +419,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["client_io_threads"] = d.client_io_threads;
   c["connections"] = d.connections;
   c["batch"] = cfg.batch_puts;
+  c["pipeline"] = d.pipeline;
   c["thread_model"] = o.thread_model;
   c["target_ops"] = d.target_ops;
   c["warmup_s"] = d.warmup_seconds;
@@ -670,15 +672,18 @@ Status PlaceClientAndServer(const YcsbRunOptions& o, const ycsb::Properties& pro
 // The line on stderr that says what runs against what.
 void PrintRunLine(const YcsbRunOptions& o, const DriverOptions& d, uint64_t seed, bool colocated) {
   if (o.quiet) return;
+  const std::string pipeline =
+      d.pipeline > 1 ? " pipeline=" + std::to_string(d.pipeline) : std::string();
   if (d.in_process)
     std::fprintf(stderr,
-                 "wirebench %s: threads=%d seed=%llu server=none (the basic binding: YCSB's "
+                 "wirebench %s: threads=%d%s seed=%llu server=none (the basic binding: YCSB's "
                  "BasicDB, every call answered in this process)\n",
-                 o.load_phase ? "load" : "run", d.threads, static_cast<unsigned long long>(seed));
+                 o.load_phase ? "load" : "run", d.threads, pipeline.c_str(),
+                 static_cast<unsigned long long>(seed));
   else
-    std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d seed=%llu server=%s:%u%s\n",
+    std::fprintf(stderr, "wirebench %s: codec=%s rpc=%s threads=%d%s seed=%llu server=%s:%u%s\n",
                  o.load_phase ? "load" : "run", std::string(o.codec->name()).c_str(),
-                 std::string(d.transport->name()).c_str(), d.threads,
+                 std::string(d.transport->name()).c_str(), d.threads, pipeline.c_str(),
                  static_cast<unsigned long long>(seed), d.host.c_str(), unsigned(d.port),
                  colocated ? " (co-located child process)" : "");
 }

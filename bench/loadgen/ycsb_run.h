@@ -45,6 +45,7 @@ struct YcsbRunOptions {
   int client_io_threads = 1;
   // --batch: puts per Multi call (wirebench.batch); 0 = off.
   int64_t batch = 0;
+  int pipeline = 1;  // --pipeline (DriverOptions::pipeline).
   std::string thread_model = "coroutines";
   std::optional<int64_t> ops;     // --ops (operationcount).
   std::optional<int64_t> records;  // --records (recordcount).

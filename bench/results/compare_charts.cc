@@ -206,7 +206,7 @@ class Charts {
   void SizeSweeps() {
     // (workload, threads, fixed dimension) -> points.
     struct Series {
-      std::string workload;
+      std::string workload;  // With its swept pipeline depth (PipelineVariant).
       int threads;
       int fixed;  // The fieldcount of a fieldlength sweep (0: the workload's).
       bool by_length;
@@ -217,12 +217,13 @@ class Charts {
       if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
       const bool by_length = c.fieldlength > 0;
       const int fixed = by_length ? c.fieldcount : 0;
+      const std::string workload = PipelineVariant(c.workload, c.pipeline);
       auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
-        return s.workload == c.workload && s.threads == c.threads && s.fixed == fixed &&
+        return s.workload == workload && s.threads == c.threads && s.fixed == fixed &&
                s.by_length == by_length;
       });
       if (it == series.end()) {
-        series.push_back(Series{c.workload, c.threads, fixed, by_length, {}});
+        series.push_back(Series{workload, c.threads, fixed, by_length, {}});
         it = series.end() - 1;
       }
       const double x = by_length ? c.fieldlength : c.fieldcount;
@@ -257,6 +258,76 @@ class Charts {
                  "Payload bytes copied per operation by record size" + at + kMedians, x, s.points,
                  Metric::kClientCopied, Metric::kServerCopied, "bytes copied per op");
     }
+  }
+
+  // Pipeline-depth sweeps (--pipelines): per workload (with its record size)
+  // and thread count, against the depth on a log x, one line per column:
+  // CPU, instructions (when measured), allocations, bytes copied and wire
+  // bytes per operation, latency (p50, p99) and throughput.
+  void PipelineSweeps() {
+    struct Series {
+      std::string workload;  // RecordVariant: the record size is fixed along a series.
+      int threads;
+      std::vector<SweepPoint> points;
+    };
+    std::vector<Series> series;
+    for (const auto& c : cells_) {
+      if (c.pipeline <= 0) continue;
+      const std::string workload = RecordVariant(c.workload, c.fieldcount, c.fieldlength);
+      auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
+        return s.workload == workload && s.threads == c.threads;
+      });
+      if (it == series.end()) {
+        series.push_back(Series{workload, c.threads, {}});
+        it = series.end() - 1;
+      }
+      if (std::none_of(it->points.begin(), it->points.end(),
+                       [&](const SweepPoint& p) { return p.x == c.pipeline; }))
+        it->points.push_back(
+            SweepPoint{double(c.pipeline), std::to_string(c.pipeline), CellWorkload(c), c.threads});
+    }
+    std::erase_if(series, [](const Series& s) { return s.points.size() < 2; });
+    for (Series& s : series) {
+      std::sort(s.points.begin(), s.points.end(),
+                [](const SweepPoint& a, const SweepPoint& b) { return a.x < b.x; });
+      const std::string suffix =
+          series.size() == 1 ? "" : "-" + s.workload + "-t" + std::to_string(s.threads);
+      const std::string at =
+          " (" + s.workload + ", " + std::to_string(s.threads) + " logical clients)";
+      PipelineCharts(suffix, at, s.points);
+    }
+  }
+
+  // The charts of one pipeline-depth series.
+  void PipelineCharts(const std::string& suffix, const std::string& at,
+                      const std::vector<SweepPoint>& points) {
+    const std::string x = "operations in flight per logical client (--pipeline)";
+    CostPanels("cpu-by-pipeline" + suffix,
+               "CPU per operation by pipeline depth" + at + kMedians + Under(), x, points,
+               Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
+    if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
+      CostPanels("instructions-by-pipeline" + suffix,
+                 "User-space instructions per operation by pipeline depth" + at + kMedians, x,
+                 points, Metric::kClientInstructions, Metric::kServerInstructions,
+                 "instructions per op");
+    CostPanels("allocs-by-pipeline" + suffix,
+               "Allocations per operation by pipeline depth" + at + kMedians, x, points,
+               Metric::kClientAllocs, Metric::kServerAllocs, "allocations per op");
+    CostPanels("copied-by-pipeline" + suffix,
+               "Payload bytes copied per operation by pipeline depth" + at + kMedians, x, points,
+               Metric::kClientCopied, Metric::kServerCopied, "bytes copied per op");
+    SweepChart("wire-by-pipeline" + suffix,
+               "Wire bytes per operation by pipeline depth" + at + kMedians, x, points,
+               {SweepPanel{"client to server", "wire bytes per op", Median(Metric::kWireOut)},
+                SweepPanel{"server to client", "wire bytes per op", Median(Metric::kWireIn)}});
+    LatencyPanels("latency-by-pipeline" + suffix,
+                  "Latency of the measured operations by pipeline depth, each from its own send" +
+                      at + "\\nall measured operations of all repeats merged (not CLEANUP)" +
+                      Under(),
+                  x, points);
+    SweepChart("throughput-by-pipeline" + suffix,
+               "Throughput by pipeline depth" + at + kMedians + Under(), x, points,
+               {SweepPanel{"throughput", "ops/s", Median(Metric::kThroughput)}});
   }
 
   // Throughput: a bar per codec at one thread count, lines over a sweep.
@@ -408,18 +479,20 @@ class Charts {
 
   static constexpr const char* kMedians = "\\nmedian over repeats";
 
+  // A column's median of `m` at a sweep's point.
+  std::function<double(const std::string&, const SweepPoint&)> Median(Metric m) const {
+    return [this, m](const std::string& column, const SweepPoint& p) {
+      return AggregateMetric(cells_, MetricOf(m), column, p.workload, p.threads).median;
+    };
+  }
+
   // Client and server panels of a cost against a sweep.
   void CostPanels(const std::string& base, const std::string& title, const std::string& xlabel,
                   const std::vector<SweepPoint>& points, Metric client, Metric server,
                   const std::string& ylabel) {
-    const auto median = [this](Metric m) {
-      return [this, m](const std::string& column, const SweepPoint& p) {
-        return AggregateMetric(cells_, MetricOf(m), column, p.workload, p.threads).median;
-      };
-    };
     SweepChart(base, title, xlabel, points,
-               {SweepPanel{"client", ylabel, median(client)},
-                SweepPanel{"server", ylabel, median(server)}});
+               {SweepPanel{"client", ylabel, Median(client)},
+                SweepPanel{"server", ylabel, Median(server)}});
   }
 
   // p50 and p99 of all operations (merged over repeats) against a sweep.
@@ -481,8 +554,11 @@ class Charts {
     }
     std::ostringstream plot;
     // The key once, in a strip of its own right of the panels.
+    // A lone panel is drawn narrower (960 px): its left margin is widened
+    // to hold the tick labels and the y label.
     plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
-         << title << "\" margins 0.07,0.86,0.11,0.84 spacing 0.07,0.1\n";
+         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1")
+         << ",0.86,0.11,0.84 spacing 0.07,0.1\n";
     // One y axis for every panel, so client and server read against each other.
     double lo = INFINITY, hi = 0;
     for (const auto& panel : v)
@@ -701,6 +777,7 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
     charts.ThreadSweep();
   }
   charts.SizeSweeps();
+  charts.PipelineSweeps();
   return charts.Draw();
 }
 

@@ -194,8 +194,12 @@ std::string RecordVariant(const std::string& workload, int fieldcount, int field
   return workload + "-" + std::to_string(fieldcount) + "x" + std::to_string(fieldlength) + "B";
 }
 
+std::string PipelineVariant(const std::string& variant, int pipeline) {
+  return pipeline > 0 ? variant + "-p" + std::to_string(pipeline) : variant;
+}
+
 std::string CellWorkload(const CompareCell& c) {
-  return RecordVariant(c.workload, c.fieldcount, c.fieldlength);
+  return PipelineVariant(RecordVariant(c.workload, c.fieldcount, c.fieldlength), c.pipeline);
 }
 
 bool CellIsPartial(const CompareCell& c) {

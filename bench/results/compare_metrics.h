@@ -47,15 +47,22 @@ struct CompareCell {
   // (MeasurementOf in build_compare.h): its result file's "config"; null
   // when unknown.
   nlohmann::json config = {};
+  // The depth of a pipeline-depth sweep (--pipelines): operations each
+  // logical client kept in flight; 0 = not swept (the cell's own).
+  int pipeline = 0;
 };
 
 // The workload a cell is grouped by: its workload, with its swept record
 // shape when it has one: "workloada-1000B" (--fieldlengths),
-// "workloada-20f" (--fieldcounts), "workloada-20x1000B" (both). Tables,
-// charts and `wirebench diff` match cells by it, so each size is its own
-// configuration.
+// "workloada-20f" (--fieldcounts), "workloada-20x1000B" (both), and its
+// swept pipeline depth: "workloada-p8", "workloada-1000B-p8". Tables,
+// charts and `wirebench diff` match cells by it, so each size and depth is
+// its own configuration.
 std::string CellWorkload(const CompareCell& c);
 std::string RecordVariant(const std::string& workload, int fieldcount, int fieldlength);
+// `variant` (a workload or RecordVariant) at a swept depth: "-p8" appended;
+// unchanged for 0 (not swept).
+std::string PipelineVariant(const std::string& variant, int pipeline);
 
 // The column of `c`: its label, else its codec.
 const std::string& CellColumn(const CompareCell& c);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
+#include <string>
 #include <tuple>
 
 #include "bench/results/host_figures.h"
@@ -328,49 +330,89 @@ std::pair<int, int> GroupShape(const std::vector<CompareCell>& cells, const std:
   return {0, 0};
 }
 
-// One row per record size of `base` at `threads`, one column per codec, %
-// vs baseline: the record-size sweep of one metric.
-void SizeSweepTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
-                    const CompareReportOptions& o, const MetricDef& m,
-                    const std::vector<std::string>& variants, const std::string& base,
-                    int threads) {
-  os << "## " << base << ", " << threads << " logical clients: " << m.name
-     << " by record size\n\n| record |";
+// The swept pipeline depth of a group's cells, 0 when not swept.
+int GroupPipeline(const std::vector<CompareCell>& cells, const std::string& wl) {
+  for (const CompareCell& c : cells)
+    if (CellWorkload(c) == wl) return c.pipeline;
+  return 0;
+}
+
+// One row per swept value of `base` at `threads` (each a group of its own,
+// `variants`, named by `row`), one column per codec, % vs baseline: the
+// record-size or pipeline-depth sweep of one metric.
+void SweepByVariantTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
+                         const CompareReportOptions& o, const MetricDef& m,
+                         const std::vector<std::string>& variants, const std::string& base,
+                         int threads, const std::string& dimension,
+                         const std::function<std::string(const std::string& wl)>& row) {
+  os << "## " << base << ", " << threads << " logical clients: " << m.name << " by "
+     << dimension << "\n\n| " << (dimension == "record size" ? "record" : "depth") << " |";
   SweepHeader(os, o, "---");
   for (const std::string& wl : variants) {
-    const auto [fc, fl] = GroupShape(cells, wl);
-    os << "| " << (fc > 0 ? std::to_string(fc) + " fields" : "") << (fc > 0 && fl > 0 ? " x " : "")
-       << (fl > 0 ? std::to_string(fl) + " B" : "") << " |";
+    os << "| " << row(wl) << " |";
     SweepCells(os, cells, o, m, wl, threads);
   }
   os << "\n";
 }
 
-// The size sweeps of a matrix: per (workload, threads), its record-size
-// variants in size order, when there are two or more.
+// A record size's row label: "10 fields x 100 B".
+std::string ShapeRow(const std::vector<CompareCell>& cells, const std::string& wl) {
+  const auto [fc, fl] = GroupShape(cells, wl);
+  return (fc > 0 ? std::to_string(fc) + " fields" : "") + (fc > 0 && fl > 0 ? " x " : "") +
+         (fl > 0 ? std::to_string(fl) + " B" : "");
+}
+
+// The sweeps of a matrix along one dimension: per (base, threads), the
+// groups that differ only in the swept value, in its order, when there are
+// two or more.
 struct SizeSweep {
   std::string base;
   int threads = 0;
   std::vector<std::string> variants;
 };
+
+// Record sizes: per workload (at one pipeline depth), threads.
 std::vector<SizeSweep> SizeSweeps(const std::vector<CompareCell>& cells) {
   std::vector<SizeSweep> out;
-  std::vector<std::tuple<std::string, int, int, int>> seen;  // base, threads, fc, fl
+  std::vector<std::tuple<std::string, int, int, int, int>> seen;  // base, threads, p, fc, fl
   for (const CompareCell& c : cells) {
     if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
-    const auto key = std::make_tuple(c.workload, c.threads, c.fieldcount, c.fieldlength);
+    const auto key = std::make_tuple(c.workload, c.threads, c.pipeline, c.fieldcount, c.fieldlength);
     if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
   }
-  std::sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) {
-    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)) ||
-           (std::tie(std::get<0>(a), std::get<1>(a)) == std::tie(std::get<0>(b), std::get<1>(b)) &&
-            int64_t(std::max(std::get<2>(a), 1)) * std::max(std::get<3>(a), 1) <
-                int64_t(std::max(std::get<2>(b), 1)) * std::max(std::get<3>(b), 1));
+  const auto size = [](const auto& k) {
+    return int64_t(std::max(std::get<3>(k), 1)) * std::max(std::get<4>(k), 1);
+  };
+  std::sort(seen.begin(), seen.end(), [&](const auto& a, const auto& b) {
+    const auto ga = std::make_tuple(std::get<0>(a), std::get<1>(a), std::get<2>(a));
+    const auto gb = std::make_tuple(std::get<0>(b), std::get<1>(b), std::get<2>(b));
+    return ga < gb || (ga == gb && size(a) < size(b));
   });
-  for (const auto& [base, t, fc, fl] : seen) {
+  for (const auto& [wl, t, p, fc, fl] : seen) {
+    const std::string base = PipelineVariant(wl, p);
     if (out.empty() || out.back().base != base || out.back().threads != t)
       out.push_back(SizeSweep{base, t, {}});
-    out.back().variants.push_back(RecordVariant(base, fc, fl));
+    out.back().variants.push_back(PipelineVariant(RecordVariant(wl, fc, fl), p));
+  }
+  std::erase_if(out, [](const SizeSweep& s) { return s.variants.size() < 2; });
+  return out;
+}
+
+// Pipeline depths: per workload with its record size, threads.
+std::vector<SizeSweep> PipelineSweeps(const std::vector<CompareCell>& cells) {
+  std::vector<SizeSweep> out;
+  std::vector<std::tuple<std::string, int, int>> seen;  // record variant, threads, depth
+  for (const CompareCell& c : cells) {
+    if (c.pipeline <= 0) continue;
+    const auto key =
+        std::make_tuple(RecordVariant(c.workload, c.fieldcount, c.fieldlength), c.threads, c.pipeline);
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
+  }
+  std::sort(seen.begin(), seen.end());
+  for (const auto& [base, t, p] : seen) {
+    if (out.empty() || out.back().base != base || out.back().threads != t)
+      out.push_back(SizeSweep{base, t, {}});
+    out.back().variants.push_back(PipelineVariant(base, p));
   }
   std::erase_if(out, [](const SizeSweep& s) { return s.variants.size() < 2; });
   return out;
@@ -381,6 +423,17 @@ std::vector<SizeSweep> SizeSweeps(const std::vector<CompareCell>& cells) {
 bool SizeSweepMetric(const MetricDef& m) {
   for (Metric k : {Metric::kTotalCpu, Metric::kTotalInstructions, Metric::kClientCopied,
                    Metric::kServerCopied, Metric::kWireOut, Metric::kWireIn, Metric::kThroughput})
+    if (m.name == MetricOf(k).name) return true;
+  return false;
+}
+
+// Metrics with a pipeline-depth sweep table: the costs a deeper pipeline
+// moves (batching on each side), and throughput.
+bool PipelineSweepMetric(const MetricDef& m) {
+  for (Metric k : {Metric::kClientCpu, Metric::kServerCpu, Metric::kTotalCpu,
+                   Metric::kTotalInstructions, Metric::kClientAllocs, Metric::kServerAllocs,
+                   Metric::kClientCopied, Metric::kServerCopied, Metric::kWireOut,
+                   Metric::kWireIn, Metric::kThroughput})
     if (m.name == MetricOf(k).name) return true;
   return false;
 }
@@ -549,7 +602,16 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells,
   }
   for (const SizeSweep& s : SizeSweeps(cells))
     for (const MetricDef& m : metrics)
-      if (SizeSweepMetric(m)) SizeSweepTable(os, cells, o, m, s.variants, s.base, s.threads);
+      if (SizeSweepMetric(m))
+        SweepByVariantTable(os, cells, o, m, s.variants, s.base, s.threads, "record size",
+                            [&](const std::string& wl) { return ShapeRow(cells, wl); });
+  for (const SizeSweep& s : PipelineSweeps(cells))
+    for (const MetricDef& m : metrics)
+      if (PipelineSweepMetric(m))
+        SweepByVariantTable(os, cells, o, m, s.variants, s.base, s.threads, "pipeline depth",
+                            [&](const std::string& wl) {
+                              return std::to_string(GroupPipeline(cells, wl)) + " in flight";
+                            });
   return os.str();
 }
 
@@ -600,6 +662,7 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
       if (fc > 0) t["fieldcount"] = fc;
       if (fl > 0) t["fieldlength"] = fl;
     }
+    if (const int p = GroupPipeline(cells, wl); p > 0) t["pipeline"] = p;
     for (const auto& c : o.codecs) {
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
@@ -634,6 +697,7 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
                    {"repeat", c.repeat}, {"partial", CellIsPartial(c)}, {"results", c.results}});
     if (c.fieldcount > 0) raw.back()["fieldcount"] = c.fieldcount;
     if (c.fieldlength > 0) raw.back()["fieldlength"] = c.fieldlength;
+    if (c.pipeline > 0) raw.back()["pipeline"] = c.pipeline;
     if (c.host.is_object() && !c.host.empty()) raw.back()["host"] = c.host;
   }
   j["cells"] = raw;
