@@ -265,12 +265,14 @@ TEST(Merge, PartialInputMakesAPartialResult) {
 TEST(Merge, RunsNotMeasuredAlikeAreRefusedNamingWhatDiffers) {
   NamedResult a = Document("a.json", MakeRun(1, 10, 10, 1, 1, 2));
   a.doc["config"]["codec"] = "cellblock";
+  a.doc["config"]["batch"] = 10;
   a.doc["config"]["properties"] = {{"workload", "site.ycsb.workloads.CoreWorkload"},
                                    {"readproportion", "1"}};
   RunResult partial = MakeRun(2, 10, 10, 1, 1, 2);
   partial.partial = true;
   partial.error = Status::Unavailable("server lost");
   NamedResult b = Document("b.json", partial);
+  b.doc["config"]["batch"] = 0;
   b.doc["config"]["properties"] = {{"workload", "site.ycsb.workloads.CoreWorkload"},
                                    {"readproportion", "0.5"},
                                    {"updateproportion", "0.5"}};
@@ -279,6 +281,7 @@ TEST(Merge, RunsNotMeasuredAlikeAreRefusedNamingWhatDiffers) {
   const std::string why = m.status().ToString();
   EXPECT_NE(why.find("a.json and b.json were not measured alike"), std::string::npos) << why;
   EXPECT_NE(why.find("codec cellblock vs raw"), std::string::npos) << why;
+  EXPECT_NE(why.find("batch 10 vs 0"), std::string::npos) << why;
   EXPECT_NE(why.find("properties.readproportion 1 vs 0.5"), std::string::npos) << why;
   EXPECT_NE(why.find("properties.updateproportion (default) vs 0.5"), std::string::npos) << why;
   // Alike but for the seed and host: merged.

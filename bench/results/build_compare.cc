@@ -459,8 +459,9 @@ std::vector<std::pair<std::string, std::string>> MeasurementOf(const CompareCell
   const auto text = [](const json& v) {
     return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("(none)") : v.dump();
   };
-  for (const char* key : {"region", "null_reads", "fieldcount", "fieldlength", "connections",
-                          "client_io_threads", "server_io_threads", "handlers", "rpc"})
+  for (const char* key : {"region", "null_reads", "fieldcount", "fieldlength", "batch",
+                          "pipeline", "connections", "client_io_threads", "server_io_threads",
+                          "handlers", "rpc"})
     if (c.config.contains(key)) out.emplace_back(key, text(c.config[key]));
   // The workload's own mix and key space, from its explicit properties.
   if (c.config.contains("properties") && c.config["properties"].is_object())

@@ -215,11 +215,12 @@ std::string ConfigValue(const json& config, const std::string& key) {
 }
 
 // Merged clients must have measured the same thing: one phase, codec, RPC
-// layer, region, record shape and operation mix. A difference is named,
+// layer, region, record shape, batch, pipeline depth and operation mix. A difference is named,
 // whether the runs are partial or not.
 Status CheckMeasuredAlike(const std::vector<NamedResult>& inputs) {
   static const char* const kKeys[] = {
-      "phase", "codec", "rpc", "region", "null_reads", "fieldcount", "fieldlength",
+      "phase", "codec", "rpc", "region", "null_reads", "fieldcount", "fieldlength", "batch",
+      "pipeline",
       "properties.workload", "properties.readproportion", "properties.updateproportion",
       "properties.insertproportion", "properties.scanproportion",
       "properties.readmodifywriteproportion", "properties.requestdistribution"};
