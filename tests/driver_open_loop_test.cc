@@ -12,27 +12,13 @@
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
 #include "transports/wirebench/server.h"
+#include "tests/null_server_fixture.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {
 namespace {
 
-struct Fixture {
-  explicit Fixture(NullRegionOptions n = {}) : region(NewNullRegion(n)), service(region.get()) {
-    server = std::make_unique<wbrpc::Server>(rpc::ServerOptions{}, &service);
-    EXPECT_TRUE(server->Start().ok());
-  }
-  // A run of `threads` logical clients against this server.
-  DriverOptions Options(int threads) const {
-    DriverOptions d;
-    d.port = server->port();
-    d.threads = threads;
-    return d;
-  }
-  std::unique_ptr<Region> region;
-  RegionService service;
-  std::unique_ptr<wbrpc::Server> server;
-};
+using Fixture = testing::NullServerFixture;
 
 TEST(OpenLoop, RunsTheScheduledNumberOfOperations) {
   Fixture f;

@@ -16,28 +16,21 @@
 #include "bench/loadgen/driver.h"
 #include "nullregion/null_region.h"
 #include "nullregion/region_service.h"
+#include "tests/null_server_fixture.h"
 #include "tests/test_workloads.h"
 #include "transports/wirebench/server.h"
 
 namespace wirebench {
 namespace {
 
-struct Fixture {
-  explicit Fixture(NullRegionOptions n = {}) : region(NewNullRegion(n)), service(region.get()) {
-    server = std::make_unique<wbrpc::Server>(rpc::ServerOptions{}, &service);
-    EXPECT_TRUE(server->Start().ok());
-  }
+// A run of `threads` logical clients, each keeping `pipeline` operations in flight.
+struct Fixture : testing::NullServerFixture {
+  using NullServerFixture::NullServerFixture;
   DriverOptions Options(int threads, int pipeline) const {
-    DriverOptions d;
-    d.port = server->port();
-    d.threads = threads;
+    DriverOptions d = NullServerFixture::Options(threads);
     d.pipeline = pipeline;
     return d;
   }
-  uint64_t ServerMutates() const { return server->StatsJson()["calls"]["Mutate"].get<uint64_t>(); }
-  std::unique_ptr<Region> region;
-  RegionService service;
-  std::unique_ptr<wbrpc::Server> server;
 };
 
 // Operations planned and not yet finished, per logical client. The driver
