@@ -188,7 +188,7 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
         "--zookeeper names a server, which is for compare --mpi"},
        {{"compare", "--server", "127.0.0.1:1"}, "--server names a server, which is for compare --mpi"},
        {{"run", "-P", kWorkloadA, "--batch", "5000"},
-        "--batch (wirebench.batch) must be from 0 (off) to 4096 puts per call, got 5000"},
+        "--batch (wirebench.batch) must be from 0 (off) to 4096 operations per call, got 5000"},
        {{"run", "-P", kWorkloadA, "-db", "site.ycsb.BasicDB", "--batch", "4"},
         "the basic binding (YCSB's BasicDB) has no server"}});
 }

@@ -102,7 +102,7 @@ TEST_P(TransportRun, RunsWithoutFailedOperations) {
 // transport and codec. The server stores as many puts as the client counted
 // UPDATEs (a buffered put is one operation, as YCSB counts it), in Multi
 // calls only, and reads and updates both have latencies.
-TEST_P(TransportRun, EveryPutArrivesInMultiCallsOfTheBatch) {
+TEST_P(TransportRun, EveryReadAndPutArrivesInMultiCallsOfTheBatch) {
   const Transport& t = *GetParam().transport;
   const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 400,
                                {"--batch", "8"}, "_batch");
@@ -114,12 +114,14 @@ TEST_P(TransportRun, EveryPutArrivesInMultiCallsOfTheBatch) {
   EXPECT_EQ(Count(r.results, "ERROR"), 0) << ops.dump();
   for (const char* op : {"READ", "UPDATE"})
     EXPECT_GT(ops.at(op).at("latency").at("operations").get<int64_t>(), 0) << op;
+  const int64_t reads = ops.at("READ").at("return").at("OK").get<int64_t>();
   const nlohmann::json region = r.results.at("server").at("after").at("region");
   EXPECT_EQ(region.at("puts").get<int64_t>(), updates) << region.dump();
-  // Four clients, each flushing every eighth put and once at its end.
+  EXPECT_EQ(region.at("gets").get<int64_t>(), reads) << region.dump();
+  // Four clients, each sending every eighth read or put and the rest at its end.
   const int64_t multis = region.at("multis").get<int64_t>();
-  EXPECT_GE(multis, updates / 8) << region.dump();
-  EXPECT_LE(multis, updates / 8 + 4) << region.dump();
+  EXPECT_GE(multis, (reads + updates) / 8) << region.dump();
+  EXPECT_LE(multis, (reads + updates) / 8 + 4) << region.dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,

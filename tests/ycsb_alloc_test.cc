@@ -32,12 +32,22 @@ uint64_t AllocationsOverOps(const Settings& settings, int ops) {
   std::unique_ptr<ClientWorkload> c = (*w)->NewClient(3);
   const bool buffering = (*w)->config().client_buffering;
   const bool integrity = (*w)->config().data_integrity;
+  const bool batch = (*w)->config().batch_ops > 0;
   uint64_t sink = 0;
+  auto flush = [&] {
+    for (const Action& a : c->BufferedMulti().actions)
+      sink += a.kind == ActionKind::kGet ? a.get.row.size() + a.get.columns.size() : 1;
+    return c->FinishFlush().ok();
+  };
   const CounterTotals before = ThisThreadTotals();
   for (int i = 0; i < ops; ++i) {
     const Operation op = c->NextOperation();
     switch (op.type) {
       case OpType::kRead: {
+        if (batch) {
+          if (c->BufferRead(op) && !flush()) return ~0ull;
+          break;
+        }
         const GetRequest& g = c->BuildRead(op);
         sink += g.row.size() + g.columns.size();
         break;
@@ -51,10 +61,7 @@ uint64_t AllocationsOverOps(const Settings& settings, int ops) {
       case OpType::kUpdate:
       case OpType::kInsert: {
         if (buffering) {
-          if (c->BufferPut(op)) {
-            sink += c->BufferedMulti().actions.size();
-            if (!c->FinishFlush().ok()) return ~0ull;
-          }
+          if (c->BufferPut(op) && !flush()) return ~0ull;
           continue;  // Acknowledged by FinishFlush.
         }
         const MutateRequest& m =
@@ -117,6 +124,10 @@ TEST(YcsbAllocations, ZeroPerOperationInSteadyState) {
        {"insertproportion", "0.4"},
        {"writebuffersize", "65536"}},
       {{"wirebench.batch", "100"}, {"readproportion", "0.5"}, {"updateproportion", "0.5"}},
+      {{"wirebench.batch", "10"},
+       {"dataintegrity", "true"},
+       {"readproportion", "0.6"},
+       {"insertproportion", "0.4"}},
   };
   for (const Settings& s : cases) {
     std::string name;

@@ -50,6 +50,52 @@ TEST(YcsbWorkload, ABatchFlushesEveryBPutsWhateverTheBufferSize) {
   }
 }
 
+// Reads share the batch with puts, in the order they were drawn: each get
+// names its own row and the columns its read would, and stays valid until
+// the flush.
+TEST(YcsbWorkload, ABatchCarriesReadsAndPutsInDrawOrder) {
+  auto w = Make({{"recordcount", "1000"}, {"wirebench.batch", "6"}, {"readproportion", "0.5"},
+                 {"updateproportion", "0.5"}, {"readallfields", "false"}});
+  ASSERT_NE(w, nullptr);
+  auto c = w->NewClient(0);
+  std::vector<std::string> rows;
+  std::vector<ActionKind> kinds;
+  bool full = false;
+  while (!full) {
+    const Operation op = c->NextOperation();
+    if (op.type == OpType::kRead) {
+      full = c->BufferRead(op);
+      kinds.push_back(ActionKind::kGet);
+    } else {
+      full = c->BufferPut(op);
+      kinds.push_back(ActionKind::kMutation);
+    }
+    std::string key(w->max_key_length(), '\0');
+    rows.push_back(w->KeyName(op.keynum, key.data()).ToString());
+    EXPECT_EQ(c->buffered_ops(), rows.size());
+  }
+  ASSERT_EQ(rows.size(), 6u);
+  const MultiRequest& m = c->BufferedMulti();
+  ASSERT_EQ(m.actions.size(), 6u);
+  int gets = 0;
+  for (size_t i = 0; i < m.actions.size(); ++i) {
+    const Action& a = m.actions[i];
+    EXPECT_EQ(a.index, i);
+    ASSERT_EQ(a.kind, kinds[i]) << i;
+    if (a.kind == ActionKind::kGet) {
+      ++gets;
+      EXPECT_EQ(a.get.row.ToString(), rows[i]);
+      ASSERT_EQ(a.get.columns.size(), 1u);  // readallfields=false: one field.
+      EXPECT_EQ(a.get.columns[0].family.ToString(), w->config().column_family);
+    } else {
+      EXPECT_EQ(a.mutation.row.ToString(), rows[i]);
+    }
+  }
+  EXPECT_GT(gets, 0);
+  ASSERT_TRUE(c->FinishFlush().ok());
+  EXPECT_EQ(c->buffered_ops(), 0u);
+}
+
 TEST(YcsbWorkload, LoadPhaseInsertsEachKeyOnceInOrder) {
   auto w = Make({{"recordcount", "1000"}, {"insertstart", "100"}, {"insertcount", "500"}});
   ASSERT_NE(w, nullptr);
@@ -382,7 +428,7 @@ TEST(YcsbRequests, ClientBufferingBatchesIntoMulti) {
     ASSERT_LT(puts, 100);
   }
   EXPECT_GE(c->buffered_bytes(), 10240u);
-  EXPECT_EQ(c->buffered_puts(), uint32_t(puts));
+  EXPECT_EQ(c->buffered_ops(), uint32_t(puts));
   const MultiRequest& multi = c->BufferedMulti();
   ASSERT_EQ(multi.actions.size(), size_t(puts));
   for (size_t i = 0; i < multi.actions.size(); ++i) {
@@ -398,7 +444,7 @@ TEST(YcsbRequests, ClientBufferingBatchesIntoMulti) {
   EXPECT_EQ(w->LastAcknowledgedInsert(), 999);
   ASSERT_TRUE(c->FinishFlush().ok());
   EXPECT_EQ(w->LastAcknowledgedInsert(), 999 + puts);
-  EXPECT_EQ(c->buffered_puts(), 0u);
+  EXPECT_EQ(c->buffered_ops(), 0u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Internal to ClientWorkload: the fixed scratch of the client-side put buffer
-// (clientbuffering=true, HBase's BufferedMutator), sized once from
-// writebuffersize, the record shape and ClientWorkloadOptions.
+// Internal to ClientWorkload: the fixed scratch of the client-side buffer
+// (clientbuffering=true, HBase's BufferedMutator, whose puts it holds; with
+// wirebench.batch it holds reads too, as Table.batch would), sized once from
+// writebuffersize or the batch, the record shape and ClientWorkloadOptions.
 // Thread-safety: owned by one ClientWorkload.
 #pragma once
 
@@ -15,8 +16,8 @@ struct ClientWorkload::Buffer {
   Buffer(const CoreWorkload& w, const ClientWorkloadOptions& options) {
     const CoreWorkloadConfig& c = w.config();
     const size_t fields = size_t(c.field_count);
-    max_puts = c.batch_puts > 0 ? uint32_t(c.batch_puts)
-                                : std::max<uint32_t>(1, options.max_buffered_puts);
+    max_ops = c.batch_ops > 0 ? uint32_t(c.batch_ops)
+                              : std::max<uint32_t>(1, options.max_buffered_puts);
     // Every buffered cell accounts for at least this many bytes, so cells
     // beyond writebuffersize / min_cell_bytes (plus one record) never fit.
     size_t min_qualifier = SIZE_MAX;
@@ -26,15 +27,15 @@ struct ClientWorkload::Buffer {
         size_t(c.field_length_distribution == LengthDistribution::kConstant ? c.field_length
                                                                             : c.min_field_length) +
         kCellOverheadBytes;
-    max_cells = c.batch_puts > 0 ? size_t(max_puts) * fields
-                                 : std::min(size_t(max_puts) * fields,
-                                            size_t(c.write_buffer_size) / min_cell_bytes + fields);
+    max_cells = c.batch_ops > 0 ? size_t(max_ops) * fields
+                                : std::min(size_t(max_ops) * fields,
+                                           size_t(c.write_buffer_size) / min_cell_bytes + fields);
     max_cells = std::max(max_cells, fields);
     key_stride = w.max_key_length();
-    keys.reset(new char[size_t(max_puts) * key_stride]);
+    keys.reset(new char[size_t(max_ops) * key_stride]);
     cells.reset(new Cell[max_cells]);
-    actions.reset(new Action[max_puts]);
-    ack_keys.reset(new int64_t[max_puts]);
+    actions.reset(new Action[max_ops]);
+    ack_keys.reset(new int64_t[max_ops]);
     if (c.data_integrity) values.reset(new uint8_t[max_cells * size_t(c.field_length)]);
   }
 
@@ -43,7 +44,7 @@ struct ClientWorkload::Buffer {
   static constexpr size_t kCellOverheadBytes = 9;
   static constexpr size_t kKeyPrefixBytes = 5;  // The shortest row: "user" + one digit.
 
-  uint32_t max_puts = 0;
+  uint32_t max_ops = 0;
   size_t max_cells = 0;
   size_t key_stride = 0;
   std::unique_ptr<char[]> keys;

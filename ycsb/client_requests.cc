@@ -66,18 +66,19 @@ const MutateRequest& ClientWorkload::BuildUpdate(const Operation& op) {
   return mutate_;
 }
 
+std::span<const Column> ClientWorkload::ReadColumns(const Operation& op) {
+  if (op.read_field != kAllFields)
+    return std::span<const Column>(&all_columns_[size_t(op.read_field)], 1);
+  // YCSB names every field when it will verify them.
+  if (workload_->config().data_integrity)
+    return std::span<const Column>(all_columns_.get(), size_t(config().field_count));
+  return std::span<const Column>(&family_column_, 1);
+}
+
 const GetRequest& ClientWorkload::BuildRead(const Operation& op) {
   SetKey(op.keynum);
   get_.row = key();
-  if (op.read_field != kAllFields) {
-    one_column_ = all_columns_[size_t(op.read_field)];
-    get_.columns = std::span<const Column>(&one_column_, 1);
-  } else if (workload_->config().data_integrity) {
-    // YCSB names every field when it will verify them.
-    get_.columns = std::span<const Column>(all_columns_.get(), size_t(config().field_count));
-  } else {
-    get_.columns = std::span<const Column>(&family_column_, 1);
-  }
+  get_.columns = ReadColumns(op);
   return get_;
 }
 
@@ -95,11 +96,12 @@ const ScanRequest& ClientWorkload::BuildScan(const Operation& op) {
   return scan_;
 }
 
-Status ClientWorkload::VerifyRead(const Result& result) {
+Status ClientWorkload::VerifyRead(ByteView row_key, const Result& result) {
   if (result.cells.empty()) {
-    return Status::NotFound("dataintegrity: no data returned for row '" + key().ToString() + "'");
+    return Status::NotFound("dataintegrity: no data returned for row '" + row_key.ToString() +
+                            "'");
   }
-  const std::string_view row = key().str();
+  const std::string_view row = row_key.str();
   for (const Cell& cell : result.cells) {
     const size_t len = cell.value.size();
     bool ok = false;
@@ -111,7 +113,7 @@ Status ClientWorkload::VerifyRead(const Result& result) {
     }
     if (!ok) {
       return Status::Corruption("dataintegrity: unexpected value of field '" +
-                                cell.qualifier.ToString() + "' in row '" + key().ToString() + "'");
+                                cell.qualifier.ToString() + "' in row '" + row_key.ToString() + "'");
     }
   }
   return Status::Ok();
@@ -119,7 +121,7 @@ Status ClientWorkload::VerifyRead(const Result& result) {
 
 bool ClientWorkload::BufferPut(const Operation& op) {
   Buffer& b = *buffer_;
-  const uint32_t i = buffered_puts_;
+  const uint32_t i = buffered_ops_;
   const ByteView row = workload_->KeyName(op.keynum, b.keys.get() + size_t(i) * b.key_stride);
   uint8_t* values =
       b.values ? b.values.get() + b.cells_used * size_t(config().field_length) : nullptr;
@@ -137,14 +139,27 @@ bool ClientWorkload::BufferPut(const Operation& op) {
                        cells[k].value.size() + Buffer::kCellOverheadBytes;
   }
   if (op.needs_ack) b.ack_keys[b.num_acks++] = op.keynum;
-  buffered_puts_ = i + 1;
-  if (config().batch_puts > 0) return buffered_puts_ == b.max_puts;  // Counted, not sized.
-  return buffered_bytes_ >= uint64_t(config().write_buffer_size) || buffered_puts_ == b.max_puts ||
+  buffered_ops_ = i + 1;
+  if (config().batch_ops > 0) return buffered_ops_ == b.max_ops;  // Counted, not sized.
+  return buffered_bytes_ >= uint64_t(config().write_buffer_size) || buffered_ops_ == b.max_ops ||
          b.cells_used + size_t(config().field_count) > b.max_cells;
 }
 
+bool ClientWorkload::BufferRead(const Operation& op) {
+  Buffer& b = *buffer_;
+  const uint32_t i = buffered_ops_;
+  Action& a = b.actions[i];
+  a.index = i;
+  a.kind = ActionKind::kGet;
+  a.get = GetRequest{};
+  a.get.row = workload_->KeyName(op.keynum, b.keys.get() + size_t(i) * b.key_stride);
+  a.get.columns = ReadColumns(op);
+  buffered_ops_ = i + 1;
+  return buffered_ops_ == b.max_ops;
+}
+
 const MultiRequest& ClientWorkload::BufferedMulti() {
-  buffer_->multi.actions = std::span<const Action>(buffer_->actions.get(), buffered_puts_);
+  buffer_->multi.actions = std::span<const Action>(buffer_->actions.get(), buffered_ops_);
   return buffer_->multi;
 }
 
@@ -157,7 +172,7 @@ Status ClientWorkload::FinishFlush() {
   }
   b.num_acks = 0;
   b.cells_used = 0;
-  buffered_puts_ = 0;
+  buffered_ops_ = 0;
   buffered_bytes_ = 0;
   b.multi.actions = {};
   return first;

@@ -69,7 +69,9 @@ class ClientWorkload {
   // dataintegrity=true: OK when every cell of `result` carries the value YCSB
   // would have written for (key(), qualifier); Corruption naming the first bad
   // field otherwise; NotFound for an empty result (YCSB's "null data").
-  [[nodiscard]] Status VerifyRead(const Result& result);
+  [[nodiscard]] Status VerifyRead(const Result& result) { return VerifyRead(key(), result); }
+  // The same for the read of `row` (a batched read's own row).
+  [[nodiscard]] Status VerifyRead(ByteView row, const Result& result);
 
   // Client-side buffering (BufferedMutator). BufferPut adds the put of an
   // insert or update and returns true when the buffer should be flushed now
@@ -77,9 +79,15 @@ class ClientWorkload {
   // call FinishFlush(), which acknowledges the run-phase inserts it held.
   // REQUIRES: config().client_buffering; op is an insert or update
   bool BufferPut(const Operation& op);
+  // wirebench.batch: adds the get of a read to the same buffer, as one more
+  // of the batch's operations; true when the batch is full. The get's views
+  // stay valid until FinishFlush.
+  // REQUIRES: config().batch_ops > 0; op is a read
+  bool BufferRead(const Operation& op);
   const MultiRequest& BufferedMulti();
   [[nodiscard]] Status FinishFlush();
-  uint32_t buffered_puts() const { return buffered_puts_; }
+  // Operations in the buffer (puts, and reads under wirebench.batch).
+  uint32_t buffered_ops() const { return buffered_ops_; }
   uint64_t buffered_bytes() const { return buffered_bytes_; }
 
   Rng& rng() { return rng_; }
@@ -95,6 +103,8 @@ class ClientWorkload {
   // Fills cells for one put of `op` into `cells`; returns the number written.
   size_t FillPut(const Operation& op, ByteView row, Cell* cells, uint8_t* integrity_values);
   int32_t NextField() { return int32_t(field_chooser_.Next(rng_)); }
+  // The columns a read of `op` names, in storage that outlives the request.
+  std::span<const Column> ReadColumns(const Operation& op);
 
   CoreWorkload* workload_;
   const uint32_t client_index_;
@@ -128,7 +138,7 @@ class ClientWorkload {
   ScanRequest scan_;
 
   std::unique_ptr<Buffer> buffer_;  // clientbuffering only.
-  uint32_t buffered_puts_ = 0;
+  uint32_t buffered_ops_ = 0;
   uint64_t buffered_bytes_ = 0;
 };
 

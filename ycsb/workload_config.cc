@@ -211,8 +211,8 @@ Status ReadBindingOptions(const Properties& props, CoreWorkloadConfig* c) {
                        "(\"must specify a columnfamily\"); wirebench uses its default, '" +
                        c->column_family + "'");
   WB_GET(GetInt, "writebuffersize", c->write_buffer_size);
-  WB_GET(GetInt, "wirebench.batch", c->batch_puts);
-  if (c->batch_puts > 0) c->client_buffering = true;
+  WB_GET(GetInt, "wirebench.batch", c->batch_ops);
+  if (c->batch_ops > 0) c->client_buffering = true;
   return Status::Ok();
 }
 
@@ -338,10 +338,10 @@ Status CoreWorkloadConfig::Validate() {
         "no keys to choose from");
   }
   if (write_buffer_size < 1) return Invalid("property 'writebuffersize' must be >= 1");
-  if (batch_puts < 0 || batch_puts > kMaxBatchPuts)
+  if (batch_ops < 0 || batch_ops > kMaxBatchOps)
     return Invalid("--batch (wirebench.batch) must be from 0 (off) to " +
-                   std::to_string(kMaxBatchPuts) + " puts per call, got " +
-                   std::to_string(batch_puts));
+                   std::to_string(kMaxBatchOps) + " operations per call, got " +
+                   std::to_string(batch_ops));
   return Status::Ok();
 }
 

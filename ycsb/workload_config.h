@@ -76,11 +76,13 @@ struct CoreWorkloadConfig {
 
   bool client_buffering = false;
   int64_t write_buffer_size = 12 << 20;  // HBaseClient2's default.
-  // wirebench.batch (`--batch B`): puts per Multi call, counted rather than
-  // sized (writebuffersize is then not read); 0 = off. Turns
+  // wirebench.batch (`--batch B`): operations per Multi call, counted rather
+  // than sized (writebuffersize is then not read); 0 = off. Reads, inserts
+  // and updates all go into the batch (a read-modify-write's read and scans
+  // do not: each needs its answer before the client goes on). Turns
   // client_buffering on for every binding that sends calls.
-  int64_t batch_puts = 0;
-  static constexpr int64_t kMaxBatchPuts = 4096;
+  int64_t batch_ops = 0;
+  static constexpr int64_t kMaxBatchOps = 4096;
   std::string durability = "USE_DEFAULT";
   uint64_t seed = 1;
 

@@ -112,9 +112,10 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
   AddEntryOption(cmd, "--rpc", &o->rpc, Transports(),
                  "RPC layer: " + TransportHelp() + "; the co-located server uses the same");
   cmd->add_option("--batch", o->batch,
-                  "Puts per call: each logical client buffers B inserts and updates and sends them "
-                  "in one Multi call, on every transport and codec (YCSB's clientbuffering, "
-                  "counted in puts; -p wirebench.batch=B; 0 = off)")
+                  "Operations per call: each logical client gathers B reads, inserts and updates "
+                  "and sends them in one Multi call, on every transport and codec (YCSB's "
+                  "clientbuffering counted in operations, reads included; -p wirebench.batch=B; "
+                  "0 = off)")
       ->type_name("INT:NONNEGATIVE");
   cmd->add_option("--connections", o->connections, "Connections in all")
       ->capture_default_str()

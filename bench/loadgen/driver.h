@@ -49,6 +49,14 @@ class OpStream {
   virtual OpResult OnRead(const PlannedOp& op, const GetResponse& read) {
     return read.result.exists || !read.result.cells.empty() ? OpResult::kOk : OpResult::kNotFound;
   }
+  // The same for each read a batch carried (PlannedOp::batched_read), as its
+  // Multi reply is decoded: `get` is the read's action, `result` its answer.
+  virtual OpResult OnBatchedRead(const GetRequest& get, const Result& result) {
+    return result.exists || !result.cells.empty() ? OpResult::kOk : OpResult::kNotFound;
+  }
+  // The most reads one batch holds (0: reads are not batched), so the
+  // logical client sizes their bookkeeping once.
+  virtual uint32_t max_batched_reads() const { return 0; }
   // Called after every operation with the result counted for it.
   virtual void Finish(const PlannedOp& op, OpResult result) {}
   // After Next() returned false or the run was stopped: plans a final flush

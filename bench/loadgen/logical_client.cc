@@ -97,6 +97,8 @@ LogicalClient::LogicalClient(RunState* state, ClientThread* thread, rpc::CallCha
       stagger_ns_(stagger_ns),
       wake_(thread->ctx) {
   delay_rng_ = uint64_t(reinterpret_cast<uintptr_t>(this));  // Each client its own draws.
+  batched_reads_.reserve(stream_->max_batched_reads());
+  read_slot_.reserve(stream_->max_batched_reads());
 }
 
 int64_t LogicalClient::CallDelayMs() {
@@ -191,6 +193,7 @@ bool LogicalClient::StartOp(LoadClock::time_point now) {
   scanned_rows_ = 0;
   call_index_ = 0;
   delayed_call_ = -1;
+  if (op_.batched_read) batched_reads_.push_back(BatchedRead{intended_, start_, measured_, OpResult::kError, {}});
   return ContinueOp();
 }
 
@@ -226,6 +229,17 @@ void LogicalClient::FinishOp() {
   const LoadClock::time_point end = LoadClock::now();
   stream_->Finish(op_, read_result_);
   OpResult result = read_result_;
+  if (!batched_reads_.empty()) {
+    // The stream empties its batch when an operation that sends it finishes
+    // (Finish above), whether the call went out or not.
+    for (int i = 0; i < op_.ncalls; ++i)
+      if (op_.calls[i].method == Method::kMulti) RecordBatchedReads(end);
+    if (op_.batched_read) {
+      // Recorded with its batch; it counts towards the quota as it is drawn.
+      if (measured_) --quota_;
+      return;
+    }
+  }
   if (rare_) [[unlikely]] {
     if (flushed_) {
       // The final flush is timed with the cleanup (End). A failed one is
@@ -324,9 +338,7 @@ void LogicalClient::DecodeReply(ByteView payload) {
     case Method::kMulti: {
       MultiResponse r;
       s = codec_->DecodeResponse(payload, &r);
-      if (s.ok())
-        for (const ActionResult& ar : r.results)
-          if (!ar.ok) read_result_ = OpResult::kError;
+      if (s.ok()) TakeMulti(call.multi, r);
       break;
     }
     default:
@@ -342,6 +354,49 @@ void LogicalClient::TakeRead(const GetResponse& read) {
     stream_->verify.result = OpResult::kCount;
     rare_ = true;
   }
+}
+
+void LogicalClient::TakeMulti(const MultiRequest& request, const MultiResponse& reply) {
+  if (batched_reads_.empty()) {
+    for (const ActionResult& ar : reply.results)
+      if (!ar.ok) read_result_ = OpResult::kError;
+    return;
+  }
+  read_slot_.clear();
+  uint32_t reads = 0;
+  for (const Action& a : request.actions)
+    read_slot_.push_back(a.kind == ActionKind::kGet ? reads++ : UINT32_MAX);
+  for (size_t i = 0; i < reply.results.size(); ++i) {
+    const ActionResult& ar = reply.results[i];
+    const size_t at = ar.index < request.actions.size() ? size_t(ar.index) : i;
+    const uint32_t slot = at < read_slot_.size() ? read_slot_[at] : UINT32_MAX;
+    if (slot == UINT32_MAX || slot >= batched_reads_.size()) {
+      // A put's failure is counted against the operation that sent the
+      // batch, as a BufferedMutator's surfaces at the put that flushes it.
+      if (!ar.ok) read_result_ = OpResult::kError;
+      continue;
+    }
+    BatchedRead& br = batched_reads_[slot];
+    if (!ar.ok) {
+      br.result = OpResult::kError;
+      continue;
+    }
+    br.result = stream_->OnBatchedRead(request.actions[at].get, ar.result);
+    br.verify = stream_->verify;
+    stream_->verify.result = OpResult::kCount;
+  }
+}
+
+void LogicalClient::RecordBatchedReads(LoadClock::time_point end) {
+  for (const BatchedRead& br : batched_reads_) {
+    if (br.verify.result != OpResult::kCount) [[unlikely]] {
+      const LoadClock::time_point check_start = end - std::chrono::nanoseconds(br.verify.ns);
+      RecordLatency(OpType::kVerify, br.verify.result, check_start, check_start, end,
+                    br.measured);
+    }
+    Record(OpType::kRead, br.result, br.intended, br.start, end, br.measured);
+  }
+  batched_reads_.clear();
 }
 
 void LogicalClient::AnswerInProcess() {

@@ -197,6 +197,12 @@ class LogicalClient final : public rpc::PendingCall {
   void DecodeReply(ByteView payload);
   // A Get's reply: its result to count, and the data-integrity check if any.
   void TakeRead(const GetResponse& read);
+  // A Multi's reply: the results of the batched reads it carried, and a
+  // failed put counted against op_.
+  void TakeMulti(const MultiRequest& request, const MultiResponse& reply);
+  // The Multi that carried the batched reads returned at `end` (or failed):
+  // records each of them, timed from its own start.
+  void RecordBatchedReads(LoadClock::time_point end);
   // DriverOptions::in_process (YCSB's BasicDB, conn_ null): answers call
   // call_index_ of op_ here as BasicDB does (OK; a read with no fields, a
   // scan with no records).
@@ -259,6 +265,17 @@ class LogicalClient final : public rpc::PendingCall {
   LoadClock::time_point cleanup_start_;
   int64_t cleanup_ns_ = -1;
   LoadClock::time_point end_time_;
+  // Reads waiting in the stream's batch (PlannedOp::batched_read), in the
+  // order their gets went into it; both reserved once, at the batch's size.
+  struct BatchedRead {
+    LoadClock::time_point intended;
+    LoadClock::time_point start;
+    bool measured = false;
+    OpResult result = OpResult::kError;  // Until the Multi's reply says otherwise.
+    OpStream::Verification verify;
+  };
+  std::vector<BatchedRead> batched_reads_;
+  std::vector<uint32_t> read_slot_;  // A Multi's action index -> its read in batched_reads_.
 };
 
 }  // namespace wirebench

@@ -30,6 +30,10 @@ struct PlannedOp {
   uint64_t key_number = 0;  // For acknowledgement of inserts.
   // With clientbuffering, an update/insert that only went into the buffer
   // makes no call: ncalls == 0.
+  // With a batch (wirebench.batch), a read that went into the buffer: its
+  // result and latency come with the Multi call that carries it, made by
+  // this operation (ncalls == 1) or a later one.
+  bool batched_read = false;
 };
 
 }  // namespace wirebench

@@ -418,7 +418,7 @@ nlohmann::json ConfigJson(const YcsbRunOptions& o, const ycsb::Properties& props
   c["threads"] = d.threads;
   c["client_io_threads"] = d.client_io_threads;
   c["connections"] = d.connections;
-  c["batch"] = cfg.batch_puts;
+  c["batch"] = cfg.batch_ops;
   c["pipeline"] = d.pipeline;
   c["thread_model"] = o.thread_model;
   c["target_ops"] = d.target_ops;

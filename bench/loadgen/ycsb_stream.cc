@@ -37,10 +37,21 @@ class YcsbStream final : public OpStream {
     p->type = ToOpType(op.type);
     p->key_number = uint64_t(op.keynum);
     p->ncalls = 1;
+    p->batched_read = false;
     flushing_ = false;
     const bool buffering = client_->config().client_buffering;
     switch (op.type) {
       case ycsb::OpType::kRead:
+        if (client_->config().batch_ops > 0) {
+          p->batched_read = true;
+          if (client_->BufferRead(op)) {
+            Multi(&p->calls[0]);
+            flushing_ = true;
+          } else {
+            p->ncalls = 0;
+          }
+          break;
+        }
         Get(&p->calls[0], client_->BuildRead(op));
         if (verbose_) [[unlikely]] PrintRead(p->calls[0].get);
         break;
@@ -100,14 +111,23 @@ class YcsbStream final : public OpStream {
       // for a wrong value, ERROR for no data.
       const auto start = std::chrono::steady_clock::now();
       const Status s = client_->VerifyRead(read.result);
-      verify.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-      verify.result = s.ok()                                 ? OpResult::kOk
-                      : s.code() == Status::Code::kNotFound ? OpResult::kError
-                                                             : OpResult::kUnexpectedState;
+      SetVerification(s, start);
     }
     return result;
+  }
+
+  OpResult OnBatchedRead(const GetRequest& get, const Result& result) override {
+    const OpResult found = OpStream::OnBatchedRead(get, result);
+    if (client_->config().data_integrity) [[unlikely]] {
+      const auto start = std::chrono::steady_clock::now();
+      const Status s = client_->VerifyRead(get.row, result);
+      SetVerification(s, start);
+    }
+    return found;
+  }
+
+  uint32_t max_batched_reads() const override {
+    return uint32_t(client_->config().batch_ops);
   }
 
   void Finish(const PlannedOp& p, OpResult result) override {
@@ -120,16 +140,25 @@ class YcsbStream final : public OpStream {
   }
 
   bool Flush(PlannedOp* p) override {
-    if (!client_->config().client_buffering || client_->buffered_puts() == 0) return false;
+    if (!client_->config().client_buffering || client_->buffered_ops() == 0) return false;
     // YCSB's HBase binding measures the final flush (in cleanup()) as an UPDATE.
     p->type = OpType::kUpdate;
     p->ncalls = 1;
+    p->batched_read = false;
     Multi(&p->calls[0]);
     flushing_ = true;
     return true;
   }
 
  private:
+  void SetVerification(const Status& s, std::chrono::steady_clock::time_point start) {
+    verify.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    verify.result = s.ok()                                 ? OpResult::kOk
+                    : s.code() == Status::Code::kNotFound ? OpResult::kError
+                                                           : OpResult::kUnexpectedState;
+  }
   void PrintRead(const GetRequest& g) {
     if (verbose_->verbose)
       verbose_->Print(ycsb::BasicDbReadLine(verbose_->table, g.row, g.columns) + "\n");
