@@ -190,7 +190,14 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"run", "-P", kWorkloadA, "--batch", "5000"},
         "--batch (wirebench.batch) must be from 0 (off) to 4096 operations per call, got 5000"},
        {{"run", "-P", kWorkloadA, "-db", "site.ycsb.BasicDB", "--batch", "4"},
-        "the basic binding (YCSB's BasicDB) has no server"}});
+        "the basic binding (YCSB's BasicDB) has no server"},
+       {{"compare", "--pipelines", "1,8", "--batches", "1,10"},
+        "--pipelines and --batches sweep one at a time"},
+       {{"compare", "--batches", "1,10", "-p", "wirebench.batch=4"},
+        "--batches sweeps the batch size: leave out -p wirebench.batch"},
+       {{"compare", "--batches", "1,x"}, "--batches must be a list of batch sizes 1-4096"},
+       {{"compare", "--builds", "a=/bin/true,b=/bin/true", "--batches", "1,10"},
+        "--builds does not sweep pipeline depths or batch sizes yet"}});
 }
 
 // `run -P workloads/workloada` reported every read

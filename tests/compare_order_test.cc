@@ -57,22 +57,30 @@ TEST(CompareThreads, ACountGivenTwiceIsRefused) {
   ASSERT_TRUE(ParseThreadList("1,3,5").ok());
 }
 
-// Pipeline depths: {0} (the cell's own) when not given; bad or repeated
-// depths are refused naming the flag.
+// Pipeline depths and batch sizes: {0} (the cell's own) when not given; bad
+// or repeated values are refused naming the flag and its range.
 TEST(ComparePipelines, ListParsesAndBadDepthsAreRefused) {
-  auto none = ParsePipelineList("");
-  ASSERT_TRUE(none.ok());
-  EXPECT_EQ(*none, std::vector<int>{0});
-  auto depths = ParsePipelineList("1,8,64");
-  ASSERT_TRUE(depths.ok());
-  EXPECT_EQ(*depths, (std::vector<int>{1, 8, 64}));
-  for (const auto& [arg, message] : std::vector<std::pair<std::string, std::string>>{
-           {"0", "--pipelines must be a list of depths 1-65534"},
-           {"1,x", "--pipelines must be a list of depths"},
-           {"70000", "--pipelines must be a list of depths"},
-           {"8,8", "--pipelines lists 8 twice"},
-           {",", "--pipelines must be"}}) {
-    auto r = ParsePipelineList(arg);
+  const CallSweep& pipelines = CallSweeps()[0];
+  const CallSweep& batches = CallSweeps()[1];
+  for (const CallSweep* s : {&pipelines, &batches}) {
+    auto none = ParseDepthList("", *s);
+    ASSERT_TRUE(none.ok());
+    EXPECT_EQ(*none, std::vector<int>{0});
+    auto depths = ParseDepthList("1,8,64", *s);
+    ASSERT_TRUE(depths.ok());
+    EXPECT_EQ(*depths, (std::vector<int>{1, 8, 64}));
+  }
+  for (const auto& [sweep, arg, message] :
+       std::vector<std::tuple<const CallSweep*, std::string, std::string>>{
+           {&pipelines, "0", "--pipelines must be a list of depths 1-65534"},
+           {&pipelines, "1,x", "--pipelines must be a list of depths"},
+           {&pipelines, "70000", "--pipelines must be a list of depths"},
+           {&pipelines, "8,8", "--pipelines lists 8 twice"},
+           {&pipelines, ",", "--pipelines must be"},
+           {&batches, "0", "--batches must be a list of batch sizes 1-4096"},
+           {&batches, "5000", "--batches must be a list of batch sizes 1-4096"},
+           {&batches, "10,10", "--batches lists 10 twice"}}) {
+    auto r = ParseDepthList(arg, *sweep);
     ASSERT_FALSE(r.ok()) << arg;
     EXPECT_NE(r.status().message().find(message), std::string::npos) << r.status().ToString();
   }

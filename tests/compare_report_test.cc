@@ -812,9 +812,9 @@ TEST(CompareTables, ARecordSizeSweepHasATablePerSizeAndBySize) {
   EXPECT_EQ(j["cells"][0]["workload"], "workloada");
 }
 
-// Cells of a pipeline-depth sweep at two record sizes: each depth and size
-// its own group, CPU per op falling with the depth.
-std::vector<CompareCell> PipelineCells() {
+// Cells of a pipeline-depth or batch-size sweep at two record sizes: each
+// value and size its own group, CPU per op falling with the value.
+std::vector<CompareCell> DepthCells(const CallSweep& sweep) {
   std::mt19937 rng(13);
   std::vector<CompareCell> cells;
   for (int size : {10, 1000})
@@ -823,48 +823,58 @@ std::vector<CompareCell> PipelineCells() {
         for (const char* codec : {"raw", "pb"}) {
           CompareCell c = Cell(codec, 4, rep, CostResults(4.0 / depth, 0.04, rng));
           c.fieldlength = size;
-          c.pipeline = depth;
+          c.*sweep.field = depth;
           cells.push_back(c);
         }
   return cells;
 }
 
-TEST(CompareTables, APipelineSweepIsItsOwnGroupPerDepthWithATableByDepth) {
-  const auto cells = PipelineCells();
-  EXPECT_EQ(CellWorkload(cells.front()), "workloada-10B-p1");
-  const std::string md = CompareMarkdown(cells, Options());
-  EXPECT_NE(md.find("## workloada-1000B-p64, 4 logical clients"), std::string::npos) << md;
-  EXPECT_NE(md.find("## workloada-10B, 4 logical clients: Total CPU (us/op) by pipeline depth"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("| 64 in flight |"), std::string::npos) << md;
-  // The size sweep at one depth keeps that depth in its groups.
-  EXPECT_NE(md.find("## workloada-p8, 4 logical clients: Total CPU (us/op) by record size"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("| 1000 B | "), std::string::npos) << md;
-  const json j = CompareJson(cells, Options());
-  ASSERT_EQ(j["tables"].size(), 6u);
-  EXPECT_EQ(j["tables"][1]["workload"], "workloada-10B-p8");
-  EXPECT_EQ(j["tables"][1]["pipeline"], 8);
-  EXPECT_EQ(j["cells"][0]["pipeline"], 1);
-  EXPECT_EQ(j["cells"][0]["workload"], "workloada");
+TEST(CompareTables, APipelineOrBatchSweepIsItsOwnGroupPerValueWithATableByIt) {
+  for (const CallSweep& sweep : CallSweeps()) {
+    SCOPED_TRACE(sweep.key);
+    const std::string p = sweep.suffix;
+    const auto cells = DepthCells(sweep);
+    EXPECT_EQ(CellWorkload(cells.front()), "workloada-10B" + p + "1");
+    const std::string md = CompareMarkdown(cells, Options());
+    EXPECT_NE(md.find("## workloada-1000B" + p + "64, 4 logical clients"), std::string::npos)
+        << md;
+    EXPECT_NE(md.find("## workloada-10B, 4 logical clients: Total CPU (us/op) by " +
+                      std::string(sweep.dimension)),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| 64 " + std::string(sweep.row_unit) + " |"), std::string::npos) << md;
+    // The size sweep at one depth keeps that depth in its groups.
+    EXPECT_NE(md.find("## workloada" + p + "8, 4 logical clients: Total CPU (us/op) by record size"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| 1000 B | "), std::string::npos) << md;
+    const json j = CompareJson(cells, Options());
+    ASSERT_EQ(j["tables"].size(), 6u);
+    EXPECT_EQ(j["tables"][1]["workload"], "workloada-10B" + p + "8");
+    EXPECT_EQ(j["tables"][1][sweep.key], 8);
+    EXPECT_EQ(j["cells"][0][sweep.key], 1);
+    EXPECT_EQ(j["cells"][0]["workload"], "workloada");
+  }
 }
 
-TEST(CompareCharts, APipelineSweepDrawsCostsAgainstDepth) {
-  const auto cells = PipelineCells();
+TEST(CompareCharts, APipelineOrBatchSweepDrawsCostsAgainstIt) {
   if (!HaveGnuplot()) GTEST_SKIP() << "no gnuplot";
-  const ChartDir dir("compare_charts_pipeline_sweep");
-  auto files = WriteCharts(cells, Options(), dir.str());
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
-  EXPECT_EQ(dir.Read("gnuplot.log"), "");
-  // One series per record size: the depth charts are named after it.
-  for (const char* chart : {"cpu-by-pipeline", "allocs-by-pipeline", "copied-by-pipeline",
-                            "wire-by-pipeline", "throughput-by-pipeline"})
-    for (const char* series : {"-workloada-10B-t4", "-workloada-1000B-t4"})
-      EXPECT_FALSE(dir.Read(std::string(chart) + series + ".dat").empty()) << chart << series;
-  const std::string gp = dir.Read("charts.gp");
-  EXPECT_NE(gp.find("set xtics (\"1\" 1, \"8\" 8, \"64\" 64)"), std::string::npos) << gp;
+  for (const CallSweep& sweep : CallSweeps()) {
+    SCOPED_TRACE(sweep.key);
+    const auto cells = DepthCells(sweep);
+    const ChartDir dir(std::string("compare_charts_") + sweep.key + "_sweep");
+    auto files = WriteCharts(cells, Options(), dir.str());
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    EXPECT_EQ(dir.Read("gnuplot.log"), "");
+    // One series per record size: the depth charts are named after it.
+    for (const char* chart : {"cpu", "allocs", "copied", "wire", "throughput"})
+      for (const char* series : {"-workloada-10B-t4", "-workloada-1000B-t4"}) {
+        const std::string name = std::string(chart) + "-by-" + sweep.key + series + ".dat";
+        EXPECT_FALSE(dir.Read(name).empty()) << name;
+      }
+    const std::string gp = dir.Read("charts.gp");
+    EXPECT_NE(gp.find("set xtics (\"1\" 1, \"8\" 8, \"64\" 64)"), std::string::npos) << gp;
+  }
 }
 
 }  // namespace

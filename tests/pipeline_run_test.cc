@@ -114,46 +114,59 @@ TEST(PipelineRefusals, ZeroDepthSaysWhatToGive) {
   EXPECT_NE(r.err.find("--pipeline must be 1"), std::string::npos) << r.err;
 }
 
-// A depth sweep: each cell runs at its depth and says so (its group,
-// "workloada-p4", and its result's config), and the chart of the costs
-// against the depth is drawn.
-TEST(PipelineCompare, CellsCarryTheirDepthAndTheSweepIsCharted) {
+// A depth or batch sweep: each cell runs at its value and says so (its
+// group, "workloada-p4" or "workloada-b4", and its result's config), and the
+// charts of the costs against it are drawn.
+TEST(PipelineCompare, CellsCarryTheirDepthOrBatchAndTheSweepIsCharted) {
   namespace fs = std::filesystem;
-  const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/pipeline_compare";
-  fs::remove_all(out);
-  WirebenchProcess p(kBinary,
-                     {"compare", "--codecs", "raw", "--pipelines", "1,4", "--threads", "2",
-                      "--seconds", "0.5", "--warmup", "0", "--repeat", "1", "--records", "1000",
-                      "--no-floor", "--out", out},
-                     out + "_process");
-  ASSERT_EQ(p.Wait(kBound), 0) << p.Stderr();
-  std::ifstream in(out + "/comparison.json");
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  ASSERT_TRUE(j.is_object()) << p.Stderr();
-  std::vector<int> depths;
-  for (const auto& cell : j.at("cells")) {
-    const int depth = cell.value("pipeline", 0);
-    depths.push_back(depth);
-    EXPECT_EQ(cell.at("workload"), "workloada");
-    EXPECT_GT(cell.at("results").at("operations").get<int64_t>(), 0) << cell.dump();
-    // The cell's own result file ran at that depth.
-    std::ifstream cell_file(out + "/cells/workloada-p" + std::to_string(depth) + "-t2-raw-r1.json");
-    const auto doc = nlohmann::json::parse(cell_file, nullptr, false);
-    ASSERT_TRUE(doc.is_object()) << "depth " << depth;
-    EXPECT_EQ(doc.at("config").at("pipeline"), depth);
+  struct Sweep {
+    const char* key;
+    const char* flag;
+    const char* suffix;
+    const char* dimension;
+  };
+  for (const Sweep& sweep : {Sweep{"pipeline", "--pipelines", "-p", "pipeline depth"},
+                             Sweep{"batch", "--batches", "-b", "batch size"}}) {
+    SCOPED_TRACE(sweep.key);
+    const std::string key = sweep.key;
+    const std::string out = std::string(WIREBENCH_BINARY_DIR) + "/" + key + "_compare";
+    fs::remove_all(out);
+    WirebenchProcess p(kBinary,
+                       {"compare", "--codecs", "raw", sweep.flag, "1,4", "--threads", "2",
+                        "--seconds", "0.5", "--warmup", "0", "--repeat", "1", "--records", "1000",
+                        "--no-floor", "--out", out},
+                       out + "_process");
+    ASSERT_EQ(p.Wait(kBound), 0) << p.Stderr();
+    std::ifstream in(out + "/comparison.json");
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << p.Stderr();
+    std::vector<int> depths;
+    for (const auto& cell : j.at("cells")) {
+      const int depth = cell.value(key, 0);
+      depths.push_back(depth);
+      EXPECT_EQ(cell.at("workload"), "workloada");
+      EXPECT_GT(cell.at("results").at("operations").get<int64_t>(), 0) << cell.dump();
+      // The cell's own result file ran at that depth.
+      std::ifstream cell_file(out + "/cells/workloada" + sweep.suffix + std::to_string(depth) +
+                              "-t2-raw-r1.json");
+      const auto doc = nlohmann::json::parse(cell_file, nullptr, false);
+      ASSERT_TRUE(doc.is_object()) << "depth " << depth;
+      EXPECT_EQ(doc.at("config").at(key), depth);
+    }
+    EXPECT_EQ(depths, (std::vector<int>{1, 4}));
+    std::vector<std::string> groups;
+    for (const auto& t : j.at("tables")) groups.push_back(t.at("workload"));
+    EXPECT_EQ(groups, (std::vector<std::string>{"workloada" + std::string(sweep.suffix) + "1",
+                                                "workloada" + std::string(sweep.suffix) + "4"}));
+    std::ifstream md(out + "/comparison.md");
+    const std::string markdown((std::istreambuf_iterator<char>(md)),
+                               std::istreambuf_iterator<char>());
+    EXPECT_NE(markdown.find(std::string("by ") + sweep.dimension), std::string::npos) << markdown;
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "no gnuplot: the charts are not drawn";
+    for (const char* chart : {"cpu", "throughput", "latency"})
+      EXPECT_TRUE(fs::exists(out + "/" + chart + "-by-" + key + ".svg")) << chart << p.Stderr();
   }
-  EXPECT_EQ(depths, (std::vector<int>{1, 4}));
-  std::vector<std::string> groups;
-  for (const auto& t : j.at("tables")) groups.push_back(t.at("workload"));
-  EXPECT_EQ(groups, (std::vector<std::string>{"workloada-p1", "workloada-p4"}));
-  std::ifstream md(out + "/comparison.md");
-  const std::string markdown((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
-  EXPECT_NE(markdown.find("by pipeline depth"), std::string::npos) << markdown;
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "no gnuplot: the charts are not drawn";
-  EXPECT_TRUE(fs::exists(out + "/cpu-by-pipeline.svg")) << p.Stderr();
-  EXPECT_TRUE(fs::exists(out + "/throughput-by-pipeline.svg")) << p.Stderr();
-  EXPECT_TRUE(fs::exists(out + "/latency-by-pipeline.svg")) << p.Stderr();
 }
 
 }  // namespace

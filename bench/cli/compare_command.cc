@@ -166,6 +166,10 @@ void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
                   "Pipeline-depth sweep: operations each logical client keeps in flight "
                   "(run's --pipeline), like 1,8,64 (each depth its own tables and cells, "
                   "\"workloada-p8\"; charts of cost against depth)");
+  cmd->add_option("--batches", o->batches,
+                  "Batch-size sweep: operations each logical client sends in one Multi call "
+                  "(run's --batch), like 1,10,100 (each size its own tables and cells, "
+                  "\"workloada-b10\"; charts of cost against size)");
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
@@ -299,10 +303,10 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
           "-p fieldcount=N), or compare one build's sizes without --builds");
       return;
     }
-    if (!o.pipelines.empty()) {
+    if (!o.pipelines.empty() || !o.batches.empty()) {
       *exit_code = Refuse(
-          "--builds does not sweep pipeline depths yet; compare one build's depths without "
-          "--builds");
+          "--builds does not sweep pipeline depths or batch sizes yet; compare one build's "
+          "depths or sizes without --builds, or give the builds one with --pipeline or --batch");
       return;
     }
     // Each cell's child runs itself under callgrind with --instructions.

@@ -18,6 +18,7 @@
 #include "bench/results/host_figures.h"
 #include "bench/results/report.h"
 #include "ycsb/standard_workloads.h"
+#include "ycsb/workload_config.h"
 #include "codecs/codec.h"
 #include "transports/transport.h"
 
@@ -62,7 +63,10 @@ struct Matrix {
   std::vector<std::pair<std::string, std::string>> workloads;  // (name, path)
   std::vector<int> threads;
   std::vector<std::pair<int, int>> shapes;  // (fieldcount, fieldlength); 0 = the workload's.
-  std::vector<int> pipelines;                // Swept depths; {0} = the cell's own.
+  // The per-call sweep (--pipelines or --batches) and its values; null and
+  // {0} = the cells' own.
+  const CallSweep* sweep = nullptr;
+  std::vector<int> depths = {0};
   int total = 0;
 };
 
@@ -139,9 +143,23 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   auto shapes = ParseRecordShapes(o->fieldcounts, o->fieldlengths);
   if (!shapes.ok()) return shapes.status();
   m.shapes = *shapes;
-  auto pipelines = ParsePipelineList(o->pipelines);
-  if (!pipelines.ok()) return pipelines.status();
-  m.pipelines = *pipelines;
+  if (!o->pipelines.empty() && !o->batches.empty())
+    return Status::InvalidArgument(
+        "--pipelines and --batches sweep one at a time: give one of them (a batched run is "
+        "compared at one depth, and a pipelined one at one batch size)");
+  for (const CallSweep& s : CallSweeps()) {
+    const std::string& list = std::string(s.key) == "batch" ? o->batches : o->pipelines;
+    if (list.empty()) continue;
+    auto depths = ParseDepthList(list, s);
+    if (!depths.ok()) return depths.status();
+    m.sweep = &s;
+    m.depths = *depths;
+  }
+  if (m.sweep != nullptr && std::string(m.sweep->key) == "batch" &&
+      std::any_of(o->cell.properties.begin(), o->cell.properties.end(),
+                  [](const std::string& p) { return p.rfind("wirebench.batch=", 0) == 0; }))
+    return Status::InvalidArgument(
+        "--batches sweeps the batch size: leave out -p wirebench.batch");
   for (const auto& w : o->workloads) {
     auto r = ResolveWorkload(w);
     if (!r.ok()) return r.status();
@@ -154,18 +172,19 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   if (ec)
     return Status::IoError("cannot create --out " + o->out + ": " + ec.message() +
                            "; pass --out DIR, a folder you can write");
-  m.total = int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.pipelines.size() *
+  m.total = int(m.codecs.size() * m.workloads.size() * m.shapes.size() * m.depths.size() *
                 m.threads.size()) *
             o->repeat;
   return m;
 }
 
 // Where a cell sits in the matrix besides its column: workload, record
-// shape, pipeline depth, logical clients, repeat (0-based).
+// shape, pipeline depth or batch size, logical clients, repeat (0-based).
 struct CellAt {
   std::string wl_name, wl_path;
   std::pair<int, int> shape;  // (fieldcount, fieldlength); 0 = the workload's.
-  int pipeline = 0;           // 0 = the cell's own (not swept).
+  const CallSweep* sweep;     // The matrix's per-call sweep; null = none.
+  int depth = 0;              // Its value; 0 = the cell's own (not swept).
   int threads = 0;
   int rep = 0;
 };
@@ -195,9 +214,19 @@ YcsbRunOptions CellOptions(const CompareOptions& o, const std::string& wl_path, 
   return c;
 }
 
-// The cell's group name (CellWorkload's): workload, swept shape and depth.
-std::string CellVariant(const CellAt& at) {
-  return PipelineVariant(RecordVariant(at.wl_name, at.shape.first, at.shape.second), at.pipeline);
+// The cell as the tables know it, with no figures yet: its column,
+// workload, record shape and swept depth.
+CompareCell CellOf(const CellAt& at, const std::string& codec, const std::string& column) {
+  CompareCell cell;
+  cell.codec = codec;
+  cell.workload = at.wl_name;
+  cell.threads = at.threads;
+  cell.repeat = at.rep + 1;
+  cell.column = column;
+  cell.fieldcount = at.shape.first;
+  cell.fieldlength = at.shape.second;
+  if (at.sweep != nullptr && at.depth > 0) cell.*at.sweep->field = at.depth;
+  return cell;
 }
 
 // Runs one cell; adds it to `out` (marked partial if cut short). Sets
@@ -205,16 +234,18 @@ std::string CellVariant(const CellAt& at) {
 void RunCell(const CompareOptions& o, const CellAt& at, const CodecInfo* codec_entry,
              const Transport* rpc_entry, const std::string& column, CompareOutcome* out) {
   const std::string codec(codec_entry->name()), rpc(rpc_entry->name());
-  const std::string& wl_name = at.wl_name;
   const int threads = at.threads, rep = at.rep;
   const std::pair<int, int> shape = at.shape;
   std::string file_label = column;
   std::replace(file_label.begin(), file_label.end(), '#', '-');
   std::replace(file_label.begin(), file_label.end(), '@', '-');
-  const std::string base = o.out + "/cells/" + CellVariant(at) + "-t" + std::to_string(threads) +
-                           "-" + file_label + "-r" + std::to_string(rep + 1);
+  CompareCell cell = CellOf(at, codec, column);
+  const std::string base = o.out + "/cells/" + CellWorkload(cell) + "-t" +
+                           std::to_string(threads) + "-" + file_label + "-r" +
+                           std::to_string(rep + 1);
   YcsbRunOptions c = CellOptions(o, at.wl_path, threads, shape, codec_entry, rpc_entry, base);
-  if (at.pipeline > 0) c.pipeline = at.pipeline;
+  if (cell.pipeline > 0) c.pipeline = cell.pipeline;
+  if (cell.batch > 0) c.batch = cell.batch;
   HostProbe host(*o.host_env);  // The host around this repeat: load, steal, clock.
   host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
@@ -227,9 +258,10 @@ void RunCell(const CompareOptions& o, const CellAt& at, const CodecInfo* codec_e
                  "flags it)\n",
                  ProgressBreak(), column.c_str(), rep + 1, busy.c_str());
   if (!o.report) {
-    if (r.ok())
-      out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, {}, r->result.partial,
-                                       column, shape.first, shape.second, {}, {}, at.pipeline});
+    if (r.ok()) {
+      cell.partial = r->result.partial;
+      out->cells.push_back(std::move(cell));
+    }
     return;
   }
   if (!r.ok() && !o.cell.server.empty())
@@ -252,10 +284,11 @@ void RunCell(const CompareOptions& o, const CellAt& at, const CodecInfo* codec_e
                      : (" (every cell runs against --server " + o.cell.server +
                         ": it must serve codec " + codec + " over " + rpc + ")")
                            .c_str());
-  out->cells.push_back(CompareCell{codec, wl_name, threads, rep + 1, r->json["results"],
-                                   r->result.partial, column, shape.first, shape.second,
-                                   host_figures, r->json.value("config", nlohmann::json()),
-                                   at.pipeline});
+  cell.results = r->json["results"];
+  cell.partial = r->result.partial;
+  cell.host = host_figures;
+  cell.config = r->json.value("config", nlohmann::json());
+  out->cells.push_back(std::move(cell));
 }
 
 // The cells of one repeat but their columns, in the order they run.
@@ -263,8 +296,9 @@ std::vector<CellAt> CellsOfRepeat(const Matrix& m, int rep) {
   std::vector<CellAt> cells;
   for (const auto& [wl_name, wl_path] : m.workloads)
     for (const auto& shape : m.shapes)
-      for (int pipeline : m.pipelines)
-        for (int t : m.threads) cells.push_back(CellAt{wl_name, wl_path, shape, pipeline, t, rep});
+      for (int depth : m.depths)
+        for (int t : m.threads)
+          cells.push_back(CellAt{wl_name, wl_path, shape, m.sweep, depth, t, rep});
   return cells;
 }
 
@@ -292,7 +326,7 @@ void RunMatrix(const CompareOptions& o, const Matrix& m, CompareOutcome* out) {
         char line[512];
         std::snprintf(line, sizeof line,
                       "[%d/%d] %s %s threads=%d repeat %d/%d  elapsed %s  left ~%s", done + 1,
-                      m.total, m.columns[i].c_str(), CellVariant(at).c_str(), at.threads, rep + 1,
+                      m.total, m.columns[i].c_str(), CellWorkload(CellOf(at, "", "")).c_str(), at.threads, rep + 1,
                       o.repeat, MinSec(elapsed).c_str(), MinSec(eta).c_str());
         PrintProgressLine(line);
         RunCell(o, at, m.codecs[i], m.rpcs[i], m.columns[i], out);
@@ -345,6 +379,10 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << "; pipeline depths swept: " << o.pipelines
           << " operations in flight per logical client (each a lane of its own on the client's "
              "connection)";
+  if (!o.batches.empty())
+    setup << "; batch sizes swept: " << o.batches
+          << " operations per Multi call (each logical client's reads, inserts and updates "
+             "gathered in the order YCSB draws them)";
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)
@@ -363,11 +401,17 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
 // instructions under Valgrind; a --server matrix's server is elsewhere).
 constexpr int kFloorRuns = 3;
 
-// The operations each logical client of group `wl` kept in flight: its
-// swept depth, else the cells' own (--pipeline 1 unless compare set one).
-int GroupPipeline(const std::vector<CompareCell>& cells, const std::string& wl) {
-  for (const CompareCell& c : cells)
-    if (CellWorkload(c) == wl && c.pipeline > 0) return c.pipeline;
+// The operations each logical client of group `wl` kept in flight
+// (sweep "pipeline") or sent in one call ("batch"): the swept value, else
+// the one its cells ran with (a batch given as -p wirebench.batch), else 1.
+int GroupCallDepth(const std::vector<CompareCell>& cells, const std::string& wl,
+                   const CallSweep& s) {
+  for (const CompareCell& c : cells) {
+    if (CellWorkload(c) != wl) continue;
+    if (c.*s.field > 0) return c.*s.field;
+    if (c.config.is_object() && c.config.value(s.key, int64_t(0)) > 0)
+      return int(c.config.value(s.key, int64_t(0)));
+  }
   return 1;
 }
 
@@ -380,11 +424,15 @@ void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& colu
       const double sent = AggregateMetric(out->cells, MetricOf(Metric::kWireOut), c, wl, threads).median;
       const double got = AggregateMetric(out->cells, MetricOf(Metric::kWireIn), c, wl, threads).median;
       if (!(sent >= 4) || !(got >= 4)) continue;
+      // A batch of B operations is one frame of B operations' bytes: the
+      // floor sends such frames and its cost is shared by B.
+      const int batch = GroupCallDepth(out->cells, wl, CallSweeps()[1]);
       FloorOptions f;
-      f.depth = threads * GroupPipeline(out->cells, wl);  // Requests outstanding.
+      // Requests outstanding.
+      f.depth = threads * GroupCallDepth(out->cells, wl, CallSweeps()[0]);
       f.seconds = std::min(1.0, std::max(0.5, o.seconds / 2));
-      f.request_bytes = size_t(sent + 0.5) - 4;
-      f.reply_bytes = size_t(got + 0.5) - 4;
+      f.request_bytes = size_t(sent * batch + 0.5) - 4;
+      f.reply_bytes = size_t(got * batch + 0.5) - 4;
       f.client_cpus = o.cell.client_cpus;
       f.server_cpus = o.cell.colocated.cpus;
       PrintProgressLine("floor: " + wl + " threads=" + std::to_string(threads) + " " + c);
@@ -410,9 +458,9 @@ void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& colu
         return a.total_us_per_op() < b.total_us_per_op();
       });
       const FloorResult& r = runs[runs.size() / 2];
-      out->floors[{wl, threads, c}] = FloorFigure{r.total_us_per_op(), r.client_us_per_op,
-                                                  r.server_us_per_op, f.request_bytes,
-                                                  f.reply_bytes, f.depth};
+      out->floors[{wl, threads, c}] =
+          FloorFigure{r.total_us_per_op() / batch, r.client_us_per_op / batch,
+                      r.server_us_per_op / batch, f.request_bytes, f.reply_bytes, f.depth, batch};
     }
   }
 }
@@ -546,25 +594,30 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
   return shapes;
 }
 
-StatusOr<std::vector<int>> ParsePipelineList(const std::string& pipelines) {
-  if (pipelines.empty()) return std::vector<int>{0};
+StatusOr<std::vector<int>> ParseDepthList(const std::string& list, const CallSweep& sweep) {
+  if (list.empty()) return std::vector<int>{0};
+  const bool batch = std::string(sweep.key) == "batch";
+  // One client's lanes share a connection; a batch is run's --batch.
+  const long max = batch ? long(ycsb::CoreWorkloadConfig::kMaxBatchOps)
+                         : long(kMaxClientsPerConnection);
+  const std::string flag = sweep.flag;
+  const std::string what = batch ? "batch sizes" : "depths";
   std::vector<int> out;
-  std::stringstream ss(pipelines);
+  std::stringstream ss(list);
   std::string part;
-  constexpr long kMaxDepth = kMaxClientsPerConnection;  // One client's lanes share a connection.
   while (std::getline(ss, part, ',')) {
     char* end = nullptr;
     const long v = std::strtol(part.c_str(), &end, 10);
-    if (part.empty() || *end != 0 || v < 1 || v > kMaxDepth)
-      return Status::InvalidArgument("--pipelines must be a list of depths 1-" +
-                                     std::to_string(kMaxDepth) + " like 1,8,64, got '" +
-                                     pipelines + "'");
+    if (part.empty() || *end != 0 || v < 1 || v > max)
+      return Status::InvalidArgument(flag + " must be a list of " + what + " 1-" +
+                                     std::to_string(max) + " like " +
+                                     (batch ? "1,10,100" : "1,8,64") + ", got '" + list + "'");
     if (std::find(out.begin(), out.end(), int(v)) != out.end())
-      return Status::InvalidArgument("--pipelines lists " + part + " twice ('" + pipelines +
-                                     "'): give each depth once");
+      return Status::InvalidArgument(flag + " lists " + part + " twice ('" + list +
+                                     "'): give each value once");
     out.push_back(int(v));
   }
-  if (out.empty()) return Status::InvalidArgument("--pipelines is empty");
+  if (out.empty()) return Status::InvalidArgument(flag + " is empty");
   return out;
 }
 
@@ -617,7 +670,9 @@ StatusOr<CompareOutcome> RunCompare(CompareOptions o) {
   }
   WarnIfBusyAtStart(*o.host_env);
   const std::string depths =
-      o.pipelines.empty() ? "" : " x " + std::to_string(m->pipelines.size()) + " pipeline depths";
+      m->sweep == nullptr
+          ? ""
+          : " x " + std::to_string(m->depths.size()) + " " + m->sweep->dimension + "s";
   std::fprintf(stderr,
                "wirebench compare: %zu columns (codec@rpc) x %zu workloads x %zu record sizes%s x "
                "%zu thread counts x %d repeats = %d cells of %s; results in %s\n",

@@ -38,6 +38,10 @@ struct CompareOptions {
   // DriverOptions::pipeline; empty = the cell's own. Each depth is its own
   // cell group (CellWorkload: "workloada-p8").
   std::string pipelines;
+  // Batch-size sweep (--batches): a list like "1,10,100" of run's --batch
+  // (operations per Multi call); empty = the cell's own. One of --pipelines
+  // and --batches at a time.
+  std::string batches;
   int repeat = 3;
   std::string baseline = "pb";
   // --baseline was given: it must then name a column of the matrix (the
@@ -131,9 +135,10 @@ StatusOr<std::vector<int>> ParseThreadList(const std::string& s);
 StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& fieldcounts,
                                                            const std::string& fieldlengths);
 
-// The depths of --pipelines: "1,8,64" -> {1, 8, 64}; {0} (the cell's own)
-// when empty. Errors name the flag and its range (1-65534: the calls one
-// connection carries), and a depth listed twice.
-StatusOr<std::vector<int>> ParsePipelineList(const std::string& pipelines);
+// The values of a per-call sweep (CallSweeps(): --pipelines or --batches):
+// "1,8,64" -> {1, 8, 64}; {0} (the cell's own) when empty. Errors name the
+// flag and its range (depths 1-65534: the calls one connection carries;
+// batches 1-4096, run's --batch), and a value listed twice.
+StatusOr<std::vector<int>> ParseDepthList(const std::string& list, const CallSweep& sweep);
 
 }  // namespace wirebench

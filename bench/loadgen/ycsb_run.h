@@ -43,7 +43,7 @@ struct YcsbRunOptions {
   OptionSettings transport_client_options;  // Transports' own client options, by flag (--grpc-cq-threads).
   int connections = 1;
   int client_io_threads = 1;
-  // --batch: puts per Multi call (wirebench.batch); 0 = off.
+  // --batch: operations per Multi call (wirebench.batch); 0 = off.
   int64_t batch = 0;
   int pipeline = 1;  // --pipeline (DriverOptions::pipeline).
   std::string thread_model = "coroutines";

@@ -135,7 +135,7 @@ StatusOr<BuildSide> ReadFolder(const std::string& path, const std::string& label
     cell.threads = c.value("threads", 0);
     cell.fieldcount = c.value("fieldcount", 0);
     cell.fieldlength = c.value("fieldlength", 0);
-    cell.pipeline = c.value("pipeline", 0);
+    for (const CallSweep& s : CallSweeps()) cell.*s.field = c.value(s.key, 0);
     cell.repeat = c.value("repeat", 1);
     cell.partial = c.value("partial", false);
     cell.results = c["results"];

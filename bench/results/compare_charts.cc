@@ -206,7 +206,7 @@ class Charts {
   void SizeSweeps() {
     // (workload, threads, fixed dimension) -> points.
     struct Series {
-      std::string workload;  // With its swept pipeline depth (PipelineVariant).
+      std::string workload;  // With its swept pipeline depth or batch size (CallVariant).
       int threads;
       int fixed;  // The fieldcount of a fieldlength sweep (0: the workload's).
       bool by_length;
@@ -217,7 +217,7 @@ class Charts {
       if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
       const bool by_length = c.fieldlength > 0;
       const int fixed = by_length ? c.fieldcount : 0;
-      const std::string workload = PipelineVariant(c.workload, c.pipeline);
+      const std::string workload = CallVariant(c.workload, c);
       auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
         return s.workload == workload && s.threads == c.threads && s.fixed == fixed &&
                s.by_length == by_length;
@@ -260,11 +260,16 @@ class Charts {
     }
   }
 
-  // Pipeline-depth sweeps (--pipelines): per workload (with its record size)
-  // and thread count, against the depth on a log x, one line per column:
-  // CPU, instructions (when measured), allocations, bytes copied and wire
-  // bytes per operation, latency (p50, p99) and throughput.
-  void PipelineSweeps() {
+  // Pipeline-depth and batch-size sweeps (--pipelines, --batches): per
+  // workload (with its record size) and thread count, against the depth on
+  // a log x, one line per column: CPU, instructions (when measured),
+  // allocations, bytes copied and wire bytes per operation, latency (p50,
+  // p99) and throughput.
+  void DepthSweeps() {
+    for (const CallSweep& sweep : CallSweeps()) DepthSweeps(sweep);
+  }
+
+  void DepthSweeps(const CallSweep& sweep) {
     struct Series {
       std::string workload;  // RecordVariant: the record size is fixed along a series.
       int threads;
@@ -272,7 +277,8 @@ class Charts {
     };
     std::vector<Series> series;
     for (const auto& c : cells_) {
-      if (c.pipeline <= 0) continue;
+      const int depth = c.*sweep.field;
+      if (depth <= 0) continue;
       const std::string workload = RecordVariant(c.workload, c.fieldcount, c.fieldlength);
       auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
         return s.workload == workload && s.threads == c.threads;
@@ -282,9 +288,9 @@ class Charts {
         it = series.end() - 1;
       }
       if (std::none_of(it->points.begin(), it->points.end(),
-                       [&](const SweepPoint& p) { return p.x == c.pipeline; }))
+                       [&](const SweepPoint& p) { return p.x == depth; }))
         it->points.push_back(
-            SweepPoint{double(c.pipeline), std::to_string(c.pipeline), CellWorkload(c), c.threads});
+            SweepPoint{double(depth), std::to_string(depth), CellWorkload(c), c.threads});
     }
     std::erase_if(series, [](const Series& s) { return s.points.size() < 2; });
     for (Series& s : series) {
@@ -294,39 +300,34 @@ class Charts {
           series.size() == 1 ? "" : "-" + s.workload + "-t" + std::to_string(s.threads);
       const std::string at =
           " (" + s.workload + ", " + std::to_string(s.threads) + " logical clients)";
-      PipelineCharts(suffix, at, s.points);
+      DepthCharts(sweep, suffix, at, s.points);
     }
   }
 
-  // The charts of one pipeline-depth series.
-  void PipelineCharts(const std::string& suffix, const std::string& at,
-                      const std::vector<SweepPoint>& points) {
-    const std::string x = "operations in flight per logical client (--pipeline)";
-    CostPanels("cpu-by-pipeline" + suffix,
-               "CPU per operation by pipeline depth" + at + kMedians + Under(), x, points,
+  // The charts of one pipeline-depth or batch-size series.
+  void DepthCharts(const CallSweep& sweep, const std::string& suffix, const std::string& at,
+                   const std::vector<SweepPoint>& points) {
+    const std::string x = sweep.x_label;
+    const std::string by = std::string("-by-") + sweep.key + suffix;
+    const std::string title = std::string(" by ") + sweep.dimension + at;
+    CostPanels("cpu" + by, "CPU per operation" + title + kMedians + Under(), x, points,
                Metric::kClientCpu, Metric::kServerCpu, "CPU us per op");
     if (MetricsWith(Metric::kClientInstructions) + MetricsWith(Metric::kServerInstructions) > 0)
-      CostPanels("instructions-by-pipeline" + suffix,
-                 "User-space instructions per operation by pipeline depth" + at + kMedians, x,
-                 points, Metric::kClientInstructions, Metric::kServerInstructions,
+      CostPanels("instructions" + by, "User-space instructions per operation" + title + kMedians,
+                 x, points, Metric::kClientInstructions, Metric::kServerInstructions,
                  "instructions per op");
-    CostPanels("allocs-by-pipeline" + suffix,
-               "Allocations per operation by pipeline depth" + at + kMedians, x, points,
+    CostPanels("allocs" + by, "Allocations per operation" + title + kMedians, x, points,
                Metric::kClientAllocs, Metric::kServerAllocs, "allocations per op");
-    CostPanels("copied-by-pipeline" + suffix,
-               "Payload bytes copied per operation by pipeline depth" + at + kMedians, x, points,
+    CostPanels("copied" + by, "Payload bytes copied per operation" + title + kMedians, x, points,
                Metric::kClientCopied, Metric::kServerCopied, "bytes copied per op");
-    SweepChart("wire-by-pipeline" + suffix,
-               "Wire bytes per operation by pipeline depth" + at + kMedians, x, points,
+    SweepChart("wire" + by, "Wire bytes per operation" + title + kMedians, x, points,
                {SweepPanel{"client to server", "wire bytes per op", Median(Metric::kWireOut)},
                 SweepPanel{"server to client", "wire bytes per op", Median(Metric::kWireIn)}});
-    LatencyPanels("latency-by-pipeline" + suffix,
-                  "Latency of the measured operations by pipeline depth, each from its own send" +
-                      at + "\\nall measured operations of all repeats merged (not CLEANUP)" +
-                      Under(),
+    LatencyPanels("latency" + by,
+                  "Latency of the measured operations" + title + "\\n" + sweep.latency_note +
+                      "\\nall measured operations of all repeats merged (not CLEANUP)" + Under(),
                   x, points);
-    SweepChart("throughput-by-pipeline" + suffix,
-               "Throughput by pipeline depth" + at + kMedians + Under(), x, points,
+    SweepChart("throughput" + by, "Throughput" + title + kMedians + Under(), x, points,
                {SweepPanel{"throughput", "ops/s", Median(Metric::kThroughput)}});
   }
 
@@ -556,9 +557,14 @@ class Charts {
     // The key once, in a strip of its own right of the panels.
     // A lone panel is drawn narrower (960 px): its left margin is widened
     // to hold the tick labels and the y label.
+    // A title of more than two lines pushes the panels down a line each.
+    size_t title_lines = 1;
+    for (size_t at = title.find("\\n"); at != std::string::npos; at = title.find("\\n", at + 2))
+      ++title_lines;
+    const double top = 0.84 - 0.035 * double(std::max<size_t>(title_lines, 2) - 2);
     plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
-         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1")
-         << ",0.86,0.11,0.84 spacing 0.07,0.1\n";
+         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1") << ",0.86,0.11,"
+         << top << " spacing 0.07,0.1\n";
     // One y axis for every panel, so client and server read against each other.
     double lo = INFINITY, hi = 0;
     for (const auto& panel : v)
@@ -777,7 +783,7 @@ StatusOr<std::vector<std::string>> WriteCharts(const std::vector<CompareCell>& c
     charts.ThreadSweep();
   }
   charts.SizeSweeps();
-  charts.PipelineSweeps();
+  charts.DepthSweeps();
   return charts.Draw();
 }
 

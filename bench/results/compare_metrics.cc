@@ -194,12 +194,28 @@ std::string RecordVariant(const std::string& workload, int fieldcount, int field
   return workload + "-" + std::to_string(fieldcount) + "x" + std::to_string(fieldlength) + "B";
 }
 
-std::string PipelineVariant(const std::string& variant, int pipeline) {
-  return pipeline > 0 ? variant + "-p" + std::to_string(pipeline) : variant;
+const std::vector<CallSweep>& CallSweeps() {
+  static const std::vector<CallSweep> sweeps = {
+      {"pipeline", "--pipelines", "-p", "pipeline depth", "in flight",
+       "operations in flight per logical client (--pipeline)", "each timed from its own send",
+       &CompareCell::pipeline},
+      {"batch", "--batches", "-b", "batch size", "per call",
+       "operations per Multi call (--batch)",
+       "a read timed from its start to its call's reply, a put as YCSB times a buffered one",
+       &CompareCell::batch},
+  };
+  return sweeps;
+}
+
+std::string CallVariant(const std::string& variant, const CompareCell& c) {
+  std::string out = variant;
+  for (const CallSweep& s : CallSweeps())
+    if (c.*s.field > 0) out += s.suffix + std::to_string(c.*s.field);
+  return out;
 }
 
 std::string CellWorkload(const CompareCell& c) {
-  return PipelineVariant(RecordVariant(c.workload, c.fieldcount, c.fieldlength), c.pipeline);
+  return CallVariant(RecordVariant(c.workload, c.fieldcount, c.fieldlength), c);
 }
 
 bool CellIsPartial(const CompareCell& c) {

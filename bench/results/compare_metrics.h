@@ -50,19 +50,38 @@ struct CompareCell {
   // The depth of a pipeline-depth sweep (--pipelines): operations each
   // logical client kept in flight; 0 = not swept (the cell's own).
   int pipeline = 0;
+  // The size of a batch-size sweep (--batches): operations per Multi call
+  // (run's --batch); 0 = not swept.
+  int batch = 0;
 };
+
+// A per-call dimension compare sweeps: how many operations a logical
+// client keeps in flight (--pipelines) or sends in one call (--batches).
+// Each value is a cell group of its own, named with `suffix`.
+struct CallSweep {
+  const char* key;        // run's flag without dashes and the result's config key: "pipeline".
+  const char* flag;       // compare's flag: "--pipelines".
+  const char* suffix;     // In group names: "-p" ("workloada-p8").
+  const char* dimension;  // "pipeline depth", in table and chart titles.
+  const char* row_unit;   // After the value in a table row: "in flight".
+  const char* x_label;    // A chart's x axis.
+  const char* latency_note;  // How a chart's latencies are timed.
+  int CompareCell::*field;
+};
+// --pipelines, then --batches.
+const std::vector<CallSweep>& CallSweeps();
 
 // The workload a cell is grouped by: its workload, with its swept record
 // shape when it has one: "workloada-1000B" (--fieldlengths),
 // "workloada-20f" (--fieldcounts), "workloada-20x1000B" (both), and its
-// swept pipeline depth: "workloada-p8", "workloada-1000B-p8". Tables,
-// charts and `wirebench diff` match cells by it, so each size and depth is
-// its own configuration.
+// swept pipeline depth or batch size: "workloada-p8", "workloada-1000B-b10".
+// Tables, charts and `wirebench diff` match cells by it, so each size and
+// depth is its own configuration.
 std::string CellWorkload(const CompareCell& c);
 std::string RecordVariant(const std::string& workload, int fieldcount, int fieldlength);
-// `variant` (a workload or RecordVariant) at a swept depth: "-p8" appended;
-// unchanged for 0 (not swept).
-std::string PipelineVariant(const std::string& variant, int pipeline);
+// `variant` (a workload or RecordVariant) at c's swept pipeline depth and
+// batch size: "-p8", "-b10" appended; unchanged when neither is swept.
+std::string CallVariant(const std::string& variant, const CompareCell& c);
 
 // The column of `c`: its label, else its codec.
 const std::string& CellColumn(const CompareCell& c);
@@ -87,6 +106,7 @@ struct FloorFigure {
   size_t request_bytes = 0;  // Payload after the 4-byte length.
   size_t reply_bytes = 0;
   int depth = 0;
+  int ops_per_request = 1;  // A batch's operations: the figures above are per operation.
 };
 
 struct CompareReportOptions {

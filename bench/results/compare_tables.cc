@@ -171,23 +171,29 @@ void FloorRow(std::ostringstream& os, const CompareReportOptions& o,
 std::string FloorNote(const CompareReportOptions& o, const std::string& wl, int threads) {
   std::string list;
   int depth = 0;
+  int batch = 1;
   for (const auto& c : o.codecs) {
     auto it = o.floors.find({wl, threads, c});
     if (it == o.floors.end()) continue;
     const FloorFigure& f = it->second;
     depth = f.depth;
+    batch = f.ops_per_request;
     char part[160];
     std::snprintf(part, sizeof part, "%s %.3f us/op (%zu B requests, %zu B replies)", c.c_str(),
                   f.total_us, f.request_bytes, f.reply_bytes);
     list += (list.empty() ? "" : "; ") + std::string(part);
   }
   if (list.empty()) return "";
+  const std::string batched =
+      batch > 1 ? " Each request and reply carries the bytes of a batch of " +
+                      std::to_string(batch) + " operations, and its cost is shared by them."
+                : "";
   return "The floor (`wirebench floor`, measured after the matrix in the same sitting, pinned as "
          "the cells): a framing-only loop over one loopback connection with " +
          std::to_string(depth) +
          " requests outstanding, each column's own request and reply sizes behind a 4-byte "
          "length, a blocking read and one write per batch on each side; the least CPU a framed "
-         "RPC of those bytes costs on this machine. " + list + ".\n";
+         "RPC of those bytes costs on this machine." + batched + " " + list + ".\n";
 }
 
 // One (workload, threads) table: a column per codec, a row per metric.
@@ -330,23 +336,23 @@ std::pair<int, int> GroupShape(const std::vector<CompareCell>& cells, const std:
   return {0, 0};
 }
 
-// The swept pipeline depth of a group's cells, 0 when not swept.
-int GroupPipeline(const std::vector<CompareCell>& cells, const std::string& wl) {
+// The swept pipeline depth or batch size of a group's cells, 0 when not swept.
+int GroupDepth(const std::vector<CompareCell>& cells, const std::string& wl, const CallSweep& s) {
   for (const CompareCell& c : cells)
-    if (CellWorkload(c) == wl) return c.pipeline;
+    if (CellWorkload(c) == wl) return c.*s.field;
   return 0;
 }
 
 // One row per swept value of `base` at `threads` (each a group of its own,
 // `variants`, named by `row`), one column per codec, % vs baseline: the
-// record-size or pipeline-depth sweep of one metric.
+// record-size, pipeline-depth or batch-size sweep of one metric.
 void SweepByVariantTable(std::ostringstream& os, const std::vector<CompareCell>& cells,
                          const CompareReportOptions& o, const MetricDef& m,
                          const std::vector<std::string>& variants, const std::string& base,
                          int threads, const std::string& dimension,
                          const std::function<std::string(const std::string& wl)>& row) {
   os << "## " << base << ", " << threads << " logical clients: " << m.name << " by "
-     << dimension << "\n\n| " << (dimension == "record size" ? "record" : "depth") << " |";
+     << dimension << "\n\n| " << dimension.substr(0, dimension.find(' ')) << " |";
   SweepHeader(os, o, "---");
   for (const std::string& wl : variants) {
     os << "| " << row(wl) << " |";
@@ -371,48 +377,53 @@ struct SizeSweep {
   std::vector<std::string> variants;
 };
 
-// Record sizes: per workload (at one pipeline depth), threads.
+// Record sizes: per workload (at one pipeline depth or batch size), threads.
 std::vector<SizeSweep> SizeSweeps(const std::vector<CompareCell>& cells) {
   std::vector<SizeSweep> out;
-  std::vector<std::tuple<std::string, int, int, int, int>> seen;  // base, threads, p, fc, fl
+  // base (CallVariant of the workload), threads, workload, fc, fl
+  std::vector<std::tuple<std::string, int, const CompareCell*, int, int>> seen;
   for (const CompareCell& c : cells) {
     if (c.fieldcount <= 0 && c.fieldlength <= 0) continue;
-    const auto key = std::make_tuple(c.workload, c.threads, c.pipeline, c.fieldcount, c.fieldlength);
-    if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
+    const std::string base = CallVariant(c.workload, c);
+    if (std::none_of(seen.begin(), seen.end(), [&](const auto& k) {
+          return std::get<0>(k) == base && std::get<1>(k) == c.threads &&
+                 std::get<3>(k) == c.fieldcount && std::get<4>(k) == c.fieldlength;
+        }))
+      seen.emplace_back(base, c.threads, &c, c.fieldcount, c.fieldlength);
   }
   const auto size = [](const auto& k) {
     return int64_t(std::max(std::get<3>(k), 1)) * std::max(std::get<4>(k), 1);
   };
-  std::sort(seen.begin(), seen.end(), [&](const auto& a, const auto& b) {
-    const auto ga = std::make_tuple(std::get<0>(a), std::get<1>(a), std::get<2>(a));
-    const auto gb = std::make_tuple(std::get<0>(b), std::get<1>(b), std::get<2>(b));
+  std::stable_sort(seen.begin(), seen.end(), [&](const auto& a, const auto& b) {
+    const auto ga = std::make_tuple(std::get<0>(a), std::get<1>(a));
+    const auto gb = std::make_tuple(std::get<0>(b), std::get<1>(b));
     return ga < gb || (ga == gb && size(a) < size(b));
   });
-  for (const auto& [wl, t, p, fc, fl] : seen) {
-    const std::string base = PipelineVariant(wl, p);
+  for (const auto& [base, t, c, fc, fl] : seen) {
     if (out.empty() || out.back().base != base || out.back().threads != t)
       out.push_back(SizeSweep{base, t, {}});
-    out.back().variants.push_back(PipelineVariant(RecordVariant(wl, fc, fl), p));
+    out.back().variants.push_back(CellWorkload(*c));
   }
   std::erase_if(out, [](const SizeSweep& s) { return s.variants.size() < 2; });
   return out;
 }
 
-// Pipeline depths: per workload with its record size, threads.
-std::vector<SizeSweep> PipelineSweeps(const std::vector<CompareCell>& cells) {
+// Pipeline depths or batch sizes: per workload with its record size, threads.
+std::vector<SizeSweep> DepthSweeps(const std::vector<CompareCell>& cells, const CallSweep& s) {
   std::vector<SizeSweep> out;
-  std::vector<std::tuple<std::string, int, int>> seen;  // record variant, threads, depth
+  // record variant, threads, depth, the cell's group
+  std::vector<std::tuple<std::string, int, int, std::string>> seen;
   for (const CompareCell& c : cells) {
-    if (c.pipeline <= 0) continue;
-    const auto key =
-        std::make_tuple(RecordVariant(c.workload, c.fieldcount, c.fieldlength), c.threads, c.pipeline);
+    if (c.*s.field <= 0) continue;
+    const auto key = std::make_tuple(RecordVariant(c.workload, c.fieldcount, c.fieldlength),
+                                     c.threads, c.*s.field, CellWorkload(c));
     if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
   }
   std::sort(seen.begin(), seen.end());
-  for (const auto& [base, t, p] : seen) {
+  for (const auto& [base, t, depth, variant] : seen) {
     if (out.empty() || out.back().base != base || out.back().threads != t)
       out.push_back(SizeSweep{base, t, {}});
-    out.back().variants.push_back(PipelineVariant(base, p));
+    out.back().variants.push_back(variant);
   }
   std::erase_if(out, [](const SizeSweep& s) { return s.variants.size() < 2; });
   return out;
@@ -427,9 +438,9 @@ bool SizeSweepMetric(const MetricDef& m) {
   return false;
 }
 
-// Metrics with a pipeline-depth sweep table: the costs a deeper pipeline
-// moves (batching on each side), and throughput.
-bool PipelineSweepMetric(const MetricDef& m) {
+// Metrics with a pipeline-depth or batch-size sweep table: the costs more
+// operations per call or per read move, and throughput.
+bool DepthSweepMetric(const MetricDef& m) {
   for (Metric k : {Metric::kClientCpu, Metric::kServerCpu, Metric::kTotalCpu,
                    Metric::kTotalInstructions, Metric::kClientAllocs, Metric::kServerAllocs,
                    Metric::kClientCopied, Metric::kServerCopied, Metric::kWireOut,
@@ -605,13 +616,15 @@ std::string CompareMarkdown(const std::vector<CompareCell>& cells,
       if (SizeSweepMetric(m))
         SweepByVariantTable(os, cells, o, m, s.variants, s.base, s.threads, "record size",
                             [&](const std::string& wl) { return ShapeRow(cells, wl); });
-  for (const SizeSweep& s : PipelineSweeps(cells))
-    for (const MetricDef& m : metrics)
-      if (PipelineSweepMetric(m))
-        SweepByVariantTable(os, cells, o, m, s.variants, s.base, s.threads, "pipeline depth",
-                            [&](const std::string& wl) {
-                              return std::to_string(GroupPipeline(cells, wl)) + " in flight";
-                            });
+  for (const CallSweep& sweep : CallSweeps())
+    for (const SizeSweep& s : DepthSweeps(cells, sweep))
+      for (const MetricDef& m : metrics)
+        if (DepthSweepMetric(m))
+          SweepByVariantTable(os, cells, o, m, s.variants, s.base, s.threads, sweep.dimension,
+                              [&](const std::string& wl) {
+                                return std::to_string(GroupDepth(cells, wl, sweep)) + " " +
+                                       sweep.row_unit;
+                              });
   return os.str();
 }
 
@@ -662,7 +675,8 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
       if (fc > 0) t["fieldcount"] = fc;
       if (fl > 0) t["fieldlength"] = fl;
     }
-    if (const int p = GroupPipeline(cells, wl); p > 0) t["pipeline"] = p;
+    for (const CallSweep& s : CallSweeps())
+      if (const int depth = GroupDepth(cells, wl, s); depth > 0) t[s.key] = depth;
     for (const auto& c : o.codecs) {
       const CellCount n = CountCells(cells, c, wl, threads);
       t["repeats"][c] = n.present;
@@ -697,7 +711,8 @@ nlohmann::json CompareJson(const std::vector<CompareCell>& cells,
                    {"repeat", c.repeat}, {"partial", CellIsPartial(c)}, {"results", c.results}});
     if (c.fieldcount > 0) raw.back()["fieldcount"] = c.fieldcount;
     if (c.fieldlength > 0) raw.back()["fieldlength"] = c.fieldlength;
-    if (c.pipeline > 0) raw.back()["pipeline"] = c.pipeline;
+    for (const CallSweep& s : CallSweeps())
+      if (c.*s.field > 0) raw.back()[s.key] = c.*s.field;
     if (c.host.is_object() && !c.host.empty()) raw.back()["host"] = c.host;
   }
   j["cells"] = raw;
