@@ -264,6 +264,10 @@ Status LoadRun::StartThreads() {
   for (int i = 0; i < layout_.client_threads; ++i) {
     threads_.push_back(std::make_unique<ClientThread>());
     ClientThread* t = threads_.back().get();
+    if (o_.histograms_up_front)
+      for (OpType type : {OpType::kRead, OpType::kUpdate, OpType::kInsert, OpType::kScan,
+                          OpType::kReadModifyWrite, OpType::kScanPerRecord})
+        t->stats[size_t(type)].latency = std::make_unique<hdr::Histogram>();
     if (shared_os_) {  // Thread i runs logical client i: spread over the connections.
       t->os_channel = shared_[size_t(i) % shared_.size()]->NewChannel();
       t->codecs.push_back(o_.codec->factory());

@@ -138,6 +138,11 @@ struct DriverOptions {
   // timeseries measurement types and its .hdr logs need them. Costs memory
   // per operation (reserved up front when the operation count is known).
   bool keep_samples = false;
+  // Allocate each client thread's latency histograms of the operation types
+  // before the measured phase, as a warm-up does: for a run with no warm-up
+  // of its own whose measured phase must not count their allocation (the
+  // --instructions run, whose warm-up is a run before it).
+  bool histograms_up_front = false;
   // The binding times its own cleanup as well as DBWrapper does (HBaseClient2:
   // two CLEANUP samples per logical client); false for YCSB's BasicDB, whose
   // cleanup DBWrapper alone times (one per client). A cleanup that flushed

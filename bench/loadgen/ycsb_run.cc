@@ -583,6 +583,9 @@ StatusOr<RunResult> DriveWithSignals(const YcsbRunOptions& o, const DriverOption
                  static_cast<long long>(o.instruction_warmup_ops),
                  static_cast<long long>(d.operations));
     WB_RETURN_IF_ERROR(RunInstructionWarmup(d, workload, o.instruction_warmup_ops));
+    DriverOptions measured = d;
+    measured.histograms_up_front = true;  // Its warm-up was the run above.
+    return RunLoad(measured, workload);
   }
   return RunLoad(d, workload);
 }
