@@ -326,7 +326,7 @@ void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks
   const std::string text = ReadFile(out);
   ASSERT_FALSE(timed_out) << text;
   std::printf("the run ended %.2f s after rank 1 got %s\n", took, strsignal(sig));
-  EXPECT_LT(took, bound_s) << text;  // The bound, measured by a count of seconds.
+  EXPECT_LT(took, bound_s) << text;  // The bound the caller gives, in seconds.
   EXPECT_NE(rc, 0) << text;
   EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
