@@ -116,7 +116,7 @@ class DriverAgainstServer : public DriverStop {
     region_ = NewNullRegion({});
     service_ = std::make_unique<RegionService>(region_.get());
     rpc::ServerOptions o;
-    o.bind = bind;
+    o.host = bind;
     server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     start_status_ = server_->Start();
   }

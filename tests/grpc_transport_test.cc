@@ -359,7 +359,7 @@ TEST_F(GrpcTransportTest, WireBytesComeFromTheSocket) {
 
 TEST_F(GrpcTransportTest, BadSettingsAndUnreachableServerGiveClearErrors) {
   grpcrpc::GrpcServerOptions bad;
-  bad.bind = "not-an-address";
+  bad.host = "not-an-address";
   grpcrpc::GrpcServer server(bad, service_.get());
   Status s = server.Start();
   EXPECT_FALSE(s.ok());

@@ -125,9 +125,9 @@ Status HBaseProtocol::Start(rpc::NetServer* server) {
   ServerIdentity* id = service_.mutable_identity();
   id->host = advertised_host_;
   if (id->host.empty()) {
-    id->host = options_.bind;
+    id->host = options_.host;
     boost::system::error_code ec;
-    auto addr = boost::asio::ip::make_address(options_.bind, ec);
+    auto addr = boost::asio::ip::make_address(options_.host, ec);
     if (!ec && addr.is_unspecified()) {
       char name[256] = {};
       if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') id->host = name;
