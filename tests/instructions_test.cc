@@ -25,12 +25,12 @@
 #include "rpc/symbol_prefixes.h"
 #include "tests/sanitized_build.h"
 #include "tests/shell.h"
+#include "tests/wirebench_paths.h"
 #include "transports/transport.h"
 
 namespace wirebench {
 namespace {
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkload = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 // A profile in callgrind's uncompressed format: main -> ReadLoop (rpc) ->
