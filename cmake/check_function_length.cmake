@@ -14,16 +14,12 @@
 #
 # Fails listing every function over the limit as FILE:LINE: NAME, N lines.
 cmake_minimum_required(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/source_lines.cmake)
 
-if(NOT SOURCE_DIR)
-  message(FATAL_ERROR "check_function_length.cmake: pass the repository root, "
-                      "cmake -DSOURCE_DIR=/path/to/wirebench -P cmake/check_function_length.cmake")
-endif()
+wb_source_root(check_function_length.cmake _root)
 if(NOT MAX_LINES)
   set(MAX_LINES 80)
 endif()
-cmake_path(ABSOLUTE_PATH SOURCE_DIR NORMALIZE OUTPUT_VARIABLE _root)
-string(REGEX REPLACE "/$" "" _root "${_root}")
 
 # What a brace at `depth` opens, from the text before it (`head`): ns (a
 # namespace or extern "C" block), class (a class, struct, union or enum
@@ -40,28 +36,26 @@ function(_brace_kind head out)
   endif()
 endfunction()
 
+# The name a function's head declares, for the message: the first name
+# before a `(`, template arguments left out ("-" when there is none).
+function(_function_name head out)
+  string(REGEX REPLACE "<[^<>]*>" "" head "${head}")
+  string(REGEX REPLACE "<[^<>]*>" "" head "${head}")
+  set(${out} "-" PARENT_SCOPE)
+  if(head MATCHES "([A-Za-z_~][A-Za-z0-9_:~]*)[ \t]*\\(")
+    set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 set(_bad "")
 set(_functions 0)
-file(GLOB_RECURSE _files RELATIVE "${_root}"
-     "${_root}/common/*" "${_root}/rpc/*" "${_root}/codecs/*" "${_root}/nullregion/*"
-     "${_root}/regions/*" "${_root}/transports/*" "${_root}/hdr/*" "${_root}/ycsb/*"
-     "${_root}/bench/*")
-list(SORT _files)
+wb_source_files("${_root}" _files)
 foreach(rel IN LISTS _files)
   if(NOT rel MATCHES "\\.(h|cc)$" OR rel MATCHES "(\\.pb\\.|_generated\\.|\\.capnp\\.)")
     continue()
   endif()
   file(READ "${_root}/${rel}" content)
-  # One list element a line: what CMake lists treat specially is replaced
-  # first (no `;`, `[` or `]` is left to count, and `@` stands for `;`), and a
-  # backslash that continues a line becomes a mark.
-  string(REPLACE "\r" "" content "${content}")
-  string(REPLACE "@" " " content "${content}")
-  string(REPLACE ";" "@" content "${content}")
-  string(REPLACE "[" " " content "${content}")
-  string(REPLACE "]" " " content "${content}")
-  string(REPLACE "\\\n" "<continued>\n" content "${content}")
-  string(REPLACE "\n" ";" lines "${content}")
+  wb_split_lines("${content}" lines)
 
   set(n 0)
   set(in_comment FALSE)
@@ -74,7 +68,7 @@ foreach(rel IN LISTS _files)
   foreach(l IN LISTS lines)
     math(EXPR n "${n} + 1")
     if(in_directive)
-      if(NOT l MATCHES "<continued>$")
+      if(NOT l MATCHES "<backslash>$")
         set(in_directive FALSE)
       endif()
       continue()
@@ -89,12 +83,17 @@ foreach(rel IN LISTS _files)
       set(in_comment FALSE)
     endif()
     if(l MATCHES "^[ \t]*#")
-      if(l MATCHES "<continued>$")
+      if(l MATCHES "<backslash>$")
         set(in_directive TRUE)
       endif()
       continue()
     endif()
-    string(REPLACE "<continued>" "" l "${l}")
+    # `@` stands for `;` from here on; brackets do not matter.
+    string(REPLACE "@" " " l "${l}")
+    string(REPLACE "<semicolon>" "@" l "${l}")
+    string(REPLACE "<lbracket>" " " l "${l}")
+    string(REPLACE "<rbracket>" " " l "${l}")
+    string(REPLACE "<backslash>" "\\" l "${l}")
     # Character literals (not a digit separator, 1'000: no letter before the
     # quote), then strings, then comments.
     string(REGEX REPLACE "(^|[^A-Za-z0-9_])'([^'\\\\]|\\\\.)+'" "\\1''" l "${l}")
@@ -106,6 +105,7 @@ foreach(rel IN LISTS _files)
       string(SUBSTRING "${l}" 0 ${open} l)
       set(in_comment TRUE)
     endif()
+    string(REPLACE "\\" " " l "${l}")  # None is left that matters; none may escape a `;`.
     if(NOT l MATCHES "[{}@]")
       string(APPEND head " ${l}")
       continue()
@@ -121,12 +121,7 @@ foreach(rel IN LISTS _files)
           if(kind STREQUAL "fn" AND head MATCHES "\\)[^(){}]*[^:]:[^:].*[A-Za-z0-9_>][ \t]*$")
             set(kind init)
           elseif(kind STREQUAL "fn")
-            # The first name before a `(`, template arguments left out.
-            string(REGEX REPLACE "<[^<>]*>" "" bare "${head}")
-            string(REGEX REPLACE "<[^<>]*>" "" bare "${bare}")
-            if(bare MATCHES "([A-Za-z_~][A-Za-z0-9_:~]*)[ \t]*\\(")
-              set(name "${CMAKE_MATCH_1}")
-            endif()
+            _function_name("${head}" name)
           endif()
         endif()
         list(APPEND kinds ${kind})
