@@ -544,15 +544,12 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
     over_limit += t->stats.calls_cancelled_over_limit.load(std::memory_order_relaxed);
     ended_without_request += t->stats.calls_ended_without_request.load(std::memory_order_relaxed);
   }
-  json jc = json::object();
   uint64_t total = 0;
-  for (int m = 1; m <= kMaxMethod; ++m) {
-    jc[std::string(MethodName(Method(m)))] = calls[m];
-    total += calls[m];
-  }
-  j["calls"] = jc;
-  j["failed_calls"] = failed;
-  j["unknown_method_calls"] = unknown;
+  for (int m = 1; m <= kMaxMethod; ++m) total += calls[m];
+  // One message each way per call; bytes are payload bytes (gRPC's
+  // framing and HTTP/2 headers are not counted here; the client reads the
+  // socket's wire bytes).
+  rpc::AppendCallCounts(calls, failed, unknown, total + unknown, total + unknown, &j);
   // Accepted calls whose request message has not arrived (idle streams
   // among them), those cancelled after --idle-timeout-ms, and those
   // cancelled because more than max_waiting_calls waited.
@@ -563,11 +560,6 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
   // the client reset (an HTTP/2 "rapid reset" shows here) or that the
   // server cancelled for the two reasons above.
   j["calls_ended_without_request"] = ended_without_request;
-  // One message each way per call; bytes are payload bytes (gRPC's
-  // framing and HTTP/2 headers are not counted here; the client reads the
-  // socket's wire bytes).
-  j["frames_in"] = total + unknown;
-  j["frames_out"] = total + unknown;
   j["bytes_in"] = bytes_in;
   j["bytes_out"] = bytes_out;
   json threads = rpc::ServerThreadsJson();

@@ -12,6 +12,7 @@
 
 #include "rpc/log.h"
 #include "rpc/net_server.h"
+#include "rpc/stats_json.h"
 
 namespace wirebench::hbaserpc {
 
@@ -148,13 +149,8 @@ void HBaseProtocol::AppendStats(nlohmann::json* j) {
   HBaseIoStats sum;
   for (auto& s : io_stats_) HBaseIoStats::Fields::AddShared(sum, s);
   for (auto& s : handler_stats_) HBaseIoStats::Fields::AddShared(sum, s);
-  json jc = json::object();
-  for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = sum.calls[m];
-  (*j)["calls"] = jc;
-  (*j)["failed_calls"] = sum.failed_calls;
-  (*j)["unknown_method_calls"] = sum.other_calls;
-  (*j)["frames_in"] = sum.frames_in;
-  (*j)["frames_out"] = sum.frames_out;
+  rpc::AppendCallCounts(sum.calls, sum.failed_calls, sum.other_calls, sum.frames_in,
+                        sum.frames_out, j);
   const ServerIdentity& id = service_.identity();
   (*j)["hbase"] = {{"server_name", id.ServerNameString()},
                    {"cluster_id", id.cluster_id},
