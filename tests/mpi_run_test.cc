@@ -83,6 +83,8 @@ class Child {
   pid_t pid_ = -1;
 };
 
+using wirebench::kBinary;
+using wirebench::kWorkloadA;
 using wirebench::testing::ReadFile;
 
 size_t Count(const std::string& text, const std::string& what) {

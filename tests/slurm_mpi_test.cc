@@ -43,6 +43,8 @@ using Clock = std::chrono::steady_clock;
 
 #ifdef WIREBENCH_TEST_MPIEXEC
 
+using wirebench::kBinary;
+using wirebench::kWorkloadA;
 using wirebench::testing::ReadFile;
 
 using wirebench::testing::Sh;
