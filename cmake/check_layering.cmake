@@ -40,13 +40,9 @@
 # Fails listing every offending include as FILE:LINE, the directive, the file
 # it resolves to and the rule it breaks.
 cmake_minimum_required(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/source_lines.cmake)
 
-if(NOT SOURCE_DIR)
-  message(FATAL_ERROR "check_layering.cmake: pass the repository root, "
-                      "cmake -DSOURCE_DIR=/path/to/wirebench -P cmake/check_layering.cmake")
-endif()
-cmake_path(ABSOLUTE_PATH SOURCE_DIR NORMALIZE OUTPUT_VARIABLE _root)
-string(REGEX REPLACE "/$" "" _root "${_root}")
+wb_source_root(check_layering.cmake _root)
 
 # The folders whose files are the project's (an include resolving into one is
 # checked; anything else is someone else's header).
@@ -219,11 +215,7 @@ endfunction()
 set(_bad "")
 set(_checked 0)
 set(_directives 0)
-file(GLOB_RECURSE _files RELATIVE "${_root}"
-     "${_root}/common/*" "${_root}/rpc/*" "${_root}/codecs/*" "${_root}/nullregion/*"
-     "${_root}/regions/*" "${_root}/transports/*" "${_root}/hdr/*" "${_root}/ycsb/*"
-     "${_root}/bench/*")
-list(SORT _files)
+wb_source_files("${_root}" _files)
 foreach(rel IN LISTS _files)
   if(NOT rel MATCHES "\\.(h|hh|hpp|hxx|inc|ipp|c|cc|cpp|cxx)$")
     continue()
@@ -243,14 +235,7 @@ foreach(rel IN LISTS _files)
   if(NOT content MATCHES "#[ \t\\\\\r\n]*include")
     continue()
   endif()
-  # One list element per line, with the characters a CMake list treats
-  # specially (; [ ]) replaced first, so line numbers hold.
-  string(REPLACE "\r" "" content "${content}")
-  string(REPLACE ";" "<semicolon>" content "${content}")
-  string(REPLACE "[" "<lbracket>" content "${content}")
-  string(REPLACE "]" "<rbracket>" content "${content}")
-  string(REPLACE "\\" "<backslash>" content "${content}")
-  string(REPLACE "\n" ";" lines "${content}")
+  wb_split_lines("${content}" lines)
   set(line_no 0)
   set(pending "")
   set(pending_line 0)
@@ -275,10 +260,7 @@ foreach(rel IN LISTS _files)
     if(NOT l MATCHES "^[ \t]*#[ \t]*include(_next)?([^A-Za-z0-9_]|$)")
       continue()
     endif()
-    string(REPLACE "<semicolon>" ";" l "${l}")
-    string(REPLACE "<lbracket>" "[" l "${l}")
-    string(REPLACE "<rbracket>" "]" l "${l}")
-    string(REPLACE "<backslash>" "\\" l "${l}")
+    wb_restore_line("${l}" l)
     math(EXPR _directives "${_directives} + 1")
     _check_directive("${rel}" ${pending_line} "${l}" ${n})
   endforeach()

@@ -443,9 +443,9 @@ Status NetServer::Impl::Start() {
   if (options_.handlers < 0) return Status::InvalidArgument("--handlers must be 0 or more");
   buffer_budget.set_limit(options_.max_buffered_bytes);
   boost::system::error_code ec;
-  auto addr = asio::ip::make_address(options_.bind, ec);
+  auto addr = asio::ip::make_address(options_.host, ec);
   if (ec)
-    return Status::InvalidArgument("--bind '" + options_.bind +
+    return Status::InvalidArgument("--bind '" + options_.host +
                                    "' is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)");
   tcp::endpoint ep(addr, options_.port);
   acceptor_.open(ep.protocol(), ec);
@@ -453,11 +453,11 @@ Status NetServer::Impl::Start() {
   if (!ec) acceptor_.bind(ep, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
-    return Status::Unavailable("cannot listen on " + options_.bind + ":" +
+    return Status::Unavailable("cannot listen on " + options_.host + ":" +
                                std::to_string(options_.port) + ": " + ec.message());
   port_ = acceptor_.local_endpoint().port();
   if (!addr.is_loopback())
-    LogLine("warning: bound to non-loopback address " + options_.bind +
+    LogLine("warning: bound to non-loopback address " + options_.host +
             "; anyone who can reach it can connect");
   for (int i = 0; i < options_.io_threads; ++i) io_.push_back(std::make_unique<IoThread>(i));
   WB_RETURN_IF_ERROR(protocol_->Start(owner_));
@@ -555,7 +555,7 @@ nlohmann::json NetServer::Impl::StatsJson() {
   json j;
   j["server"] = {{"io_threads", options_.io_threads},
                  {"handlers", std::max(options_.handlers, protocol_->HandlerThreads())},
-                 {"bind", options_.bind},
+                 {"bind", options_.host},
                  {"port", port_},
                  {"rpc", std::string(protocol_->name())},
                  {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -584,7 +584,7 @@ NetServer::~NetServer() { impl_->Stop(); }
 Status NetServer::Start() { return impl_->Start(); }
 uint16_t NetServer::port() const { return impl_->port(); }
 std::string NetServer::address() const {
-  return impl_->options().bind + ":" + std::to_string(impl_->port());
+  return impl_->options().host + ":" + std::to_string(impl_->port());
 }
 void NetServer::Stop() { impl_->Stop(); }
 nlohmann::json NetServer::StatsJson() { return impl_->StatsJson(); }

@@ -6,17 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "rpc/call_header.h"
+#include "rpc/endpoint.h"
 
 namespace wirebench::rpc {
 
-struct ServerOptions {
-  // Address to bind; loopback by default so a benchmark server is not exposed.
-  std::string bind = "127.0.0.1";
-  // TCP port; 0 picks a free one (see Server::port()).
-  uint16_t port = 0;
+// host is the address to bind (`--bind`), port the TCP port (0: a free one).
+struct ServerOptions : Endpoint {
   // Event-loop threads serving connections.
   int io_threads = 1;
   // Handler threads; 0 runs the region inline on the I/O thread.

@@ -22,13 +22,13 @@
 
 #include "common/thread_stats.h"
 #include "rpc/call_channel.h"
+#include "rpc/endpoint.h"
 
 namespace wirebench::rpc {
 
-// What the driver says of the connections it opens for the OS-thread model.
-struct SharedConnectionOptions {
-  std::string host = "127.0.0.1";
-  uint16_t port = 0;
+// What the driver says of the connections it opens for the OS-thread model:
+// the server's endpoint, and
+struct SharedConnectionOptions : Endpoint {
   // The codec the calls carry (announced to the server if the protocol does).
   uint8_t codec_id = 1;
   // Callers (SharedChannels) the connection can carry; each has one call

@@ -55,6 +55,18 @@ const std::string& ServerInstanceId() {
   return id;
 }
 
+void AppendCallCounts(const uint64_t (&calls)[kMaxMethod + 1], uint64_t failed,
+                      uint64_t unknown_method, uint64_t frames_in, uint64_t frames_out,
+                      nlohmann::json* j) {
+  nlohmann::json by_method = nlohmann::json::object();
+  for (int m = 1; m <= kMaxMethod; ++m) by_method[std::string(MethodName(Method(m)))] = calls[m];
+  (*j)["calls"] = by_method;
+  (*j)["failed_calls"] = failed;
+  (*j)["unknown_method_calls"] = unknown_method;
+  (*j)["frames_in"] = frames_in;
+  (*j)["frames_out"] = frames_out;
+}
+
 void AppendProcessAndServiceStats(Service* service, nlohmann::json* j) {
   (*j)["server"]["instance"] = ServerInstanceId();
   (*j)["allocation_counting"] = AllocationCountingActive();

@@ -1,16 +1,18 @@
 // Pieces of a server's Stats reply that every RPC layer writes the same way
-// (the network core's rpc::NetServer, the gRPC transport's GrpcServer): one thread's entry in
-// "threads", the registered server threads, and the process-wide tail (allocation counting,
+// (the network core's rpc::NetServer, the gRPC transport's GrpcServer): the call counts, one
+// thread's entry in "threads", the registered server threads, and the process-wide tail (allocation counting,
 // hardware counters, getrusage, the Service's own figures).
 // Thread-safety: pure functions over counters that may be read from any
 // thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "common/calls.h"
 #include "common/thread_stats.h"
 #include "rpc/service.h"
 
@@ -27,6 +29,13 @@ nlohmann::json ServerThreadsJson();
 // called, and random bits): results from different server processes
 // cannot be merged (bench/results/merge.h).
 const std::string& ServerInstanceId();
+
+// Sets the call counts every transport's Stats reply carries: "calls" (by
+// method name, Mutate..Ping, from `calls` indexed by Method), "failed_calls",
+// "unknown_method_calls", "frames_in" and "frames_out".
+void AppendCallCounts(const uint64_t (&calls)[kMaxMethod + 1], uint64_t failed,
+                      uint64_t unknown_method, uint64_t frames_in, uint64_t frames_out,
+                      nlohmann::json* j);
 
 // Sets "server"."instance", "allocation_counting", "hw_counters" and
 // "process" in `j`, then merges in `service`'s figures.

@@ -15,11 +15,10 @@
 #include "transports/wirebench/server.h"
 #include "tests/test_workloads.h"
 #include "tests/sanitized_build.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 // An in-process server with a null region, a warm-up run, then one
 // measured calibration run of `ops` puts.
@@ -43,42 +42,46 @@ StatusOr<CalibrationRun> Measure(NullRegionOptions n, int threads, int64_t ops,
   return MeasureCalibrationRun(d, &w, {getpid()});
 }
 
+// Two measured runs of `ops` puts by `threads` clients, both of which must
+// succeed: `base` on the null region's defaults, `knobbed` on `knobs`.
+void MeasureBaseAndKnobbed(const NullRegionOptions& knobs, int threads, int64_t ops,
+                           CalibrationRun* base, CalibrationRun* knobbed) {
+  auto b = Measure({}, threads, ops);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  auto k = Measure(knobs, threads, ops);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  *base = *b;
+  *knobbed = *k;
+}
+
 TEST(Calibration, SpinRaisesServerCpuPerOpBySpin) {
-  auto base = Measure({}, 4, 4000);
-  ASSERT_TRUE(base.ok()) << base.status().ToString();
-  NullRegionOptions n;
-  n.spin_us = 50;
-  auto spun = Measure(n, 4, 4000);
-  ASSERT_TRUE(spun.ok()) << spun.status().ToString();
-  EXPECT_EQ(base->operations, 4000u);
-  EXPECT_EQ(spun->operations, 4000u);
-  ASSERT_GE(base->server_cpu_us_per_op, 0) << "server Stats unavailable";
-  const double rise = spun->server_cpu_us_per_op - base->server_cpu_us_per_op;
-  EXPECT_GT(rise, 35.0) << "base " << base->server_cpu_us_per_op << " spun "
-                        << spun->server_cpu_us_per_op;
-  EXPECT_LT(rise, 80.0) << "base " << base->server_cpu_us_per_op << " spun "
-                        << spun->server_cpu_us_per_op;
+  CalibrationRun base, spun;
+  ASSERT_NO_FATAL_FAILURE(MeasureBaseAndKnobbed({.spin_us = 50}, 4, 4000, &base, &spun));
+  EXPECT_EQ(base.operations, 4000u);
+  EXPECT_EQ(spun.operations, 4000u);
+  ASSERT_GE(base.server_cpu_us_per_op, 0) << "server Stats unavailable";
+  const double rise = spun.server_cpu_us_per_op - base.server_cpu_us_per_op;
+  EXPECT_GT(rise, 35.0) << "base " << base.server_cpu_us_per_op << " spun "
+                        << spun.server_cpu_us_per_op;
+  EXPECT_LT(rise, 80.0) << "base " << base.server_cpu_us_per_op << " spun "
+                        << spun.server_cpu_us_per_op;
   // The client does not pay for the server's spin.
-  EXPECT_LT(spun->client_cpu_us_per_op, base->client_cpu_us_per_op + 20.0);
+  EXPECT_LT(spun.client_cpu_us_per_op, base.client_cpu_us_per_op + 20.0);
 }
 
 TEST(Calibration, DelayRaisesP50ButNotServerCpu) {
-  auto base = Measure({}, 4, 1000);
-  ASSERT_TRUE(base.ok()) << base.status().ToString();
-  NullRegionOptions n;
-  n.delay_us = 2000;
-  auto delayed = Measure(n, 4, 1000);
-  ASSERT_TRUE(delayed.ok()) << delayed.status().ToString();
-  EXPECT_EQ(delayed->operations, 1000u);
-  EXPECT_GE(delayed->p50_us - base->p50_us, 1500.0)
-      << "base p50 " << base->p50_us << " delayed p50 " << delayed->p50_us;
+  CalibrationRun base, delayed;
+  ASSERT_NO_FATAL_FAILURE(MeasureBaseAndKnobbed({.delay_us = 2000}, 4, 1000, &base, &delayed));
+  EXPECT_EQ(delayed.operations, 1000u);
+  EXPECT_GE(delayed.p50_us - base.p50_us, 1500.0)
+      << "base p50 " << base.p50_us << " delayed p50 " << delayed.p50_us;
   // Not 20 us: a held reply gets a timer and a write of its own (no
   // coalescing), which costs the server 10-25 us per op on a loaded box. A
   // delay that burned CPU would add about 2000.
-  EXPECT_LT(delayed->server_cpu_us_per_op - base->server_cpu_us_per_op, 60.0)
-      << "base " << base->server_cpu_us_per_op << " delayed " << delayed->server_cpu_us_per_op;
+  EXPECT_LT(delayed.server_cpu_us_per_op - base.server_cpu_us_per_op, 60.0)
+      << "base " << base.server_cpu_us_per_op << " delayed " << delayed.server_cpu_us_per_op;
   // 4 clients, one op in flight each, 2 ms per op: at most ~2000 ops/s.
-  EXPECT_GE(delayed->runtime_s, 1000.0 / 4 * 0.002 * 0.9);
+  EXPECT_GE(delayed.runtime_s, 1000.0 / 4 * 0.002 * 0.9);
 }
 
 TEST(Calibration, AccountedCpuAgreesWithWhatTheOsCharged) {

@@ -13,14 +13,12 @@
 #include <thread>
 
 #include "tests/silent_listener.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 using testing::WirebenchProcess;
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 struct Outcome {
   int rc;

@@ -12,15 +12,13 @@
 
 #include "tests/read_file.h"
 #include "tests/silent_listener.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 using std::chrono::steady_clock;
 using testing::WirebenchProcess;
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 std::string Stem(const std::string& name) {
   return std::string(WIREBENCH_BINARY_DIR) + "/cli_reliability_" + name;

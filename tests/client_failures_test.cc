@@ -83,6 +83,24 @@ class ConnThread {
   Status status_;
 };
 
+// A raw listener playing the server, a client connected to it and the
+// listener's end of that connection.
+struct ClientOfRawPeer {
+  // Connects the client, with `handshake_timeout_ms`, and accepts it.
+  void Connect(int handshake_timeout_ms) {
+    wbrpc::ClientOptions o = OptionsFor(listener.port());
+    o.handshake_timeout_ms = handshake_timeout_ms;
+    client = std::make_unique<ConnThread>(o);
+    ASSERT_TRUE(client->status().ok()) << client->status().ToString();
+    peer = listener.Accept();
+    ASSERT_NE(peer, nullptr);
+  }
+
+  RawListener listener;
+  std::unique_ptr<ConnThread> client;
+  std::unique_ptr<RawPeer> peer;
+};
+
 // Starts a call; runs on the connection's thread. Its outcome arrives
 // through the future.
 std::future<StatusOr<std::string>> StartCallHere(wbrpc::ClientConnection& conn, Method method,
@@ -153,13 +171,9 @@ TEST(ClientHandshake, SilentPeerIsNamedAsNotAWirebenchServer) {
 }
 
 TEST(ClientHandshake, EveryPendingCallFailsAndTheConnectionRefusesNewOnes) {
-  RawListener listener;
-  wbrpc::ClientOptions o = OptionsFor(listener.port());
-  o.handshake_timeout_ms = 300;
-  ConnThread c(o);
-  ASSERT_TRUE(c.status().ok()) << c.status().ToString();
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
+  ClientOfRawPeer t;
+  ASSERT_NO_FATAL_FAILURE(t.Connect(300));
+  ConnThread& c = *t.client;
   auto a = StartCall(c, Method::kPing, "a");
   auto b = StartCall(c, Method::kPing, "b");
   for (auto* f : {&a, &b}) {
@@ -209,26 +223,22 @@ TEST(ClientHandshake, CloseBeforeAnsweringIsNamed) {
 // a timeout. The timed-out call must be unregistered, so its slot's next user
 // gets its own reply and the late one is dropped as stray.
 TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused) {
-  RawListener listener;
-  wbrpc::ClientOptions o = OptionsFor(listener.port());
-  o.handshake_timeout_ms = 0;
-  ConnThread c(o);
-  ASSERT_TRUE(c.status().ok()) << c.status().ToString();
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
+  ClientOfRawPeer t;
+  ASSERT_NO_FATAL_FAILURE(t.Connect(0));
+  ConnThread& c = *t.client;
 
   StatusOr<std::string> late = wbrpc::CallFromOtherThread(c.conn(), Method::kPing, ByteView("late"),
                                                         std::chrono::milliseconds(100));
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().message(),
-            "no Ping reply from server " + Where(listener.port()) + " within 100 ms");
+            "no Ping reply from server " + Where(t.listener.port()) + " within 100 ms");
   EXPECT_EQ(c.On([&] { return c.conn().inflight(); }), 0u);
 
   std::string preamble;
-  ASSERT_EQ(peer->ReadExactly(wbrpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
+  ASSERT_EQ(t.peer->ReadExactly(wbrpc::kPreambleSize, &preamble), RawPeer::Read::kOk);
   wbrpc::FrameHeader first;
   std::string payload;
-  ASSERT_EQ(peer->ReadFrame(&first, &payload), RawPeer::Read::kOk);
+  ASSERT_EQ(t.peer->ReadFrame(&first, &payload), RawPeer::Read::kOk);
   ASSERT_EQ(payload, "late");
 
   auto next = std::async(std::launch::async, [&] {
@@ -236,13 +246,13 @@ TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused)
                                     std::chrono::seconds(20));
   });
   wbrpc::FrameHeader second;
-  ASSERT_EQ(peer->ReadFrame(&second, &payload), RawPeer::Read::kOk);
+  ASSERT_EQ(t.peer->ReadFrame(&second, &payload), RawPeer::Read::kOk);
   ASSERT_EQ(payload, "next");
   EXPECT_EQ(second.call_id & 0xFFFF, first.call_id & 0xFFFF) << "the slot was reused";
   EXPECT_NE(second.call_id, first.call_id);
   // The late reply to the first call arrives first: it must not complete the second.
-  ASSERT_TRUE(peer->Send(FrameBytes(first.call_id, uint8_t(Method::kPing), "late")));
-  ASSERT_TRUE(peer->Send(FrameBytes(second.call_id, uint8_t(Method::kPing), "next")));
+  ASSERT_TRUE(t.peer->Send(FrameBytes(first.call_id, uint8_t(Method::kPing), "late")));
+  ASSERT_TRUE(t.peer->Send(FrameBytes(second.call_id, uint8_t(Method::kPing), "next")));
   ASSERT_EQ(next.wait_for(kGenerous), std::future_status::ready);
   StatusOr<std::string> r = next.get();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -251,13 +261,9 @@ TEST(ClientCallFromOtherThread, TimedOutCallIsUnregisteredBeforeItsSlotIsReused)
 }
 
 TEST(ClientClose, FromAnotherThreadFailsEveryPendingCallPromptly) {
-  RawListener listener;
-  wbrpc::ClientOptions o = OptionsFor(listener.port());
-  o.handshake_timeout_ms = 0;  // Only the close may end these calls.
-  ConnThread c(o);
-  ASSERT_TRUE(c.status().ok()) << c.status().ToString();
-  std::unique_ptr<RawPeer> peer = listener.Accept();
-  ASSERT_NE(peer, nullptr);
+  ClientOfRawPeer t;
+  ASSERT_NO_FATAL_FAILURE(t.Connect(0));  // Only the close may end these calls.
+  ConnThread& c = *t.client;
   auto a = StartCall(c, Method::kPing, "a");
   auto b = StartCall(c, Method::kStats, "");
   c.conn().CloseFromAnyThread();
@@ -266,7 +272,7 @@ TEST(ClientClose, FromAnotherThreadFailsEveryPendingCallPromptly) {
     StatusOr<std::string> r = f->get();
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().message(),
-              "connection to " + Where(listener.port()) + " closed by the client");
+              "connection to " + Where(t.listener.port()) + " closed by the client");
   }
 }
 

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <thread>
+#include <utility>
 
 #include "common/counters.h"
 #include "common/thread_stats.h"
@@ -63,22 +65,27 @@ TEST(FieldList, AddSharedSeesEveryBumpOnceTheWriterIsDone) {
   EXPECT_EQ(sum.per[1], 400000u);
 }
 
-TEST(CounterTotals, SumAndDifference) {
-  CounterTotals a{5, 500, 4, 10, 20};
-  CounterTotals b{1, 100, 1, 1, 2};
-  CounterTotals s = a;
+// For a struct of uint64_t counters: a + b holds each listed field's sum,
+// and (a + b) - b gives every listed field of a back.
+template <typename T>
+void ExpectSumAndDifference(const T& a, const T& b,
+                            std::initializer_list<std::pair<uint64_t T::*, uint64_t>> sums) {
+  T s = a;
   s += b;
-  EXPECT_EQ(s.allocs, 6u);
-  EXPECT_EQ(s.alloc_bytes, 600u);
-  EXPECT_EQ(s.frees, 5u);
-  EXPECT_EQ(s.encode_copied, 11u);
-  EXPECT_EQ(s.decode_copied, 22u);
-  CounterTotals d = s - b;
-  EXPECT_EQ(d.allocs, a.allocs);
-  EXPECT_EQ(d.alloc_bytes, a.alloc_bytes);
-  EXPECT_EQ(d.frees, a.frees);
-  EXPECT_EQ(d.encode_copied, a.encode_copied);
-  EXPECT_EQ(d.decode_copied, a.decode_copied);
+  const T d = s - b;
+  for (const auto& [field, sum] : sums) {
+    EXPECT_EQ(s.*field, sum);
+    EXPECT_EQ(d.*field, a.*field);
+  }
+}
+
+TEST(CounterTotals, SumAndDifference) {
+  ExpectSumAndDifference(CounterTotals{5, 500, 4, 10, 20}, CounterTotals{1, 100, 1, 1, 2},
+                         {{&CounterTotals::allocs, 6},
+                          {&CounterTotals::alloc_bytes, 600},
+                          {&CounterTotals::frees, 5},
+                          {&CounterTotals::encode_copied, 11},
+                          {&CounterTotals::decode_copied, 22}});
 }
 
 TEST(ThreadUsage, SumNeedsHardwareCountersOnEveryThread) {
@@ -117,21 +124,15 @@ TEST(ThreadUsage, SumNeedsHardwareCountersOnEveryThread) {
 }
 
 TEST(ClientConnectionStats, SumAndDifference) {
-  rpc::ClientConnectionStats a{10, 9, 1000, 900, 3, 4, 1};
-  rpc::ClientConnectionStats b{1, 2, 3, 4, 5, 6, 7};
-  rpc::ClientConnectionStats s = a;
-  s += b;
-  EXPECT_EQ(s.frames_out, 11u);
-  EXPECT_EQ(s.frames_in, 11u);
-  EXPECT_EQ(s.bytes_out, 1003u);
-  EXPECT_EQ(s.bytes_in, 904u);
-  EXPECT_EQ(s.writes, 8u);
-  EXPECT_EQ(s.reads, 10u);
-  EXPECT_EQ(s.stray_replies, 8u);
-  rpc::ClientConnectionStats d = s - b;
-  EXPECT_EQ(d.frames_out, a.frames_out);
-  EXPECT_EQ(d.bytes_in, a.bytes_in);
-  EXPECT_EQ(d.stray_replies, a.stray_replies);
+  using Stats = rpc::ClientConnectionStats;
+  ExpectSumAndDifference(Stats{10, 9, 1000, 900, 3, 4, 1}, Stats{1, 2, 3, 4, 5, 6, 7},
+                         {{&Stats::frames_out, 11},
+                          {&Stats::frames_in, 11},
+                          {&Stats::bytes_out, 1003},
+                          {&Stats::bytes_in, 904},
+                          {&Stats::writes, 8},
+                          {&Stats::reads, 10},
+                          {&Stats::stray_replies, 8}});
 }
 
 }  // namespace

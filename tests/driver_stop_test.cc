@@ -116,9 +116,17 @@ class DriverAgainstServer : public DriverStop {
     region_ = NewNullRegion({});
     service_ = std::make_unique<RegionService>(region_.get());
     rpc::ServerOptions o;
-    o.bind = bind;
+    o.host = bind;
     server_ = std::make_unique<wbrpc::Server>(o, service_.get());
     start_status_ = server_->Start();
+  }
+  // Starts the server on loopback, which must succeed, and points `d` at it
+  // with `threads` clients.
+  void StartFor(int threads, DriverOptions* d) {
+    Start();
+    ASSERT_TRUE(start_status_.ok()) << start_status_.ToString();
+    d->port = server_->port();
+    d->threads = threads;
   }
   // Waits (30 s at most) until the server has answered `n` Mutate calls:
   // the run's calls flow.
@@ -136,11 +144,8 @@ class DriverAgainstServer : public DriverStop {
 
 // SIGTERM is reported as SIGTERM, not SIGINT.
 TEST_F(DriverAgainstServer, SigtermIsReportedAsSigterm) {
-  Start();
-  ASSERT_TRUE(start_status_.ok()) << start_status_.ToString();
   DriverOptions d;
-  d.port = server_->port();
-  d.threads = 4;
+  ASSERT_NO_FATAL_FAILURE(StartFor(4, &d));
   AsyncLoad load(d);
   WaitForMutates(100);
   RequestStop(StopReason::kSigterm);
@@ -155,11 +160,8 @@ TEST_F(DriverAgainstServer, SigtermIsReportedAsSigterm) {
 // calls; the run ends by itself, partial, with an error naming the server,
 // and keeps what was measured.
 TEST_F(DriverAgainstServer, OsModelServerGoneMidRunEndsTheRunWithAClearError) {
-  Start();
-  ASSERT_TRUE(start_status_.ok()) << start_status_.ToString();
   DriverOptions d;
-  d.port = server_->port();
-  d.threads = 8;
+  ASSERT_NO_FATAL_FAILURE(StartFor(8, &d));
   d.connections = 2;
   d.thread_model = ThreadModel::kOs;
   d.max_seconds = 60;

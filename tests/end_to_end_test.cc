@@ -16,6 +16,7 @@
 #include "nullregion/region_service.h"
 #include "transports/wirebench/client.h"
 #include "transports/wirebench/server.h"
+#include "tests/null_server_fixture.h"
 #include "tests/test_workloads.h"
 
 namespace wirebench {
@@ -177,12 +178,9 @@ TEST_F(EndToEnd, CleanShutdownWithCallsInFlightLeavesAPartialResult) {
 }
 
 TEST(Ping, EchoesPayload) {
-  auto region = NewNullRegion({});
-  RegionService service(region.get());
-  wbrpc::Server server({}, &service);
-  ASSERT_TRUE(server.Start().ok());
+  testing::NullServerFixture server;
   wbrpc::ClientOptions co;
-  co.port = server.port();
+  co.port = server.server->port();
   auto reply = wbrpc::CallOnce(co, Method::kPing, ByteView("hello"));
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   EXPECT_EQ(*reply, "hello");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/silent_listener.h"
+#include "tests/wirebench_paths.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -20,8 +21,6 @@ namespace {
 
 using testing::WirebenchProcess;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 constexpr auto kBound = std::chrono::seconds(120);
 
 int64_t Count(const nlohmann::json& results, const std::string& what) {

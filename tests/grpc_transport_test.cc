@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -117,6 +118,18 @@ class GrpcTransportTest : public ::testing::Test {
     return out;
   }
 
+  // A Ping of `payload` on `conn` is answered kCallTooLarge (printed, with
+  // `side`, the one that refused it), in a message that says each of `says`.
+  void ExpectCallTooLarge(GrpcConnection* conn, const std::string& payload, const char* side,
+                          std::initializer_list<const char*> says) {
+    Outcome refused = Call(conn, Method::kPing, payload);
+    ASSERT_FALSE(refused.failed) << refused.failure.ToString();
+    EXPECT_EQ(refused.header.status, uint8_t(CallStatus::kCallTooLarge));
+    std::printf("[oversized] %s: %s\n", side, refused.payload.c_str());
+    for (const char* part : says)
+      EXPECT_NE(refused.payload.find(part), std::string::npos) << refused.payload;
+  }
+
   // One region call encoded with `codec`; the reply decoded into `resp`.
   template <typename Req, typename Resp>
   void RoundTrip(GrpcConnection* conn, Codec* codec, Method m, const Req& req, Resp* resp) {
@@ -210,23 +223,16 @@ TEST_F(GrpcTransportTest, OversizedMessageFailsCleanlyAndServerKeepsServing) {
   lax.max_message = 32u << 20;
   auto conn = Connect(lax);
   ASSERT_NE(conn, nullptr);
-  Outcome refused = Call(conn.get(), Method::kPing, big);
-  ASSERT_FALSE(refused.failed) << refused.failure.ToString();
-  EXPECT_EQ(refused.header.status, uint8_t(CallStatus::kCallTooLarge));
-  std::printf("[oversized] server: %s\n", refused.payload.c_str());
-  EXPECT_NE(refused.payload.find("RESOURCE_EXHAUSTED"), std::string::npos) << refused.payload;
-  EXPECT_NE(refused.payload.find("16777216"), std::string::npos) << refused.payload;
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectCallTooLarge(conn.get(), big, "server", {"RESOURCE_EXHAUSTED", "16777216"}));
   EXPECT_TRUE(conn->ok());
   EXPECT_EQ(Call(conn.get(), Method::kPing, "after").payload, "after");
 
   // A client with the default limit refuses to send it.
   auto strict = Connect(Options());
   ASSERT_NE(strict, nullptr);
-  Outcome local = Call(strict.get(), Method::kPing, big);
-  ASSERT_FALSE(local.failed) << local.failure.ToString();
-  EXPECT_EQ(local.header.status, uint8_t(CallStatus::kCallTooLarge));
-  std::printf("[oversized] client: %s\n", local.payload.c_str());
-  EXPECT_NE(local.payload.find("Sent message larger than max"), std::string::npos) << local.payload;
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectCallTooLarge(strict.get(), big, "client", {"Sent message larger than max"}));
   EXPECT_EQ(Call(strict.get(), Method::kPing, "after").payload, "after");
 }
 
@@ -359,7 +365,7 @@ TEST_F(GrpcTransportTest, WireBytesComeFromTheSocket) {
 
 TEST_F(GrpcTransportTest, BadSettingsAndUnreachableServerGiveClearErrors) {
   grpcrpc::GrpcServerOptions bad;
-  bad.bind = "not-an-address";
+  bad.host = "not-an-address";
   grpcrpc::GrpcServer server(bad, service_.get());
   Status s = server.Start();
   EXPECT_FALSE(s.ok());

@@ -7,54 +7,74 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 namespace wirebench::hdr {
 namespace {
 
+// Each case: a number and the text it must become.
+struct Spelled {
+  double value;
+  const char* text;
+};
+
+template <typename Fn>
+void ExpectSpellings(Fn spell, std::initializer_list<Spelled> cases) {
+  for (const Spelled& c : cases) EXPECT_EQ(spell(c.value), c.text) << "of " << c.value;
+}
+
 TEST(HdrYcsbSummary, PercentileNamesFollowYcsbOrdinal) {
-  EXPECT_EQ(YcsbPercentileName(50), "50th");
-  EXPECT_EQ(YcsbPercentileName(95), "95th");
-  EXPECT_EQ(YcsbPercentileName(99), "99th");
-  EXPECT_EQ(YcsbPercentileName(1), "1st");
-  EXPECT_EQ(YcsbPercentileName(2), "2nd");
-  EXPECT_EQ(YcsbPercentileName(3), "3rd");
-  EXPECT_EQ(YcsbPercentileName(11), "11th");
-  EXPECT_EQ(YcsbPercentileName(12), "12th");
-  EXPECT_EQ(YcsbPercentileName(13), "13th");
-  EXPECT_EQ(YcsbPercentileName(21), "21st");
-  EXPECT_EQ(YcsbPercentileName(100), "100th");
-  // YCSB prints a fractional percentile with Double.toString and no suffix.
-  EXPECT_EQ(YcsbPercentileName(99.9), "99.9");
-  EXPECT_EQ(YcsbPercentileName(99.99), "99.99");
-  EXPECT_EQ(YcsbPercentileMetric(95), "95thPercentileLatency(us)");
-  EXPECT_EQ(YcsbPercentileMetric(99.9), "99.9PercentileLatency(us)");
+  ExpectSpellings(YcsbPercentileName, {
+      {50, "50th"},
+      {95, "95th"},
+      {99, "99th"},
+      {1, "1st"},
+      {2, "2nd"},
+      {3, "3rd"},
+      {11, "11th"},
+      {12, "12th"},
+      {13, "13th"},
+      {21, "21st"},
+      {100, "100th"},
+      // YCSB prints a fractional percentile with Double.toString and no suffix.
+      {99.9, "99.9"},
+      {99.99, "99.99"},
+  });
+  ExpectSpellings(YcsbPercentileMetric, {
+      {95, "95thPercentileLatency(us)"},
+      {99.9, "99.9PercentileLatency(us)"},
+  });
 }
 
 TEST(HdrYcsbSummary, JavaDoubleToString) {
-  EXPECT_EQ(JavaDoubleToString(0.0), "0.0");
-  EXPECT_EQ(JavaDoubleToString(100.0), "100.0");
-  EXPECT_EQ(JavaDoubleToString(412.7), "412.7");
-  EXPECT_EQ(JavaDoubleToString(2.750375), "2.750375");
-  EXPECT_EQ(JavaDoubleToString(0.001), "0.001");
-  EXPECT_EQ(JavaDoubleToString(0.0001), "1.0E-4");
-  EXPECT_EQ(JavaDoubleToString(1e7), "1.0E7");
-  EXPECT_EQ(JavaDoubleToString(12345678.9), "1.23456789E7");
-  EXPECT_EQ(JavaDoubleToString(9999999.5), "9999999.5");
-  EXPECT_EQ(JavaDoubleToString(-3.25), "-3.25");
-  EXPECT_EQ(JavaDoubleToString(1.0 / 3), "0.3333333333333333");
+  ExpectSpellings(JavaDoubleToString, {
+      {0.0, "0.0"},
+      {100.0, "100.0"},
+      {412.7, "412.7"},
+      {2.750375, "2.750375"},
+      {0.001, "0.001"},
+      {0.0001, "1.0E-4"},
+      {1e7, "1.0E7"},
+      {12345678.9, "1.23456789E7"},
+      {9999999.5, "9999999.5"},
+      {-3.25, "-3.25"},
+      {1.0 / 3, "0.3333333333333333"},
+  });
 }
 
 TEST(HdrYcsbSummary, DecimalFormatTwoPlacesRoundsHalfEven) {
-  EXPECT_EQ(YcsbDecimalFormat(2.750375), "2.75");
-  EXPECT_EQ(YcsbDecimalFormat(2.0), "2");
-  EXPECT_EQ(YcsbDecimalFormat(0.125), "0.12");
-  EXPECT_EQ(YcsbDecimalFormat(0.135), "0.14");
-  EXPECT_EQ(YcsbDecimalFormat(2.999), "3");
-  EXPECT_EQ(YcsbDecimalFormat(0.004), "0");
-  EXPECT_EQ(YcsbDecimalFormat(2.675), "2.67");  // 2.67499999... in binary.
-  EXPECT_EQ(YcsbDecimalFormat(99.996), "100");
-  EXPECT_EQ(YcsbDecimalFormat(1234567.891), "1234567.89");
+  ExpectSpellings(YcsbDecimalFormat, {
+      {2.750375, "2.75"},
+      {2.0, "2"},
+      {0.125, "0.12"},
+      {0.135, "0.14"},
+      {2.999, "3"},
+      {0.004, "0"},
+      {2.675, "2.67"},  // 2.67499999... in binary.
+      {99.996, "100"},
+      {1234567.891, "1234567.89"},
+  });
 }
 
 Histogram EightOps() {

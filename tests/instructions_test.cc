@@ -23,14 +23,15 @@
 #include "codecs/codec.h"
 #include "regions/registry.h"
 #include "rpc/symbol_prefixes.h"
+#include "tests/expect_text.h"
 #include "tests/sanitized_build.h"
 #include "tests/shell.h"
+#include "tests/wirebench_paths.h"
 #include "transports/transport.h"
 
 namespace wirebench {
 namespace {
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkload = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 // A profile in callgrind's uncompressed format: main -> ReadLoop (rpc) ->
@@ -390,9 +391,8 @@ TEST(Instructions, MissingValgrindSaysHowToInstallIt) {
 TEST(Instructions, OpsZeroIsRefused) {
   Outcome o = RunShell(kBinary + " run --instructions -P " + kWorkload + " --ops 0");
   EXPECT_EQ(o.exit_code, 2) << o.out;
-  EXPECT_NE(o.out.find("--instructions needs a fixed number of operations: --ops must be 1 or more"),
-            std::string::npos)
-      << o.out;
+  testing::ExpectHoldsAll(
+      o.out, {"--instructions needs a fixed number of operations: --ops must be 1 or more"});
   EXPECT_EQ(o.out.find("callgrind"), std::string::npos) << o.out;
 }
 

@@ -2,6 +2,7 @@
 // binary: it serves, stops on request, and never outlives a client that is
 // killed.
 #include "bench/loadgen/local_server.h"
+#include "tests/wirebench_paths.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -16,8 +17,6 @@
 
 namespace wirebench {
 namespace {
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 // Waits up to timeout_ms for process `pid` (not necessarily our child) to
 // exit, on a pidfd: true once it has.

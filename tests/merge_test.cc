@@ -15,17 +15,14 @@
 #include "hdr/histogram_encoding.h"
 #include "bench/results/merge.h"
 #include "bench/results/report.h"
-#include "nullregion/null_region.h"
-#include "nullregion/region_service.h"
-#include "transports/wirebench/server.h"
+#include "tests/null_server_fixture.h"
 #include "tests/test_workloads.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 using nlohmann::json;
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 json Snapshot(int port, double uptime, double io_cpu_ns, uint64_t mutates) {
   return {{"server", {{"bind", "10.0.0.1"}, {"port", port}, {"io_threads", 2}, {"uptime_s", uptime}}},
@@ -449,14 +446,9 @@ TEST_F(MergeFiles, CommandWritesMergedJsonAndPrintsText) {
 
 // Two real runs, one after the other, against one in-process server.
 TEST(Merge, TwoRealRunsAgainstOneServer) {
-  auto region = NewNullRegion({});
-  RegionService service(region.get());
-  wbrpc::Server server({}, &service);
-  ASSERT_TRUE(server.Start().ok());
+  testing::NullServerFixture server;
   testing::MixedWorkload w;
-  DriverOptions d;
-  d.port = server.port();
-  d.threads = 4;
+  DriverOptions d = server.Options(4);
   std::vector<NamedResult> docs;
   uint64_t sum = 0;
   for (int i = 0; i < 2; ++i) {

@@ -32,14 +32,12 @@
 #include <vector>
 
 #include "tests/read_file.h"
+#include "tests/wirebench_paths.h"
 
 namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 // A child process; stdout (and stderr) to a file.
 class Child {
@@ -85,6 +83,8 @@ class Child {
   pid_t pid_ = -1;
 };
 
+using wirebench::kBinary;
+using wirebench::kWorkloadA;
 using wirebench::testing::ReadFile;
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -154,6 +154,16 @@ class MpiRun : public ::testing::Test {
   // it, non-zero, with a partial report naming rank 1 and `why`.
   void ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks, int sig,
                                      double bound_s, const std::string& why);
+
+  // Waits (at most 30 s) for mpirun to end, which must be with a failure, and
+  // sets *text to what it printed.
+  static void ExpectRunFails(Child* run, const std::string& out, std::string* text) {
+    bool timed_out = false;
+    const int rc = run->Wait(30, &timed_out);
+    *text = ReadFile(out);
+    ASSERT_FALSE(timed_out) << *text;
+    EXPECT_NE(rc, 0) << *text;
+  }
 
   static std::filesystem::path* dir_;
   static Child* server_;
@@ -288,6 +298,13 @@ std::vector<std::pair<pid_t, int>> RunningRanks(pid_t mpirun, size_t n) {
   return ranks;
 }
 
+// The pid of rank `rank` among `ranks` (pid, rank); 0 when it is not there.
+pid_t PidOfRank(const std::vector<std::pair<pid_t, int>>& ranks, int rank) {
+  for (auto [pid, r] : ranks)
+    if (r == rank) return pid;
+  return 0;
+}
+
 // Nothing of `ranks` left running, waiting up to 2 s each (an exited rank
 // may be a zombie until init reaps it).
 void ExpectNoneRunning(const std::vector<std::pair<pid_t, int>>& ranks) {
@@ -313,9 +330,7 @@ void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks
   // Wait until the ranks measure: rank 0's report would be empty before.
   const std::vector<std::pair<pid_t, int>> running = RunningRanks(run->pid(), ranks);
   ASSERT_EQ(running.size(), ranks) << ReadFile(out);
-  pid_t victim = 0;
-  for (auto [pid, rank] : running)
-    if (rank == 1) victim = pid;
+  const pid_t victim = PidOfRank(running, 1);
   ASSERT_GT(victim, 0);
   const auto signalled_at = Clock::now();
   ASSERT_EQ(kill(victim, sig), 0);
@@ -326,7 +341,7 @@ void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks
   const std::string text = ReadFile(out);
   ASSERT_FALSE(timed_out) << text;
   std::printf("the run ended %.2f s after rank 1 got %s\n", took, strsignal(sig));
-  EXPECT_LT(took, bound_s) << text;  // The bound, measured by a count of seconds.
+  EXPECT_LT(took, bound_s) << text;  // The bound the caller gives, in seconds.
   EXPECT_NE(rc, 0) << text;
   EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
@@ -359,16 +374,11 @@ TEST_F(MpiRun, RankWhoseRunFailsStopsEveryRank) {
                     out);
   const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 3);
   ASSERT_EQ(ranks.size(), 3u) << ReadFile(out);
-  for (auto [pid, rank] : ranks) {
-    if (rank == 2) {
-      ASSERT_EQ(kill(pid, SIGINT), 0);
-    }
-  }
-  bool timed_out = false;
-  const int rc = run->Wait(30, &timed_out);
-  const std::string text = ReadFile(out);
-  ASSERT_FALSE(timed_out) << text;
-  EXPECT_NE(rc, 0) << text;
+  const pid_t failing = PidOfRank(ranks, 2);
+  ASSERT_GT(failing, 0);
+  ASSERT_EQ(kill(failing, SIGINT), 0);
+  std::string text;
+  ASSERT_NO_FATAL_FAILURE(ExpectRunFails(run.get(), out, &text));
   EXPECT_NE(text.find("[OVERALL], Partial, true (Unavailable: rank 2 (host"), std::string::npos)
       << text;
   EXPECT_NE(text.find("[MERGE], Inputs, 3"), std::string::npos) << text;  // Every rank's figures.
@@ -459,16 +469,11 @@ TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
   const std::vector<std::pair<pid_t, int>> ranks = RunningRanks(run->pid(), 2);
   ASSERT_EQ(ranks.size(), 2u) << ReadFile(out);
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  pid_t victim = 0;
-  for (auto [pid, rank] : ranks)
-    if (rank == 1) victim = pid;
+  const pid_t victim = PidOfRank(ranks, 1);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGKILL), 0);
-  bool timed_out = false;
-  const int rc = run->Wait(30, &timed_out);
-  const std::string text = ReadFile(out);
-  ASSERT_FALSE(timed_out) << text;
-  EXPECT_NE(rc, 0) << text;
+  std::string text;
+  ASSERT_NO_FATAL_FAILURE(ExpectRunFails(run.get(), out, &text));
   EXPECT_EQ(Count(text, "# wirebench codec comparison"), 1u) << text;
   EXPECT_NE(text.find("INTERRUPTED"), std::string::npos) << text;
   EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;

@@ -33,12 +33,10 @@
 #include "common/str_cat.h"
 #include "tests/read_file.h"
 #include "tests/shell.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 using wirebench::testing::Sh;
 

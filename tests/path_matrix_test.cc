@@ -30,6 +30,7 @@
 #include "tests/read_file.h"
 #include "tests/silent_listener.h"
 #include "tests/transport_cases.h"
+#include "tests/wirebench_paths.h"
 #include "transports/transport.h"
 
 namespace wirebench {
@@ -38,7 +39,6 @@ namespace {
 using testing::WirebenchProcess;
 using Clock = std::chrono::steady_clock;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kWorkloads = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/";
 constexpr int64_t kRecords = 1000;
 // Operations per workload in the quick form; E's count gives one connection

@@ -426,25 +426,39 @@ TEST(PbCodecs, CodecsRefuseEachOthersPayloadsAndOtherMethods) {
 
 // ---- Steady-state allocations and copies of the 1 KB put ----
 
-struct Cost {
-  CounterTotals encode, decode;
+// One codec's 1 KB put in the steady state: encoded and decoded three times,
+// then one more encode measured (`encode`). `p` is that encode's payload as a
+// server holds it (framed), for a decode to measure; `got` is decoded into.
+struct SteadyPut {
+  explicit SteadyPut(Codec& codec) {
+    for (int i = 0; i < 3; ++i) {
+      out.Clear();
+      EXPECT_TRUE(codec.EncodeRequest(kCallId, Put1k(), &out).ok());
+      FramedPayload warm(out.view());
+      EXPECT_TRUE(codec.DecodeRequest(warm.view(), &got).ok());
+    }
+    out.Clear();
+    CounterTotals before = ThisThreadTotals();
+    EXPECT_TRUE(codec.EncodeRequest(kCallId, Put1k(), &out).ok());
+    encode = ThisThreadTotals() - before;
+    framed = std::make_unique<FramedPayload>(out.view());
+    p = framed->view();
+  }
+
+  MutateRequest got;
+  ByteBuffer out;
+  CounterTotals encode;
+  std::unique_ptr<FramedPayload> framed;
+  ByteView p;
 };
 
-// Encodes and decodes the 1 KB put `warm` times, then measures one more.
-Cost SteadyStatePut(Codec& codec, MutateRequest* got, ByteBuffer* out, std::string* payload) {
-  for (int i = 0; i < 3; ++i) {
-    out->Clear();
-    EXPECT_TRUE(codec.EncodeRequest(kCallId, Put1k(), out).ok());
-    FramedPayload framed(out->view());
-    EXPECT_TRUE(codec.DecodeRequest(framed.view(), got).ok());
-  }
-  Cost cost;
-  out->Clear();
+// Decodes `p` into `got` once, which must succeed, and sets `*cost` to what
+// that decode allocated and copied.
+void MeasureDecode(Codec& codec, ByteView p, MutateRequest* got, CounterTotals* cost) {
   CounterTotals before = ThisThreadTotals();
-  EXPECT_TRUE(codec.EncodeRequest(kCallId, Put1k(), out).ok());
-  cost.encode = ThisThreadTotals() - before;
-  *payload = out->view().ToString();
-  return cost;
+  Status s = codec.DecodeRequest(p, got);
+  *cost = ThisThreadTotals() - before;
+  ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
 constexpr uint64_t kPutValueBytes = 10 * 100;
@@ -455,20 +469,15 @@ constexpr uint64_t kPbPutPayload = 23 + 6 + 10 * (6 + 100);
 
 TEST(PbCodecs, CellBlockDecodesA1KbPutWithoutAllocatingOrCopying) {
   auto codec = NewCellBlockCodec();
-  MutateRequest got;
-  ByteBuffer out;
-  std::string payload;
-  Cost c = SteadyStatePut(*codec, &got, &out, &payload);
-  EXPECT_EQ(c.encode.allocs, 0u);
-  EXPECT_EQ(c.encode.encode_copied, kCellBlockPutCopies) << "one copy of each cell, no more";
+  SteadyPut put(*codec);
+  MutateRequest& got = put.got;
+  const ByteView p = put.p;
+  EXPECT_EQ(put.encode.allocs, 0u);
+  EXPECT_EQ(put.encode.encode_copied, kCellBlockPutCopies) << "one copy of each cell, no more";
 
-  FramedPayload framed(payload);
-  ByteView p = framed.view();
   ASSERT_TRUE(codec->DecodeRequest(p, &got).ok());  // Warm on this buffer too.
-  CounterTotals before = ThisThreadTotals();
-  Status s = codec->DecodeRequest(p, &got);
-  CounterTotals d = ThisThreadTotals() - before;
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  CounterTotals d;
+  ASSERT_NO_FATAL_FAILURE(MeasureDecode(*codec, p, &got, &d));
   EXPECT_EQ(d.allocs, 0u);
   EXPECT_EQ(d.decode_copied, 0u);
   ASSERT_EQ(got.mutation.cells.size(), 10u);
@@ -483,18 +492,14 @@ TEST(PbCodecs, CellBlockDecodesA1KbPutWithoutAllocatingOrCopying) {
 
 TEST(PbCodecs, PbCopiesEveryValueOutOfThePayload) {
   auto codec = NewPbCodec();
-  MutateRequest got;
-  ByteBuffer out;
-  std::string payload;
-  Cost c = SteadyStatePut(*codec, &got, &out, &payload);
-  EXPECT_EQ(c.encode.encode_copied, 2 * kPbPutPayload) << "into strings, then into the buffer";
-  EXPECT_GT(c.encode.allocs, 10u) << "pb builds fresh messages and strings by design";
+  SteadyPut put(*codec);
+  MutateRequest& got = put.got;
+  const ByteView p = put.p;
+  EXPECT_EQ(put.encode.encode_copied, 2 * kPbPutPayload) << "into strings, then into the buffer";
+  EXPECT_GT(put.encode.allocs, 10u) << "pb builds fresh messages and strings by design";
 
-  FramedPayload framed(payload);
-  ByteView p = framed.view();
-  CounterTotals before = ThisThreadTotals();
-  ASSERT_TRUE(codec->DecodeRequest(p, &got).ok());
-  CounterTotals d = ThisThreadTotals() - before;
+  CounterTotals d;
+  ASSERT_NO_FATAL_FAILURE(MeasureDecode(*codec, p, &got, &d));
   EXPECT_GE(d.decode_copied, kPutValueBytes);
   EXPECT_EQ(d.decode_copied, kPbPutPayload);
   EXPECT_GT(d.allocs, 10u);
@@ -506,18 +511,14 @@ TEST(PbCodecs, PbCopiesEveryValueOutOfThePayload) {
 
 TEST(PbCodecs, PbArenaStopsAllocatingOnceWarmButStillCopies) {
   auto codec = NewPbArenaCodec();
-  MutateRequest got;
-  ByteBuffer out;
-  std::string payload;
-  Cost c = SteadyStatePut(*codec, &got, &out, &payload);
-  EXPECT_EQ(c.encode.allocs, 0u);
-  EXPECT_EQ(c.encode.encode_copied, 2 * kPbPutPayload);
+  SteadyPut put(*codec);
+  MutateRequest& got = put.got;
+  const ByteView p = put.p;
+  EXPECT_EQ(put.encode.allocs, 0u);
+  EXPECT_EQ(put.encode.encode_copied, 2 * kPbPutPayload);
 
-  FramedPayload framed(payload);
-  ByteView p = framed.view();
-  CounterTotals before = ThisThreadTotals();
-  ASSERT_TRUE(codec->DecodeRequest(p, &got).ok());
-  CounterTotals d = ThisThreadTotals() - before;
+  CounterTotals d;
+  ASSERT_NO_FATAL_FAILURE(MeasureDecode(*codec, p, &got, &d));
   EXPECT_EQ(d.allocs, 0u);
   EXPECT_EQ(d.decode_copied, kPbPutPayload);
   for (const Cell& cell : got.mutation.cells) EXPECT_FALSE(cell.value.Within(p.data(), p.size()));
@@ -529,9 +530,7 @@ TEST(PbCodecs, PbArenaStopsAllocatingOnceWarmButStillCopies) {
   reset.reset_every_call = true;
   auto resetting = NewPbArenaCodec(reset);
   ASSERT_TRUE(resetting->DecodeRequest(p, &got).ok());
-  before = ThisThreadTotals();
-  ASSERT_TRUE(resetting->DecodeRequest(p, &got).ok());
-  d = ThisThreadTotals() - before;
+  ASSERT_NO_FATAL_FAILURE(MeasureDecode(*resetting, p, &got, &d));
   EXPECT_GE(d.allocs, 10u) << "one per 100-byte value at least";
 }
 

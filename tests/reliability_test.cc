@@ -20,6 +20,7 @@
 
 #include "tests/sanitized_build.h"
 #include "tests/silent_listener.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
@@ -28,9 +29,6 @@ namespace fs = std::filesystem;
 using testing::ProcessAlive;
 using testing::ProcessGroup;
 using testing::WirebenchProcess;
-
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 
 std::string Stem(const std::string& name) {
   return std::string(WIREBENCH_BINARY_DIR) + "/reliability_" + name;

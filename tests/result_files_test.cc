@@ -12,13 +12,13 @@
 #include "bench/results/result_json.h"
 #include "tests/read_file.h"
 #include "tests/temp_dir.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 const std::string kRun = kBinary + " run -P " + std::string(WIREBENCH_SOURCE_DIR) +
                          "/workloads/workloada -p recordcount=100 -p operationcount=200";
 

@@ -68,7 +68,7 @@ TEST_F(ServerLimits, DefaultsAreSane) {
   // A reply of the largest frame must fit in the queue, or it could never be sent.
   EXPECT_GE(o.max_queued_bytes, size_t(o.max_call_bytes) + wbrpc::kLengthSize);
   EXPECT_GT(o.idle_timeout_ms, 0);
-  EXPECT_EQ(o.bind, "127.0.0.1");
+  EXPECT_EQ(o.host, "127.0.0.1");
 }
 
 TEST_F(ServerLimits, MaxConnectionsRefusesTheNextOneWithAReason) {

@@ -34,6 +34,7 @@
 
 #include "tests/read_file.h"
 #include "tests/shell.h"
+#include "tests/wirebench_paths.h"
 
 namespace {
 
@@ -42,9 +43,8 @@ using Clock = std::chrono::steady_clock;
 
 #ifdef WIREBENCH_TEST_MPIEXEC
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
-
+using wirebench::kBinary;
+using wirebench::kWorkloadA;
 using wirebench::testing::ReadFile;
 
 using wirebench::testing::Sh;

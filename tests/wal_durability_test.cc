@@ -12,11 +12,11 @@
 
 #include "bench/loadgen/driver.h"
 #include "bench/loadgen/local_server.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 std::atomic<int> g_acked{0};
 
 std::string KeyOf(int client, int i) {

@@ -14,12 +14,12 @@
 #include "bench/loadgen/local_server.h"
 #include "regions/wal/wal_format.h"
 #include "regions/wal/wal_region.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 
 std::string ReadFile(const std::string& p) {
   std::ifstream in(p, std::ios::binary);

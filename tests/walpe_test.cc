@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "regions/wal/wal_reader.h"
+#include "tests/expect_text.h"
 #include "tests/temp_dir.h"
 #include "tests/sanitized_build.h"
 
@@ -26,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using testing::ExpectHoldsAll;
 using testing::TempDir;
 
 // Runs walpe in-process with the given arguments; returns its exit code and
@@ -45,14 +47,11 @@ TEST(Walpe, SmallRunVerifiesEveryRecord) {
   std::string out;
   ASSERT_EQ(Walpe({"-threads", "4", "-iterations", "250", "-verify", "-path", dir.path()}, &out), 0)
       << out;
-  EXPECT_NE(out.find("Verify: OK, 1000 records"), std::string::npos) << out;
-  EXPECT_NE(out.find("Summary: threads=4, iterations=250, syncInterval=0 took "), std::string::npos)
-      << out;
-  EXPECT_NE(out.find("Append meter: count=1000,"), std::string::npos) << out;
-  EXPECT_NE(out.find("countPerSync (appends per sync): count="), std::string::npos) << out;
-  EXPECT_NE(out.find("Latency of one append+sync (ns): count=1000,"), std::string::npos) << out;
-  EXPECT_NE(out.find("CPU per op: "), std::string::npos) << out;
-  EXPECT_NE(out.find("Context switches per op: "), std::string::npos) << out;
+  ExpectHoldsAll(out, {"Verify: OK, 1000 records",
+                       "Summary: threads=4, iterations=250, syncInterval=0 took ",
+                       "Append meter: count=1000,", "countPerSync (appends per sync): count=",
+                       "Latency of one append+sync (ns): count=1000,", "CPU per op: ",
+                       "Context switches per op: "});
   // Cleaned up afterwards: nothing left in the directory.
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
@@ -195,9 +194,7 @@ TEST(Walpe, ThreadCreationFailureIsReportedAndTheTemporaryDirectoryRemoved) {
                                   &err);
   ASSERT_TRUE(WIFEXITED(status)) << "walpe died: " << status << "\n" << err;
   EXPECT_EQ(WEXITSTATUS(status), 1) << err;
-  EXPECT_NE(err.find("could not start thread "), std::string::npos) << err;
-  EXPECT_NE(err.find(" of 4000 ("), std::string::npos) << err;
-  EXPECT_NE(err.find("lower -threads"), std::string::npos) << err;
+  ExpectHoldsAll(err, {"could not start thread ", " of 4000 (", "lower -threads"});
   EXPECT_TRUE(fs::is_empty(tmp.path()));
 }
 

@@ -22,13 +22,13 @@
 #include "bench/results/report.h"
 #include "tests/read_file.h"
 #include "tests/silent_listener.h"
+#include "tests/wirebench_paths.h"
 
 namespace wirebench {
 namespace {
 
 using testing::WirebenchProcess;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
 std::string Workload(const std::string& name) {
   return std::string(WIREBENCH_SOURCE_DIR) + "/workloads/" + name;
 }

@@ -245,20 +245,23 @@ TEST(ZooKeeperRegistration, WritesHBasesNodesAndRemovesThemOnDestruction) {
     EXPECT_EQ(data, "");
     EXPECT_EQ(st.ephemeralOwner, 0);
 
-    ASSERT_EQ(zk.Get(target.root + "/meta-region-server", &data, &st), ZOK);
-    EXPECT_EQ(st.ephemeralOwner, 0) << "meta-region-server is persistent in HBase";
-    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
-              "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x03}));
-
-    ASSERT_EQ(zk.Get(target.root + "/master", &data, &st), ZOK);
-    EXPECT_NE(st.ephemeralOwner, 0) << "the master node is ephemeral in HBase";
-    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
-              "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes + Bytes({0x10, 0x00, 0x18, 0x00}));
-
-    ASSERT_EQ(zk.Get(target.root + "/hbaseid", &data, &st), ZOK);
-    EXPECT_EQ(st.ephemeralOwner, 0) << "hbaseid is persistent in HBase";
-    EXPECT_EQ(CheckMetadataPrefix(data, getpid()),
-              "PBUF" + Bytes({0x0a, 0x0c}) + "wb-cluster-1");
+    // Each node: ephemeral or persistent as in HBase, and its bytes after the
+    // metadata prefix.
+    struct Node {
+      const char* name;
+      bool ephemeral;
+      std::string bytes;
+    };
+    const std::string server_name = "PBUF" + Bytes({0x0a, 0x15}) + kServerNameBytes;
+    for (const Node& n : {Node{"/meta-region-server", false,
+                               server_name + Bytes({0x10, 0x00, 0x18, 0x03})},
+                          Node{"/master", true, server_name + Bytes({0x10, 0x00, 0x18, 0x00})},
+                          Node{"/hbaseid", false, "PBUF" + Bytes({0x0a, 0x0c}) + "wb-cluster-1"}}) {
+      ASSERT_EQ(zk.Get(target.root + n.name, &data, &st), ZOK) << n.name;
+      EXPECT_EQ(st.ephemeralOwner != 0, n.ephemeral)
+          << n.name << (n.ephemeral ? " is ephemeral" : " is persistent") << " in HBase";
+      EXPECT_EQ(CheckMetadataPrefix(data, getpid()), n.bytes) << n.name;
+    }
 
     // What a client reads.
     auto found = LookupMetaRegionServer(target, milliseconds(20000));

@@ -36,6 +36,7 @@
 #include "common/thread_stats.h"
 #include "nullregion/region.h"
 #include "rpc/call_channel.h"
+#include "rpc/endpoint.h"
 #include "rpc/server_options.h"
 #include "rpc/service.h"
 #include "rpc/shared_channel.h"
@@ -49,9 +50,7 @@ struct ClientEndpoint {
   std::unique_ptr<Codec> codec;  // Bound to `channel` when the transport encodes itself.
 };
 
-struct EndpointOptions {
-  std::string host = "127.0.0.1";
-  uint16_t port = 0;
+struct EndpointOptions : rpc::Endpoint {
   // The codec's registry entry, resolved once per process (the command
   // line's --codec); null: the registry's first. A transport turns it into
   // a byte only where its wire carries one (wirebench's preamble, gRPC's

@@ -4,17 +4,35 @@
 #include <memory>
 
 #include "bench/cli/entry_option.h"
+#include "bench/cli/subcommand.h"
 #include "bench/loadgen/calibrate.h"
 #include "codecs/codec.h"
 
 namespace wirebench {
 
+namespace {
+
+// Runs the calibration and prints its report: 0, 1 when the instrument is
+// off (the run ended, but a check failed), 2 when it could not run.
+int RunCalibrate(const CalibrationOptions& o) {
+  auto r = RunCalibration(o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "wirebench calibrate: %s\n", r.status().ToString().c_str());
+    return 2;
+  }
+  int off = 0;
+  std::fputs(FormatCalibrationReport(*r, &off).c_str(), stdout);
+  return off > 0 ? 1 : 0;
+}
+
+}  // namespace
+
 void AddCalibrateCommand(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<CalibrationOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "calibrate",
+  auto [cmd, o] = AddSubcommand<CalibrationOptions>(
+      app, "calibrate",
       "Check the instrument: --spin-us raises server CPU/op, --delay-us raises p50 only, "
-      "accounted CPU matches the OS's, and the cost of timing one operation");
+      "accounted CPU matches the OS's, and the cost of timing one operation",
+      exit_code, RunCalibrate);
   cmd->add_option("--spin-us", o->spin_us, "Spin points, us of server CPU per op (first = baseline)")
       ->capture_default_str();
   cmd->add_option("--delay-us", o->delay_us, "Delay points, us each reply is held (first = baseline)")
@@ -30,17 +48,6 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--timing-iterations", o->timing_iterations,
                   "Iterations of the timing-cost loop")
       ->capture_default_str();
-  cmd->callback([o, exit_code] {
-    auto r = RunCalibration(*o);
-    if (!r.ok()) {
-      std::fprintf(stderr, "wirebench calibrate: %s\n", r.status().ToString().c_str());
-      *exit_code = 2;
-      return;
-    }
-    int off = 0;
-    std::fputs(FormatCalibrationReport(*r, &off).c_str(), stdout);
-    if (off > 0) *exit_code = 1;  // The run ended, but the instrument is off.
-  });
 }
 
 }  // namespace wirebench

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli/subcommand.h"
 #include "bench/results/build_compare.h"
 #include "bench/results/compare_tables.h"
 #include "bench/results/report.h"
@@ -178,11 +179,11 @@ int RunDiff(const DiffOptions& o) {
 }  // namespace
 
 void AddDiffCommand(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<DiffOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "diff",
+  auto [cmd, o] = AddSubcommand<DiffOptions>(
+      app, "diff",
       "Before/after table of two saved comparisons (compare --out folders, or result files), "
-      "cells matched by configuration; --fail-above PCT gates a CI job on it");
+      "cells matched by configuration; --fail-above PCT gates a CI job on it",
+      exit_code, RunDiff);
   cmd->add_option("BASE", o->base, "The baseline: a compare output folder or a result file")
       ->required();
   cmd->add_option("NEW", o->next, "The one compared against it")->required();
@@ -193,7 +194,6 @@ void AddDiffCommand(CLI::App& app, int* exit_code) {
                   "different after Holm and the whole 95% interval is past PCT; the rows are "
                   "printed (docs/verdicts.md)");
   cmd->add_option("--json", o->json_out, "Also write the rows as JSON here");
-  cmd->callback([o, exit_code] { *exit_code = RunDiff(*o); });
 }
 
 void AddVersionCommand(CLI::App& app, int* exit_code) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cli/subcommand.h"
 #include "bench/results/merge.h"
 #include "bench/results/report.h"
 
@@ -54,11 +55,11 @@ int RunMerge(const MergeOptions& o) {
 }  // namespace
 
 void AddMergeCommand(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<MergeOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "merge",
+  auto [cmd, o] = AddSubcommand<MergeOptions>(
+      app, "merge",
       "Merge the JSON results of clients that ran against one server at the same time "
-      "(histograms merged exactly, counts and client costs summed, server figures taken once)");
+      "(histograms merged exactly, counts and client costs summed, server figures taken once)",
+      exit_code, RunMerge);
   cmd->add_option("results", o->inputs, "Result files written by `wirebench run --json`")
       ->required();
   cmd->add_option("--out", o->out,
@@ -66,7 +67,6 @@ void AddMergeCommand(CLI::App& app, int* exit_code) {
                   "a symlink is followed; a FIFO or device is written through; - = stdout)");
   cmd->add_flag("--text", o->text,
                 "Print the merged YCSB-style text report (the default when --out is not given)");
-  cmd->callback([o, exit_code] { *exit_code = RunMerge(*o); });
 }
 
 }  // namespace wirebench

@@ -111,7 +111,7 @@ int RunServer(const ServerCommandOptions& o) {
 // Where the server listens and with how many threads.
 void AddListenOptions(CLI::App* cmd, ServerCommandOptions* opts) {
   rpc::ServerOptions& s = opts->server;
-  cmd->add_option("--bind", s.bind, "Address to listen on (a non-loopback address is warned about)")
+  cmd->add_option("--bind", s.host, "Address to listen on (a non-loopback address is warned about)")
       ->capture_default_str();
   cmd->add_option("--port", opts->port, "TCP port; 0 picks a free one and prints it")
       ->capture_default_str()

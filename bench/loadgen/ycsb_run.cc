@@ -55,14 +55,9 @@ Status CheckFlags(const YcsbRunOptions& o) {
   return Status::Ok();
 }
 
-Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
-  props->RegisterKey({"wirebench.codec", std::nullopt, "codec used by this run (set by --codec)"});
-  WB_RETURN_IF_ERROR(props->Load(o.property_files, o.properties));
-  // YCSB's Client.checkRequiredProperties: no workload class, no run.
-  if (!props->Has("workload"))
-    return Status::InvalidArgument(
-        "Missing property: workload (Failed check required properties.): give a workload "
-        "file, e.g. -P workloads/workloada, or -p workload=site.ycsb.workloads.CoreWorkload");
+// The binding's db class (-db, or --binding's), refused as YCSB refuses a
+// class it cannot load when wirebench does not answer it.
+Status SetDbClass(const YcsbRunOptions& o, ycsb::Properties* props) {
   // bin/ycsb passes the binding's class as -db before the user's options.
   if (!o.db.empty()) {
     props->Set("db", o.db, "-db");
@@ -91,6 +86,11 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
           "): wirebench answers the bindings " + known +
           " (HBase's, and YCSB's BasicDB); leave -db out for wirebench's HBase-style binding");
   }
+  return Status::Ok();
+}
+
+// dotransactions: the command's phase, whatever the properties said.
+void SetPhase(const YcsbRunOptions& o, ycsb::Properties* props) {
   // bin/ycsb appends the command's flag (-t for run, -load for load) after
   // the user's arguments, and YCSB's Client sets dotransactions from the
   // later one: the command decides the phase, whatever -p dotransactions
@@ -105,6 +105,11 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
                  o.load_phase ? "loads" : "runs the transaction phase");
   props->Set("dotransactions", o.load_phase ? "false" : "true",
              o.load_phase ? "the load command (bin/ycsb's -load)" : "the run command (bin/ycsb's -t)");
+}
+
+// The counts and limits the command line gives (-threads, -target, --ops,
+// --records, --seconds) over the properties'.
+void SetCounts(const YcsbRunOptions& o, ycsb::Properties* props) {
   if (o.threads) props->Set("threadcount", std::to_string(*o.threads), "-threads");
   if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
@@ -120,6 +125,19 @@ Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
   // workload's operationcount ends the run.
   if (o.seconds && *o.seconds > 0 && !ops_given && !o.load_phase)
     props->Set("operationcount", "0", "--seconds without --ops");
+}
+
+Status LoadProperties(const YcsbRunOptions& o, ycsb::Properties* props) {
+  props->RegisterKey({"wirebench.codec", std::nullopt, "codec used by this run (set by --codec)"});
+  WB_RETURN_IF_ERROR(props->Load(o.property_files, o.properties));
+  // YCSB's Client.checkRequiredProperties: no workload class, no run.
+  if (!props->Has("workload"))
+    return Status::InvalidArgument(
+        "Missing property: workload (Failed check required properties.): give a workload "
+        "file, e.g. -P workloads/workloada, or -p workload=site.ycsb.workloads.CoreWorkload");
+  WB_RETURN_IF_ERROR(SetDbClass(o, props));
+  SetPhase(o, props);
+  SetCounts(o, props);
   props->Set("wirebench.codec", std::string(o.codec->name()), "--codec");
   if (o.batch != 0) {
     if (IsBasicDb(*props))

@@ -384,6 +384,23 @@ ScanRound FilteredScanRound(const Target& t, std::unique_ptr<RawPeer>* peer, uin
   return round;
 }
 
+// The rounds of a loop of filtered scans: how many scans were answered, and
+// the last refusal to open one.
+struct ScanTally {
+  uint64_t scans = 0;
+  std::string refused;
+  // Counts an answered round; false, keeping its refusal, when the scan was
+  // not opened.
+  bool Count(const ScanRound& round) {
+    if (!round.opened) {
+      refused = round.refusal;
+      return false;
+    }
+    ++scans;
+    return true;
+  }
+};
+
 // Sleeps --pause-ms between an attack's rounds (cut short by the deadline).
 void Pause(const Target& t, const Args& a) {
   const auto until = Clock::now() + std::chrono::milliseconds(int64_t(a.Num("pause-ms")));
@@ -442,22 +459,17 @@ int ScanStall(const Args& a, Report* r) {
       },
       /*fresh_connection=*/true);
   uint32_t id = 0;
-  uint64_t scans = 0;
+  ScanTally tally;
   double max_next_ms = 0;
-  std::string refused;
   while (t.TimeLeft()) {
     const ScanRound round = FilteredScanRound(t, &peer, &id, filter);
-    if (!round.opened) {
-      refused = round.refusal;
-      continue;
-    }
+    if (!tally.Count(round)) continue;
     max_next_ms = std::max(max_next_ms, round.next.ms);
-    ++scans;
     Pause(t, a);
   }
-  r->Set("scans", scans);
+  r->Set("scans", tally.scans);
   r->Set("max_next_ms", max_next_ms);
-  if (!refused.empty()) r->Set("open_refused", refused);
+  if (!tally.refused.empty()) r->Set("open_refused", tally.refused);
   probe.Into(r, "meta_lookup");
   return r->Print();
 }
@@ -733,18 +745,13 @@ int SlowScan(const Args& a, Report* r) {
   const int max_filters = int(a.Num("max-filters"));
   int filters = std::max(1, std::min(max_filters, int(a.Num("filters"))));
   uint32_t id = 0;
-  uint64_t scans = 0;
+  ScanTally tally;
   double max_scan_ms = 0;
-  std::string refused;
   while (t.TimeLeft()) {
     const std::string filter = testing::RegexFilterList("(x|y)*zq", filters);
     const ScanRound round = FilteredScanRound(t, &peer, &id, filter);
-    if (!round.opened) {
-      refused = round.refusal;
-      continue;
-    }
+    if (!tally.Count(round)) continue;
     const double ms = round.next.ms;
-    ++scans;
     max_scan_ms = std::max(max_scan_ms, ms);
     // Towards --scan-ms: scale the filter count by how far off this scan was.
     if (ms < target_ms * 0.8 && filters < max_filters)
@@ -752,10 +759,10 @@ int SlowScan(const Args& a, Report* r) {
           std::min(max_filters, int(filters * std::min(10.0, target_ms / std::max(1.0, ms))) + 1);
     Pause(t, a);
   }
-  r->Set("scans", scans);
+  r->Set("scans", tally.scans);
   r->Set("filters", filters);
   r->Set("max_scan_ms", max_scan_ms);
-  if (!refused.empty()) r->Set("open_refused", refused);
+  if (!tally.refused.empty()) r->Set("open_refused", tally.refused);
   probe.Into(r, "filtered_get");
   return r->Print();
 }

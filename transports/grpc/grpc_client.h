@@ -36,7 +36,7 @@
 #include "common/bytes.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
-#include "rpc/call_channel.h"
+#include "rpc/endpoint.h"
 #include "transports/grpc/grpc_protocol.h"
 #include "transports/grpc/socket_counter.h"
 
@@ -46,9 +46,7 @@ class Channel;
 
 namespace wirebench::grpcrpc {
 
-struct GrpcClientOptions {
-  std::string host = "127.0.0.1";
-  uint16_t port = 0;
+struct GrpcClientOptions : rpc::Endpoint {
   // Codec announced in each call's metadata.
   uint8_t codec_id = 1;
   // Largest request and reply message, bytes.

@@ -83,7 +83,7 @@ class GrpcServer::Impl final : public rpc::TransportServer, public GrpcRequestGa
   Status Start() override;
   void Stop() override;
   uint16_t port() const override { return port_; }
-  std::string address() const override { return options_.bind + ":" + std::to_string(port_); }
+  std::string address() const override { return options_.host + ":" + std::to_string(port_); }
   nlohmann::json StatsJson() override;
 
  private:
@@ -446,7 +446,7 @@ Status GrpcServer::Impl::Start() {
   if (options_.calls_per_cq < 1)
     return Status::InvalidArgument("gRPC calls per completion queue must be at least 1");
   grpc::ServerBuilder builder;
-  const std::string addr = options_.bind + ":" + std::to_string(options_.port);
+  const std::string addr = options_.host + ":" + std::to_string(options_.port);
   builder.AddListeningPort(addr, grpc::InsecureServerCredentials(), &port_);
   builder.RegisterAsyncGenericService(&generic_);
   if (extra_) builder.RegisterService(extra_->service());
@@ -471,8 +471,8 @@ Status GrpcServer::Impl::Start() {
     return Status::Unavailable("cannot listen on " + addr +
                                " with gRPC (port in use, or --bind is not an IP address?)");
   }
-  if (options_.bind != "127.0.0.1" && options_.bind != "::1" && options_.bind != "localhost")
-    rpc::LogLine("warning: gRPC server bound to non-loopback address " + options_.bind +
+  if (options_.host != "127.0.0.1" && options_.host != "::1" && options_.host != "localhost")
+    rpc::LogLine("warning: gRPC server bound to non-loopback address " + options_.host +
             "; anyone who can reach it can connect");
   for (auto& tp : cqs_) {
     CqThread* t = tp.get();
@@ -524,7 +524,7 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
                  {"idle_timeout_ms", options_.idle_timeout_ms},
                  {"io_threads", options_.cq_threads},
                  {"handlers", 0},
-                 {"bind", options_.bind},
+                 {"bind", options_.host},
                  {"port", port_},
                  {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                             start_time_)
@@ -544,15 +544,12 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
     over_limit += t->stats.calls_cancelled_over_limit.load(std::memory_order_relaxed);
     ended_without_request += t->stats.calls_ended_without_request.load(std::memory_order_relaxed);
   }
-  json jc = json::object();
   uint64_t total = 0;
-  for (int m = 1; m <= kMaxMethod; ++m) {
-    jc[std::string(MethodName(Method(m)))] = calls[m];
-    total += calls[m];
-  }
-  j["calls"] = jc;
-  j["failed_calls"] = failed;
-  j["unknown_method_calls"] = unknown;
+  for (int m = 1; m <= kMaxMethod; ++m) total += calls[m];
+  // One message each way per call; bytes are payload bytes (gRPC's
+  // framing and HTTP/2 headers are not counted here; the client reads the
+  // socket's wire bytes).
+  rpc::AppendCallCounts(calls, failed, unknown, total + unknown, total + unknown, &j);
   // Accepted calls whose request message has not arrived (idle streams
   // among them), those cancelled after --idle-timeout-ms, and those
   // cancelled because more than max_waiting_calls waited.
@@ -563,11 +560,6 @@ nlohmann::json GrpcServer::Impl::StatsJson() {
   // the client reset (an HTTP/2 "rapid reset" shows here) or that the
   // server cancelled for the two reasons above.
   j["calls_ended_without_request"] = ended_without_request;
-  // One message each way per call; bytes are payload bytes (gRPC's
-  // framing and HTTP/2 headers are not counted here; the client reads the
-  // socket's wire bytes).
-  j["frames_in"] = total + unknown;
-  j["frames_out"] = total + unknown;
   j["bytes_in"] = bytes_in;
   j["bytes_out"] = bytes_out;
   json threads = rpc::ServerThreadsJson();

@@ -26,6 +26,7 @@
 
 #include "common/status.h"
 #include "transports/grpc/grpc_protocol.h"
+#include "rpc/endpoint.h"
 #include "rpc/service.h"
 #include "rpc/transport_server.h"
 
@@ -70,11 +71,9 @@ class GrpcExtraService {
   virtual void AppendStats(nlohmann::json* out) = 0;
 };
 
-struct GrpcServerOptions {
-  // Address to bind; loopback by default so a benchmark server is not exposed.
-  std::string bind = "127.0.0.1";
-  // TCP port; 0 picks a free one (see GrpcServer::port()).
-  uint16_t port = 0;
+// host is the address to bind, port the TCP port (0: a free one, see
+// GrpcServer::port()).
+struct GrpcServerOptions : rpc::Endpoint {
   // Completion queues, each with one thread that polls and runs handlers.
   int cq_threads = 1;
   // Calls kept requested on each completion queue (accept depth). An

@@ -307,7 +307,7 @@ class GrpcServing final : public rpc::ServerWrapper {
   GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native) {
     if (native) native_ = std::make_unique<NativeRegionService>(region);
     grpcrpc::GrpcServerOptions so;
-    so.bind = o.bind;
+    so.host = o.host;
     so.port = o.port;
     so.cq_threads = o.io_threads;
     so.max_message = o.max_call_bytes;

@@ -31,54 +31,35 @@ class NativeConnection::CallBase {
 
 namespace {
 
-// The generated stub's PrepareAsync<Method>, per request type.
-auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::MutateRequest& r,
-             grpc::CompletionQueue* cq) {
-  return s->PrepareAsyncMutate(c, r, cq);
-}
-auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::GetRequest& r,
-             grpc::CompletionQueue* cq) {
-  return s->PrepareAsyncGet(c, r, cq);
-}
-auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::ScanRequest& r,
-             grpc::CompletionQueue* cq) {
-  return s->PrepareAsyncScan(c, r, cq);
-}
-auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const hbase::MultiRequest& r,
-             grpc::CompletionQueue* cq) {
-  return s->PrepareAsyncMulti(c, r, cq);
-}
+// The protobuf types, the generated stub's PrepareAsync<Method> and the reply
+// slot of a model request type.
+template <typename PbRequest, typename PbResponse, typename Response, Method kM,
+          const Response* NativeReply::*kSlot, auto kPrepareAsync>
+struct NativeTypesOf {
+  using PbReq = PbRequest;
+  using PbResp = PbResponse;
+  using Resp = Response;
+  static constexpr Method kMethod = kM;
+  static void Set(NativeReply* r, const Resp* p) { r->*kSlot = p; }
+  static auto Prepare(native::Region::Stub* s, grpc::ClientContext* c, const PbReq& r,
+                      grpc::CompletionQueue* cq) {
+    return (s->*kPrepareAsync)(c, r, cq);
+  }
+};
 
-// The protobuf types and reply slot of each model request type.
 template <typename Req> struct NativeTypes;
-template <> struct NativeTypes<MutateRequest> {
-  using PbReq = hbase::MutateRequest;
-  using PbResp = hbase::MutateResponse;
-  using Resp = MutateResponse;
-  static constexpr Method kMethod = Method::kMutate;
-  static void Set(NativeReply* r, const Resp* p) { r->mutate = p; }
-};
-template <> struct NativeTypes<GetRequest> {
-  using PbReq = hbase::GetRequest;
-  using PbResp = hbase::GetResponse;
-  using Resp = GetResponse;
-  static constexpr Method kMethod = Method::kGet;
-  static void Set(NativeReply* r, const Resp* p) { r->get = p; }
-};
-template <> struct NativeTypes<ScanRequest> {
-  using PbReq = hbase::ScanRequest;
-  using PbResp = hbase::ScanResponse;
-  using Resp = ScanResponse;
-  static constexpr Method kMethod = Method::kScan;
-  static void Set(NativeReply* r, const Resp* p) { r->scan = p; }
-};
-template <> struct NativeTypes<MultiRequest> {
-  using PbReq = hbase::MultiRequest;
-  using PbResp = hbase::MultiResponse;
-  using Resp = MultiResponse;
-  static constexpr Method kMethod = Method::kMulti;
-  static void Set(NativeReply* r, const Resp* p) { r->multi = p; }
-};
+template <> struct NativeTypes<MutateRequest>
+    : NativeTypesOf<hbase::MutateRequest, hbase::MutateResponse, MutateResponse, Method::kMutate,
+                    &NativeReply::mutate, &native::Region::Stub::PrepareAsyncMutate> {};
+template <> struct NativeTypes<GetRequest>
+    : NativeTypesOf<hbase::GetRequest, hbase::GetResponse, GetResponse, Method::kGet,
+                    &NativeReply::get, &native::Region::Stub::PrepareAsyncGet> {};
+template <> struct NativeTypes<ScanRequest>
+    : NativeTypesOf<hbase::ScanRequest, hbase::ScanResponse, ScanResponse, Method::kScan,
+                    &NativeReply::scan, &native::Region::Stub::PrepareAsyncScan> {};
+template <> struct NativeTypes<MultiRequest>
+    : NativeTypesOf<hbase::MultiRequest, hbase::MultiResponse, MultiResponse, Method::kMulti,
+                    &NativeReply::multi, &native::Region::Stub::PrepareAsyncMulti> {};
 
 template <typename Req>
 class TypedCall final : public NativeConnection::CallBase {
@@ -147,7 +128,7 @@ Status NativeConnection::Start(const Req& req, NativePendingCall* pending) {
   call->pending = pending;
   CountEncodeCopy(pb::Fill(req, &call->request));
   grpc::CompletionQueue* cq = grpc_->cqs[next_cq_++ % grpc_->cqs.size()].get();
-  call->reader = Prepare(grpc_->stub.get(), &call->ctx, call->request, cq);
+  call->reader = NativeTypes<Req>::Prepare(grpc_->stub.get(), &call->ctx, call->request, cq);
   call->reader->StartCall();
   call->reader->Finish(&call->response, &call->status, static_cast<CallBase*>(call));
   inflight_.insert(call);

@@ -30,12 +30,11 @@
 
 #include "common/status.h"
 #include "rpc/call_channel.h"
+#include "rpc/endpoint.h"
 
 namespace wirebench::hbaserpc {
 
-struct HBaseClientOptions {
-  std::string host = "127.0.0.1";
-  uint16_t port = 0;
+struct HBaseClientOptions : rpc::Endpoint {
   bool cell_blocks = false;  // Announce KeyValueCodec (codec cellblock).
   // The table whose region the client locates (the codecs' region's table).
   std::string table = "usertable";

@@ -12,6 +12,7 @@
 
 #include "rpc/log.h"
 #include "rpc/net_server.h"
+#include "rpc/stats_json.h"
 
 namespace wirebench::hbaserpc {
 
@@ -125,9 +126,9 @@ Status HBaseProtocol::Start(rpc::NetServer* server) {
   ServerIdentity* id = service_.mutable_identity();
   id->host = advertised_host_;
   if (id->host.empty()) {
-    id->host = options_.bind;
+    id->host = options_.host;
     boost::system::error_code ec;
-    auto addr = boost::asio::ip::make_address(options_.bind, ec);
+    auto addr = boost::asio::ip::make_address(options_.host, ec);
     if (!ec && addr.is_unspecified()) {
       char name[256] = {};
       if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') id->host = name;
@@ -148,13 +149,8 @@ void HBaseProtocol::AppendStats(nlohmann::json* j) {
   HBaseIoStats sum;
   for (auto& s : io_stats_) HBaseIoStats::Fields::AddShared(sum, s);
   for (auto& s : handler_stats_) HBaseIoStats::Fields::AddShared(sum, s);
-  json jc = json::object();
-  for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = sum.calls[m];
-  (*j)["calls"] = jc;
-  (*j)["failed_calls"] = sum.failed_calls;
-  (*j)["unknown_method_calls"] = sum.other_calls;
-  (*j)["frames_in"] = sum.frames_in;
-  (*j)["frames_out"] = sum.frames_out;
+  rpc::AppendCallCounts(sum.calls, sum.failed_calls, sum.other_calls, sum.frames_in,
+                        sum.frames_out, j);
   const ServerIdentity& id = service_.identity();
   (*j)["hbase"] = {{"server_name", id.ServerNameString()},
                    {"cluster_id", id.cluster_id},

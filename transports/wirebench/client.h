@@ -34,14 +34,14 @@
 #include "common/counters.h"
 #include "common/status.h"
 #include "rpc/call_channel.h"
+#include "rpc/endpoint.h"
 #include "rpc/net_client.h"
 #include "transports/wirebench/frame.h"
 
 namespace wirebench::wbrpc {
 
-struct ClientOptions {
-  std::string host = "127.0.0.1";
-  uint16_t port = 0;
+// The server's endpoint, and
+struct ClientOptions : rpc::Endpoint {
   // Codec announced in the preamble.
   uint8_t codec_id = 1;
   // Largest reply frame accepted.

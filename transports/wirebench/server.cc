@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codecs/codec.h"
+#include "rpc/stats_json.h"
 #include "transports/wirebench/server_internal.h"
 
 namespace wirebench::wbrpc {
@@ -125,13 +126,8 @@ std::unique_ptr<rpc::ProtocolConnection> WirebenchProtocol::NewConnection(rpc::C
 void WirebenchProtocol::AppendStats(nlohmann::json* j) {
   IoStats sum;
   for (auto& io : io_) IoStats::Fields::AddShared(sum, io->stats);
-  nlohmann::json jc = nlohmann::json::object();
-  for (int m = 1; m <= kMaxMethod; ++m) jc[std::string(MethodName(Method(m)))] = sum.calls[m];
-  (*j)["calls"] = jc;
-  (*j)["failed_calls"] = sum.failed_calls;
-  (*j)["unknown_method_calls"] = sum.unknown_method_calls;
-  (*j)["frames_in"] = sum.frames_in;
-  (*j)["frames_out"] = sum.frames_out;
+  rpc::AppendCallCounts(sum.calls, sum.failed_calls, sum.unknown_method_calls, sum.frames_in,
+                        sum.frames_out, j);
 }
 
 class Server::Impl {
