@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/json_run.h"
 #include "tests/silent_listener.h"
 #include "transports/transport.h"
 
@@ -25,31 +26,14 @@ namespace {
 
 using testing::WirebenchProcess;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 constexpr auto kBound = std::chrono::seconds(120);
-
-struct RunOutcome {
-  int rc = -1;
-  std::string err;
-  nlohmann::json doc;
-};
+using RunOutcome = testing::JsonRun;
 
 // `wirebench run` of workload a on 2 logical clients with `args` added.
 RunOutcome RunWirebench(const std::string& name, const std::vector<std::string>& args) {
-  const std::string stem = std::string(WIREBENCH_BINARY_DIR) + "/pipeline_run_" + name;
-  const std::string json_path = stem + ".json";
-  std::remove(json_path.c_str());
-  std::vector<std::string> all = {"run",      "-P",     kWorkloadA, "-threads", "2",
-                                  "-p",       "recordcount=1000",   "--json",   json_path};
+  std::vector<std::string> all = {"run", "-P", kWorkloadA, "-threads", "2", "-p", "recordcount=1000"};
   all.insert(all.end(), args.begin(), args.end());
-  WirebenchProcess p(kBinary, all, stem);
-  RunOutcome out;
-  out.rc = p.Wait(kBound);
-  out.err = p.Stderr();
-  std::ifstream in(json_path);
-  if (in) out.doc = nlohmann::json::parse(in, nullptr, false);
-  return out;
+  return testing::RunForJson(std::string(WIREBENCH_BINARY_DIR) + "/pipeline_run_" + name, all);
 }
 
 // The server's calls of the region's methods over the measured phase.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codecs/codec.h"
+#include "tests/json_run.h"
 #include "tests/silent_listener.h"
 #include "tests/transport_cases.h"
 #include "transports/transport.h"
@@ -25,8 +26,6 @@ namespace {
 using testing::TransportCodec;
 using testing::WirebenchProcess;
 
-const std::string kBinary = std::string(WIREBENCH_BINARY_DIR) + "/bench/wirebench";
-const std::string kWorkloadA = std::string(WIREBENCH_SOURCE_DIR) + "/workloads/workloada";
 constexpr auto kBound = std::chrono::seconds(120);
 
 std::string Stem(const std::string& name) {
@@ -44,21 +43,15 @@ struct RunOutcome {
 // tests that run at once do not share them).
 RunOutcome RunOver(const std::string& rpc, const std::string& codec, int64_t ops,
                    const std::vector<std::string>& extra = {}, const std::string& tag = "") {
-  const std::string stem = Stem(rpc + "_" + codec + tag);
-  const std::string json_path = stem + ".json";
-  std::remove(json_path.c_str());
-  std::vector<std::string> args = {"run",     "-P",   kWorkloadA,          "--rpc",
-                                   rpc,       "--codec", codec,            "-threads",
-                                   "4",       "--ops", std::to_string(ops), "-p",
-                                   "recordcount=1000", "--json", json_path};
+  std::vector<std::string> args = {"run",    "-P",    kWorkloadA,          "--rpc",
+                                   rpc,      "--codec", codec,             "-threads",
+                                   "4",      "--ops", std::to_string(ops), "-p",
+                                   "recordcount=1000"};
   args.insert(args.end(), extra.begin(), extra.end());
-  WirebenchProcess p(kBinary, args, stem);
-  RunOutcome out;
-  out.rc = p.Wait(kBound);
-  out.err = p.Stderr();
-  std::ifstream in(json_path);
-  if (in) out.results = nlohmann::json::parse(in, nullptr, false).value("results", nlohmann::json());
-  return out;
+  testing::JsonRun run = testing::RunForJson(Stem(rpc + "_" + codec + tag), args);
+  return RunOutcome{run.rc, std::move(run.err), run.doc.is_object()
+                                                    ? run.doc.value("results", nlohmann::json())
+                                                    : nlohmann::json()};
 }
 
 int64_t Count(const nlohmann::json& results, const std::string& what) {

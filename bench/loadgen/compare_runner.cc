@@ -541,48 +541,54 @@ StatusOr<std::string> WorkloadName(const std::string& w) {
 
 size_t ColumnRunAt(size_t n, int rep, size_t k) { return rep % 2 == 0 ? k : n - 1 - k; }
 
-StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
+namespace {
+
+// How one of compare's list flags is read: its name, range, what its values
+// are called, an example, and what to say of a value listed twice.
+struct ListFlag {
+  std::string flag;
+  long lo, hi;
+  std::string values;  // "counts", "whole numbers", ...
+  std::string example;
+  std::string twice;   // After "'): ".
+};
+
+// "1,8,64" -> {1, 8, 64}, each value in range and listed once; errors name
+// the flag, its range and the list given.
+StatusOr<std::vector<int>> ParseList(const std::string& s, const ListFlag& f) {
   std::vector<int> out;
   std::stringstream ss(s);
   std::string part;
   while (std::getline(ss, part, ',')) {
     char* end = nullptr;
-    long v = std::strtol(part.c_str(), &end, 10);
-    if (part.empty() || *end != 0 || v < 1 || v > 100000)
-      return Status::InvalidArgument(
-          "--threads must be a list of counts 1-100000 like 32 or 1,3,5,10, got '" + s + "'");
+    const long v = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != 0 || v < f.lo || v > f.hi)
+      return Status::InvalidArgument(f.flag + " must be a list of " + f.values + " " +
+                                     std::to_string(f.lo) + "-" + std::to_string(f.hi) +
+                                     " like " + f.example + ", got '" + s + "'");
     if (std::find(out.begin(), out.end(), int(v)) != out.end())
-      return Status::InvalidArgument("--threads lists " + part + " twice ('" + s +
-                                     "'): its cells would overwrite each other's files; give "
-                                     "each count once (--repeat runs a cell again)");
+      return Status::InvalidArgument(f.flag + " lists " + part + " twice ('" + s + "'): " +
+                                     f.twice);
     out.push_back(int(v));
   }
-  if (out.empty()) return Status::InvalidArgument("--threads is empty");
+  if (out.empty()) return Status::InvalidArgument(f.flag + " is empty");
   return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<int>> ParseThreadList(const std::string& s) {
+  return ParseList(s, {"--threads", 1, 100000, "counts", "32 or 1,3,5,10",
+                       "its cells would overwrite each other's files; give each count once "
+                       "(--repeat runs a cell again)"});
 }
 
 StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& fieldcounts,
                                                            const std::string& fieldlengths) {
   const auto parse = [](const std::string& s, const std::string& flag, long lo,
                         long hi) -> StatusOr<std::vector<int>> {
-    std::vector<int> out;
     if (s.empty()) return std::vector<int>{0};
-    std::stringstream ss(s);
-    std::string part;
-    while (std::getline(ss, part, ',')) {
-      char* end = nullptr;
-      const long v = std::strtol(part.c_str(), &end, 10);
-      if (part.empty() || *end != 0 || v < lo || v > hi)
-        return Status::InvalidArgument(flag + " must be a list of whole numbers " +
-                                       std::to_string(lo) + "-" + std::to_string(hi) +
-                                       " like 10,100,1000,10000, got '" + s + "'");
-      if (std::find(out.begin(), out.end(), int(v)) != out.end())
-        return Status::InvalidArgument(flag + " lists " + part + " twice ('" + s +
-                                       "'): give each size once");
-      out.push_back(int(v));
-    }
-    if (out.empty()) return Status::InvalidArgument(flag + " is empty");
-    return out;
+    return ParseList(s, {flag, lo, hi, "whole numbers", "10,100,1000,10000", "give each size once"});
   };
   auto counts = parse(fieldcounts, "--fieldcounts", 1, 4096);
   if (!counts.ok()) return counts.status();
@@ -598,27 +604,11 @@ StatusOr<std::vector<int>> ParseDepthList(const std::string& list, const CallSwe
   if (list.empty()) return std::vector<int>{0};
   const bool batch = std::string(sweep.key) == "batch";
   // One client's lanes share a connection; a batch is run's --batch.
-  const long max = batch ? long(ycsb::CoreWorkloadConfig::kMaxBatchOps)
-                         : long(kMaxClientsPerConnection);
-  const std::string flag = sweep.flag;
-  const std::string what = batch ? "batch sizes" : "depths";
-  std::vector<int> out;
-  std::stringstream ss(list);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    char* end = nullptr;
-    const long v = std::strtol(part.c_str(), &end, 10);
-    if (part.empty() || *end != 0 || v < 1 || v > max)
-      return Status::InvalidArgument(flag + " must be a list of " + what + " 1-" +
-                                     std::to_string(max) + " like " +
-                                     (batch ? "1,10,100" : "1,8,64") + ", got '" + list + "'");
-    if (std::find(out.begin(), out.end(), int(v)) != out.end())
-      return Status::InvalidArgument(flag + " lists " + part + " twice ('" + list +
-                                     "'): give each value once");
-    out.push_back(int(v));
-  }
-  if (out.empty()) return Status::InvalidArgument(flag + " is empty");
-  return out;
+  return ParseList(list, {sweep.flag, 1,
+                          batch ? long(ycsb::CoreWorkloadConfig::kMaxBatchOps)
+                                : long(kMaxClientsPerConnection),
+                          batch ? "batch sizes" : "depths", batch ? "1,10,100" : "1,8,64",
+                          "give each value once"});
 }
 
 // Before the first cell: a second of the host with nothing of ours running.
