@@ -217,7 +217,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       if (r.IsNull(body, 0)) return CapnpMalformed("Mutate request: no mutation");
       const W::Struct m = r.GetStruct(body, 0);
       const W::StructList cells = r.GetList(m, kMutationCells);
-      Cell* slots = ScratchSlots(cells_, cells.size);
+      Cell* slots = ScratchSlots(scratch_.cells, cells.size);
       if (!ReadMutation(r, m, cells, &slots, &req->mutation))
         return CapnpMalformed("Mutate request mutation: unknown mutation or cell type");
       return Status::Ok();
@@ -226,7 +226,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   Status Decode(ByteView payload, GetRequest* req) {
     return Read(payload, kGetRequest, [&](W::Reader& r, const W::Struct& body) {
       const W::StructList columns = r.GetList(body, kGetColumns);
-      Column* slots = ScratchSlots(columns_, columns.size);
+      Column* slots = ScratchSlots(scratch_.columns, columns.size);
       ReadGet(r, body, columns, &slots, req);
       return Status::Ok();
     });
@@ -234,7 +234,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
   Status Decode(ByteView payload, ScanRequest* req) {
     return Read(payload, kScanRequest, [&](W::Reader& r, const W::Struct& body) {
       const W::StructList columns = r.GetList(body, kScanColumns);
-      Column* slots = ScratchSlots(columns_, columns.size);
+      Column* slots = ScratchSlots(scratch_.columns, columns.size);
       req->start_row = r.GetData(body, kScanStartRow);
       req->stop_row = r.GetData(body, kScanStopRow);
       req->number_of_rows = body.Field<uint32_t>(0);
@@ -262,9 +262,9 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
         }
       }
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      Action* out = ScratchSlots(actions_, n);
-      Cell* cells = ScratchSlots(cells_, ncells);
-      Column* columns = ScratchSlots(columns_, ncolumns);
+      Action* out = ScratchSlots(scratch_.actions, n);
+      Cell* cells = ScratchSlots(scratch_.cells, ncells);
+      Column* columns = ScratchSlots(scratch_.columns, ncolumns);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct a = r.Element(actions, i);
         Action& o = out[i];
@@ -352,7 +352,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       }
       const W::Struct in = r.GetStruct(body, 0);
       const W::StructList cells = r.GetList(in, kResultCells);
-      Cell* slots = ScratchSlots(cells_, cells.size);
+      Cell* slots = ScratchSlots(scratch_.cells, cells.size);
       if (!ReadResult(r, in, cells, &slots, &resp->result))
         return CapnpMalformed("Get response result: unknown cell type");
       return Status::Ok();
@@ -366,8 +366,8 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       for (uint32_t i = 0; i < n; ++i)
         ncells += r.GetList(r.Element(results, i), kResultCells).size;
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      Result* out = ScratchSlots(results_, n);
-      Cell* cells = ScratchSlots(cells_, ncells);
+      Result* out = ScratchSlots(scratch_.results, n);
+      Cell* cells = ScratchSlots(scratch_.cells, ncells);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct in = r.Element(results, i);
         if (!ReadResult(r, in, r.GetList(in, kResultCells), &cells, &out[i]))
@@ -386,8 +386,8 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
       for (uint32_t i = 0; i < n; ++i)
         ncells += r.GetList(r.GetStruct(r.Element(results, i), 0), kResultCells).size;
       if (!r.ok()) return Status::Ok();  // Read reports it.
-      ActionResult* out = ScratchSlots(action_results_, n);
-      Cell* cells = ScratchSlots(cells_, ncells);
+      ActionResult* out = ScratchSlots(scratch_.action_results, n);
+      Cell* cells = ScratchSlots(scratch_.cells, ncells);
       for (uint32_t i = 0; i < n; ++i) {
         const W::Struct ar = r.Element(results, i);
         ActionResult& o = out[i];
@@ -628,11 +628,7 @@ class CapnpCodec final : public CodecAdapter<CapnpCodec> {
     return ReadCells<true>(r, cells, r.GetData(in, 0), slots, &out->cells);
   }
 
-  std::vector<Cell> cells_;
-  std::vector<Column> columns_;
-  std::vector<Result> results_;
-  std::vector<Action> actions_;
-  std::vector<ActionResult> action_results_;
+  DecodeScratch scratch_;
 };
 
 }  // namespace

@@ -180,21 +180,21 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     WB_RETURN_IF_ERROR(Open(payload, &in));
     const fb::Mutation* m = in->mutation();
     if (m == nullptr) return FlatbuffersMalformed("Mutate request: no mutation");
-    Cell* cells = ScratchSlots(cells_, CellCount(m));
+    Cell* cells = ScratchSlots(scratch_.cells, CellCount(m));
     if (!ReadMutation(m, &cells, &req->mutation)) return FlatbuffersMalformed("Mutate request mutation");
     return Status::Ok();
   }
   Status Decode(ByteView payload, GetRequest* req) {
     const fb::GetRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Column* columns = ScratchSlots(columns_, Count(in->columns()));
+    Column* columns = ScratchSlots(scratch_.columns, Count(in->columns()));
     ReadGet(in, &columns, req);
     return Status::Ok();
   }
   Status Decode(ByteView payload, ScanRequest* req) {
     const fb::ScanRequest* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Column* columns = ScratchSlots(columns_, Count(in->columns()));
+    Column* columns = ScratchSlots(scratch_.columns, Count(in->columns()));
     req->start_row = View(in->start_row());
     req->stop_row = View(in->stop_row());
     req->number_of_rows = in->number_of_rows();
@@ -219,9 +219,9 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
                                   " carries neither a Mutation nor a GetRequest");
       }
     }
-    Action* out = ScratchSlots(actions_, n);
-    Cell* cells = ScratchSlots(cells_, ncells);
-    Column* columns = ScratchSlots(columns_, ncolumns);
+    Action* out = ScratchSlots(scratch_.actions, n);
+    Cell* cells = ScratchSlots(scratch_.cells, ncells);
+    Column* columns = ScratchSlots(scratch_.columns, ncolumns);
     for (fbs::uoffset_t i = 0; i < n; ++i) {
       const fb::Action* a = actions->Get(i);
       Action& o = out[i];
@@ -297,7 +297,7 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
   Status Decode(ByteView payload, GetResponse* resp) {
     const fb::GetResponse* in;
     WB_RETURN_IF_ERROR(Open(payload, &in));
-    Cell* cells = ScratchSlots(cells_, CellCount(in->result()));
+    Cell* cells = ScratchSlots(scratch_.cells, CellCount(in->result()));
     if (!ReadResult(in->result(), &cells, &resp->result)) return FlatbuffersMalformed("Get response result");
     return Status::Ok();
   }
@@ -308,8 +308,8 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     const fbs::uoffset_t n = Count(results);
     size_t ncells = 0;
     for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i));
-    Result* out = ScratchSlots(results_, n);
-    Cell* cells = ScratchSlots(cells_, ncells);
+    Result* out = ScratchSlots(scratch_.results, n);
+    Cell* cells = ScratchSlots(scratch_.cells, ncells);
     for (fbs::uoffset_t i = 0; i < n; ++i)
       if (!ReadResult(results->Get(i), &cells, &out[i])) return FlatbuffersMalformed("Scan response result");
     resp->results = std::span<const Result>(out, n);
@@ -323,8 +323,8 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
     const fbs::uoffset_t n = Count(results);
     size_t ncells = 0;
     for (fbs::uoffset_t i = 0; i < n; ++i) ncells += CellCount(results->Get(i)->result());
-    ActionResult* out = ScratchSlots(action_results_, n);
-    Cell* cells = ScratchSlots(cells_, ncells);
+    ActionResult* out = ScratchSlots(scratch_.action_results, n);
+    Cell* cells = ScratchSlots(scratch_.cells, ncells);
     for (fbs::uoffset_t i = 0; i < n; ++i) {
       const fb::ActionResult* ar = results->Get(i);
       ActionResult& o = out[i];
@@ -694,11 +694,7 @@ class FlatBuffersCodec final : public CodecAdapter<FlatBuffersCodec> {
   std::vector<fbs::Offset<fb::ActionResult>> action_result_offsets_;
 
   ByteBuffer aligned_;  // Copy of a payload that was not 4-byte aligned.
-  std::vector<Cell> cells_;
-  std::vector<Column> columns_;
-  std::vector<Result> results_;
-  std::vector<Action> actions_;
-  std::vector<ActionResult> action_results_;
+  DecodeScratch scratch_;
 };
 
 }  // namespace

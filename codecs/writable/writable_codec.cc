@@ -579,44 +579,44 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
                                 std::string(method.chars(), method.size()) + "'");
     }
     if (!ReadRegionParam(r) || !r.Code(code) || !r.Code(code)) return WritableMalformed("Mutate request");
-    cells_.clear();
+    scratch_.cells.clear();
     Slice cells;
     if (!ReadMutationBody(r, code, &req->mutation, &cells) || !r.done())
       return WritableMalformed("Mutate request");
-    req->mutation.cells = SpanOf(cells_, cells);
+    req->mutation.cells = SpanOf(scratch_.cells, cells);
     return Status::Ok();
   }
   Status Decode(ByteView payload, GetRequest* req) {
     JavaReader r(payload);
     WB_RETURN_IF_ERROR(ReadInvocation(r, 2, "get"));
-    columns_.clear();
+    scratch_.columns.clear();
     Slice columns;
     if (!ReadRegionParam(r) || !r.Code(kGetCode) || !r.Code(kGetCode) ||
         !ReadGetBody(r, &req->row, &columns) || !r.done())
       return WritableMalformed("Get request");
-    req->columns = SpanOf(columns_, columns);
+    req->columns = SpanOf(scratch_.columns, columns);
     return Status::Ok();
   }
   Status Decode(ByteView payload, ScanRequest* req) {
     JavaReader r(payload);
     WB_RETURN_IF_ERROR(ReadInvocation(r, 2, "openScanner"));
-    columns_.clear();
+    scratch_.columns.clear();
     Slice columns;
     if (!ReadRegionParam(r) || !r.Code(kScanCode) || !r.Code(kScanCode) ||
         !ReadScanBody(r, req, &columns) || !r.done())
       return WritableMalformed("Scan request");
-    req->columns = SpanOf(columns_, columns);
+    req->columns = SpanOf(scratch_.columns, columns);
     return Status::Ok();
   }
   Status Decode(ByteView payload, MultiRequest* req) {
     JavaReader r(payload);
     WB_RETURN_IF_ERROR(ReadInvocation(r, 1, "multi"));
     if (!r.Code(kMultiActionCode) || !r.Code(kMultiActionCode)) return WritableMalformed("Multi request");
-    actions_.clear();
+    scratch_.actions.clear();
     action_cells_.clear();
     action_columns_.clear();
-    cells_.clear();
-    columns_.clear();
+    scratch_.cells.clear();
+    scratch_.columns.clear();
     uint32_t regions;
     if (!r.Count(&regions)) return WritableMalformed("Multi request");
     for (uint32_t i = 0; i < regions; ++i) {
@@ -643,17 +643,17 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
         if (!r.I32(&a.index) || !r.Code(kWritableCode) || !r.Code(kNullInstanceCode) ||
             !r.Code(kWritableCode))
           return WritableMalformed("Multi request action");
-        actions_.push_back(a);
+        scratch_.actions.push_back(a);
         action_cells_.push_back(cells);
         action_columns_.push_back(columns);
       }
     }
     if (!r.done()) return WritableMalformed("Multi request");
-    for (size_t i = 0; i < actions_.size(); ++i) {
-      actions_[i].mutation.cells = SpanOf(cells_, action_cells_[i]);
-      actions_[i].get.columns = SpanOf(columns_, action_columns_[i]);
+    for (size_t i = 0; i < scratch_.actions.size(); ++i) {
+      scratch_.actions[i].mutation.cells = SpanOf(scratch_.cells, action_cells_[i]);
+      scratch_.actions[i].get.columns = SpanOf(scratch_.columns, action_columns_[i]);
     }
-    req->actions = std::span<const Action>(actions_.data(), actions_.size());
+    req->actions = std::span<const Action>(scratch_.actions.data(), scratch_.actions.size());
     return Status::Ok();
   }
 
@@ -731,11 +731,11 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
   }
   Status Decode(ByteView payload, GetResponse* resp) {
     JavaReader r(payload);
-    cells_.clear();
+    scratch_.cells.clear();
     Slice cells;
     if (!ReadResultObject(r, &resp->result, &cells) || !r.done())
       return WritableMalformed("Get response");
-    resp->result.cells = SpanOf(cells_, cells);
+    resp->result.cells = SpanOf(scratch_.cells, cells);
     return Status::Ok();
   }
   Status Decode(ByteView payload, ScanResponse* resp) {
@@ -745,9 +745,9 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     if (!r.Code(kResultArrayCode) || !r.U8(&version) || version != kResultArrayVersion ||
         !r.Count(&n))
       return WritableMalformed("Scan response");
-    results_.clear();
+    scratch_.results.clear();
     result_cells_.clear();
-    cells_.clear();
+    scratch_.cells.clear();
     if (n > 0) {
       uint32_t total;
       if (!r.Count(&total) || total > r.remaining()) return WritableMalformed("Scan response");
@@ -755,31 +755,31 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
       for (uint32_t i = 0; i < n; ++i) {
         uint32_t ncells;
         if (!r.Count(&ncells)) return WritableMalformed("Scan response");
-        Slice cells{cells_.size(), 0};
+        Slice cells{scratch_.cells.size(), 0};
         for (uint32_t j = 0; j < ncells; ++j) {
           Cell c;
           if (!r.KeyValue(&c)) return WritableMalformed("Scan response cell");
-          cells_.push_back(c);
+          scratch_.cells.push_back(c);
         }
         cells.count = ncells;
-        results_.push_back(Result{{}, true});  // A scan returns rows that exist.
+        scratch_.results.push_back(Result{{}, true});  // A scan returns rows that exist.
         result_cells_.push_back(cells);
       }
       if (r.remaining() != end) return WritableMalformed("Scan response (length disagrees)");
     }
     if (!r.Bool(&resp->more_results) || !r.done()) return WritableMalformed("Scan response");
-    for (size_t i = 0; i < results_.size(); ++i)
-      results_[i].cells = SpanOf(cells_, result_cells_[i]);
-    resp->results = std::span<const Result>(results_.data(), results_.size());
+    for (size_t i = 0; i < scratch_.results.size(); ++i)
+      scratch_.results[i].cells = SpanOf(scratch_.cells, result_cells_[i]);
+    resp->results = std::span<const Result>(scratch_.results.data(), scratch_.results.size());
     return Status::Ok();
   }
   Status Decode(ByteView payload, MultiResponse* resp) {
     JavaReader r(payload);
     if (!r.Code(kMultiResponseCode) || !r.Code(kMultiResponseCode))
       return WritableMalformed("Multi response");
-    action_results_.clear();
+    scratch_.action_results.clear();
     result_cells_.clear();
-    cells_.clear();
+    scratch_.cells.clear();
     uint32_t regions;
     if (!r.Count(&regions)) return WritableMalformed("Multi response");
     for (uint32_t i = 0; i < regions; ++i) {
@@ -788,7 +788,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
       if (!r.ByteArray(&region) || !r.Count(&n)) return WritableMalformed("Multi response");
       for (uint32_t j = 0; j < n; ++j) {
         ActionResult ar;
-        Slice cells{cells_.size(), 0};
+        Slice cells{scratch_.cells.size(), 0};
         bool failed;
         if (!r.I32(&ar.index) || !r.Bool(&failed)) return WritableMalformed("Multi response result");
         ar.ok = !failed;
@@ -799,14 +799,14 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
         } else if (!ReadResultObject(r, &ar.result, &cells)) {
           return WritableMalformed("Multi response result");
         }
-        action_results_.push_back(ar);
+        scratch_.action_results.push_back(ar);
         result_cells_.push_back(cells);
       }
     }
     if (!r.done()) return WritableMalformed("Multi response");
-    for (size_t i = 0; i < action_results_.size(); ++i)
-      action_results_[i].result.cells = SpanOf(cells_, result_cells_[i]);
-    resp->results = std::span<const ActionResult>(action_results_.data(), action_results_.size());
+    for (size_t i = 0; i < scratch_.action_results.size(); ++i)
+      scratch_.action_results[i].result.cells = SpanOf(scratch_.cells, result_cells_[i]);
+    resp->results = std::span<const ActionResult>(scratch_.action_results.data(), scratch_.action_results.size());
     return Status::Ok();
   }
 
@@ -880,7 +880,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     if (!r.Count(&families)) return false;
     m->type = is_delete ? MutationType::kDelete
                         : code == kAppendCode ? MutationType::kAppend : MutationType::kPut;
-    cells->first = cells_.size();
+    cells->first = scratch_.cells.size();
     for (uint32_t i = 0; i < families; ++i) {
       ByteView family;
       uint32_t n, total = 0;
@@ -892,13 +892,13 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
         // Every KeyValue of a Put or Delete is of its row (0.94's Put.add
         // refused others); the encoder writes the mutation's row in each.
         if (!r.KeyValue(&c) || !(c.row == m->row)) return false;
-        cells_.push_back(c);
+        scratch_.cells.push_back(c);
       }
       // Put's total leaves out the KeyValues' 4-byte lengths.
       if (!is_delete && uint64_t(start - r.remaining()) != uint64_t(total) + 4ull * n)
         return false;
     }
-    cells->count = cells_.size() - cells->first;
+    cells->count = scratch_.cells.size() - cells->first;
     return version < 2 || SkipAttributes(r);
   }
 
@@ -911,13 +911,13 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
         !r.I64(&lock) || !r.I32(&max_versions) || !r.Bool(&filter) || filter ||
         !r.Bool(&cache_blocks) || !SkipTimeRange(r) || !r.Count(&families))
       return false;
-    columns->first = columns_.size();
+    columns->first = scratch_.columns.size();
     for (uint32_t i = 0; i < families; ++i) {
       ByteView family;
       bool has_columns;
       if (!r.ByteArray(&family) || !r.Bool(&has_columns)) return false;
       if (!has_columns) {
-        columns_.push_back(Column{family, {}});
+        scratch_.columns.push_back(Column{family, {}});
         continue;
       }
       uint32_t n;
@@ -925,10 +925,10 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
       for (uint32_t j = 0; j < n; ++j) {
         ByteView qualifier;
         if (!r.ByteArray(&qualifier)) return false;
-        columns_.push_back(Column{family, qualifier});
+        scratch_.columns.push_back(Column{family, qualifier});
       }
     }
-    columns->count = columns_.size() - columns->first;
+    columns->count = scratch_.columns.size() - columns->first;
     return version < 2 || SkipAttributes(r);
   }
 
@@ -941,19 +941,19 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
         !r.I32(&s->number_of_rows) || !r.Bool(&cache_blocks) || !r.Bool(&filter) || filter ||
         !SkipTimeRange(r) || !r.Count(&families))
       return false;
-    columns->first = columns_.size();
+    columns->first = scratch_.columns.size();
     for (uint32_t i = 0; i < families; ++i) {
       ByteView family;
       uint32_t n;
       if (!r.ByteArray(&family) || !r.Count(&n)) return false;
-      if (n == 0) columns_.push_back(Column{family, {}});
+      if (n == 0) scratch_.columns.push_back(Column{family, {}});
       for (uint32_t j = 0; j < n; ++j) {
         ByteView qualifier;
         if (!r.ByteArray(&qualifier)) return false;
-        columns_.push_back(Column{family, qualifier});
+        scratch_.columns.push_back(Column{family, qualifier});
       }
     }
-    columns->count = columns_.size() - columns->first;
+    columns->count = scratch_.columns.size() - columns->first;
     uint64_t max_result_size;
     return (version < 2 || SkipAttributes(r)) && (version < 3 || r.I64(&max_result_size));
   }
@@ -963,7 +963,7 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     int32_t code;
     if (!r.VInt(&code)) return false;
     *out = Result{};
-    cells->first = cells_.size();
+    cells->first = scratch_.cells.size();
     cells->count = 0;
     if (code == kWritableCode) return r.Code(kNullInstanceCode) && r.Code(kResultCode);
     uint32_t total;
@@ -975,20 +975,16 @@ class WritableCodec final : public CodecAdapter<WritableCodec> {
     while (r.remaining() > end) {
       Cell c;
       if (!r.KeyValue(&c)) return false;
-      cells_.push_back(c);
+      scratch_.cells.push_back(c);
     }
-    cells->count = cells_.size() - cells->first;
+    cells->count = scratch_.cells.size() - cells->first;
     return r.remaining() == end;
   }
 
-  std::vector<Cell> cells_;
-  std::vector<Column> columns_;
-  std::vector<Action> actions_;
+  DecodeScratch scratch_;
   std::vector<Slice> action_cells_;
   std::vector<Slice> action_columns_;
-  std::vector<Result> results_;
   std::vector<Slice> result_cells_;
-  std::vector<ActionResult> action_results_;
 };
 
 }  // namespace
