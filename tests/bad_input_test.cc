@@ -223,9 +223,7 @@ TEST_F(BadInput, ClientThatPipelinesAndNeverReadsIsHeldBack) {
   StartServer(o);
   RawPeer peer(port_);
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
-  // A send timeout turns "the server stopped reading" into an event.
-  timeval tv{1, 0};
-  ASSERT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), 0);
+  ASSERT_TRUE(peer.SetSendTimeout(1));
   std::string batch;
   for (uint32_t i = 0; i < 64; ++i)
     batch += FrameBytes(i + 1, uint8_t(Method::kPing), std::string(1000, 'p'));

@@ -76,6 +76,12 @@ class RawPeer {
 
   bool connected() const { return connected_; }
   int fd() const { return fd_; }
+  // Sends give up after `seconds` when the socket stays full, which turns
+  // "the server stopped reading" into a short send; true when set.
+  bool SetSendTimeout(int seconds) {
+    timeval tv{seconds, 0};
+    return setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0;
+  }
 
   // Writes as much of `bytes` as the socket takes; returns the count.
   size_t SendSome(std::string_view bytes) {

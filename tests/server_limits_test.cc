@@ -187,8 +187,7 @@ TEST_F(ServerLimits, QueuedBytesLimitStopsReadingAndEverythingIsAnsweredOnceTheC
   StartServer(o);
   Peer peer(port_);
   ASSERT_TRUE(peer.Send(PreambleBytes(uint8_t(CodecId::kRaw))));
-  timeval tv{1, 0};
-  ASSERT_EQ(setsockopt(peer.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), 0);
+  ASSERT_TRUE(peer.SetSendTimeout(1));
   const std::string one = FrameBytes(7, uint8_t(Method::kPing), std::string(1000, 'q'));
   std::string batch;
   for (int i = 0; i < 256; ++i) batch += one;
