@@ -77,11 +77,14 @@ class CellBlockReader {
   // checking the header names `method`.
   Status OpenRequest(ByteView payload, uint8_t method, ByteView* param, ByteView* block);
   Status OpenResponse(ByteView payload, ByteView* param, ByteView* block);
+  // RegionSpecifier.value: the name of the region a request names.
+  static Status ParseRegion(ByteView spec, ByteView* name);
   Status ParseMutation(ByteView in, MutationRef* m);
   Status ParseColumn(ByteView in);
   Status ParseGet(ByteView in, GetRef* g);
   Status ParseAction(ByteView in);
-  Status ParseRegionAction(ByteView in);
+  // `region`: the name of the region it names.
+  Status ParseRegionAction(ByteView in, ByteView* region);
   Status ParseResult(ByteView in, ResultRef* r);
   Status ParseResultOrException(ByteView in);
   Status ParseRegionActionResult(ByteView in);
