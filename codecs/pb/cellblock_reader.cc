@@ -30,15 +30,8 @@ Status SplitBlock(ByteView rest, uint64_t block_len, ByteView* block) {
 
 }  // namespace
 
-// RegionSpecifier.value: the region's name. The layout every HBase client
-// writes, {type: REGION_NAME, value: name} (08 01 12 <n> name), is read in
-// place; any other field by field.
+// RegionSpecifier.value, field by field (ReadRegion takes the usual layout).
 Status CellBlockReader::ParseRegion(ByteView spec, ByteView* name) {
-  if (spec.size() >= 4 && spec[0] == 0x08 && spec[1] == 0x01 && spec[2] == 0x12 &&
-      spec[3] < 0x80 && size_t(spec[3]) + 4 == spec.size()) {
-    *name = spec.Sub(4, spec[3]);
-    return Status::Ok();
-  }
   *name = ByteView();
   const char* what = "malformed RegionSpecifier";
   return ForEachField(spec, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
@@ -118,6 +111,8 @@ Status CellBlockReader::ParseMutation(ByteView in, MutationRef* m) {
   WB_RETURN_IF_ERROR(ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
     if (f == 1 && wt == WireType::kLen) return LenOf(r, &m->row, what);
     if (f == 2 && wt == WireType::kVarint) return VarintOf(r, &m->type, what);
+    if (f == 4 && wt == WireType::kVarint) return VarintOf(r, &m->timestamp, what);
+    if (f == 8 && wt == WireType::kVarint) return VarintOf(r, &m->cells, what);
     if (f == 3)
       return Bad(
           "MutationProto carries column_value; the cellblock codec expects its cells in "
@@ -126,8 +121,6 @@ Status CellBlockReader::ParseMutation(ByteView in, MutationRef* m) {
     // transport answers such a call its own way).
     if (f == 5) return Bad("MutationProto carries attributes, which the cellblock codec does not");
     if (f == 7) return Bad("MutationProto carries a time_range, which the cellblock codec does not");
-    if (f == 4 && wt == WireType::kVarint) return VarintOf(r, &m->timestamp, what);
-    if (f == 8 && wt == WireType::kVarint) return VarintOf(r, &m->cells, what);
     return SkipOf(r, wt, what);
   }));
   if (m->type > uint64_t(MutationType::kDelete))
@@ -235,7 +228,7 @@ Status CellBlockReader::ParseRegionAction(ByteView in, ByteView* region) {
     ByteView sub;
     WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
     if (f == 3) return ParseAction(sub);
-    if (f == 1) return ParseRegion(sub, region);
+    if (f == 1) return ReadRegion(sub, region);
     if (f == 4) return Bad("RegionAction carries a condition, which the cellblock codec does not");
     return Status::Ok();
   });

@@ -24,7 +24,7 @@ Status CellBlockReader::Read(ByteView payload, MutateRequest* out) {
       has_mutation = true;
       return ParseMutation(sub, &m);
     }
-    if (f == 1) return ParseRegion(sub, &region);
+    if (f == 1) return ReadRegion(sub, &region);
     if (f == 3) return Bad("MutateRequest carries a condition, which the cellblock codec does not");
     return Status::Ok();
   }));
@@ -47,7 +47,7 @@ Status CellBlockReader::Read(ByteView payload, GetRequest* out) {
     if (wt != WireType::kLen || (f != 1 && f != 2)) return SkipOf(r, wt, what);
     ByteView sub;
     WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
-    if (f == 1) return ParseRegion(sub, &region);
+    if (f == 1) return ReadRegion(sub, &region);
     has_get = true;
     return ParseGet(sub, &g);
   }));
