@@ -84,8 +84,12 @@ struct Result {
   bool exists = false;  // True when the row was found (even with no matching cells).
 };
 
+// `region` (HBase's codecs): the name of the region the request names (its
+// RegionSpecifier's value, a view into the payload); empty from codecs that
+// carry none. The HBase transport reads it to place the request in a table.
 struct MutateRequest {
   Mutation mutation;
+  ByteView region = {};
 };
 struct MutateResponse {
   bool processed = true;
@@ -98,6 +102,7 @@ struct GetRequest {
   uint32_t max_versions = 1;  // Versions per column, newest first (a region caps it).
   TimeRange time_range;       // Only cells whose timestamp is in it.
   ByteView table = {};        // As Mutation::table.
+  ByteView region = {};       // As MutateRequest::region.
 };
 struct GetResponse {
   Result result;
@@ -135,6 +140,7 @@ struct MultiRequest {
   // The table of every action (HBase: a RegionAction names one region); the
   // actions' own table fields are not read.
   ByteView table = {};
+  ByteView region = {};  // As MutateRequest::region (the one RegionAction's).
 };
 
 struct ActionResult {

@@ -9,17 +9,12 @@ namespace wirebench {
 
 namespace {
 
-void SetTable(MutateRequest* r, ByteView t) { r->mutation.table = t; }
-void SetTable(GetRequest* r, ByteView t) { r->table = t; }
-void SetTable(ScanRequest* r, ByteView t) { r->table = t; }
-void SetTable(MultiRequest* r, ByteView t) { r->table = t; }
-
 class CodecCallHandler final : public TableCallHandler {
  public:
   CodecCallHandler(std::unique_ptr<Codec> codec, Region* region)
       : codec_(std::move(codec)), region_(region) {}
 
-  void set_table(ByteView table) override { table_ = table; }
+  void set_gate(RequestGate* gate) override { gate_ = gate; }
 
   void Handle(const rpc::CallHeader& h, ByteView payload, ByteBuffer* reply,
               rpc::CallOutcome* outcome) override {
@@ -68,7 +63,14 @@ class CodecCallHandler final : public TableCallHandler {
                        "': " + s.ToString();
       return s;
     }
-    SetTable(&req, table_);
+    if (gate_ != nullptr && !gate_->Admit(&req)) {
+      // Not for this path: the transport answers the call its own way.
+      outcome->status = CallStatus::kBadRequest;
+      outcome->error = "the transport does not answer this " +
+                       std::string(MethodName(Method(h.method))) + " request through codec '" +
+                       std::string(codec_->name()) + "'";
+      return Status::InvalidArgument(outcome->error);
+    }
     Resp resp;
     s = apply(req, &resp);
     if (!s.ok()) {
@@ -89,7 +91,7 @@ class CodecCallHandler final : public TableCallHandler {
   std::unique_ptr<Codec> codec_;
   Region* region_;
   RegionScratch scratch_;
-  ByteView table_;
+  RequestGate* gate_ = nullptr;
 };
 
 }  // namespace

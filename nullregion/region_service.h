@@ -13,15 +13,31 @@
 
 namespace wirebench {
 
+// What a transport checks of a decoded request before the region runs it:
+// the HBase transport answers a call through the codec only when the region
+// it names (MutateRequest::region) is one this path serves, and places the
+// request in that region's table (Mutation::table). The codec has refused
+// what it cannot carry already; the gate refuses what the transport will not
+// answer this way. False leaves the request unrun: the handler reports
+// CallStatus::kBadRequest and the transport answers the call its own way.
+class RequestGate {
+ public:
+  virtual ~RequestGate() = default;
+  virtual bool Admit(MutateRequest* r) = 0;
+  virtual bool Admit(GetRequest* r) = 0;
+  virtual bool Admit(ScanRequest* r) = 0;
+  virtual bool Admit(MultiRequest* r) = 0;
+};
+
 // What RegionService::NewCallHandler returns: a codec's handler whose
-// requests can be placed in a table (codecs carry none; the HBase transport
-// knows it from the region a call names and answers plain calls through it).
+// requests can pass a transport's gate (the HBase transport answers plain
+// calls through it, each call parsed once, by the codec).
 class TableCallHandler : public rpc::CallHandler {
  public:
-  // The table of the requests the next calls decode (see Mutation::table);
-  // empty (the default) = the default table. The bytes must stay valid
-  // until the calls have been handled.
-  virtual void set_table(ByteView table) = 0;
+  // Every decoded request passes `gate` (which must outlive the handler's
+  // calls) before the region runs it; null (the default) = none, and
+  // requests are in the default table.
+  virtual void set_gate(RequestGate* gate) = 0;
 };
 
 class RegionService final : public rpc::Service {

@@ -424,6 +424,47 @@ TEST(PbCodecs, CodecsRefuseEachOthersPayloadsAndOtherMethods) {
   EXPECT_FALSE(cb->DecodeRequest(ByteView(cb_put), &g).ok());
 }
 
+// A Get call as HBase's client sends it (header, then param, each under 128
+// bytes), with `filter` as its Get's filter when not empty.
+std::string HBaseGetCall(const std::string& filter) {
+  hbase::RequestHeader header;
+  header.set_call_id(7);
+  header.set_method_name("Get");
+  header.set_request_param(true);
+  hbase::GetRequest req;
+  req.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
+  req.mutable_region()->set_value("usertable,,1");
+  req.mutable_get()->set_row("user1");
+  if (!filter.empty()) req.mutable_get()->set_filter(filter);
+  std::string payload;
+  for (const google::protobuf::MessageLite* msg :
+       {static_cast<const google::protobuf::MessageLite*>(&header),
+        static_cast<const google::protobuf::MessageLite*>(&req)}) {
+    std::string s = msg->SerializeAsString();
+    payload += char(s.size());
+    payload += s;
+  }
+  return payload;
+}
+
+// What the model cannot carry is refused, not dropped (the HBase transport
+// answers such a call its own way), and the region a request names is read.
+TEST(PbCodecs, HBaseCodecsRefuseWhatTheyCannotCarryAndReadTheRegion) {
+  for (const char* name : {"pb", "cellblock"}) {
+    auto codec = Make(name);
+    GetRequest g;
+    const std::string plain = HBaseGetCall("");
+    Status s = codec->DecodeRequest(ByteView(plain), &g);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+    EXPECT_EQ(g.row.str(), "user1") << name;
+    EXPECT_EQ(g.region.str(), "usertable,,1") << name;
+    const std::string filtered = HBaseGetCall("a filter");
+    s = codec->DecodeRequest(ByteView(filtered), &g);
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << name << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("filter"), std::string::npos) << name << ": " << s.ToString();
+  }
+}
+
 // ---- Steady-state allocations and copies of the 1 KB put ----
 
 // One codec's 1 KB put in the steady state: encoded and decoded three times,

@@ -45,6 +45,20 @@ size_t CountColumns(const ColumnList& cols) {
 
 Status Corrupt(const char* what) { return Status::Corruption(std::string("pb: ") + what); }
 
+// The Get options the model has no place for: refused, not dropped (a
+// server's transport answers such a call its own way).
+Status CheckGet(const hbase::Get& g) {
+  if (g.has_filter()) return Corrupt("Get carries a filter, which this codec does not");
+  if (g.has_existence_only())
+    return Corrupt("Get carries existence_only, which this codec does not");
+  if (g.has_closest_row_before())
+    return Corrupt("Get carries closest_row_before, which this codec does not");
+  if (!g.time_range().empty()) return Corrupt("Get carries a time_range, which this codec does not");
+  if (g.has_max_versions() && g.max_versions() != 1)
+    return Corrupt("Get asks for max_versions other than 1, which this codec does not carry");
+  return Status::Ok();
+}
+
 }  // namespace
 
 ActionException ActionExceptionOf(ByteView reason) {
@@ -230,12 +244,20 @@ Status ModelBuilder::ReadMutation(const MutationProto& p, Cell** next, Mutation*
     return Corrupt(
         "MutationProto says its cells are in a cell block; this codec expects them "
         "in column_value (use the cellblock codec)");
+  if (p.attribute_size() != 0)
+    return Corrupt("MutationProto carries attributes, which this codec does not");
+  if (p.has_time_range()) return Corrupt("MutationProto carries a time_range, which this codec does not");
   out->row = ByteView(p.row());
   out->type = MutationType(p.mutate_type());
   out->timestamp = p.timestamp();
   copied_ += p.row().size();
   Cell* begin = *next;
   for (const auto& cv : p.column_value()) {
+    if (!cv.has_family()) return Corrupt("a ColumnValue has no family");
+    // A family with no qualifier_value (a whole family, to HBase's delete)
+    // is nothing this mapping writes or reads: refused, not dropped.
+    if (cv.qualifier_value_size() == 0)
+      return Corrupt("a ColumnValue has no qualifier_value, which this codec does not carry");
     copied_ += cv.family().size();
     for (const QualifierValue& qv : cv.qualifier_value()) {
       Cell& c = *(*next)++;
@@ -295,6 +317,8 @@ Status ModelBuilder::ReadResult(const hbase::Result& p, Cell** next, Result* out
 
 Status ModelBuilder::Read(const hbase::MutateRequest& p, MutateRequest* out) {
   Begin();
+  if (p.has_condition()) return Corrupt("MutateRequest carries a condition, which this codec does not");
+  out->region = ByteView(p.region().value());
   cells_.resize(CountCells(p.mutation()));
   Cell* next = cells_.data();
   return ReadMutation(p.mutation(), &next, &out->mutation);
@@ -302,6 +326,8 @@ Status ModelBuilder::Read(const hbase::MutateRequest& p, MutateRequest* out) {
 
 Status ModelBuilder::Read(const hbase::GetRequest& p, GetRequest* out) {
   Begin();
+  WB_RETURN_IF_ERROR(CheckGet(p.get()));
+  out->region = ByteView(p.region().value());
   columns_.resize(CountColumns(p.get().column()));
   Column* next = columns_.data();
   out->row = ByteView(p.get().row());
@@ -325,12 +351,24 @@ Status ModelBuilder::Read(const hbase::ScanRequest& p, ScanRequest* out) {
 
 Status ModelBuilder::Read(const hbase::MultiRequest& p, MultiRequest* out) {
   Begin();
+  if (p.has_condition()) return Corrupt("MultiRequest carries a condition, which this codec does not");
+  // The model's MultiRequest is one region's (MultiRequest::table).
+  if (p.regionaction_size() > 1)
+    return Corrupt("MultiRequest names more than one region, which this codec does not carry");
+  out->region = p.regionaction_size() == 1 ? ByteView(p.regionaction(0).region().value()) : ByteView();
   size_t n_actions = 0, n_cells = 0, n_columns = 0;
   for (const hbase::RegionAction& ra : p.regionaction()) {
+    if (ra.has_condition())
+      return Corrupt("RegionAction carries a condition, which this codec does not");
     n_actions += size_t(ra.action_size());
     for (const hbase::Action& a : ra.action()) {
+      if (a.has_service_call())
+        return Corrupt("Action carries a coprocessor service call, which this codec does not");
       if (a.has_mutation()) n_cells += CountCells(a.mutation());
-      if (a.has_get()) n_columns += CountColumns(a.get().column());
+      if (a.has_get()) {
+        WB_RETURN_IF_ERROR(CheckGet(a.get()));
+        n_columns += CountColumns(a.get().column());
+      }
     }
   }
   actions_.resize(n_actions);

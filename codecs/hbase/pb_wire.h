@@ -54,6 +54,22 @@ inline uint8_t* WriteVarint(uint8_t* p, uint64_t v) {
   return p;
 }
 
+// Reads a varint of two to five bytes (any 32-bit value: a call id, a
+// length) at p, which has five bytes to read and a first byte of 0x80 or
+// more, with no bounds check per byte: the byte after it, or null when it
+// is longer (the caller reads it byte by byte then).
+inline const uint8_t* ReadVarint5(const uint8_t* p, uint64_t* v) {
+  uint64_t r = p[0] & 0x7F;
+  for (int i = 1; i < 5; ++i) {
+    r |= uint64_t(p[i] & 0x7F) << (7 * i);
+    if (p[i] < 0x80) {
+      *v = r;
+      return p + i + 1;
+    }
+  }
+  return nullptr;
+}
+
 // Writes fields into memory sized beforehand; never allocates.
 class ProtoWriter {
  public:

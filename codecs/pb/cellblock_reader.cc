@@ -11,7 +11,6 @@ namespace wirebench::pb {
 
 namespace {
 
-
 // CellBlockMeta: the cell block's length.
 Status ParseCellBlockMeta(ByteView in, uint64_t* length) {
   return ForEachField(in, "malformed CellBlockMeta", [&](uint32_t f, WireType wt, ProtoReader& r) {
@@ -30,6 +29,16 @@ Status SplitBlock(ByteView rest, uint64_t block_len, ByteView* block) {
 }
 
 }  // namespace
+
+// RegionSpecifier.value, field by field (ReadRegion takes the usual layout).
+Status CellBlockReader::ParseRegion(ByteView spec, ByteView* name) {
+  *name = ByteView();
+  const char* what = "malformed RegionSpecifier";
+  return ForEachField(spec, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
+    if (f == 2 && wt == WireType::kLen) return LenOf(r, name, what);
+    return SkipOf(r, wt, what);
+  });
+}
 
 Status CellBlockReader::OpenRequest(ByteView payload, uint8_t method, ByteView* param,
                                     ByteView* block) {
@@ -102,12 +111,16 @@ Status CellBlockReader::ParseMutation(ByteView in, MutationRef* m) {
   WB_RETURN_IF_ERROR(ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
     if (f == 1 && wt == WireType::kLen) return LenOf(r, &m->row, what);
     if (f == 2 && wt == WireType::kVarint) return VarintOf(r, &m->type, what);
-    if (f == 3 && wt == WireType::kLen)
+    if (f == 4 && wt == WireType::kVarint) return VarintOf(r, &m->timestamp, what);
+    if (f == 8 && wt == WireType::kVarint) return VarintOf(r, &m->cells, what);
+    if (f == 3)
       return Bad(
           "MutationProto carries column_value; the cellblock codec expects its cells in "
           "the cell block (use the pb codec)");
-    if (f == 4 && wt == WireType::kVarint) return VarintOf(r, &m->timestamp, what);
-    if (f == 8 && wt == WireType::kVarint) return VarintOf(r, &m->cells, what);
+    // What the model has no place for: refused, not dropped (a server's
+    // transport answers such a call its own way).
+    if (f == 5) return Bad("MutationProto carries attributes, which the cellblock codec does not");
+    if (f == 7) return Bad("MutationProto carries a time_range, which the cellblock codec does not");
     return SkipOf(r, wt, what);
   }));
   if (m->type > uint64_t(MutationType::kDelete))
@@ -155,6 +168,24 @@ Status CellBlockReader::ParseGet(ByteView in, GetRef* g) {
       WB_RETURN_IF_ERROR(LenOf(r, &col, what));
       return ParseColumn(col);
     }
+    // The Get options the model has no place for: refused, not dropped.
+    if (f == 4) return Bad("Get carries a filter, which the cellblock codec does not");
+    if (f == 10) return Bad("Get carries existence_only, which the cellblock codec does not");
+    if (f == 11) return Bad("Get carries closest_row_before, which the cellblock codec does not");
+    if (f == 5 && wt == WireType::kLen) {  // A time range: all of time (empty) only.
+      ByteView tr;
+      WB_RETURN_IF_ERROR(LenOf(r, &tr, what));
+      return tr.empty() ? Status::Ok()
+                        : Bad("Get carries a time_range, which the cellblock codec does not");
+    }
+    if (f == 6 && wt == WireType::kVarint) {
+      uint64_t versions = 0;
+      WB_RETURN_IF_ERROR(VarintOf(r, &versions, what));
+      return versions == 1
+                 ? Status::Ok()
+                 : Bad("Get asks for max_versions other than 1, which the cellblock codec does "
+                       "not carry");
+    }
     return SkipOf(r, wt, what);
   }));
   if (!g->has_row) return Bad("Get has no row");
@@ -183,19 +214,23 @@ Status CellBlockReader::ParseAction(ByteView in) {
       WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
       return ParseGet(sub, &a.get);
     }
+    if (f == 4) return Bad("Action carries a coprocessor service call, which the cellblock codec does not");
     return SkipOf(r, wt, what);
   }));
   if (a.has_mutation == a.has_get) return Bad("Action must carry exactly one of mutation and get");
   return Status::Ok();
 }
 
-Status CellBlockReader::ParseRegionAction(ByteView in) {
+Status CellBlockReader::ParseRegionAction(ByteView in, ByteView* region) {
   const char* what = "malformed RegionAction";
   return ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    if (f != 3 || wt != WireType::kLen) return SkipOf(r, wt, what);
-    ByteView action;
-    WB_RETURN_IF_ERROR(LenOf(r, &action, what));
-    return ParseAction(action);
+    if (wt != WireType::kLen) return SkipOf(r, wt, what);
+    ByteView sub;
+    WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
+    if (f == 3) return ParseAction(sub);
+    if (f == 1) return ReadRegion(sub, region);
+    if (f == 4) return Bad("RegionAction carries a condition, which the cellblock codec does not");
+    return Status::Ok();
   });
 }
 

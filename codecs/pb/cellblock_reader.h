@@ -77,11 +77,25 @@ class CellBlockReader {
   // checking the header names `method`.
   Status OpenRequest(ByteView payload, uint8_t method, ByteView* param, ByteView* block);
   Status OpenResponse(ByteView payload, ByteView* param, ByteView* block);
+  // RegionSpecifier.value: the name of the region a request names. The
+  // layout every HBase client writes, {type: REGION_NAME, value: name}
+  // (08 01 12 <n> name), is read in place; ParseRegion reads any other
+  // field by field.
+  static Status ReadRegion(ByteView spec, ByteView* name) {
+    if (spec.size() >= 4 && spec[0] == 0x08 && spec[1] == 0x01 && spec[2] == 0x12 &&
+        spec[3] < 0x80 && size_t(spec[3]) + 4 == spec.size()) {
+      *name = spec.Sub(4, spec[3]);
+      return Status::Ok();
+    }
+    return ParseRegion(spec, name);
+  }
+  static Status ParseRegion(ByteView spec, ByteView* name);
   Status ParseMutation(ByteView in, MutationRef* m);
   Status ParseColumn(ByteView in);
   Status ParseGet(ByteView in, GetRef* g);
   Status ParseAction(ByteView in);
-  Status ParseRegionAction(ByteView in);
+  // `region`: the name of the region it names.
+  Status ParseRegionAction(ByteView in, ByteView* region);
   Status ParseResult(ByteView in, ResultRef* r);
   Status ParseResultOrException(ByteView in);
   Status ParseRegionActionResult(ByteView in);

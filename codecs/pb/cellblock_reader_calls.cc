@@ -14,17 +14,24 @@ Status CellBlockReader::Read(ByteView payload, MutateRequest* out) {
   WB_RETURN_IF_ERROR(OpenRequest(payload, uint8_t(Method::kMutate), &param, &block));
   MutationRef m;
   bool has_mutation = false;
+  ByteView region;
   const char* what = "malformed MutateRequest";
   WB_RETURN_IF_ERROR(ForEachField(param, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    if (f != 2 || wt != WireType::kLen) return SkipOf(r, wt, what);
-    has_mutation = true;
+    if (wt != WireType::kLen) return SkipOf(r, wt, what);
     ByteView sub;
     WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
-    return ParseMutation(sub, &m);
+    if (f == 2) {
+      has_mutation = true;
+      return ParseMutation(sub, &m);
+    }
+    if (f == 1) return ReadRegion(sub, &region);
+    if (f == 3) return Bad("MutateRequest carries a condition, which the cellblock codec does not");
+    return Status::Ok();
   }));
   if (!has_mutation) return Bad("MutateRequest has no mutation");
   WB_RETURN_IF_ERROR(ReadCells(block, m.cells));
   size_t next = 0;
+  out->region = region;
   return TakeMutationCells(m, &next, &out->mutation);
 }
 
@@ -34,16 +41,19 @@ Status CellBlockReader::Read(ByteView payload, GetRequest* out) {
   columns_.clear();
   GetRef g;
   bool has_get = false;
+  ByteView region;
   const char* what = "malformed GetRequest";
   WB_RETURN_IF_ERROR(ForEachField(param, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    if (f != 2 || wt != WireType::kLen) return SkipOf(r, wt, what);
-    has_get = true;
+    if (wt != WireType::kLen || (f != 1 && f != 2)) return SkipOf(r, wt, what);
     ByteView sub;
     WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
+    if (f == 1) return ReadRegion(sub, &region);
+    has_get = true;
     return ParseGet(sub, &g);
   }));
   if (!has_get) return Bad("GetRequest has no get");
   WB_RETURN_IF_ERROR(ReadCells(block, 0));
+  out->region = region;
   out->row = g.row;
   out->columns = ColumnSpan(g.columns);
   return Status::Ok();
@@ -86,13 +96,20 @@ Status CellBlockReader::Read(ByteView payload, MultiRequest* out) {
   WB_RETURN_IF_ERROR(OpenRequest(payload, uint8_t(Method::kMulti), &param, &block));
   columns_.clear();
   action_refs_.clear();
+  ByteView region;
+  int region_actions = 0;
   const char* what = "malformed MultiRequest";
   WB_RETURN_IF_ERROR(ForEachField(param, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    if (f != 1 || wt != WireType::kLen) return SkipOf(r, wt, what);
+    if (wt != WireType::kLen || (f != 1 && f != 3)) return SkipOf(r, wt, what);
+    if (f == 3) return Bad("MultiRequest carries a condition, which the cellblock codec does not");
+    // The model's MultiRequest is one region's (MultiRequest::table).
+    if (++region_actions > 1)
+      return Bad("MultiRequest names more than one region, which the cellblock codec does not carry");
     ByteView sub;
     WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
-    return ParseRegionAction(sub);
+    return ParseRegionAction(sub, &region);
   }));
+  out->region = region;
   uint64_t total = 0;
   for (const ActionRef& a : action_refs_)
     if (a.has_mutation) total += a.mutation.cells;

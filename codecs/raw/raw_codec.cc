@@ -390,19 +390,26 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     h.size = 1 + 4 + cells.size() * kResultCellHead;
     if (cells.empty()) return h;
     const ByteView row = cells[0].row, family = cells[0].family;
-    bool same_row = true, same_family = true;
-    size_t rows = 0, families = 0, bytes = 0;
+    // Same view as the first cell's: its address and size both (one
+    // comparison of the two XORs or'ed together).
+    auto differs = [](ByteView a, ByteView b) {
+      return (uintptr_t(a.data()) ^ uintptr_t(b.data())) | (a.size() ^ b.size());
+    };
+    uintptr_t row_differs = 0, family_differs = 0;
+    size_t bytes = 0;
     for (const Cell& c : cells) {
-      same_row &= c.row.data() == row.data() && c.row.size() == row.size();
-      same_family &= c.family.data() == family.data() && c.family.size() == family.size();
-      rows += c.row.size();
-      families += c.family.size();
+      row_differs |= differs(c.row, row);
+      family_differs |= differs(c.family, family);
       bytes += c.qualifier.size() + c.value.size();
     }
-    h.one_row = same_row || SameBytes<&Cell::row>(cells);
-    h.one_family = same_family || SameBytes<&Cell::family>(cells);
-    h.size += bytes + (h.one_row ? 4 + row.size() : 4 * cells.size() + rows) +
-              (h.one_family ? 4 + family.size() : 4 * cells.size() + families);
+    h.one_row = row_differs == 0 || SameBytes<&Cell::row>(cells);
+    h.one_family = family_differs == 0 || SameBytes<&Cell::family>(cells);
+    h.size += bytes + (h.one_row ? 4 + row.size() : 4 * cells.size());
+    h.size += h.one_family ? 4 + family.size() : 4 * cells.size();
+    // Rows and families that are not one each: their bytes, in a pass of their own.
+    if (!h.one_row || !h.one_family)
+      for (const Cell& c : cells)
+        h.size += (h.one_row ? 0 : c.row.size()) + (h.one_family ? 0 : c.family.size());
     return h;
   }
   template <typename W>

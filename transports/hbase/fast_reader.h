@@ -1,8 +1,8 @@
 // The hot path's protobuf reader for `--rpc hbase`: HBase's RequestHeader,
 // ResponseHeader and the params the codecs answer are small messages whose
 // tags and most varints take one byte (field numbers below 16), so this
-// reader takes that case inline and falls back to pb::ProtoReader's general
-// varint only for longer values. Views point into the input; no allocation.
+// reader takes that case (and values of up to five bytes: call ids) inline
+// and falls back to pb::ProtoReader's general varint only for longer values. Views point into the input; no allocation.
 // Thread-safety: a plain value.
 #pragma once
 
@@ -22,6 +22,14 @@ struct Fast {
     if (p < end && *p < 0x80) [[likely]] {
       *v = *p++;
       return true;
+    }
+    // Up to five bytes (a call id: its slot's generation is in the high
+    // bits, so most take four or five).
+    if (end - p >= 5) {
+      if (const uint8_t* after = pb::ReadVarint5(p, v)) {
+        p = after;
+        return true;
+      }
     }
     return SlowVarint(v);
   }

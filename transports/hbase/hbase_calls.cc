@@ -26,158 +26,6 @@ namespace pbw = hbasewire;
 
 namespace {
 
-// ---- Eligibility for the codec's own handler ----
-// The hot path of every call: a reader for HBase's small messages whose
-// tags and most varints are one byte (field numbers below 16), falling back
-// to the general varint only when a value needs more. No allocation.
-// A region the codec may answer: any but the catalog. The RegionSpecifier
-// as every HBase client writes it, {type: REGION_NAME, value: name} (08 01
-// 12 <n> name), is checked in place; any other layout field by field.
-bool PlainRegion(ByteView spec, ByteView* region_name) {
-  ByteView name;
-  if (spec.size() >= 4 && spec[0] == 0x08 && spec[1] == 0x01 && spec[2] == 0x12 &&
-      spec[3] < 0x80 && size_t(spec[3]) + 4 == spec.size()) {
-    name = spec.Sub(4, spec[3]);
-  } else {
-    Fast r(spec);
-    while (!r.done()) {
-      uint32_t f, wt;
-      if (!r.Tag(&f, &wt)) return false;
-      if (f == 2 && wt == 2) {
-        if (!r.Len(&name)) return false;
-      } else if (!r.Skip(wt)) {
-        return false;
-      }
-    }
-  }
-  *region_name = name;
-  // Only a name starting with 'h' can be the catalog's.
-  return !name.empty() && !(name[0] == 'h' && IsMetaRegion(name));
-}
-
-// A put or delete the codec maps as it is: no increment/append, and cells
-// where the codec expects them (the cellblock codec refuses column_value).
-bool PlainMutation(ByteView m, bool cell_blocks) {
-  Fast r(m);
-  uint64_t type = ~uint64_t{0};
-  while (!r.done()) {
-    uint32_t f, wt;
-    if (!r.Tag(&f, &wt)) return false;
-    if (f == 2 && wt == 0) {
-      if (!r.Varint(&type)) return false;
-      continue;
-    }
-    if ((f == 3 && cell_blocks) || f == 5 || f == 7) return false;  // Attributes, time range: full path.
-    if ((f == 1 || f == 3) && wt == 2) {
-      // A row or a family too long for a KeyValue: the full path refuses it.
-      ByteView b;
-      if (!r.Len(&b) || (f == 1 && b.size() > kMaxRowBytes)) return false;
-      if (f == 3 && b.size() > 2 && b[0] == 0x0A) {  // ColumnValue.family first, as clients write it.
-        Fast cv(b);
-        uint32_t f2, wt2;
-        ByteView family;
-        if (!cv.Tag(&f2, &wt2) || !cv.Len(&family) || family.size() > kMaxFamilyBytes) return false;
-      } else if (f == 3) {
-        return false;
-      }
-      continue;
-    }
-    if (!r.Skip(wt)) return false;
-  }
-  return type == 2 || type == 3;
-}
-
-// A Get without a filter, existence_only, closest_row_before, a time range
-// or a max_versions other than 1 (the codecs carry none of these).
-bool PlainGet(ByteView g) {
-  Fast r(g);
-  while (!r.done()) {
-    uint32_t f, wt;
-    if (!r.Tag(&f, &wt)) return false;
-    if (f == 4 || f == 10 || f == 11) return false;
-    if (f == 5 && wt == 2) {  // A time range: plain only when empty (all of time).
-      ByteView tr;
-      if (!r.Len(&tr) || !tr.empty()) return false;
-      continue;
-    }
-    if (f == 6 && wt == 0) {
-      uint64_t v;
-      if (!r.Varint(&v) || v != 1) return false;
-      continue;
-    }
-    if (!r.Skip(wt)) return false;
-  }
-  return true;
-}
-
-bool PlainAction(ByteView a, bool cell_blocks) {
-  Fast r(a);
-  while (!r.done()) {
-    uint32_t f, wt;
-    if (!r.Tag(&f, &wt)) return false;
-    ByteView sub;
-    if (wt == 2 && (f == 2 || f == 3)) {
-      if (!r.Len(&sub)) return false;
-      if (f == 2 ? !PlainMutation(sub, cell_blocks) : !PlainGet(sub)) return false;
-      continue;
-    }
-    if (f == 4) return false;  // A coprocessor service call.
-    if (!r.Skip(wt)) return false;
-  }
-  return true;
-}
-
-// `region_name`: the region the call names (a view into `param`).
-bool PlainParam(Method m, ByteView param, bool cell_blocks, ByteView* region_name) {
-  Fast r(param);
-  int region_actions = 0;
-  bool region_ok = m == Method::kMulti;
-  while (!r.done()) {
-    uint32_t f, wt;
-    if (!r.Tag(&f, &wt)) return false;
-    ByteView sub;
-    if (wt != 2) {
-      if (!r.Skip(wt)) return false;
-      continue;
-    }
-    if (!r.Len(&sub)) return false;
-    switch (m) {
-      case Method::kMutate:
-        if (f == 1) region_ok = PlainRegion(sub, region_name);
-        if (f == 2 && !PlainMutation(sub, cell_blocks)) return false;
-        if (f == 3) return false;  // A condition.
-        break;
-      case Method::kGet:
-        if (f == 1) region_ok = PlainRegion(sub, region_name);
-        if (f == 2 && !PlainGet(sub)) return false;
-        break;
-      case Method::kMulti: {
-        if (f == 3) return false;  // A condition.
-        if (f != 1) break;
-        if (++region_actions > 1) return false;
-        Fast ra(sub);
-        while (!ra.done()) {
-          uint32_t f2, wt2;
-          if (!ra.Tag(&f2, &wt2)) return false;
-          ByteView sub2;
-          if (wt2 != 2) {
-            if (!ra.Skip(wt2)) return false;
-            continue;
-          }
-          if (!ra.Len(&sub2)) return false;
-          if (f2 == 1 && !PlainRegion(sub2, region_name)) return false;
-          if (f2 == 3 && !PlainAction(sub2, cell_blocks)) return false;
-          if (f2 == 4) return false;  // A condition.
-        }
-        break;
-      }
-      default:
-        return false;
-    }
-  }
-  return region_ok;
-}
-
 // ClientService's four data methods by name, without a library call.
 Method MethodOf(std::string_view n) {
   switch (n.size()) {
@@ -235,6 +83,45 @@ Method MethodOf(std::string_view n) {
   return true;
 }
 
+// The call id and method of a call whose RequestHeader is laid out as
+// HBase's codecs write it, field after field and nothing else: call_id
+// (08), method_name (1A), request_param = true (20 01) and, with a cell
+// block, cell_block_meta {length} (2A <n> 08 <length>). The codec's path
+// reads no more of it (the codec reads the header again, and refuses what
+// it cannot carry); false for any other layout or a method the codec does
+// not answer, and Handle reads the header field by field.
+bool PeekPlainHeader(ByteView body, uint32_t* id, Method* method) {
+  const uint8_t* p = body.data();
+  // Enough for the fixed bytes, with room for ReadVarint5 to look at five.
+  if (body.size() < 16 || p[0] >= 0x80 || size_t(p[0]) + 1 > body.size()) return false;
+  const uint8_t* const header_end = p + 1 + p[0];
+  p += 1;
+  if (*p++ != 0x08) return false;
+  uint64_t v;
+  if (*p < 0x80) {
+    v = *p++;
+  } else {
+    p = pb::ReadVarint5(p, &v);
+    if (p == nullptr) return false;
+  }
+  if (header_end - p < 4 || p[0] != 0x1A || p[1] >= 0x80 || header_end - p < 2 + p[1] + 2)
+    return false;
+  const Method m = MethodOf(std::string_view(reinterpret_cast<const char*>(p + 2), p[1]));
+  if (m == Method(0) || m == Method::kScan) return false;
+  p += 2 + p[1];
+  if (p[0] != 0x20 || p[1] != 0x01) return false;
+  p += 2;
+  if (p != header_end) {
+    // cell_block_meta with its length alone.
+    if (header_end - p < 4 || p[0] != 0x2A || p[1] >= 0x80 || p + 2 + p[1] != header_end ||
+        p[2] != 0x08)
+      return false;
+  }
+  *id = uint32_t(v);
+  *method = m;
+  return true;
+}
+
 // The exception HBase sends for a region's failure on the codec's path,
 // whose text may name one of HBase's classes after the path's own words
 // ("region 'memstore' failed Mutate: Resource exhausted:
@@ -272,6 +159,7 @@ CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBase
       if (auto* t = dynamic_cast<TableCallHandler*>(handler.get())) {
         handler.release();
         fast_.reset(t);
+        fast_->set_gate(this);
       }
     }
   }
@@ -306,6 +194,26 @@ void CallHandler::Reply(uint32_t call_id, const google::protobuf::MessageLite& r
 bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
   block_.Clear();
   deferred_ = false;
+  // The codec answers what it can carry and Admit lets through; what it
+  // refuses takes the full path. With several regions per table the full
+  // path checks each row's region; a call that may hold a cell over
+  // hbase.server.keyvalue.maxsize takes it too, which checks that. A header
+  // as HBase's codecs write it is read once, by the codec (PeekPlainHeader
+  // takes only the call id and method); any other layout is read here first.
+  const bool codec_path =
+      fast_ && service_->regions_per_table() == 1 && body.size() <= kMaxCellBytes;
+  bool tried_codec = false;
+  if (codec_path) {
+    Call peeked;
+    Method pm;
+    if (PeekPlainHeader(body, &peeked.id, &pm)) {
+      if (TryFast(pm, peeked, body, out)) {
+        BumpShared(stats_->calls[uint8_t(pm)], 1);
+        return true;
+      }
+      tried_codec = true;
+    }
+  }
   Call c;
   ByteView header;
   ByteView rest = body;
@@ -344,25 +252,7 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
   }
   if (m != Method(0)) {
     BumpShared(stats_->calls[uint8_t(m)], 1);
-    // With several regions per table the full path checks each row's region.
-    ByteView region_name;
-    // A call that may hold a cell over hbase.server.keyvalue.maxsize takes
-    // the full path, which checks it.
-    if (fast_ && service_->regions_per_table() == 1 && body.size() <= kMaxCellBytes &&
-        PlainParam(m, c.param, cell_blocks_, &region_name)) {
-      // The codec's requests are in the region's table (c.param holds the
-      // name), if the name is the table's one region's (else the full path
-      // answers NotServingRegionException).
-      const std::string_view table = TableOf(region_name.str());
-      const size_t t = table.size();
-      // "T,,1" (the old format, wirebench's own client's), else the new one.
-      if ((t > 0 && region_name.size() == t + 3 && region_name[t + 1] == ',' &&
-           region_name[t + 2] == '1') ||
-          NewFormatRegionName(region_name, t)) {
-        fast_->set_table(ByteView(table));
-        if (TryFast(m, c, body, out)) return true;
-      }
-    }
+    if (codec_path && !tried_codec && m != Method::kScan && TryFast(m, c, body, out)) return true;
   }
   HandleClient(c, out);
   if (deferred_) {
@@ -370,6 +260,56 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
     if (m != Method(0)) BumpShared(stats_->calls[uint8_t(m)], uint64_t(0) - 1);
     return false;
   }
+  return true;
+}
+
+// ---- What the codec's path answers ----
+// The codec has refused what it cannot carry (filters, conditions, time
+// ranges, attributes, cells where it does not expect them, several
+// regions); what is left to refuse is the transport's: a region that is not
+// the table's one region (the catalog's included), increments and appends
+// (their reply carries the new values), and keys too long for a KeyValue.
+
+namespace {
+
+// A put or delete whose row and families fit HBase's KeyValue (else the full
+// path refuses it, saying which).
+bool PlainMutation(const Mutation& m) {
+  if (m.type != MutationType::kPut && m.type != MutationType::kDelete) return false;
+  if (m.row.size() > kMaxRowBytes) return false;
+  for (const Cell& cell : m.cells)
+    if (cell.family.size() > kMaxFamilyBytes) return false;
+  return true;
+}
+
+}  // namespace
+
+bool CallHandler::RegionTable(ByteView region, ByteView* table) {
+  // Only a name starting with 'h' can be the catalog's.
+  if (region.empty() || (region[0] == 'h' && IsMetaRegion(region))) return false;
+  const std::string_view t = TableOf(region.str());
+  const size_t n = t.size();
+  // "T,,1" (the old format, wirebench's own client's), else the new one.
+  if ((n > 0 && region.size() == n + 3 && region[n + 1] == ',' && region[n + 2] == '1') ||
+      NewFormatRegionName(region, n)) {
+    *table = ByteView(t);
+    return true;
+  }
+  return false;
+}
+
+bool CallHandler::Admit(MutateRequest* r) {
+  return RegionTable(r->region, &r->mutation.table) && PlainMutation(r->mutation);
+}
+
+bool CallHandler::Admit(GetRequest* r) { return RegionTable(r->region, &r->table); }
+
+bool CallHandler::Admit(ScanRequest*) { return false; }  // Scanners are the full path's.
+
+bool CallHandler::Admit(MultiRequest* r) {
+  if (!RegionTable(r->region, &r->table)) return false;
+  for (const Action& a : r->actions)
+    if (a.kind == ActionKind::kMutation && !PlainMutation(a.mutation)) return false;
   return true;
 }
 

@@ -20,7 +20,7 @@
 
 namespace wirebench::hbaserpc {
 
-class CallHandler {
+class CallHandler final : private RequestGate {
  public:
   // `cell_blocks`: the connection announced KeyValueCodec. `meta_service`:
   // its service is ClientMetaService (else ClientService).
@@ -53,10 +53,20 @@ class CallHandler {
     ByteView block;
   };
 
+  // The codec's path: the codec decodes the call (refusing what it cannot
+  // carry), Admit checks what it read, the region answers; false (nothing
+  // written) when either refused, and the full path answers.
   bool TryFast(Method m, const Call& c, ByteView body, ByteBuffer* out);
+  // RequestGate: the requests the codec's path answers (hbase_calls.cc says which).
+  bool Admit(MutateRequest* r) override;
+  bool Admit(GetRequest* r) override;
+  bool Admit(ScanRequest* r) override;
+  bool Admit(MultiRequest* r) override;
+  // The table of `region` when it is the table's one region (not the catalog's).
+  bool RegionTable(ByteView region, ByteView* table);
   // With one region per table: `name` is its region's name in the new
-  // format, "T,,1.ENCODED." (`table`: the length of T); Handle checks the
-  // old, "T,,1", itself.
+  // format, "T,,1.ENCODED." (`table`: the length of T); RegionTable checks
+  // the old, "T,,1", itself.
   bool NewFormatRegionName(ByteView name, size_t table);
   void HandleClient(const Call& c, ByteBuffer* out);
   void HandleMeta(const Call& c, ByteBuffer* out);
