@@ -33,17 +33,6 @@ T* ScratchSlots(std::vector<T>& v, size_t n) {
   return v.data();
 }
 
-// The scratch arrays a decoder's views point into (ScratchSlots), one per
-// element type of the message model, kept by the codec from one message to
-// the next.
-struct DecodeScratch {
-  std::vector<Cell> cells;
-  std::vector<Column> columns;
-  std::vector<Result> results;
-  std::vector<Action> actions;
-  std::vector<ActionResult> action_results;
-};
-
 // Every message type: the requests in Method order, then the responses.
 using MessageTypes = std::tuple<MutateRequest, GetRequest, ScanRequest, MultiRequest,
                                 MutateResponse, GetResponse, ScanResponse, MultiResponse>;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "common/bytes.h"
 
@@ -151,6 +152,17 @@ struct ActionResult {
 };
 struct MultiResponse {
   std::span<const ActionResult> results;
+};
+
+// The arrays a decoder's views point into (ScratchSlots in
+// codecs/codec_adapter.h), one per element type above, kept by the codec
+// from one message to the next.
+struct DecodeScratch {
+  std::vector<Cell> cells;
+  std::vector<Column> columns;
+  std::vector<Result> results;
+  std::vector<Action> actions;
+  std::vector<ActionResult> action_results;
 };
 
 // Sums of what a message carries, for the "same logical content" check and

@@ -319,8 +319,8 @@ Status ModelBuilder::Read(const hbase::MutateRequest& p, MutateRequest* out) {
   Begin();
   if (p.has_condition()) return Corrupt("MutateRequest carries a condition, which this codec does not");
   out->region = ByteView(p.region().value());
-  cells_.resize(CountCells(p.mutation()));
-  Cell* next = cells_.data();
+  scratch_.cells.resize(CountCells(p.mutation()));
+  Cell* next = scratch_.cells.data();
   return ReadMutation(p.mutation(), &next, &out->mutation);
 }
 
@@ -328,8 +328,8 @@ Status ModelBuilder::Read(const hbase::GetRequest& p, GetRequest* out) {
   Begin();
   WB_RETURN_IF_ERROR(CheckGet(p.get()));
   out->region = ByteView(p.region().value());
-  columns_.resize(CountColumns(p.get().column()));
-  Column* next = columns_.data();
+  scratch_.columns.resize(CountColumns(p.get().column()));
+  Column* next = scratch_.columns.data();
   out->row = ByteView(p.get().row());
   copied_ += p.get().row().size();
   ReadColumns(p.get().column(), &next, &out->columns);
@@ -339,8 +339,8 @@ Status ModelBuilder::Read(const hbase::GetRequest& p, GetRequest* out) {
 Status ModelBuilder::Read(const hbase::ScanRequest& p, ScanRequest* out) {
   Begin();
   const hbase::Scan& scan = p.scan();
-  columns_.resize(CountColumns(scan.column()));
-  Column* next = columns_.data();
+  scratch_.columns.resize(CountColumns(scan.column()));
+  Column* next = scratch_.columns.data();
   ReadColumns(scan.column(), &next, &out->columns);
   out->start_row = ByteView(scan.start_row());
   out->stop_row = ByteView(scan.stop_row());
@@ -371,15 +371,15 @@ Status ModelBuilder::Read(const hbase::MultiRequest& p, MultiRequest* out) {
       }
     }
   }
-  actions_.resize(n_actions);
-  cells_.resize(n_cells);
-  columns_.resize(n_columns);
-  Cell* next_cell = cells_.data();
-  Column* next_column = columns_.data();
+  scratch_.actions.resize(n_actions);
+  scratch_.cells.resize(n_cells);
+  scratch_.columns.resize(n_columns);
+  Cell* next_cell = scratch_.cells.data();
+  Column* next_column = scratch_.columns.data();
   size_t i = 0;
   for (const hbase::RegionAction& ra : p.regionaction()) {
     for (const hbase::Action& pa : ra.action()) {
-      Action& a = actions_[i++];
+      Action& a = scratch_.actions[i++];
       a = Action{};
       a.index = pa.index();
       if (pa.has_mutation() == pa.has_get())
@@ -395,7 +395,7 @@ Status ModelBuilder::Read(const hbase::MultiRequest& p, MultiRequest* out) {
       }
     }
   }
-  out->actions = std::span<const Action>(actions_.data(), n_actions);
+  out->actions = std::span<const Action>(scratch_.actions.data(), n_actions);
   return Status::Ok();
 }
 
@@ -407,8 +407,8 @@ Status ModelBuilder::Read(const hbase::MutateResponse& p, MutateResponse* out) {
 
 Status ModelBuilder::Read(const hbase::GetResponse& p, GetResponse* out) {
   Begin();
-  cells_.resize(size_t(p.result().cell_size()));
-  Cell* next = cells_.data();
+  scratch_.cells.resize(size_t(p.result().cell_size()));
+  Cell* next = scratch_.cells.data();
   return ReadResult(p.result(), &next, &out->result);
 }
 
@@ -418,12 +418,12 @@ Status ModelBuilder::Read(const hbase::ScanResponse& p, ScanResponse* out) {
     return Corrupt("ScanResponse carries cells_per_result (a cell block); use the cellblock codec");
   size_t n_cells = 0;
   for (const hbase::Result& r : p.results()) n_cells += size_t(r.cell_size());
-  results_.resize(size_t(p.results_size()));
-  cells_.resize(n_cells);
-  Cell* next = cells_.data();
+  scratch_.results.resize(size_t(p.results_size()));
+  scratch_.cells.resize(n_cells);
+  Cell* next = scratch_.cells.data();
   for (int i = 0; i < p.results_size(); ++i)
-    WB_RETURN_IF_ERROR(ReadResult(p.results(i), &next, &results_[size_t(i)]));
-  out->results = std::span<const Result>(results_.data(), results_.size());
+    WB_RETURN_IF_ERROR(ReadResult(p.results(i), &next, &scratch_.results[size_t(i)]));
+  out->results = std::span<const Result>(scratch_.results.data(), scratch_.results.size());
   out->more_results = p.more_results();
   return Status::Ok();
 }
@@ -439,13 +439,13 @@ Status ModelBuilder::Read(const hbase::MultiResponse& p, MultiResponse* out) {
     for (const hbase::ResultOrException& roe : rar.resultorexception())
       n_cells += size_t(roe.result().cell_size());
   }
-  action_results_.resize(n);
-  cells_.resize(n_cells);
-  Cell* next = cells_.data();
+  scratch_.action_results.resize(n);
+  scratch_.cells.resize(n_cells);
+  Cell* next = scratch_.cells.data();
   size_t i = 0;
   for (const hbase::RegionActionResult& rar : p.regionactionresult()) {
     for (const hbase::ResultOrException& roe : rar.resultorexception()) {
-      ActionResult& ar = action_results_[i++];
+      ActionResult& ar = scratch_.action_results[i++];
       ar = ActionResult{};
       ar.index = roe.index();
       ar.ok = !roe.has_exception();
@@ -453,7 +453,7 @@ Status ModelBuilder::Read(const hbase::MultiResponse& p, MultiResponse* out) {
       WB_RETURN_IF_ERROR(ReadResult(roe.result(), &next, &ar.result));
     }
   }
-  out->results = std::span<const ActionResult>(action_results_.data(), n);
+  out->results = std::span<const ActionResult>(scratch_.action_results.data(), n);
   return Status::Ok();
 }
 

@@ -131,11 +131,7 @@ class ModelBuilder {
   void Begin();
 
   uint64_t copied_ = 0;
-  std::vector<Cell> cells_;
-  std::vector<Column> columns_;
-  std::vector<Result> results_;
-  std::vector<Action> actions_;
-  std::vector<ActionResult> action_results_;
+  DecodeScratch scratch_;
 };
 
 }  // namespace wirebench::pb

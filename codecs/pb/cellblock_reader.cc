@@ -142,21 +142,22 @@ Status CellBlockReader::ParseColumn(ByteView in) {
     return SkipOf(r, wt, what);
   }));
   if (!has_family) return Bad("Column has no family");
-  size_t before = columns_.size();
+  size_t before = scratch_.columns.size();
   WB_RETURN_IF_ERROR(ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
     if (f != 2 || wt != WireType::kLen) return SkipOf(r, wt, what);
     ByteView q;
     WB_RETURN_IF_ERROR(LenOf(r, &q, what));
-    columns_.push_back(Column{family, q});
+    scratch_.columns.push_back(Column{family, q});
     return Status::Ok();
   }));
-  if (columns_.size() == before) columns_.push_back(Column{family, ByteView()});  // Whole family.
+  if (scratch_.columns.size() == before)
+    scratch_.columns.push_back(Column{family, ByteView()});  // Whole family.
   return Status::Ok();
 }
 
 Status CellBlockReader::ParseGet(ByteView in, GetRef* g) {
   *g = GetRef{};
-  g->columns.begin = uint32_t(columns_.size());
+  g->columns.begin = uint32_t(scratch_.columns.size());
   const char* what = "malformed Get";
   WB_RETURN_IF_ERROR(ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
     if (f == 1 && wt == WireType::kLen) {
@@ -189,7 +190,7 @@ Status CellBlockReader::ParseGet(ByteView in, GetRef* g) {
     return SkipOf(r, wt, what);
   }));
   if (!g->has_row) return Bad("Get has no row");
-  g->columns.count = uint32_t(columns_.size() - g->columns.begin);
+  g->columns.count = uint32_t(scratch_.columns.size() - g->columns.begin);
   return Status::Ok();
 }
 
@@ -302,8 +303,8 @@ Status CellBlockReader::ReadCells(ByteView block, uint64_t total) {
   // Refuse counts the block cannot hold before sizing anything by them.
   if (total > block.size() / kMinKeyValueBytes)
     return Bad("cell counts exceed what the cell block can hold");
-  cells_.resize(size_t(total));
-  std::optional<size_t> used = ReadKeyValues(block, cells_.data(), cells_.size());
+  scratch_.cells.resize(size_t(total));
+  std::optional<size_t> used = ReadKeyValues(block, scratch_.cells.data(), scratch_.cells.size());
   if (!used) return Bad("malformed KeyValue in the cell block");
   if (*used != block.size()) return Bad("cell block holds more than its cells");
   return Status::Ok();
@@ -313,7 +314,7 @@ Status CellBlockReader::TakeMutationCells(const MutationRef& ref, size_t* next, 
   out->row = ref.row;
   out->type = MutationType(ref.type);
   out->timestamp = ref.timestamp;
-  out->cells = std::span<const Cell>(cells_.data() + *next, size_t(ref.cells));
+  out->cells = std::span<const Cell>(scratch_.cells.data() + *next, size_t(ref.cells));
   for (const Cell& c : out->cells)
     if (!(c.row == ref.row)) return Bad("a cell's row differs from its mutation's row");
   *next += size_t(ref.cells);

@@ -99,19 +99,15 @@ class CellBlockReader {
   Status ParseResult(ByteView in, ResultRef* r);
   Status ParseResultOrException(ByteView in);
   Status ParseRegionActionResult(ByteView in);
-  // Reads exactly `total` cells, the whole block, into cells_.
+  // Reads exactly `total` cells, the whole block, into scratch_.cells.
   Status ReadCells(ByteView block, uint64_t total);
-  // Gives a mutation its cells from cells_[*next...], checking their rows.
+  // Gives a mutation its cells from scratch_.cells[*next...], checking their rows.
   Status TakeMutationCells(const MutationRef& ref, size_t* next, Mutation* out);
   std::span<const Column> ColumnSpan(Range r) const {
-    return std::span<const Column>(columns_.data() + r.begin, r.count);
+    return std::span<const Column>(scratch_.columns.data() + r.begin, r.count);
   }
 
-  std::vector<Cell> cells_;
-  std::vector<Column> columns_;
-  std::vector<Result> results_;
-  std::vector<Action> actions_;
-  std::vector<ActionResult> action_results_;
+  DecodeScratch scratch_;
   std::vector<ActionRef> action_refs_;
   std::vector<ActionResultRef> action_result_refs_;
   std::vector<uint32_t> cells_per_result_;

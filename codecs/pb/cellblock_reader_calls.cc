@@ -38,7 +38,7 @@ Status CellBlockReader::Read(ByteView payload, MutateRequest* out) {
 Status CellBlockReader::Read(ByteView payload, GetRequest* out) {
   ByteView param, block;
   WB_RETURN_IF_ERROR(OpenRequest(payload, uint8_t(Method::kGet), &param, &block));
-  columns_.clear();
+  scratch_.columns.clear();
   GetRef g;
   bool has_get = false;
   ByteView region;
@@ -62,7 +62,7 @@ Status CellBlockReader::Read(ByteView payload, GetRequest* out) {
 Status CellBlockReader::Read(ByteView payload, ScanRequest* out) {
   ByteView param, block;
   WB_RETURN_IF_ERROR(OpenRequest(payload, uint8_t(Method::kScan), &param, &block));
-  columns_.clear();
+  scratch_.columns.clear();
   ByteView start, stop;
   uint64_t rows = 0;
   const char* what = "malformed ScanRequest";
@@ -87,14 +87,14 @@ Status CellBlockReader::Read(ByteView payload, ScanRequest* out) {
   out->start_row = start;
   out->stop_row = stop;
   out->number_of_rows = uint32_t(rows);
-  out->columns = ColumnSpan(Range{0, uint32_t(columns_.size())});
+  out->columns = ColumnSpan(Range{0, uint32_t(scratch_.columns.size())});
   return Status::Ok();
 }
 
 Status CellBlockReader::Read(ByteView payload, MultiRequest* out) {
   ByteView param, block;
   WB_RETURN_IF_ERROR(OpenRequest(payload, uint8_t(Method::kMulti), &param, &block));
-  columns_.clear();
+  scratch_.columns.clear();
   action_refs_.clear();
   ByteView region;
   int region_actions = 0;
@@ -114,11 +114,11 @@ Status CellBlockReader::Read(ByteView payload, MultiRequest* out) {
   for (const ActionRef& a : action_refs_)
     if (a.has_mutation) total += a.mutation.cells;
   WB_RETURN_IF_ERROR(ReadCells(block, total));
-  actions_.resize(action_refs_.size());
+  scratch_.actions.resize(action_refs_.size());
   size_t next = 0;
   for (size_t i = 0; i < action_refs_.size(); ++i) {
     const ActionRef& ref = action_refs_[i];
-    Action& a = actions_[i];
+    Action& a = scratch_.actions[i];
     a = Action{};
     a.index = ref.index;
     if (ref.has_mutation) {
@@ -130,7 +130,7 @@ Status CellBlockReader::Read(ByteView payload, MultiRequest* out) {
       a.get.columns = ColumnSpan(ref.get.columns);
     }
   }
-  out->actions = std::span<const Action>(actions_.data(), actions_.size());
+  out->actions = std::span<const Action>(scratch_.actions.data(), scratch_.actions.size());
   return Status::Ok();
 }
 
@@ -161,7 +161,7 @@ Status CellBlockReader::Read(ByteView payload, GetResponse* out) {
   }));
   WB_RETURN_IF_ERROR(ReadCells(block, res.cells));
   // A Result with cells exists (HBase writes exists only without cells).
-  out->result = Result{std::span<const Cell>(cells_.data(), cells_.size()),
+  out->result = Result{std::span<const Cell>(scratch_.cells.data(), scratch_.cells.size()),
                        res.exists || res.cells > 0};
   return Status::Ok();
 }
@@ -213,14 +213,15 @@ Status CellBlockReader::Read(ByteView payload, ScanResponse* out) {
     total += cells_per_result_[i];
   }
   WB_RETURN_IF_ERROR(ReadCells(block, total));
-  results_.resize(cells_per_result_.size());
+  scratch_.results.resize(cells_per_result_.size());
   size_t next = 0;
-  for (size_t i = 0; i < results_.size(); ++i) {
-    results_[i] = Result{std::span<const Cell>(cells_.data() + next, cells_per_result_[i]),
-                         has_results ? scan_result_refs_[i].exists : true};
+  for (size_t i = 0; i < scratch_.results.size(); ++i) {
+    scratch_.results[i] =
+        Result{std::span<const Cell>(scratch_.cells.data() + next, cells_per_result_[i]),
+               has_results ? scan_result_refs_[i].exists : true};
     next += cells_per_result_[i];
   }
-  out->results = std::span<const Result>(results_.data(), results_.size());
+  out->results = std::span<const Result>(scratch_.results.data(), scratch_.results.size());
   out->more_results = more != 0;
   return Status::Ok();
 }
@@ -239,19 +240,21 @@ Status CellBlockReader::Read(ByteView payload, MultiResponse* out) {
   uint64_t total = 0;
   for (const ActionResultRef& a : action_result_refs_) total += a.result.cells;
   WB_RETURN_IF_ERROR(ReadCells(block, total));
-  action_results_.resize(action_result_refs_.size());
+  scratch_.action_results.resize(action_result_refs_.size());
   size_t next = 0;
-  for (size_t i = 0; i < action_results_.size(); ++i) {
+  for (size_t i = 0; i < scratch_.action_results.size(); ++i) {
     const ActionResultRef& ref = action_result_refs_[i];
-    ActionResult& ar = action_results_[i];
+    ActionResult& ar = scratch_.action_results[i];
     ar.index = ref.index;
     ar.ok = !ref.has_exception;
     ar.error = ref.has_exception ? ref.error : ByteView();
-    ar.result = Result{std::span<const Cell>(cells_.data() + next, size_t(ref.result.cells)),
-                       ref.result.exists || ref.result.cells > 0};
+    ar.result =
+        Result{std::span<const Cell>(scratch_.cells.data() + next, size_t(ref.result.cells)),
+               ref.result.exists || ref.result.cells > 0};
     next += size_t(ref.result.cells);
   }
-  out->results = std::span<const ActionResult>(action_results_.data(), action_results_.size());
+  out->results =
+      std::span<const ActionResult>(scratch_.action_results.data(), scratch_.action_results.size());
   return Status::Ok();
 }
 

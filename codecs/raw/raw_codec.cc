@@ -190,15 +190,15 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       }
     }
     if (!r.done()) return Truncated("Multi request");
-    actions_.resize(n);
+    scratch_.actions.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      Action& a = actions_[i];
+      Action& a = scratch_.actions[i];
       a.index = refs[i].index;
       a.kind = refs[i].kind;
       a.mutation = a.kind == ActionKind::kMutation ? Resolve(refs[i].mutation) : Mutation{};
       a.get = a.kind == ActionKind::kGet ? Resolve(refs[i].get) : GetRequest{};
     }
-    req->actions = std::span<const Action>(actions_.data(), n);
+    req->actions = std::span<const Action>(scratch_.actions.data(), n);
     return Status::Ok();
   }
 
@@ -263,10 +263,10 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     for (uint32_t i = 0; i < n; ++i)
       if (!ReadResult(r, &result_refs_[i])) return Truncated("Scan response");
     if (!r.done()) return Truncated("Scan response");
-    results_.resize(n);
-    for (uint32_t i = 0; i < n; ++i) results_[i] = Resolve(result_refs_[i]);
+    scratch_.results.resize(n);
+    for (uint32_t i = 0; i < n; ++i) scratch_.results[i] = Resolve(result_refs_[i]);
     resp->more_results = more == 1;
-    resp->results = std::span<const Result>(results_.data(), n);
+    resp->results = std::span<const Result>(scratch_.results.data(), n);
     return Status::Ok();
   }
   Status Decode(ByteView payload, MultiResponse* resp) {
@@ -275,9 +275,9 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     uint32_t n;
     if (!r.U32LE(&n) || n > kMaxCount || n > r.remaining()) return Truncated("Multi response");
     result_refs_.resize(n);
-    action_results_.resize(n);
+    scratch_.action_results.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      ActionResult& ar = action_results_[i];
+      ActionResult& ar = scratch_.action_results[i];
       uint8_t ok;
       if (!r.U32LE(&ar.index) || !r.U8(&ok) || ok > 1) return Truncated("Multi response");
       ar.ok = ok == 1;
@@ -290,8 +290,8 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       }
     }
     if (!r.done()) return Truncated("Multi response");
-    for (uint32_t i = 0; i < n; ++i) action_results_[i].result = Resolve(result_refs_[i]);
-    resp->results = std::span<const ActionResult>(action_results_.data(), n);
+    for (uint32_t i = 0; i < n; ++i) scratch_.action_results[i].result = Resolve(result_refs_[i]);
+    resp->results = std::span<const ActionResult>(scratch_.action_results.data(), n);
     return Status::Ok();
   }
 
@@ -324,7 +324,7 @@ class RawCodec final : public CodecAdapter<RawCodec> {
 
   void Reset() {
     ncells_ = 0;
-    columns_.clear();
+    scratch_.columns.clear();
   }
 
   // Room for n more cells, each written in full by its reader. The vector
@@ -332,8 +332,9 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   // is about to overwrite.
   Cell* TakeCells(uint32_t n) {
     const size_t need = ncells_ + n;
-    if (need > cells_.size()) cells_.resize(std::max(need, 2 * cells_.size()));
-    Cell* c = cells_.data() + ncells_;
+    if (need > scratch_.cells.size())
+      scratch_.cells.resize(std::max(need, 2 * scratch_.cells.size()));
+    Cell* c = scratch_.cells.data() + ncells_;
     ncells_ = need;
     return c;
   }
@@ -438,12 +439,12 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   bool ReadColumns(WireReader& r, Range* range) {
     uint32_t n;
     if (!r.U32LE(&n) || n > kMaxCount || n > r.remaining()) return false;
-    range->begin = uint32_t(columns_.size());
+    range->begin = uint32_t(scratch_.columns.size());
     range->count = n;
     for (uint32_t i = 0; i < n; ++i) {
       Column c;
       if (!r.LenBytesLE(&c.family) || !r.LenBytesLE(&c.qualifier)) return false;
-      columns_.push_back(c);
+      scratch_.columns.push_back(c);
     }
     return true;
   }
@@ -517,10 +518,10 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   }
 
   std::span<const Cell> CellSpan(Range r) const {
-    return std::span<const Cell>(cells_.data() + r.begin, r.count);
+    return std::span<const Cell>(scratch_.cells.data() + r.begin, r.count);
   }
   std::span<const Column> ColumnSpan(Range r) const {
-    return std::span<const Column>(columns_.data() + r.begin, r.count);
+    return std::span<const Column>(scratch_.columns.data() + r.begin, r.count);
   }
   Mutation Resolve(const MutationRef& m) const {
     return Mutation{m.row, m.type, m.timestamp, CellSpan(m.cells)};
@@ -533,14 +534,10 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   }
   Result Resolve(const ResultRef& r) const { return Result{CellSpan(r.cells), r.exists}; }
 
-  std::vector<Cell> cells_;
-  size_t ncells_ = 0;  // Cells of the message being decoded: cells_'s first ncells_.
-  std::vector<Column> columns_;
-  std::vector<Result> results_;
+  DecodeScratch scratch_;
+  size_t ncells_ = 0;  // Cells of the message being decoded: scratch_.cells's first ncells_.
   std::vector<ResultRef> result_refs_;
-  std::vector<Action> actions_;
   std::vector<ActionRef> action_refs_;
-  std::vector<ActionResult> action_results_;
 };
 
 }  // namespace
