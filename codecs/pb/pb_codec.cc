@@ -163,12 +163,7 @@ class ProtoCodec final : public CodecAdapter<ProtoCodec> {
     std::string_view method_name = MethodName(method);
     header->mutable_method_name()->assign(method_name.data(), method_name.size());
     header->set_request_param(true);
-    Proto* param = enc_.Get<Proto>();
-    size_t copied = pb::Fill(m, param);
-    if (!PutDelimited(*header, *param, out)) return TooLarge();
-    // Once into the message's strings, once more serializing them into `out`.
-    CountEncodeCopy(2 * copied);
-    return Status::Ok();
+    return EncodeParam<Proto>(*header, m, out);
   }
 
   template <typename Proto, typename Model>
@@ -176,9 +171,17 @@ class ProtoCodec final : public CodecAdapter<ProtoCodec> {
     enc_.BeginCall();
     hbase::ResponseHeader* header = enc_.Get<hbase::ResponseHeader>();
     header->set_call_id(call_id);
+    return EncodeParam<Proto>(*header, m, out);
+  }
+
+  // The message after its header: the model copied into a Proto, both
+  // written delimited to `out`.
+  template <typename Proto, typename Header, typename Model>
+  Status EncodeParam(const Header& header, const Model& m, ByteBuffer* out) {
     Proto* param = enc_.Get<Proto>();
-    size_t copied = pb::Fill(m, param);
-    if (!PutDelimited(*header, *param, out)) return TooLarge();
+    const size_t copied = pb::Fill(m, param);
+    if (!PutDelimited(header, *param, out)) return TooLarge();
+    // Once into the message's strings, once more serializing them into `out`.
     CountEncodeCopy(2 * copied);
     return Status::Ok();
   }
@@ -196,12 +199,7 @@ class ProtoCodec final : public CodecAdapter<ProtoCodec> {
     if (!header->request_param()) return Corrupt("RequestHeader.request_param is not set");
     if (header->cell_block_meta().length() != 0)
       return Corrupt("the request carries a cell block; use the cellblock codec");
-    Proto* param = dec_.Get<Proto>();
-    if (!ParseDelimited(&payload, param)) return Corrupt("param message does not parse");
-    if (!payload.empty()) return Corrupt("bytes after the param message");
-    WB_RETURN_IF_ERROR(builder_.Read(*param, m));
-    CountDecodeCopy(builder_.copied());
-    return Status::Ok();
+    return DecodeParam<Proto>(payload, "param message", m);
   }
 
   template <typename Proto, typename Model>
@@ -215,9 +213,18 @@ class ProtoCodec final : public CodecAdapter<ProtoCodec> {
                               header->exception().stack_trace());
     if (header->cell_block_meta().length() != 0)
       return Corrupt("the response carries a cell block; use the cellblock codec");
+    return DecodeParam<Proto>(payload, "response message", m);
+  }
+
+  // The message after its header, which must end the payload, read into a
+  // Proto and from it into the model (copying its values).
+  template <typename Proto, typename Model>
+  Status DecodeParam(ByteView payload, const char* what, Model* m) {
     Proto* param = dec_.Get<Proto>();
-    if (!ParseDelimited(&payload, param)) return Corrupt("response message does not parse");
-    if (!payload.empty()) return Corrupt("bytes after the response message");
+    if (!ParseDelimited(&payload, param))
+      return Status::Corruption(std::string(name_) + ": " + what + " does not parse");
+    if (!payload.empty())
+      return Status::Corruption(std::string(name_) + ": bytes after the " + what);
     WB_RETURN_IF_ERROR(builder_.Read(*param, m));
     CountDecodeCopy(builder_.copied());
     return Status::Ok();
