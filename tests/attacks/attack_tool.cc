@@ -399,6 +399,11 @@ struct ScanTally {
     ++scans;
     return true;
   }
+  // The scans answered, and the last refusal if any.
+  void Into(Report* r) const {
+    r->Set("scans", scans);
+    if (!refused.empty()) r->Set("open_refused", refused);
+  }
 };
 
 // Sleeps --pause-ms between an attack's rounds (cut short by the deadline).
@@ -467,9 +472,8 @@ int ScanStall(const Args& a, Report* r) {
     max_next_ms = std::max(max_next_ms, round.next.ms);
     Pause(t, a);
   }
-  r->Set("scans", tally.scans);
+  tally.Into(r);
   r->Set("max_next_ms", max_next_ms);
-  if (!tally.refused.empty()) r->Set("open_refused", tally.refused);
   probe.Into(r, "meta_lookup");
   return r->Print();
 }
@@ -759,10 +763,9 @@ int SlowScan(const Args& a, Report* r) {
           std::min(max_filters, int(filters * std::min(10.0, target_ms / std::max(1.0, ms))) + 1);
     Pause(t, a);
   }
-  r->Set("scans", tally.scans);
+  tally.Into(r);
   r->Set("filters", filters);
   r->Set("max_scan_ms", max_scan_ms);
-  if (!tally.refused.empty()) r->Set("open_refused", tally.refused);
   probe.Into(r, "filtered_get");
   return r->Print();
 }
