@@ -9,10 +9,41 @@ namespace wirebench {
 
 namespace {
 
+// The rows a request touches, for a cluster's ownership check.
+template <typename F>
+void ForEachRow(const MutateRequest& r, F&& f) { f(r.mutation.row); }
+template <typename F>
+void ForEachRow(const GetRequest& r, F&& f) { f(r.row); }
+template <typename F>
+void ForEachRow(const ScanRequest& r, F&& f) { f(r.start_row); }
+template <typename F>
+void ForEachRow(const MultiRequest& r, F&& f) {
+  for (const Action& a : r.actions) f(a.kind == ActionKind::kGet ? a.get.row : a.mutation.row);
+}
+
+// Empty when this server holds every row `req` touches, else why not in
+// NotServingRegionException's words, naming the server that holds it.
+template <typename Req>
+std::string NotServing(const ClusterMember& cluster, const Req& req) {
+  std::string why;
+  ForEachRow(req, [&](ByteView row) {
+    const uint32_t region = cluster.plan.layout.RegionOfRow(row.str());
+    if (!why.empty() || cluster.Holds(region)) return;
+    const rpc::Endpoint& holder = cluster.plan.servers[cluster.plan.ServerOfRegion(region)];
+    why = "org.apache.hadoop.hbase.NotServingRegionException: row '" + row.ToString() +
+          "' is in region " + std::to_string(region) + " (start key '" +
+          cluster.plan.layout.StartKey(region) + "'), held by server " +
+          std::to_string(cluster.plan.ServerOfRegion(region)) + " (" + holder.host + ":" +
+          std::to_string(holder.port) + "), not by this one (server " +
+          std::to_string(cluster.self) + ")";
+  });
+  return why;
+}
+
 class CodecCallHandler final : public TableCallHandler {
  public:
-  CodecCallHandler(std::unique_ptr<Codec> codec, Region* region)
-      : codec_(std::move(codec)), region_(region) {}
+  CodecCallHandler(std::unique_ptr<Codec> codec, Region* region, const ClusterMember* cluster)
+      : codec_(std::move(codec)), region_(region), cluster_(cluster) {}
 
   void set_gate(RequestGate* gate) override { gate_ = gate; }
 
@@ -71,6 +102,13 @@ class CodecCallHandler final : public TableCallHandler {
                        std::string(codec_->name()) + "'";
       return Status::InvalidArgument(outcome->error);
     }
+    if (cluster_ != nullptr) {
+      if (std::string why = NotServing(*cluster_, req); !why.empty()) {
+        outcome->status = CallStatus::kServerError;
+        outcome->error = std::move(why);
+        return Status::NotFound(outcome->error);
+      }
+    }
     Resp resp;
     s = apply(req, &resp);
     if (!s.ok()) {
@@ -90,6 +128,7 @@ class CodecCallHandler final : public TableCallHandler {
 
   std::unique_ptr<Codec> codec_;
   Region* region_;
+  const ClusterMember* cluster_;
   RegionScratch scratch_;
   RequestGate* gate_ = nullptr;
 };
@@ -98,7 +137,7 @@ class CodecCallHandler final : public TableCallHandler {
 
 StatusOr<std::unique_ptr<rpc::CallHandler>> RegionService::NewCallHandler(const CodecInfo& codec) {
   return std::unique_ptr<rpc::CallHandler>(
-      std::make_unique<CodecCallHandler>(codec.factory(), region_));
+      std::make_unique<CodecCallHandler>(codec.factory(), region_, cluster_));
 }
 
 void RegionService::AppendStats(nlohmann::json* out) { region_->AppendStats(out); }

@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "nullregion/cluster.h"
 #include "nullregion/region.h"
 #include "rpc/service.h"
 
@@ -42,14 +43,20 @@ class TableCallHandler : public rpc::CallHandler {
 
 class RegionService final : public rpc::Service {
  public:
-  // `region` must outlive the service.
-  explicit RegionService(Region* region) : region_(region) {}
+  // `region` must outlive the service; so must `cluster`, when this server
+  // is one of a null cluster's: a call whose row (a scan's start row, each
+  // of a Multi's actions) is in a region another server holds is refused,
+  // CallStatus::kServerError with NotServingRegionException's words, before
+  // the region sees it.
+  explicit RegionService(Region* region, const ClusterMember* cluster = nullptr)
+      : region_(region), cluster_(cluster != nullptr && cluster->plan.clustered() ? cluster : nullptr) {}
   // A TableCallHandler for the codec.
   StatusOr<std::unique_ptr<rpc::CallHandler>> NewCallHandler(const CodecInfo& codec) override;
   void AppendStats(nlohmann::json* out) override;
 
  private:
   Region* region_;
+  const ClusterMember* cluster_;
 };
 
 }  // namespace wirebench

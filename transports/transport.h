@@ -34,6 +34,7 @@
 #include "common/registry.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
+#include "nullregion/cluster.h"
 #include "nullregion/region.h"
 #include "rpc/call_channel.h"
 #include "rpc/endpoint.h"
@@ -153,16 +154,26 @@ class Transport : public RegistryEntry {
   // Starts serving: `service` (RegionService over `region`) answers every
   // codec; a transport that serves the region through its own messages uses
   // `region` too. Both must outlive the server. `own` holds the values of
-  // ServerOptionSpecs() (one not set is at its default). Errors name the
-  // cause.
+  // ServerOptionSpecs() (one not set is at its default). `cluster`, when
+  // not null, is this server's place in a null cluster (nullregion/cluster.h):
+  // `service` already refuses rows of regions it does not hold; a transport
+  // with a catalog of its own (HBase's hbase:meta) lists each region on its
+  // server from it. Errors name the cause.
   virtual StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
-      rpc::Service* service) const = 0;
+      rpc::Service* service, const ClusterMember* cluster) const = 0;
+  // The same as one server, not a cluster's.
+  StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
+                                                              const OptionSettings& own,
+                                                              Region* region,
+                                                              rpc::Service* service) const {
+    return StartServer(options, own, region, service, nullptr);
+  }
   // The same with every option of the transport's own at its default.
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               Region* region,
                                                               rpc::Service* service) const {
-    return StartServer(options, OptionSettings(), region, service);
+    return StartServer(options, OptionSettings(), region, service, nullptr);
   }
 
   // Opens one client endpoint.

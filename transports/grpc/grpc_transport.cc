@@ -385,7 +385,7 @@ class GrpcEntry final : public Transport {
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings&, Region* region,
-      rpc::Service* service) const override {
+      rpc::Service* service, const ClusterMember*) const override {
     auto serving = std::make_unique<GrpcServing>(options, region, service, native_);
     WB_RETURN_IF_ERROR(serving->Start());
     return std::unique_ptr<rpc::TransportServer>(std::move(serving));

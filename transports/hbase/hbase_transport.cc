@@ -98,7 +98,7 @@ class HBaseEntry final : public Transport {
   }
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings& own, Region* region,
-      rpc::Service* service) const override {
+      rpc::Service* service, const ClusterMember* cluster) const override {
     auto o = Own(own);
     if (!o.ok()) return o.status();
     auto server =

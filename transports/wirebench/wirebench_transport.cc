@@ -55,7 +55,8 @@ class WirebenchEntry final : public Transport {
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               const OptionSettings&, Region*,
-                                                              rpc::Service* service) const override {
+                                                              rpc::Service* service,
+                                                              const ClusterMember*) const override {
     auto server = std::make_unique<wbrpc::Server>(options, service);
     WB_RETURN_IF_ERROR(server->Start());
     return std::unique_ptr<rpc::TransportServer>(std::move(server));

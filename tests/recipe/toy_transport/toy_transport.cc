@@ -31,8 +31,9 @@ class ToyEntry final : public Transport {
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(const rpc::ServerOptions& options,
                                                               const OptionSettings& own,
                                                               Region* region,
-                                                              rpc::Service* service) const override {
-    return Wirebench().StartServer(options, own, region, service);
+                                                              rpc::Service* service,
+                                                              const ClusterMember* cluster) const override {
+    return Wirebench().StartServer(options, own, region, service, cluster);
   }
 
   boost::asio::awaitable<StatusOr<ClientEndpoint>> Connect(
