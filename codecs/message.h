@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/bytes.h"
@@ -88,6 +90,15 @@ struct Result {
 // `region` (HBase's codecs): the name of the region the request names (its
 // RegionSpecifier's value, a view into the payload); empty from codecs that
 // carry none. The HBase transport reads it to place the request in a table.
+// Encoding, HBase's codecs write it when it is set (a cluster's client names
+// each row's region) and the table's one region "usertable,,1" when not.
+// The name of usertable's region starting at `start_key`, as HBase's codecs
+// write it (the old format, "usertable,START,1"; "usertable,,1" for the
+// table's first, or only, region).
+inline std::string UserTableRegionName(std::string_view start_key) {
+  return "usertable," + std::string(start_key) + ",1";
+}
+
 struct MutateRequest {
   Mutation mutation;
   ByteView region = {};
@@ -121,6 +132,7 @@ struct ScanRequest {
   bool include_start = true;
   bool include_stop = false;
   ByteView table = {};  // As Mutation::table.
+  ByteView region = {};  // As MutateRequest::region (encoding only).
 };
 struct ScanResponse {
   std::span<const Result> results;  // One per row, in row order.

@@ -9,7 +9,7 @@ StatusOr<SplitAlgorithm> ParseSplitAlgorithm(std::string_view name) {
   if (name == "hex") return SplitAlgorithm::kHexString;
   if (name == "ycsb") return SplitAlgorithm::kYcsb;
   return Status::InvalidArgument(
-      "--split " + std::string(name) +
+      "--cluster-split " + std::string(name) +
       ": valid are hex (HBase's HexStringSplit) and ycsb (YCSB's user1000..user9999)");
 }
 
@@ -54,18 +54,22 @@ StatusOr<ClusterPlan> MakeClusterPlan(std::vector<rpc::Endpoint> servers, uint32
   const uint32_t n = std::max<uint32_t>(uint32_t(servers.size()), 1);
   if (regions == 0) regions = n * kDefaultRegionsPerServer;
   if (regions > 4096)
-    return Status::InvalidArgument("--regions-per-table " + std::to_string(regions) +
+    return Status::InvalidArgument("--cluster-regions " + std::to_string(regions) +
                                    ": at most 4096");
   if (regions < n)
     return Status::InvalidArgument(
-        "--regions-per-table " + std::to_string(regions) + " leaves some of the " +
+        "--cluster-regions " + std::to_string(regions) + " leaves some of the " +
         std::to_string(n) + " servers without a region: give at least one per server");
-  for (size_t i = 0; i < servers.size(); ++i)
+  for (size_t i = 0; i < servers.size(); ++i) {
+    if (servers.size() > 1 && servers[i].port == 0)
+      return Status::InvalidArgument("--cluster names " + servers[i].host +
+                                     ":0: every server of a cluster needs its port");
     for (size_t j = 0; j < i; ++j)
       if (servers[i].host == servers[j].host && servers[i].port == servers[j].port)
         return Status::InvalidArgument("--cluster names " + servers[i].host + ":" +
                                        std::to_string(servers[i].port) +
                                        " twice: each server needs a port of its own");
+  }
   ClusterPlan plan;
   plan.servers = std::move(servers);
   plan.layout = RegionLayout(regions, split);

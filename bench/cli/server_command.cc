@@ -3,12 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
+#include "bench/cli/cluster_options.h"
 #include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/cli/transport_options.h"
@@ -34,7 +36,46 @@ struct ServerCommandOptions {
   std::string cpus;
   bool quiet = false;
   int port = 0;  // --port, checked 0-65535 before it becomes server.port.
+  ClusterFlags cluster;
 };
+
+// This server's place in a null cluster (--cluster), null when it is not
+// one; its port becomes the plan's unless --port named it.
+StatusOr<std::unique_ptr<ClusterMember>> ClusterMemberFromFlags(ServerCommandOptions* o) {
+  const ClusterFlags& f = o->cluster;
+  if (f.servers.empty()) {
+    if (f.index >= 0 || f.regions != 0 || f.start_code != 0)
+      return Status::InvalidArgument(
+          "--cluster-index, --cluster-regions and --cluster-start-code describe this server's "
+          "place in a null cluster: give --cluster with every server of it too");
+    return std::unique_ptr<ClusterMember>();
+  }
+  auto plan = ClusterPlanFromFlags(f);
+  if (!plan.ok()) return plan.status();
+  if (f.index < 0 || uint32_t(f.index) >= plan->size())
+    return Status::InvalidArgument(
+        "--cluster names " + std::to_string(plan->size()) +
+        " servers: give this one's place in it with --cluster-index 0 to " +
+        std::to_string(plan->size() - 1));
+  const bool regions_given = std::any_of(
+      o->transport_flags.begin(), o->transport_flags.end(),
+      [](const auto& f) { return f.first == "--regions-per-table" && f.second->count() > 0; });
+  if (regions_given)
+    return Status::InvalidArgument(
+        "--regions-per-table and --cluster both say how a table is split: a cluster member's "
+        "regions are --cluster-regions (the same on every server)");
+  auto member = std::make_unique<ClusterMember>();
+  member->plan = std::move(plan).value();
+  member->self = uint32_t(f.index);
+  const rpc::Endpoint& self = member->plan.servers[member->self];
+  if (o->server.port == 0) o->server.port = self.port;
+  if (o->server.port != self.port)
+    return Status::InvalidArgument("--port " + std::to_string(o->server.port) +
+                                   " is not this server's port in --cluster (entry " +
+                                   std::to_string(f.index) + " is " + self.host + ":" +
+                                   std::to_string(self.port) + "): leave out --port");
+  return member;
+}
 
 // The codecs `transport` carries ("pb, cellblock" for hbase), for the banner.
 std::string CarriedCodecNames(const Transport& transport) {
@@ -53,7 +94,7 @@ bool SigintIgnoredAtStart() {
   return sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
 }
 
-int RunServer(const ServerCommandOptions& o) {
+int RunServer(ServerCommandOptions& o) {
   // Block the stop signals in every thread; this thread waits for them.
   sigset_t set;
   sigemptyset(&set);
@@ -79,13 +120,19 @@ int RunServer(const ServerCommandOptions& o) {
     std::fprintf(stderr, "wirebench server: %s\n", checked.ToString().c_str());
     return 2;
   }
+  auto member = ClusterMemberFromFlags(&o);
+  if (!member.ok()) {
+    std::fprintf(stderr, "wirebench server: %s\n", member.status().ToString().c_str());
+    return 2;
+  }
   auto region = NewRegion(o.region);
   if (!region.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", region.status().ToString().c_str());
     return 2;
   }
-  RegionService service(region->get());
-  auto server = transport.StartServer(o.server, o.transport_options, region->get(), &service);
+  RegionService service(region->get(), member->get());
+  auto server = transport.StartServer(o.server, o.transport_options, region->get(), &service,
+                                      member->get());
   if (!server.ok()) {
     std::fprintf(stderr, "wirebench server: %s\n", server.status().ToString().c_str());
     return 1;
@@ -97,6 +144,17 @@ int RunServer(const ServerCommandOptions& o) {
                  "wirebench server: rpc=%s region=%s codecs=[%s] io-threads=%d handlers=%d\n",
                  std::string(transport.name()).c_str(), std::string((*region)->name()).c_str(),
                  CarriedCodecNames(transport).c_str(), o.server.io_threads, o.server.handlers);
+  if (!o.quiet && *member != nullptr) {
+    const ClusterMember& m = **member;
+    uint32_t held = 0;
+    for (uint32_t r = 0; r < m.plan.layout.regions(); ++r) held += m.Holds(r) ? 1 : 0;
+    std::fprintf(stderr,
+                 "wirebench server: null cluster server %u of %u, holding %u of %u regions "
+                 "per table (%s split)%s\n",
+                 m.self, m.plan.size(), held, m.plan.layout.regions(),
+                 std::string(SplitAlgorithmName(m.plan.layout.split())).c_str(),
+                 m.ServesMeta() ? " and hbase:meta" : "");
+  }
   if (const std::string advice = RegionAdvice(o.region, o.server.handlers); !advice.empty())
     std::fprintf(stderr, "wirebench server: warning: %s\n", advice.c_str());
   int sig = 0;
@@ -189,6 +247,7 @@ void AddServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cpus", opts->cpus, "Pin the server to these CPUs (e.g. 1 or 0-1)");
   cmd->add_flag("--quiet", opts->quiet, "No start/stop banner on stderr (errors still go there)");
   AddRegionOptions(cmd, &opts->region);
+  AddClusterOptions(cmd, &opts->cluster, /*server=*/true);
   cmd->callback([opts, exit_code] {
     opts->server.port = uint16_t(opts->port);
     *exit_code = RunServer(*opts);

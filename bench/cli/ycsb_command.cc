@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/cli/cluster_options.h"
 #include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/cli/transport_options.h"
@@ -54,6 +55,13 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
       ->capture_default_str()
       ->type_name("INT:INT in [0 - 1024]");
   cmd->add_option("--server-cpus", o->colocated.cpus, "Co-located server: pin to these CPUs");
+  cmd->add_option("--servers", o->servers,
+                  "Co-located servers: N > 1 starts a null cluster of N servers (regions of "
+                  "each table round-robin over them, hbase:meta on the first), all pinned to "
+                  "--server-cpus; each call goes to its row's server")
+      ->capture_default_str()
+      ->type_name("INT:INT in [1 - 64]");
+  AddClusterOptions(cmd, &o->cluster, /*server=*/false);
   AddRegionOptions(cmd, &o->colocated.region);
 }
 
@@ -301,6 +309,12 @@ void ReportRunEnd(const YcsbRunOptions& o, const RunResult& result, int* exit_co
 
 // The load or run command once its flags are parsed.
 void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int* exit_code) {
+  if (ignored.mpi && (o.servers > 1 || !o.cluster.servers.empty())) {
+    std::fprintf(stderr, "wirebench: --mpi with a null cluster (--servers, --cluster) is not "
+                         "built yet: run the cluster's clients from one process\n");
+    *exit_code = 2;
+    return;
+  }
   if (ignored.mpi && o.instructions) {
     std::fprintf(stderr, "wirebench: --mpi and --instructions cannot be combined: count "
                          "instructions with one client process (leave out --mpi)\n");

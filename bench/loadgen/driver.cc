@@ -14,6 +14,7 @@
 #include "bench/loadgen/client_limits.h"
 #include "bench/loadgen/logical_client.h"
 #include "bench/loadgen/stats_client.h"
+#include "bench/results/cluster_stats.h"
 #include "codecs/codec.h"
 #include "common/callgrind_marks.h"
 #include "transports/transport.h"
@@ -98,14 +99,14 @@ Status StatsUnanswered(const std::string& peer) {
                              (StopRequested() ? " before the stop" : " within 10 s"));
 }
 
-// Fetches the server's Stats over an existing load connection (on its
+// Fetches the server's Stats over one of `t`'s load connections (on its
 // thread), so no connection is set up on the server inside the measured
 // phase and the figures are the same whether the server is local or remote.
 // A call left unanswered is unregistered before returning.
-StatusOr<nlohmann::json> FetchStats(ClientThread* t) {
+StatusOr<nlohmann::json> FetchStats(ClientThread* t, size_t conn) {
   StatsReplyCall call;
   auto reply = call.done.get_future();
-  rpc::CallChannel* c = t->conns.front().get();
+  rpc::CallChannel* c = t->conns[conn].get();
   uint32_t call_id = 0;
   bool sent = false;
   RunOn(t, [&] {
@@ -171,6 +172,8 @@ class LoadRun {
         std::chrono::duration_cast<std::chrono::nanoseconds>(client_start_.time_since_epoch())
             .count();
     WB_RETURN_IF_ERROR(Connect());
+    for (uint32_t r = 0; o_.cluster.clustered() && r < o_.cluster.layout.regions(); ++r)
+      region_names_.push_back(UserTableRegionName(o_.cluster.layout.StartKey(r)));
     PlaceClients();
     Warmup();
     if (o_.on_ready) WB_RETURN_IF_ERROR(o_.on_ready());
@@ -185,9 +188,15 @@ class LoadRun {
   Status ConnectShared();
   Status StartThreads();
   Status Connect();
-  // Fetches the server's Stats over the run's first connection.
-  StatusOr<nlohmann::json> FetchServerStats();
+  // Fetches the server's Stats over the run's first connection; a
+  // cluster's from every server (`each`, in the plan's order), combined.
+  StatusOr<nlohmann::json> FetchServerStats(std::vector<nlohmann::json>* each);
   Status ConnectThread(ClientThread* t, int n);
+  // Where the servers are: the cluster's, or the one server's.
+  const std::vector<rpc::Endpoint>& ServerEndpoints() const { return endpoints_; }
+  // A cluster's routes of a logical client on connection `ci` of each
+  // server on `t`.
+  LogicalClient::ClusterRoutes RoutesOf(ClientThread* t, size_t ci) const;
   void PlaceClients();
   // Reserves `t`'s samples for a lane of `quota` operations (keep_samples).
   void ReserveSamples(ClientThread* t, int64_t quota);
@@ -205,6 +214,11 @@ class LoadRun {
   void Shutdown(bool force);
 
   const DriverOptions o_;
+  const std::vector<rpc::Endpoint> endpoints_ =
+      o_.cluster.clustered() ? o_.cluster.servers
+                             : std::vector<rpc::Endpoint>{rpc::Endpoint{o_.host, o_.port}};
+  // A cluster's region names, as HBase's codecs write them.
+  std::vector<std::string> region_names_;
   // LogicalClients in all: -threads x --pipeline (valid once validated).
   const int lanes_ = int(std::clamp<int64_t>(int64_t(o_.threads) * o_.pipeline, 0, INT32_MAX));
   Workload* workload_;
@@ -306,24 +320,31 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
     std::atomic<int> connected{0};
   };
   auto progress = std::make_shared<Progress>();
-  EndpointOptions eo;
-  eo.host = o_.host;
-  eo.port = o_.port;
-  eo.codec = o_.codec;
-  eo.client_options = o_.transport_client_options;
+  // Each server's endpoint: `n` connections to each, server after server.
+  std::vector<EndpointOptions> servers;
+  for (const rpc::Endpoint& where : ServerEndpoints()) {
+    EndpointOptions eo;
+    eo.host = where.host;
+    eo.port = where.port;
+    eo.codec = o_.codec;
+    eo.client_options = o_.transport_client_options;
+    servers.push_back(std::move(eo));
+  }
   const Transport* transport = o_.transport;
   asio::co_spawn(
       t->ctx,
-      [t, n, eo, transport, progress]() -> asio::awaitable<void> {
-        for (int c = 0; c < n; ++c) {
-          auto ep = co_await transport->Connect(t->ctx, eo);
-          if (!ep.ok()) {
-            progress->done.set_value(ep.status());
-            co_return;
+      [t, n, servers, transport, progress]() -> asio::awaitable<void> {
+        for (const EndpointOptions& eo : servers) {
+          for (int c = 0; c < n; ++c) {
+            auto ep = co_await transport->Connect(t->ctx, eo);
+            if (!ep.ok()) {
+              progress->done.set_value(ep.status());
+              co_return;
+            }
+            t->conns.push_back(std::move(ep->channel));
+            t->codecs.push_back(std::move(ep->codec));
+            progress->connected.fetch_add(1);
           }
-          t->conns.push_back(std::move(ep->channel));
-          t->codecs.push_back(std::move(ep->codec));
-          progress->connected.fetch_add(1);
         }
         progress->done.set_value(Status::Ok());
       },
@@ -339,7 +360,9 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
       seen = now_seen;
       deadline = Clock::now() + kConnectTimeout;
     } else if (Clock::now() >= deadline) {
-      return Status::Unavailable(o_.host + ":" + std::to_string(o_.port) +
+      const rpc::Endpoint& at = ServerEndpoints()[size_t(seen / std::max(n, 1)) %
+                                                  ServerEndpoints().size()];
+      return Status::Unavailable(at.host + ":" + std::to_string(at.port) +
                                  " did not complete a connection within 10 s");
     }
   }
@@ -369,7 +392,8 @@ void LoadRun::PlaceClients() {
   for (int i = 0; i < o_.threads; ++i) {
     ClientThread* t = threads_[size_t(i % nthreads)].get();
     // In-process (YCSB's BasicDB): no connection and no codec.
-    const size_t ci = t->os_channel || o_.in_process ? 0 : size_t(i / nthreads) % t->conns.size();
+    const size_t per_server = t->conns.size() / ServerEndpoints().size();
+    const size_t ci = t->os_channel || o_.in_process ? 0 : size_t(i / nthreads) % per_server;
     const int64_t quota =
         o_.operations > 0 ? o_.operations / o_.threads + (i < o_.operations % o_.threads ? 1 : 0)
                           : 0;
@@ -384,9 +408,21 @@ void LoadRun::PlaceClients() {
           &state_, t, channel, o_.in_process ? nullptr : t->codecs[ci].get(),
           workload_->NewStream(lane, lanes_), lane_quota, lane_interval_ns,
           lane_interval_ns * lane / lanes_));
+      if (o_.cluster.clustered()) t->clients.back()->SetClusterRoutes(RoutesOf(t, ci));
       if (o_.keep_samples) ReserveSamples(t, lane_quota);
     }
   }
+}
+
+LogicalClient::ClusterRoutes LoadRun::RoutesOf(ClientThread* t, size_t ci) const {
+  LogicalClient::ClusterRoutes routes;
+  routes.plan = &o_.cluster;
+  routes.region_names = &region_names_;
+  const size_t per_server = t->conns.size() / endpoints_.size();
+  for (size_t server = 0; server < endpoints_.size(); ++server)
+    routes.servers.emplace_back(t->conns[server * per_server + ci].get(),
+                                t->codecs[server * per_server + ci].get());
+  return routes;
 }
 
 void LoadRun::ReserveSamples(ClientThread* t, int64_t quota) {
@@ -436,9 +472,13 @@ void LoadRun::BeginMeasure() {
   const bool running = o_.warmup_seconds > 0;
   if (o_.on_start && running) o_.on_start();
   if (o_.fetch_server_stats && !o_.in_process && !StopRequested()) {
-    auto before = FetchServerStats();
+    std::vector<nlohmann::json> each;
+    auto before = FetchServerStats(&each);
     if (before.ok()) {
       result_.server_before = *before;
+      for (size_t k = 0; k < each.size(); ++k)
+        result_.cluster_servers.push_back(
+            {endpoints_[k].host + ":" + std::to_string(endpoints_[k].port), std::move(each[k]), {}});
     } else {
       result_.server_stats_error = before.status().ToString();
     }
@@ -620,9 +660,12 @@ void LoadRun::Collect() {
   // only hold the end of the run up again).
   if (o_.fetch_server_stats && !o_.in_process && !state_.failed.load() &&
       result_.server_stats_error.empty()) {
-    auto after = FetchServerStats();
+    std::vector<nlohmann::json> each;
+    auto after = FetchServerStats(&each);
     if (after.ok()) {
       result_.server_after = *after;
+      for (size_t k = 0; k < each.size() && k < result_.cluster_servers.size(); ++k)
+        result_.cluster_servers[k].after = std::move(each[k]);
     } else {
       result_.server_stats_error = after.status().ToString();
     }
@@ -688,9 +731,19 @@ void LoadRun::Shutdown(bool force) {
   shared_.clear();  // Joins the reader threads.
 }
 
-StatusOr<nlohmann::json> LoadRun::FetchServerStats() {
+StatusOr<nlohmann::json> LoadRun::FetchServerStats(std::vector<nlohmann::json>* each) {
   if (stats_channel_) return FetchStats(stats_channel_.get());
-  return FetchStats(threads_.front().get());
+  if (!o_.cluster.clustered()) return FetchStats(threads_.front().get(), 0);
+  // Each server's over thread 0's first connection to it.
+  ClientThread* t = threads_.front().get();
+  const size_t per_server = t->conns.size() / endpoints_.size();
+  each->clear();
+  for (size_t server = 0; server < endpoints_.size(); ++server) {
+    auto stats = FetchStats(t, server * per_server);
+    if (!stats.ok()) return stats.status();
+    each->push_back(std::move(*stats));
+  }
+  return CombineClusterStats(*each);
 }
 
 }  // namespace
@@ -715,6 +768,12 @@ Status ValidateDriverOptions(const DriverOptions& o) {
         std::to_string(kMaxClientsPerConnection) +
         " (the calls one connection carries), got " + std::to_string(o.pipeline) +
         ": give the operations each logical client keeps in flight, like 8");
+  if (o.cluster.clustered() && (o.thread_model == ThreadModel::kOs || o.in_process))
+    return Status::InvalidArgument(
+        std::string("a null cluster of ") + std::to_string(o.cluster.size()) +
+        " servers is driven by --thread-model coroutines only (each logical client sends each "
+        "call to its row's server over the connections its thread keeps to every server)" +
+        (o.in_process ? "; the basic binding has no server at all" : ""));
   if (o.pipeline > 1 && o.thread_model == ThreadModel::kOs)
     return Status::InvalidArgument(
         "--pipeline " + std::to_string(o.pipeline) +

@@ -27,6 +27,7 @@
 #include "bench/loadgen/operation.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/results/run_result.h"
+#include "nullregion/cluster.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
 #include "rpc/call_channel.h"
@@ -91,6 +92,13 @@ enum class ThreadModel {
 struct DriverOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
+  // A null cluster (nullregion/cluster.h), when it has several servers:
+  // host and port are unused; each client thread keeps `connections` to
+  // every server and each call goes to the server holding its row's region
+  // (HBase's codecs name that region), as HBase's client sends each
+  // operation to its region's server. The server's figures are the
+  // cluster's, with each server's beside them (RunResult::cluster_servers).
+  ClusterPlan cluster;
   // The codec every connection uses (codecs/codec.h). Never null.
   const CodecInfo* codec = &Codecs().front();
   // RPC layer (--rpc); the server must serve the same one. Never null.

@@ -61,6 +61,9 @@ class LocalServer {
   uint16_t port_ = 0;
 };
 
+// Co-located servers: one, or a null cluster's in the plan's order.
+using LocalServers = std::vector<std::unique_ptr<LocalServer>>;
+
 // Parses a CPU list like "0", "0,2" or "0-3" into a mask for sched_setaffinity.
 StatusOr<std::vector<int>> ParseCpuList(const std::string& list);
 // Pins the calling thread (and threads it starts later) to `cpus`.

@@ -427,6 +427,7 @@ bool LogicalClient::IssueCall() {
     AnswerInProcess();
     return false;
   }
+  if (routes_.plan != nullptr && !Route()) return false;
   const PlannedCall& call = op_.calls[call_index_];
   uint32_t call_id = 0;
   ByteBuffer* out = conn_->BeginCall(uint8_t(call.method), this, &call_id);
@@ -466,6 +467,53 @@ bool LogicalClient::IssueCall() {
   conn_->Send();
   if (failed_) return false;  // Send() refused it (OnFailure ran).
   in_flight_ = true;
+  return true;
+}
+
+bool LogicalClient::Route() {
+  PlannedCall& call = op_.calls[call_index_];
+  const RegionLayout& layout = routes_.plan->layout;
+  ByteView row;
+  ByteView* region = nullptr;
+  switch (call.method) {
+    case Method::kMutate:
+      row = call.mutate.mutation.row;
+      region = &call.mutate.region;
+      break;
+    case Method::kGet:
+      row = call.get.row;
+      region = &call.get.region;
+      break;
+    case Method::kScan:
+      row = call.scan.start_row;
+      region = &call.scan.region;
+      break;
+    case Method::kMulti: {
+      region = &call.multi.region;
+      const auto row_of = [](const Action& a) {
+        return a.kind == ActionKind::kGet ? a.get.row : a.mutation.row;
+      };
+      if (call.multi.actions.empty()) break;
+      row = row_of(call.multi.actions[0]);
+      const uint32_t first = layout.RegionOfRow(row.str());
+      for (const Action& a : call.multi.actions) {
+        if (layout.RegionOfRow(row_of(a).str()) == first) continue;
+        failed_ = true;
+        thread_->SetError(Status::InvalidArgument(
+            "a batch holds rows of several regions, and a client of a null cluster sends one "
+            "call per region: run against a cluster without --batch or clientbuffering"));
+        return false;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  const uint32_t index = layout.RegionOfRow(row.str());
+  const auto& [conn, codec] = routes_.servers[routes_.plan->ServerOfRegion(index)];
+  conn_ = conn;
+  codec_ = codec;
+  if (region != nullptr) *region = ByteView((*routes_.region_names)[index]);
   return true;
 }
 

@@ -149,6 +149,16 @@ class LogicalClient final : public rpc::PendingCall {
   // Starts the first operation; call on the thread's event loop. The client
   // then runs until the run stops, and calls state->ClientDone() when done.
   void Start();
+  // A null cluster (DriverOptions::cluster): the connection and codec of
+  // each server, by its index in the plan, and each region's name (HBase's
+  // codecs write it). Each call then goes to the server holding its row's
+  // region. Set before Start; `plan` and `region_names` outlive the client.
+  struct ClusterRoutes {
+    const ClusterPlan* plan = nullptr;
+    std::vector<std::pair<rpc::CallChannel*, Codec*>> servers;
+    const std::vector<std::string>* region_names = nullptr;
+  };
+  void SetClusterRoutes(ClusterRoutes routes) { routes_ = std::move(routes); }
   // Wakes the client if it sleeps until its next scheduled operation (open
   // loop), so it sees that the run is stopping.
   void Interrupt() { wake_.cancel(); }
@@ -185,6 +195,11 @@ class LogicalClient final : public rpc::PendingCall {
   // failed: read_result_ says so; or the client failed) or, in-process, the
   // call was answered at once.
   bool IssueCall();
+  // A cluster's call (routes_): points conn_ and codec_ at the server
+  // holding call call_index_'s row and names that row's region in it. False
+  // (the client fails, saying why) for a Multi whose rows are in several
+  // regions.
+  bool Route();
   // Starts the planned op_ at `now`; true if a call is in flight.
   bool StartOp(LoadClock::time_point now);
   // Issues op_'s calls from call_index_ on; true if one is in flight,
@@ -230,6 +245,7 @@ class LogicalClient final : public rpc::PendingCall {
   ClientThread* thread_;
   rpc::CallChannel* conn_;
   Codec* codec_;
+  ClusterRoutes routes_;
   std::unique_ptr<OpStream> stream_;
   int64_t quota_;
   double interval_ns_;

@@ -1,5 +1,10 @@
 #include "bench/loadgen/ycsb_run.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,11 +53,40 @@ bool IsBasicDb(const ycsb::Properties& props) {
 
 // Checks what only the command line can get wrong. Every other range is
 // checked once, by ValidateDriverOptions.
+// A null cluster: co-located (--servers N) or running (--cluster), never
+// both nor with --server; what a cluster's client does not do yet is refused
+// saying what to do instead.
+Status CheckClusterFlags(const YcsbRunOptions& o) {
+  constexpr int kMaxColocatedServers = 64;
+  if (o.servers < 1 || o.servers > kMaxColocatedServers)
+    return Status::InvalidArgument("--servers must be 1 to " +
+                                   std::to_string(kMaxColocatedServers) + ", got " +
+                                   std::to_string(o.servers));
+  const bool running = !o.cluster.servers.empty();
+  if (!running && o.servers == 1) return Status::Ok();
+  const std::string what = running ? "--cluster" : "--servers " + std::to_string(o.servers);
+  if (running && o.servers > 1)
+    return Status::InvalidArgument("--servers starts a co-located cluster and --cluster names a "
+                                   "running one: give one of them");
+  if (!o.server.empty())
+    return Status::InvalidArgument("--server " + o.server + " and " + what +
+                                   " both say where to run: give one of them");
+  if (o.instructions)
+    return Status::InvalidArgument(
+        "--instructions counts one server process's instructions: leave out " + what);
+  if (o.batch > 1)
+    return Status::InvalidArgument(
+        what + " and --batch " + std::to_string(o.batch) +
+        ": a cluster's client sends each operation to its row's server, and batches split by "
+        "server are not built yet: leave one of them out");
+  return Status::Ok();
+}
+
 Status CheckFlags(const YcsbRunOptions& o) {
   if (o.thread_model != "coroutines" && o.thread_model != "os")
     return Status::InvalidArgument("--thread-model must be 'coroutines' or 'os', got '" +
                                    o.thread_model + "'");
-  return Status::Ok();
+  return CheckClusterFlags(o);
 }
 
 // The binding's db class (-db, or --binding's), refused as YCSB refuses a
@@ -371,9 +405,75 @@ void PrintNotes(const YcsbRunOptions& o, const ycsb::Properties& props,
   for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
-// Points `d` at --server, or starts the co-located server and points `d` at it.
+// Ports free on loopback now, `n` different ones (a co-located cluster's
+// servers are each told every port before any of them listens).
+StatusOr<std::vector<uint16_t>> FreeLoopbackPorts(int n) {
+  std::vector<int> fds;
+  std::vector<uint16_t> ports;
+  Status failed;
+  for (int i = 0; i < n && failed.ok(); ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      failed = Status::IoError(std::string("cannot find a free loopback port: ") +
+                               std::strerror(errno));
+    if (fd >= 0) fds.push_back(fd);
+    ports.push_back(ntohs(a.sin_port));
+  }
+  for (int fd : fds) close(fd);
+  if (!failed.ok()) return failed;
+  return ports;
+}
+
+// --servers N: N co-located servers as one null cluster on loopback, each a
+// child process pinned as --server-cpus says, started with the same plan.
+Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptions& server,
+                             DriverOptions* d, LocalServers* local) {
+  auto ports = FreeLoopbackPorts(o.servers);
+  if (!ports.ok()) return ports.status();
+  ClusterFlags flags = o.cluster;
+  for (uint16_t port : *ports)
+    flags.servers += (flags.servers.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
+  auto plan = ClusterPlanFromFlags(flags);
+  if (!plan.ok()) return plan.status();
+  for (int k = 0; k < o.servers; ++k) {
+    std::vector<std::string> args = ChildServerArgs(server, o.quiet || k > 0);
+    for (const std::string& a :
+         {std::string("--cluster"), flags.servers, std::string("--cluster-index"),
+          std::to_string(k), std::string("--cluster-regions"),
+          std::to_string(plan->layout.regions()), std::string("--cluster-split"), flags.split,
+          std::string("--cluster-start-code"), std::to_string(plan->start_code_base)})
+      args.push_back(a);
+    auto spawned = LocalServer::Spawn(args, server.cpus, SelfExecutable());
+    if (!spawned.ok())
+      return Status::Unavailable("co-located cluster server " + std::to_string(k) + " of " +
+                                 std::to_string(o.servers) + ": " +
+                                 spawned.status().ToString() +
+                                 " (its port was free a moment before: run again)");
+    local->push_back(std::move(spawned).value());
+  }
+  d->cluster = std::move(plan).value();
+  d->host = d->cluster.servers[0].host;
+  d->port = d->cluster.servers[0].port;
+  return Status::Ok();
+}
+
+// Points `d` at --server or --cluster, or starts the co-located server (or
+// --servers N of them, a null cluster) and points `d` at it.
 Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg,
-                    DriverOptions* d, std::unique_ptr<LocalServer>* local) {
+                    DriverOptions* d, LocalServers* local) {
+  if (!o.cluster.servers.empty()) {
+    auto plan = ClusterPlanFromFlags(o.cluster);
+    if (!plan.ok()) return plan.status();
+    d->cluster = std::move(plan).value();
+    d->host = d->cluster.servers[0].host;
+    d->port = d->cluster.servers[0].port;
+    return Status::Ok();
+  }
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
   ColocatedServerOptions server = o.colocated;
   // The null region's canned read answers a record of the workload's shape
@@ -388,12 +488,13 @@ Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg
   // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
   WB_RETURN_IF_ERROR(CheckRegion(server.region));  // Before the child starts.
   server.rpc = d->transport;                       // The same RPC layer as the client.
+  if (o.servers > 1) return StartColocatedCluster(o, server, d, local);
   auto spawned =
       LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
-  *local = std::move(spawned).value();
-  d->host = (*local)->host();
-  d->port = (*local)->port();
+  local->push_back(std::move(spawned).value());
+  d->host = local->front()->host();
+  d->port = local->front()->port();
   return Status::Ok();
 }
 
@@ -672,7 +773,7 @@ void NoteEmptyScans(const RunResult& r, bool in_process, const std::string& tabl
 // client pinned to --client-cpus.
 Status PlaceClientAndServer(const YcsbRunOptions& o, const ycsb::Properties& props,
                             const ycsb::CoreWorkloadConfig& cfg, DriverOptions* d,
-                            std::unique_ptr<LocalServer>* local) {
+                            LocalServers* local) {
   // (--mpi: rank 0 passes its "server" to the other ranks, in-process here.)
   if (d->in_process && !o.server.empty() && o.parts <= 1)
     return Status::InvalidArgument(
@@ -756,7 +857,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   d.on_ready = o.on_ready;
   d.on_start = o.on_start;
   d.on_end = o.on_end;
-  std::unique_ptr<LocalServer> local;
+  LocalServers local;  // Co-located: the server, or a cluster's servers in order.
   WB_RETURN_IF_ERROR(PlaceClientAndServer(o, props, cfg, &d, &local));
   std::ostringstream hlog_text;
   std::unique_ptr<hdr::HistogramLogWriter> hlog;
@@ -773,7 +874,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
     d.on_status = [&](double elapsed, const StatusSnapshot& s) {
       status_line.OnSnapshot(elapsed, s);
     };
-  PrintRunLine(o, d, cfg.seed, local != nullptr);
+  PrintRunLine(o, d, cfg.seed, !local.empty());
   BasicDbOutput basic;
   SetUpBasicDbOutput(o, props, cfg, &basic);
   YcsbWorkload workload(core->get(), o.load_phase ? YcsbPhase::kLoad : YcsbPhase::kRun,
@@ -790,19 +891,25 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
 
   YcsbOutcome out;
   out.result = std::move(run).value();
-  if (o.instructions) CollectRunInstructions(local.get(), &out.result);
-  if (out.result.partial && local)
-    if (const std::string died = local->DeathNote(); !died.empty())
-      out.result.error = Status::Unavailable(died + ": " + out.result.error.ToString());
+  if (o.instructions) CollectRunInstructions(local.empty() ? nullptr : local[0].get(), &out.result);
+  if (out.result.partial)
+    for (size_t k = 0; k < local.size(); ++k)
+      if (const std::string died = local[k]->DeathNote(); !died.empty())
+        out.result.error = Status::Unavailable(
+            (local.size() > 1 ? "cluster server " + std::to_string(k) + " (" +
+                                    local[k]->host() + ":" + std::to_string(local[k]->port()) +
+                                    "): "
+                              : std::string()) +
+            died + ": " + out.result.error.ToString());
   if (d.in_process && out.result.server_stats_error.empty())
     out.result.server_stats_error = "no server: the basic binding is YCSB's BasicDB";
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = kResultVersion;
-  out.json["config"] = ConfigJson(o, props, cfg, d, local != nullptr, out.result.server_after);
+  out.json["config"] = ConfigJson(o, props, cfg, d, !local.empty(), out.result.server_after);
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(out.result, out.costs, settings->report);
-  if (local) local->Stop();
+  for (auto& server : local) server->Stop();
   if (!o.write_outputs) return out;
   if (basic.count) basic.Print(basic.Uniques());  // BasicDB's last cleanup, before the export.
   WB_RETURN_IF_ERROR(WriteRawData(o, out, *settings));

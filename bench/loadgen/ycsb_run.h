@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/loadgen/cluster_flags.h"
 #include "bench/loadgen/colocated_server.h"
 #include "bench/loadgen/driver.h"
 #include "bench/results/report.h"
@@ -36,6 +37,10 @@ struct YcsbRunOptions {
   bool status = false;
   std::string label;
   std::string server;  // HOST:PORT or [IPV6]:PORT; empty = co-located.
+  // A null cluster (nullregion/cluster.h): --servers N co-located servers,
+  // or a running cluster's servers (cluster.servers, --cluster).
+  int servers = 1;
+  ClusterFlags cluster;
   // --codec and --rpc, resolved where they were parsed; the co-located
   // server runs the same transport. Never null.
   const CodecInfo* codec = &Codecs().front();

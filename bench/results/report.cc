@@ -1,5 +1,7 @@
 #include "bench/results/report.h"
 
+#include "bench/results/cluster_stats.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -435,6 +437,29 @@ void InstructionMeasurements(Lines& l, const RunResult& r, bool no_server) {
   l.Text("INSTRUCTIONS", "Scope", kInstructionScope);
 }
 
+// A null cluster's lines: the cluster's shape and balance, then each
+// server's share ([SERVER k]); the [SERVER] lines above are the cluster's.
+void ClusterMeasurements(Lines& l, const RunResult& r) {
+  const ClusterFigures c = ComputeClusterFigures(r);
+  l.Integer("CLUSTER", "Servers", int64_t(c.servers.size()));
+  l.Fixed("CLUSTER", "Imbalance(busiest/mean)", c.imbalance);
+  l.Fixed("CLUSTER", "OpsPerServerCoreSecond", c.ops_per_server_core_s);
+  for (size_t k = 0; k < c.servers.size(); ++k) {
+    const ClusterServerFigures& f = c.servers[k];
+    const std::string section = "SERVER " + std::to_string(k);
+    l.Text(section, "Address", f.address);
+    if (!f.available) {
+      l.Text(section, "Calls", "unavailable (its Stats were not read)");
+      continue;
+    }
+    l.Integer(section, "Calls", int64_t(f.calls));
+    l.Fixed(section, "ShareOfCalls", f.share);
+    l.Fixed(section, "CpuPerCall(us)", f.cpu_us_per_call);
+    l.Fixed(section, "WireBytesInPerCall", f.bytes_in_per_call);
+    l.Fixed(section, "WireBytesOutPerCall", f.bytes_out_per_call);
+  }
+}
+
 void ScheduleMeasurements(Lines& l, const RunResult& r) {
   if (r.schedule_lateness.total_count() == 0) return;
   auto us = [](const hdr::Histogram& h, double p) { return double(h.ValueAtPercentile(p)) / 1000.0; };
@@ -490,6 +515,7 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   } else {
     l.Text("TOTAL", "CpuPerOp(us)", "unavailable");
   }
+  if (!r.cluster_servers.empty()) ClusterMeasurements(l, r);
   ScheduleMeasurements(l, r);
   if (r.partial) l.Text("OVERALL", "Partial", "true (" + r.error.ToString() + ")");
   return out;

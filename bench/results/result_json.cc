@@ -1,5 +1,7 @@
 #include "bench/results/result_json.h"
 
+#include "bench/results/cluster_stats.h"
+
 
 #include <unistd.h>
 
@@ -220,6 +222,27 @@ void Fields(V&& f, R& r) {
   server("stats_error", r.server_stats_error);
 }
 
+// A null cluster's servers: each one's Stats (read back by
+// RunResultFromJson) and, derived, its share of the calls and its costs.
+json ClusterJson(const RunResult& r) {
+  const ClusterFigures figures = ComputeClusterFigures(r);
+  json servers = json::array();
+  for (size_t k = 0; k < r.cluster_servers.size(); ++k) {
+    const ClusterServerFigures& f = figures.servers[k];
+    servers.push_back({{"address", r.cluster_servers[k].address},
+                       {"before", r.cluster_servers[k].before},
+                       {"after", r.cluster_servers[k].after},
+                       {"calls", f.calls},
+                       {"share", f.share},
+                       {"cpu_us_per_call", f.cpu_us_per_call},
+                       {"wire_bytes_in_per_call", f.bytes_in_per_call},
+                       {"wire_bytes_out_per_call", f.bytes_out_per_call}});
+  }
+  return {{"servers", servers},
+          {"imbalance", figures.imbalance},
+          {"ops_per_server_core_s", figures.ops_per_server_core_s}};
+}
+
 // The OpType whose YCSB name is `name`, or kCount.
 OpType OpTypeByName(const std::string& name) {
   for (int t = 0; t < kOpTypes; ++t)
@@ -242,6 +265,10 @@ StatusOr<RunResult> RunResultFromJsonOrThrow(const json& j, const std::string& n
     OpFields(FromJson(&e, name + ": results.ops." + op_name, &status), r.ops[size_t(t)]);
   }
   WB_RETURN_IF_ERROR(status);
+  if (j.contains("cluster"))
+    for (const json& e : j.at("cluster").at("servers"))
+      r.cluster_servers.push_back(
+          {e.at("address").get<std::string>(), e.value("before", json()), e.value("after", json())});
   // Server figures come as a pair; without both, say why (older files
   // carried the reason only in the costs).
   if (!r.server_before.is_object() || !r.server_after.is_object()) {
@@ -276,6 +303,7 @@ json ResultToJson(const RunResult& r, const RunCosts& c, const ReportOptions& o)
                 {"total_cpu_us_per_op", c.client.cpu_us + c.server.cpu_us}};
   // --instructions runs (written only: merge does not combine instruction counts).
   if (r.instructions) j["instructions"] = InstructionsToJson(*r.instructions);
+  if (!r.cluster_servers.empty()) j["cluster"] = ClusterJson(r);
   return j;
 }
 

@@ -112,9 +112,18 @@ struct RunResult {
   ThreadUsage client_usage;      // Client loop threads, over the measured phase.
   CounterTotals client_counters;  // Allocations and copies of client loop threads.
   rpc::ClientConnectionStats connections;
-  nlohmann::json server_before;  // Stats replies, or null when not fetched.
+  // Stats replies, or null when not fetched. Against a null cluster, the
+  // whole cluster's (CombineClusterStats): every server's threads, and its
+  // counters summed, so every figure read from them is the cluster's.
+  nlohmann::json server_before;
   nlohmann::json server_after;
   std::string server_stats_error;
+  // Against a null cluster: each server's own Stats, in the plan's order.
+  struct ClusterServer {
+    std::string address;  // HOST:PORT
+    nlohmann::json before, after;
+  };
+  std::vector<ClusterServer> cluster_servers;
   // --instructions runs only (hook: bench/loadgen/instructions.h fills it).
   std::optional<InstructionFigures> instructions;
 };

@@ -109,9 +109,9 @@ bool CellTypeOfDeleteType(uint64_t delete_type, CellType* out) {
   }
 }
 
-void SetRegion(hbase::RegionSpecifier* region) {
+void SetRegion(ByteView named, hbase::RegionSpecifier* region) {
   region->set_type(hbase::RegionSpecifier::REGION_NAME);
-  Assign(region->mutable_value(), kRegionName);
+  Assign(region->mutable_value(), named.empty() ? ByteView(kRegionName) : named);
 }
 
 size_t Fill(const Mutation& m, MutationProto* p) {
@@ -160,17 +160,17 @@ size_t Fill(const Result& r, hbase::Result* p) {
 }
 
 size_t Fill(const MutateRequest& req, hbase::MutateRequest* p) {
-  SetRegion(p->mutable_region());
+  SetRegion(req.region, p->mutable_region());
   return Fill(req.mutation, p->mutable_mutation());
 }
 
 size_t Fill(const GetRequest& req, hbase::GetRequest* p) {
-  SetRegion(p->mutable_region());
+  SetRegion(req.region, p->mutable_region());
   return Fill(req, p->mutable_get());
 }
 
 size_t Fill(const ScanRequest& req, hbase::ScanRequest* p) {
-  SetRegion(p->mutable_region());
+  SetRegion(req.region, p->mutable_region());
   hbase::Scan* scan = p->mutable_scan();
   size_t copied = FillColumns(req.columns, scan->mutable_column());
   if (!req.start_row.empty()) Assign(scan->mutable_start_row(), req.start_row);
@@ -184,7 +184,7 @@ size_t Fill(const ScanRequest& req, hbase::ScanRequest* p) {
 
 size_t Fill(const MultiRequest& req, hbase::MultiRequest* p) {
   hbase::RegionAction* ra = p->add_regionaction();
-  SetRegion(ra->mutable_region());
+  SetRegion(req.region, ra->mutable_region());
   size_t copied = 0;
   for (const Action& a : req.actions) {
     hbase::Action* pa = ra->add_action();

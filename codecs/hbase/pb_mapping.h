@@ -3,8 +3,9 @@
 //
 // The rules, which the generated-message path (pb, pb-arena) and the
 // hand-written path (cellblock) both follow:
-//  - Requests name the fixed region kRegionName (REGION_NAME), as HBase's
-//    client does.
+//  - Requests name the region the request carries (MutateRequest::region,
+//    set by a cluster's client), else the table's one region kRegionName
+//    (REGION_NAME), as HBase's client does.
 //  - A Mutation is a MutationProto: row, mutate_type, timestamp, and its
 //    cells as column_value entries, one per run of consecutive cells of the
 //    same family (so cell order survives), each cell a QualifierValue with
@@ -30,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,7 +42,8 @@
 
 namespace wirebench::pb {
 
-// The region every request names, as HBase's client would.
+// The region every request names, as HBase's client would
+// (UserTableRegionName(""), codecs/message.h).
 inline constexpr std::string_view kRegionName = "usertable,,1";
 // The class name carried by a failed Multi action whose reason names none.
 inline constexpr std::string_view kExceptionName = "java.io.IOException";
@@ -89,7 +92,8 @@ void ForEachColumnGroup(std::span<const Column> cols, F&& f) {
   }
 }
 
-void SetRegion(hbase::RegionSpecifier* region);
+// REGION_NAME `named`, or kRegionName when `named` is empty.
+void SetRegion(ByteView named, hbase::RegionSpecifier* region);
 
 size_t Fill(const Mutation& m, hbase::MutationProto* p);
 size_t Fill(const GetRequest& g, hbase::Get* p);

@@ -54,9 +54,9 @@ class WriteSink {
 };
 
 template <typename S>
-void EmitRegion(S& s) {
+void EmitRegion(S& s, ByteView named) {
   s.Varint(1, 1);  // type = REGION_NAME
-  s.Meta(2, kRegionName);
+  s.Meta(2, named.empty() ? ByteView(kRegionName) : named);
 }
 
 template <typename S>
@@ -185,7 +185,7 @@ Status AppendCellBlockRequest(uint32_t call_id, const MutateRequest& req, ByteBu
   return Append(
       out, RequestHeader(call_id, Method::kMutate),
       [&](auto& s) {
-        s.Message(1, [](auto& in) { EmitRegion(in); });
+        s.Message(1, [&](auto& in) { EmitRegion(in, req.region); });
         s.Message(2, [&](auto& in) { EmitMutation(in, req.mutation); });
       },
       MutationCells(req.mutation));
@@ -195,7 +195,7 @@ Status AppendCellBlockRequest(uint32_t call_id, const GetRequest& req, ByteBuffe
   return Append(
       out, RequestHeader(call_id, Method::kGet),
       [&](auto& s) {
-        s.Message(1, [](auto& in) { EmitRegion(in); });
+        s.Message(1, [&](auto& in) { EmitRegion(in, req.region); });
         s.Message(2, [&](auto& in) { EmitGet(in, req); });
       },
       NoCells());
@@ -205,7 +205,7 @@ Status AppendCellBlockRequest(uint32_t call_id, const ScanRequest& req, ByteBuff
   return Append(
       out, RequestHeader(call_id, Method::kScan),
       [&](auto& s) {
-        s.Message(1, [](auto& in) { EmitRegion(in); });
+        s.Message(1, [&](auto& in) { EmitRegion(in, req.region); });
         s.Message(2, [&](auto& in) {
           EmitColumns(in, 1, req.columns);
           if (!req.start_row.empty()) in.Bytes(3, req.start_row);
@@ -225,7 +225,7 @@ Status AppendCellBlockRequest(uint32_t call_id, const MultiRequest& req, ByteBuf
       out, RequestHeader(call_id, Method::kMulti),
       [&](auto& s) {
         s.Message(1, [&](auto& ra) {
-          ra.Message(1, [](auto& in) { EmitRegion(in); });
+          ra.Message(1, [&](auto& in) { EmitRegion(in, req.region); });
           for (const Action& a : req.actions) {
             ra.Message(3, [&](auto& in) {
               in.Varint(1, a.index);
