@@ -170,6 +170,10 @@ void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
                   "Batch-size sweep: operations each logical client sends in one Multi call "
                   "(run's --batch), like 1,10,100 (each size its own tables and cells, "
                   "\"workloada-b10\"; charts of cost against size)");
+  cmd->add_option("--servers", o->servers,
+                  "Cluster-size sweep: co-located null cluster servers (run's --servers), like "
+                  "1,3,5 (each size its own tables and cells, \"workloada-s3\"; charts of cost "
+                  "against cluster size; per-server figures in each cell's result)");
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
@@ -286,6 +290,11 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
     }
     if (!server->empty()) o.cell.server = *server;
   }
+  if (m.mpi && !o.servers.empty()) {
+    *exit_code = Refuse("--mpi with --servers is not built yet: sweep cluster sizes from one "
+                        "client process (leave out --mpi)");
+    return;
+  }
   if (m.mpi) {
     if (const std::string why = MpiConflict(o, m.builds); !why.empty()) {
       *exit_code = Refuse(why);
@@ -303,10 +312,11 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
           "-p fieldcount=N), or compare one build's sizes without --builds");
       return;
     }
-    if (!o.pipelines.empty() || !o.batches.empty()) {
+    if (!o.pipelines.empty() || !o.batches.empty() || !o.servers.empty()) {
       *exit_code = Refuse(
-          "--builds does not sweep pipeline depths or batch sizes yet; compare one build's "
-          "depths or sizes without --builds, or give the builds one with --pipeline or --batch");
+          "--builds does not sweep pipeline depths, batch sizes or cluster sizes yet; compare "
+          "one build's depths or sizes without --builds, or give the builds one with "
+          "--pipeline or --batch");
       return;
     }
     // Each cell's child runs itself under callgrind with --instructions.

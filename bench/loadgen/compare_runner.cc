@@ -143,12 +143,17 @@ StatusOr<Matrix> ResolveMatrix(CompareOptions* o) {
   auto shapes = ParseRecordShapes(o->fieldcounts, o->fieldlengths);
   if (!shapes.ok()) return shapes.status();
   m.shapes = *shapes;
-  if (!o->pipelines.empty() && !o->batches.empty())
+  const auto list_of = [o](const CallSweep& s) -> const std::string& {
+    const std::string key = s.key;
+    return key == "batch" ? o->batches : key == "servers" ? o->servers : o->pipelines;
+  };
+  if (std::count_if(CallSweeps().begin(), CallSweeps().end(),
+                    [&](const CallSweep& s) { return !list_of(s).empty(); }) > 1)
     return Status::InvalidArgument(
-        "--pipelines and --batches sweep one at a time: give one of them (a batched run is "
-        "compared at one depth, and a pipelined one at one batch size)");
+        "--pipelines, --batches and --servers sweep one at a time: give one of them (each "
+        "sweep's cells run with the others' defaults)");
   for (const CallSweep& s : CallSweeps()) {
-    const std::string& list = std::string(s.key) == "batch" ? o->batches : o->pipelines;
+    const std::string& list = list_of(s);
     if (list.empty()) continue;
     auto depths = ParseDepthList(list, s);
     if (!depths.ok()) return depths.status();
@@ -246,6 +251,7 @@ void RunCell(const CompareOptions& o, const CellAt& at, const CodecInfo* codec_e
   YcsbRunOptions c = CellOptions(o, at.wl_path, threads, shape, codec_entry, rpc_entry, base);
   if (cell.pipeline > 0) c.pipeline = cell.pipeline;
   if (cell.batch > 0) c.batch = cell.batch;
+  if (cell.servers > 0) c.servers = cell.servers;
   HostProbe host(*o.host_env);  // The host around this repeat: load, steal, clock.
   host.Start();
   auto r = o.run_cell ? o.run_cell(std::move(c)) : RunYcsb(std::move(c));
@@ -383,6 +389,10 @@ std::string SetupText(const CompareOptions& o, const CompareOutcome& out) {
     setup << "; batch sizes swept: " << o.batches
           << " operations per Multi call (each logical client's reads, inserts and updates "
              "gathered in the order YCSB draws them)";
+  if (!o.servers.empty())
+    setup << "; cluster sizes swept: " << o.servers
+          << " co-located null cluster servers (each table's regions round-robin over them, "
+             "every server pinned to the server CPUs; each call to its row's server)";
   setup << "; client pinned to CPUs " << (c.client_cpus.empty() ? "(none)" : c.client_cpus)
         << ", server to " << (c.colocated.cpus.empty() ? "(none)" : c.colocated.cpus);
   if (c.instructions)
@@ -602,7 +612,10 @@ StatusOr<std::vector<std::pair<int, int>>> ParseRecordShapes(const std::string& 
 
 StatusOr<std::vector<int>> ParseDepthList(const std::string& list, const CallSweep& sweep) {
   if (list.empty()) return std::vector<int>{0};
-  const bool batch = std::string(sweep.key) == "batch";
+  const std::string key = sweep.key;
+  if (key == "servers")
+    return ParseList(list, {sweep.flag, 1, 64, "cluster sizes", "1,3,5", "give each value once"});
+  const bool batch = key == "batch";
   // One client's lanes share a connection; a batch is run's --batch.
   return ParseList(list, {sweep.flag, 1,
                           batch ? long(ycsb::CoreWorkloadConfig::kMaxBatchOps)

@@ -42,6 +42,9 @@ struct CompareOptions {
   // (operations per Multi call); empty = the cell's own. One of --pipelines
   // and --batches at a time.
   std::string batches;
+  // Cluster-size sweep (--servers): a list like "1,3,5" of run's --servers
+  // (a co-located null cluster of that many servers); empty = one server.
+  std::string servers;
   int repeat = 3;
   std::string baseline = "pb";
   // --baseline was given: it must then name a column of the matrix (the

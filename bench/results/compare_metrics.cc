@@ -169,6 +169,13 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
       ->baseline_ratio = false;
   MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
   tput->higher_is_better = tput->thread_sweep = true;
+  // Balance follows where the keys fall, not the codec: no ratio.
+  set(Metric::kClusterImbalance, "Cluster imbalance (busiest server / mean)", "x",
+      {"/cluster/imbalance"})
+      ->baseline_ratio = false;
+  set(Metric::kOpsPerServerCore, "Ops per server core-second", "ops/s",
+      {"/costs/ops_per_server_core_s"})
+      ->higher_is_better = true;
   return c;
 }
 
@@ -203,6 +210,9 @@ const std::vector<CallSweep>& CallSweeps() {
        "operations per Multi call (--batch)",
        "a read timed from its start to its call's reply, a put as YCSB times a buffered one",
        &CompareCell::batch},
+      {"servers", "--servers", "-s", "cluster size", "server(s)",
+       "null cluster servers (--servers)", "each timed from its own send to its row's server",
+       &CompareCell::servers},
   };
   return sweeps;
 }

@@ -53,10 +53,14 @@ struct CompareCell {
   // The size of a batch-size sweep (--batches): operations per Multi call
   // (run's --batch); 0 = not swept.
   int batch = 0;
+  // The size of a cluster-size sweep (--servers): co-located null cluster
+  // servers (run's --servers); 0 = not swept.
+  int servers = 0;
 };
 
 // A per-call dimension compare sweeps: how many operations a logical
-// client keeps in flight (--pipelines) or sends in one call (--batches).
+// client keeps in flight (--pipelines) or sends in one call (--batches), or
+// how many servers its calls spread over (--servers, a null cluster).
 // Each value is a cell group of its own, named with `suffix`.
 struct CallSweep {
   const char* key;        // run's flag without dashes and the result's config key: "pipeline".
@@ -68,7 +72,7 @@ struct CallSweep {
   const char* latency_note;  // How a chart's latencies are timed.
   int CompareCell::*field;
 };
-// --pipelines, then --batches.
+// --pipelines, then --batches, then --servers.
 const std::vector<CallSweep>& CallSweeps();
 
 // The workload a cell is grouped by: its workload, with its swept record
@@ -171,6 +175,8 @@ enum class Metric {
   kClientSwitches,
   kServerSwitches,
   kThroughput,
+  kClusterImbalance,   // A null cluster's (--servers): the busiest server's calls over the mean.
+  kOpsPerServerCore,   // Operations per second of server CPU, summed over its servers.
   kCount,
 };
 const MetricDef& MetricOf(Metric m);

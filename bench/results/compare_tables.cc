@@ -438,13 +438,15 @@ bool SizeSweepMetric(const MetricDef& m) {
   return false;
 }
 
-// Metrics with a pipeline-depth or batch-size sweep table: the costs more
-// operations per call or per read move, and throughput.
+// Metrics with a pipeline-depth, batch-size or cluster-size sweep table:
+// the costs more operations per call or per read (or more servers) move,
+// throughput, and a cluster's balance and server efficiency.
 bool DepthSweepMetric(const MetricDef& m) {
   for (Metric k : {Metric::kClientCpu, Metric::kServerCpu, Metric::kTotalCpu,
                    Metric::kTotalInstructions, Metric::kClientAllocs, Metric::kServerAllocs,
                    Metric::kClientCopied, Metric::kServerCopied, Metric::kWireOut,
-                   Metric::kWireIn, Metric::kThroughput})
+                   Metric::kWireIn, Metric::kThroughput, Metric::kClusterImbalance,
+                   Metric::kOpsPerServerCore})
     if (m.name == MetricOf(k).name) return true;
   return false;
 }

@@ -301,6 +301,10 @@ json ResultToJson(const RunResult& r, const RunCosts& c, const ReportOptions& o)
                 {"server", SideJson(c.server)},
                 {"frames_per_write", c.frames_per_write},
                 {"total_cpu_us_per_op", c.client.cpu_us + c.server.cpu_us}};
+  // Operations per second of server CPU (a cluster's summed): gRPC's
+  // benchmark reports the same figure as QPS per server core.
+  if (c.server.available && c.server.cpu_us > 0)
+    j["costs"]["ops_per_server_core_s"] = 1e6 / c.server.cpu_us;
   // --instructions runs (written only: merge does not combine instruction counts).
   if (r.instructions) j["instructions"] = InstructionsToJson(*r.instructions);
   if (!r.cluster_servers.empty()) j["cluster"] = ClusterJson(r);
