@@ -103,7 +103,7 @@ class CodecCallHandler final : public TableCallHandler {
       return Status::InvalidArgument(outcome->error);
     }
     if (cluster_ != nullptr) {
-      if (std::string why = NotServing(*cluster_, req); !why.empty()) {
+      if (std::string why = NotServingReason(cluster_, req); !why.empty()) {
         outcome->status = CallStatus::kServerError;
         outcome->error = std::move(why);
         return Status::NotFound(outcome->error);
@@ -134,6 +134,19 @@ class CodecCallHandler final : public TableCallHandler {
 };
 
 }  // namespace
+
+std::string NotServingReason(const ClusterMember* cluster, const MutateRequest& req) {
+  return cluster == nullptr ? std::string() : NotServing(*cluster, req);
+}
+std::string NotServingReason(const ClusterMember* cluster, const GetRequest& req) {
+  return cluster == nullptr ? std::string() : NotServing(*cluster, req);
+}
+std::string NotServingReason(const ClusterMember* cluster, const ScanRequest& req) {
+  return cluster == nullptr ? std::string() : NotServing(*cluster, req);
+}
+std::string NotServingReason(const ClusterMember* cluster, const MultiRequest& req) {
+  return cluster == nullptr ? std::string() : NotServing(*cluster, req);
+}
 
 StatusOr<std::unique_ptr<rpc::CallHandler>> RegionService::NewCallHandler(const CodecInfo& codec) {
   return std::unique_ptr<rpc::CallHandler>(

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "nullregion/cluster.h"
 #include "nullregion/region.h"
@@ -40,6 +41,15 @@ class TableCallHandler : public rpc::CallHandler {
   // requests are in the default table.
   virtual void set_gate(RequestGate* gate) = 0;
 };
+
+// Empty when `cluster` is null or this server holds every row `req` touches
+// (a scan's start row, each of a Multi's actions); else why not, in
+// NotServingRegionException's words, naming the server that holds the row.
+// For a transport that runs the region itself (grpc-native).
+std::string NotServingReason(const ClusterMember* cluster, const MutateRequest& req);
+std::string NotServingReason(const ClusterMember* cluster, const GetRequest& req);
+std::string NotServingReason(const ClusterMember* cluster, const ScanRequest& req);
+std::string NotServingReason(const ClusterMember* cluster, const MultiRequest& req);
 
 class RegionService final : public rpc::Service {
  public:

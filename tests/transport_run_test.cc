@@ -117,6 +117,33 @@ TEST_P(TransportRun, EveryReadAndPutArrivesInMultiCallsOfTheBatch) {
   EXPECT_LE(multis, (reads + updates) / 8 + 4) << region.dump();
 }
 
+// `--servers 3`: a co-located null cluster. Every call reaches the server
+// holding its row's region (none is refused: a server answers another's row
+// with NotServingRegionException, counted as a failed call), every server
+// answers some, and the servers' calls add up to the client's operations.
+TEST_P(TransportRun, EachCallReachesItsRowsServerInAThreeServerCluster) {
+  const Transport& t = *GetParam().transport;
+  const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 600,
+                               {"--servers", "3"}, "_cluster");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(r.results.is_object()) << r.err;
+  EXPECT_EQ(Count(r.results, "ERROR"), 0) << r.results.at("ops").dump();
+  EXPECT_EQ(r.results.at("error_replies").get<int64_t>(), 0)
+      << r.results.at("first_error_reply").dump();
+  const nlohmann::json& servers = r.results.at("cluster").at("servers");
+  ASSERT_EQ(servers.size(), 3u) << r.results.at("cluster").dump();
+  double calls = 0;
+  for (const nlohmann::json& s : servers) {
+    EXPECT_GT(s.at("calls").get<double>(), 0) << s.at("address");
+    EXPECT_EQ(s.at("after").at("failed_calls").get<int64_t>(), 0) << s.at("address");
+    calls += s.at("calls").get<double>();
+  }
+  EXPECT_EQ(int64_t(calls), r.results.at("operations").get<int64_t>());
+  // The run's server figures are the cluster's: every server's threads.
+  EXPECT_GE(r.results.at("server").at("after").at("threads").size(), 3u);
+  EXPECT_GE(r.results.at("cluster").at("imbalance").get<double>(), 1.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
                          ::testing::ValuesIn(testing::CarriedCodecs()),
                          testing::TransportCodecParamName());
@@ -182,6 +209,28 @@ TEST(TransportRunRefusals, UnknownRpcIsRefusedNamingTheValues) {
   const RunOutcome r = RunOver("http", "raw", 300);
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("--rpc must be one of " + TransportNames()), std::string::npos) << r.err;
+}
+
+// What a cluster's client does not do is refused before anything starts,
+// saying what to do instead.
+TEST(TransportRunRefusals, ClusterFlagsThatCannotGoTogetherAreRefused) {
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--servers", "3", "--server", "127.0.0.1:1"}, "give one of them"},
+      {{"--servers", "3", "--batch", "8"}, "batches split by server are not built yet"},
+      {{"--servers", "65"}, "--servers must be 1 to 64"},
+      {{"--servers", "3", "--cluster-regions", "2"}, "without a region"},
+      {{"--servers", "2", "--cluster-split", "uniform"}, "--cluster-split uniform"},
+      {{"--servers", "2", "--thread-model", "os"}, "--thread-model coroutines"},
+      {{"--cluster", "127.0.0.1:1,127.0.0.1:1"}, "twice"},
+  };
+  for (const auto& c : cases) {
+    const RunOutcome r = RunOver("wirebench", "raw", 10, c.args, "_refused");
+    EXPECT_EQ(r.rc, 2) << c.says << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

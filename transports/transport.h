@@ -61,6 +61,10 @@ struct EndpointOptions : rpc::Endpoint {
   // The transport's own client options (Transport::ClientOptionSpecs, by
   // flag; one not set is at its default).
   OptionSettings client_options;
+  // A null cluster this endpoint's server is one of (nullregion/cluster.h),
+  // null when there is one server: a transport with a catalog of its own
+  // (HBase's hbase:meta) checks it against the plan.
+  const ClusterPlan* cluster = nullptr;
 };
 
 // The wire protocol a transport's server speaks, as data for the probe that

@@ -328,6 +328,7 @@ Status LoadRun::ConnectThread(ClientThread* t, int n) {
     eo.port = where.port;
     eo.codec = o_.codec;
     eo.client_options = o_.transport_client_options;
+    if (o_.cluster.clustered()) eo.cluster = &o_.cluster;
     servers.push_back(std::move(eo));
   }
   const Transport* transport = o_.transport;

@@ -33,10 +33,14 @@ void AddStats(const json& from, json* into) {
   }
 }
 
+// Region calls, through the codecs ("calls") and grpc-native's generated
+// service ("native_calls").
 uint64_t RegionCalls(const json& stats) {
   uint64_t n = 0;
-  const json calls = stats.value("calls", json::object());
-  for (const char* m : {"Mutate", "Get", "Scan", "Multi"}) n += calls.value(m, uint64_t(0));
+  for (const char* key : {"calls", "native_calls"}) {
+    const json calls = stats.value(key, json::object());
+    for (const char* m : {"Mutate", "Get", "Scan", "Multi"}) n += calls.value(m, uint64_t(0));
+  }
   return n;
 }
 

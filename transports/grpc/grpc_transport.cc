@@ -304,8 +304,9 @@ StatusOr<ClientEndpoint> ConnectGrpc(boost::asio::io_context& ctx, const Endpoin
 // generated service on the region, on the same completion queues.
 class GrpcServing final : public rpc::ServerWrapper {
  public:
-  GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native) {
-    if (native) native_ = std::make_unique<NativeRegionService>(region);
+  GrpcServing(const rpc::ServerOptions& o, Region* region, rpc::Service* service, bool native,
+              const ClusterMember* cluster) {
+    if (native) native_ = std::make_unique<NativeRegionService>(region, cluster);
     grpcrpc::GrpcServerOptions so;
     so.host = o.host;
     so.port = o.port;
@@ -385,8 +386,8 @@ class GrpcEntry final : public Transport {
 
   StatusOr<std::unique_ptr<rpc::TransportServer>> StartServer(
       const rpc::ServerOptions& options, const OptionSettings&, Region* region,
-      rpc::Service* service, const ClusterMember*) const override {
-    auto serving = std::make_unique<GrpcServing>(options, region, service, native_);
+      rpc::Service* service, const ClusterMember* cluster) const override {
+    auto serving = std::make_unique<GrpcServing>(options, region, service, native_, cluster);
     WB_RETURN_IF_ERROR(serving->Start());
     return std::unique_ptr<rpc::TransportServer>(std::move(serving));
   }

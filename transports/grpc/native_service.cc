@@ -5,12 +5,14 @@
 #include <atomic>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "codecs/hbase/pb_mapping.h"
 #include "common/thread_stats.h"
+#include "nullregion/region_service.h"
 #include "wirebench_region.grpc.pb.h"
 
 namespace wirebench {
@@ -48,9 +50,10 @@ class NativeCall final : public grpcrpc::GrpcTag {
                                            grpc::ServerAsyncResponseWriter<PbResp>*,
                                            grpc::CompletionQueue*, grpc::ServerCompletionQueue*,
                                            void*);
-  NativeCall(AsyncService* service, RequestFn fn, Region* region, QueueState* q,
-             grpc::ServerCompletionQueue* cq, grpcrpc::GrpcRequestGate* gate)
-      : service_(service), fn_(fn), region_(region), q_(q), cq_(cq), gate_(gate) {}
+  NativeCall(AsyncService* service, RequestFn fn, Region* region, const ClusterMember* cluster,
+             QueueState* q, grpc::ServerCompletionQueue* cq, grpcrpc::GrpcRequestGate* gate)
+      : service_(service), fn_(fn), region_(region), cluster_(cluster), q_(q), cq_(cq),
+        gate_(gate) {}
 
   void Request() override {
     ctx_.emplace();
@@ -81,6 +84,13 @@ class NativeCall final : public grpcrpc::GrpcTag {
           grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad request: " + s.ToString()), this);
       return;
     }
+    if (cluster_ != nullptr) {
+      if (std::string why = NotServingReason(cluster_, req); !why.empty()) {
+        Bump(q_->failed, 1);
+        writer_->FinishWithError(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, why), this);
+        return;
+      }
+    }
     Resp resp;
     s = Apply(region_, req, &q_->scratch, &resp);
     if (!s.ok()) {
@@ -105,6 +115,7 @@ class NativeCall final : public grpcrpc::GrpcTag {
   AsyncService* service_;
   RequestFn fn_;
   Region* region_;
+  const ClusterMember* cluster_;
   QueueState* q_;
   grpc::ServerCompletionQueue* cq_;
   grpcrpc::GrpcRequestGate* gate_;
@@ -120,12 +131,15 @@ class NativeCall final : public grpcrpc::GrpcTag {
 struct NativeRegionService::Impl {
   AsyncService service;
   Region* region = nullptr;
+  const ClusterMember* cluster = nullptr;
   std::mutex mu;  // Guards `queues` (growing in Start, read by Stats).
   std::vector<std::unique_ptr<QueueState>> queues;  // Pointees are stable.
 };
 
-NativeRegionService::NativeRegionService(Region* region) : impl_(std::make_unique<Impl>()) {
+NativeRegionService::NativeRegionService(Region* region, const ClusterMember* cluster)
+    : impl_(std::make_unique<Impl>()) {
   impl_->region = region;
+  impl_->cluster = cluster != nullptr && cluster->plan.clustered() ? cluster : nullptr;
 }
 NativeRegionService::~NativeRegionService() = default;
 
@@ -141,18 +155,19 @@ void NativeRegionService::StartQueue(int index, grpc::ServerCompletionQueue* cq,
   }
   AsyncService* s = &impl_->service;
   Region* r = impl_->region;
+  const ClusterMember* cl = impl_->cluster;
   for (int i = 0; i < calls; ++i) {
     (new NativeCall<hbase::MutateRequest, hbase::MutateResponse, MutateRequest, MutateResponse>(
-         s, &AsyncService::RequestMutate, r, q, cq, gate))
+         s, &AsyncService::RequestMutate, r, cl, q, cq, gate))
         ->Request();
     (new NativeCall<hbase::GetRequest, hbase::GetResponse, GetRequest, GetResponse>(
-         s, &AsyncService::RequestGet, r, q, cq, gate))
+         s, &AsyncService::RequestGet, r, cl, q, cq, gate))
         ->Request();
     (new NativeCall<hbase::ScanRequest, hbase::ScanResponse, ScanRequest, ScanResponse>(
-         s, &AsyncService::RequestScan, r, q, cq, gate))
+         s, &AsyncService::RequestScan, r, cl, q, cq, gate))
         ->Request();
     (new NativeCall<hbase::MultiRequest, hbase::MultiResponse, MultiRequest, MultiResponse>(
-         s, &AsyncService::RequestMulti, r, q, cq, gate))
+         s, &AsyncService::RequestMulti, r, cl, q, cq, gate))
         ->Request();
   }
 }

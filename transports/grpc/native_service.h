@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "nullregion/cluster.h"
 #include "nullregion/region.h"
 #include "transports/grpc/grpc_server.h"
 
@@ -19,8 +20,11 @@ namespace wirebench {
 
 class NativeRegionService final : public grpcrpc::GrpcExtraService {
  public:
-  // `region` must outlive the service.
-  explicit NativeRegionService(Region* region);
+  // `region` must outlive the service, and so must `cluster` (this server's
+  // place in a null cluster, or null): a call whose row another server
+  // holds fails with FAILED_PRECONDITION and NotServingRegionException's
+  // words (nullregion/region_service.h), before the region sees it.
+  NativeRegionService(Region* region, const ClusterMember* cluster);
   ~NativeRegionService() override;
 
   grpc::Service* service() override;

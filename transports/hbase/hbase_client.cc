@@ -351,6 +351,48 @@ class HBaseChannel final : public std::enable_shared_from_this<HBaseChannel>,
   ByteBuffer side_;  // The payload of a Stats or Ping call.
 };
 
+// A null cluster's catalog (hbase:meta on server 0) against its plan: the
+// table's every region, split where the plan splits it, each on the server
+// the plan gives it, named as the codecs name it.
+Status CheckClusterCatalog(const HBaseClientOptions& o, const std::string& where,
+                           const std::vector<Cell>& cells) {
+  const ClusterPlan& plan = *o.cluster;
+  const RegionLayout& layout = plan.layout;
+  const std::string differs = "hbase:meta on " + where + " does not list table '" + o.table +
+                              "' as the client's plan has it (--cluster, --cluster-regions, "
+                              "--cluster-split must be the servers'): ";
+  std::vector<bool> seen(layout.regions(), false);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].family.str() != "info" || cells[i].qualifier.str() != "regioninfo") continue;
+    ByteView server;
+    for (size_t j = 0; j < cells.size(); ++j)
+      if (cells[j].row == cells[i].row && cells[j].family.str() == "info" &&
+          cells[j].qualifier.str() == "server")
+        server = cells[j].value;
+    pbw::RegionInfo ri;
+    const ByteView info = cells[i].value;
+    if (info.size() < 4 || std::memcmp(info.data(), "PBUF", 4) != 0 ||
+        !ri.ParseFromArray(info.data() + 4, int(info.size() - 4)))
+      return Status::Corruption(differs + "a region's info:regioninfo does not parse");
+    const int index = layout.RegionStartingAt(ri.start_key());
+    if (index < 0 || ri.end_key() != layout.EndKey(uint32_t(index)) ||
+        ri.region_id() != kUserRegionId)
+      return Status::Unimplemented(differs + "it has a region from '" + ri.start_key() +
+                                   "' to '" + ri.end_key() + "'");
+    const rpc::Endpoint& holder = plan.servers[plan.ServerOfRegion(uint32_t(index))];
+    const std::string expected = holder.host + ":" + std::to_string(holder.port);
+    if (server.str() != expected)
+      return Status::Unimplemented(differs + "region " + std::to_string(index) + " is on '" +
+                                   server.ToString() + "', the plan says '" + expected + "'");
+    seen[size_t(index)] = true;
+  }
+  for (uint32_t r = 0; r < layout.regions(); ++r)
+    if (!seen[r])
+      return Status::Unimplemented(differs + "region " + std::to_string(r) + " (from '" +
+                                   layout.StartKey(r) + "') is missing");
+  return Status::Ok();
+}
+
 // Checks hbase:meta's answer for `table`: one region covering every key,
 // on the server connected to, named as the codecs name it.
 Status CheckLocation(const HBaseClientOptions& o, const std::string& where, const ReplyParts& p) {
@@ -374,6 +416,7 @@ Status CheckLocation(const HBaseClientOptions& o, const std::string& where, cons
       return Status::Corruption("hbase:meta lookup on " + where + ": malformed cell block");
     cells.push_back(cell);
   }
+  if (o.cluster != nullptr) return CheckClusterCatalog(o, where, cells);
   const std::string not_found = "hbase:meta on " + where + " has no region for table '" +
                                 o.table + "'";
   ByteView regioninfo, server;
@@ -455,16 +498,28 @@ ByteBuffer Preamble(const HBaseClientOptions& o) {
 
 // The Java client's region lookup: a reversed scan of hbase:meta from the
 // row's meta key down to the table's first possible region.
-void AppendMetaLookup(const std::string& table, ByteBuffer* out) {
+// A null cluster's client reads every region of the table at once: a
+// forward scan of the table's rows of hbase:meta.
+void AppendMetaLookup(const HBaseClientOptions& o, ByteBuffer* out) {
+  const std::string& table = o.table;
   hbase::ScanRequest sr;
   sr.mutable_region()->set_type(hbase::RegionSpecifier::REGION_NAME);
   sr.mutable_region()->set_value(std::string(kMetaRegionName));
   hbase::Scan* scan = sr.mutable_scan();
+  scan->add_column()->set_family("info");
+  if (o.cluster != nullptr) {
+    const uint32_t regions = o.cluster->layout.regions();
+    scan->set_start_row(table + ",,");
+    scan->set_caching(regions);
+    sr.set_number_of_rows(regions);
+    sr.set_close_scanner(true);
+    AppendCall(0, "Scan", sr, out);
+    return;
+  }
   scan->set_start_row(table + ",user,99999999999999");
   scan->set_stop_row(table + ",,");
   scan->set_include_stop_row(true);
   scan->set_reversed(true);
-  scan->add_column()->set_family("info");
   scan->set_caching(1);
   sr.set_number_of_rows(1);
   sr.set_close_scanner(true);
@@ -514,9 +569,14 @@ asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(
 
   ByteBuffer hello = Preamble(o);
   const std::string handshake = hello.view().ToString();
-  const std::string cache_key = where + "/" + o.table;
-  const bool cached = IsLocated(cache_key);
-  if (!cached) AppendMetaLookup(o.table, &hello);
+  // A cluster's catalog is on its first server, read once (its other
+  // servers are connected to after it).
+  const std::string cache_key =
+      o.cluster != nullptr ? ClusterServersText(*o.cluster) + "/" + o.table
+                           : where + "/" + o.table;
+  const bool cached =
+      IsLocated(cache_key) || (o.cluster != nullptr && o.server_index != 0);
+  if (!cached) AppendMetaLookup(o, &hello);
   auto [wec, wn] = co_await asio::async_write(socket, asio::buffer(hello.data(), hello.size()),
                                               kNoThrow);
   if (wec) {

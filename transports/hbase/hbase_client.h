@@ -8,7 +8,10 @@
 // client does: a reversed Scan of hbase:meta from "usertable,<row>,9999..."
 // for the row's region, whose info:regioninfo and info:server must name a
 // region covering every key on this server. The answer is cached; the
-// codecs name that region ("usertable,,1") in every call.
+// codecs name that region ("usertable,,1") in every call. A null cluster's
+// client reads the table's every region from server 0's catalog instead
+// (HBase's client prefetches region locations the same way) and names each
+// row's region itself (UserTableRegionName, codecs/message.h).
 //
 // A call's payload is what the codec writes (varint-delimited
 // RequestHeader, param, cell block); the channel prefixes HBase's 4-byte
@@ -29,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/status.h"
+#include "nullregion/cluster.h"
 #include "rpc/call_channel.h"
 #include "rpc/endpoint.h"
 
@@ -40,6 +44,12 @@ struct HBaseClientOptions : rpc::Endpoint {
   std::string table = "usertable";
   // How long connecting and the hbase:meta lookup may take.
   int connect_timeout_ms = 10000;
+  // A null cluster's server (nullregion/cluster.h), server `server_index`
+  // of `cluster`'s plan: the connection to server 0, which holds hbase:meta,
+  // reads every region of the table from the catalog and checks each is
+  // where the plan says (once per process); the others look nothing up.
+  const ClusterPlan* cluster = nullptr;
+  uint32_t server_index = 0;
 };
 
 boost::asio::awaitable<StatusOr<std::shared_ptr<rpc::CallChannel>>> ConnectHBase(

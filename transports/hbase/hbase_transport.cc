@@ -116,6 +116,13 @@ class HBaseEntry final : public Transport {
     o.host = options.host;
     o.port = options.port;
     o.cell_blocks = codec.id == CodecId::kCellBlock;
+    if (options.cluster != nullptr && options.cluster->clustered()) {
+      o.cluster = options.cluster;
+      for (uint32_t k = 0; k < options.cluster->size(); ++k)
+        if (options.cluster->servers[k].host == o.host &&
+            options.cluster->servers[k].port == o.port)
+          o.server_index = k;
+    }
     auto channel = co_await hbaserpc::ConnectHBase(ctx, o);
     if (!channel.ok()) co_return channel.status();
     co_return ClientEndpoint{std::move(channel).value(), codec.factory()};
