@@ -12,10 +12,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codecs/codec.h"
 #include "tests/json_run.h"
+#include "tests/shell.h"
 #include "tests/silent_listener.h"
 #include "tests/transport_cases.h"
 #include "transports/transport.h"
@@ -209,6 +211,51 @@ TEST(TransportRunRefusals, UnknownRpcIsRefusedNamingTheValues) {
   const RunOutcome r = RunOver("http", "raw", 300);
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("--rpc must be one of " + TransportNames()), std::string::npos) << r.err;
+}
+
+// A cluster server killed mid-run: the run ends partial (exit 3), the error
+// names the server that died, its clients' failures are counted against it
+// with the time of the first, and the other servers' figures are intact.
+TEST(TransportRunCluster, AServerLostMidRunIsNamedAndTheOthersFiguresKept) {
+  const std::string stem = Stem("cluster_lost");
+  const std::string json_path = stem + ".json";
+  std::remove(json_path.c_str());
+  // fieldlength 997 marks this test's servers ("--canned-field-length 997").
+  WirebenchProcess run(kBinary,
+                       {"run", "-P", kWorkloadA, "--servers", "3", "-threads", "4", "-p",
+                        "operationcount=0", "-p", "fieldlength=997", "--seconds", "30",
+                        "--json", json_path},
+                       stem);
+  const std::string server1 = "'[c]anned-field-length 997 .*--cluster-index 1 '";
+  bool killed = false;
+  for (int i = 0; i < 200 && !killed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (testing::Sh("pgrep -f " + server1 + " >/dev/null") != 0) continue;
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // Into the measured phase.
+    killed = testing::Sh("pkill -9 -f " + server1) == 0;
+  }
+  ASSERT_TRUE(killed) << "cluster server 1 never started: " << run.Stderr();
+  EXPECT_EQ(run.Wait(kBound), 3) << run.Stderr();
+  std::ifstream in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << run.Stderr();
+  const nlohmann::json& results = doc.at("results");
+  EXPECT_TRUE(results.at("partial").get<bool>());
+  EXPECT_NE(results.at("error").dump().find("cluster server 1"), std::string::npos)
+      << results.at("error").dump();
+  const nlohmann::json& servers = results.at("cluster").at("servers");
+  ASSERT_EQ(servers.size(), 3u);
+  EXPECT_GT(servers[1].at("client_failures").get<int64_t>(), 0) << servers[1].dump();
+  EXPECT_GE(servers[1].at("first_failure_s").get<double>(), 0) << servers[1].dump();
+  EXPECT_TRUE(servers[1].at("after").is_null());
+  for (int k : {0, 2}) {
+    EXPECT_EQ(servers[k].at("client_failures").get<int64_t>(), 0) << servers[k].dump();
+    EXPECT_TRUE(servers[k].at("after").is_object()) << k;
+    EXPECT_GT(servers[k].at("calls").get<double>(), 0) << k;
+  }
+  EXPECT_NE(results.at("server").at("stats_error").get<std::string>().find("2 of its 3 servers"),
+            std::string::npos)
+      << results.at("server").dump().substr(0, 400);
 }
 
 // What a cluster's client does not do is refused before anything starts,

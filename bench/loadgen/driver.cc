@@ -188,9 +188,13 @@ class LoadRun {
   Status ConnectShared();
   Status StartThreads();
   Status Connect();
-  // Fetches the server's Stats over the run's first connection; a
-  // cluster's from every server (`each`, in the plan's order), combined.
-  StatusOr<nlohmann::json> FetchServerStats(std::vector<nlohmann::json>* each);
+  // Fetches the server's Stats over the run's first connection.
+  StatusOr<nlohmann::json> FetchServerStats();
+  // A cluster's: each server's own (RunResult::cluster_servers, `after` or
+  // before the measured phase), and the cluster's combined from those that
+  // answered (CombineClusterStats); server_stats_error names any that did
+  // not. After: the "before" is combined again from the same servers.
+  StatusOr<nlohmann::json> FetchClusterStats(bool after);
   Status ConnectThread(ClientThread* t, int n);
   // Where the servers are: the cluster's, or the one server's.
   const std::vector<rpc::Endpoint>& ServerEndpoints() const { return endpoints_; }
@@ -473,13 +477,10 @@ void LoadRun::BeginMeasure() {
   const bool running = o_.warmup_seconds > 0;
   if (o_.on_start && running) o_.on_start();
   if (o_.fetch_server_stats && !o_.in_process && !StopRequested()) {
-    std::vector<nlohmann::json> each;
-    auto before = FetchServerStats(&each);
+    auto before = o_.cluster.clustered() ? FetchClusterStats(/*after=*/false)
+                                         : FetchServerStats();
     if (before.ok()) {
       result_.server_before = *before;
-      for (size_t k = 0; k < each.size(); ++k)
-        result_.cluster_servers.push_back(
-            {endpoints_[k].host + ":" + std::to_string(endpoints_[k].port), std::move(each[k]), {}});
     } else {
       result_.server_stats_error = before.status().ToString();
     }
@@ -659,14 +660,17 @@ void LoadRun::Collect() {
   }
   // No "after" without a "before" (a server that did not answer it would
   // only hold the end of the run up again).
-  if (o_.fetch_server_stats && !o_.in_process && !state_.failed.load() &&
-      result_.server_stats_error.empty()) {
-    std::vector<nlohmann::json> each;
-    auto after = FetchServerStats(&each);
+  // A cluster's servers each answer for themselves: one lost mid-run leaves
+  // the others' figures to read.
+  if (o_.fetch_server_stats && !o_.in_process && o_.cluster.clustered() &&
+      !result_.cluster_servers.empty()) {
+    auto after = FetchClusterStats(/*after=*/true);
+    if (after.ok()) result_.server_after = *after;
+  } else if (o_.fetch_server_stats && !o_.in_process && !state_.failed.load() &&
+             result_.server_stats_error.empty()) {
+    auto after = FetchServerStats();
     if (after.ok()) {
       result_.server_after = *after;
-      for (size_t k = 0; k < each.size() && k < result_.cluster_servers.size(); ++k)
-        result_.cluster_servers[k].after = std::move(each[k]);
     } else {
       result_.server_stats_error = after.status().ToString();
     }
@@ -686,6 +690,15 @@ void LoadRun::Collect() {
       for (size_t k = 0; k + size_t(o_.pipeline) <= raw->clients.size(); k += size_t(o_.pipeline))
         CollectCleanup(&raw->clients[k]);
       result_.error_replies += raw->error_replies;
+      for (size_t k = 0; k < raw->server_failures.size() && k < result_.cluster_servers.size();
+           ++k) {
+        const ClientThread::ServerFailures& f = raw->server_failures[k];
+        if (f.count == 0) continue;
+        RunResult::ClusterServer& server = result_.cluster_servers[k];
+        const double at = std::chrono::duration<double>(f.first - measure_start_).count();
+        if (server.client_failures == 0 || at < server.first_failure_s) server.first_failure_s = at;
+        server.client_failures += f.count;
+      }
       if (result_.first_error_reply.empty()) result_.first_error_reply = raw->first_error_reply;
       if (!raw->error.ok() && result_.error.ok()) result_.error = raw->error;
     });
@@ -732,19 +745,48 @@ void LoadRun::Shutdown(bool force) {
   shared_.clear();  // Joins the reader threads.
 }
 
-StatusOr<nlohmann::json> LoadRun::FetchServerStats(std::vector<nlohmann::json>* each) {
+StatusOr<nlohmann::json> LoadRun::FetchServerStats() {
   if (stats_channel_) return FetchStats(stats_channel_.get());
-  if (!o_.cluster.clustered()) return FetchStats(threads_.front().get(), 0);
+  return FetchStats(threads_.front().get(), 0);
+}
+
+StatusOr<nlohmann::json> LoadRun::FetchClusterStats(bool after) {
   // Each server's over thread 0's first connection to it.
   ClientThread* t = threads_.front().get();
   const size_t per_server = t->conns.size() / endpoints_.size();
-  each->clear();
-  for (size_t server = 0; server < endpoints_.size(); ++server) {
-    auto stats = FetchStats(t, server * per_server);
-    if (!stats.ok()) return stats.status();
-    each->push_back(std::move(*stats));
+  if (!after)
+    for (const rpc::Endpoint& e : endpoints_)
+      result_.cluster_servers.push_back({e.host + ":" + std::to_string(e.port), {}, {}});
+  std::string missing;
+  for (size_t k = 0; k < endpoints_.size(); ++k) {
+    RunResult::ClusterServer& server = result_.cluster_servers[k];
+    if (after && server.before.is_null()) continue;
+    auto stats = FetchStats(t, k * per_server);
+    if (stats.ok()) {
+      (after ? server.after : server.before) = std::move(*stats);
+    } else {
+      missing += (missing.empty() ? "" : "; ") + std::string("server ") + std::to_string(k) +
+                 " (" + server.address + "): " + stats.status().ToString();
+    }
   }
-  return CombineClusterStats(*each);
+  // The cluster's figures are those of the servers that answered both times.
+  std::vector<nlohmann::json> before_of, after_of;
+  for (const RunResult::ClusterServer& server : result_.cluster_servers) {
+    if (server.before.is_null() || (after && server.after.is_null())) continue;
+    before_of.push_back(server.before);
+    if (after) after_of.push_back(server.after);
+  }
+  if (!missing.empty()) {
+    if (before_of.empty()) {
+      result_.server_stats_error = "no server of the cluster answered the Stats call: " + missing;
+      return Status::Unavailable(result_.server_stats_error);
+    }
+    result_.server_stats_error = "the cluster's server figures are those of " +
+                                 std::to_string(before_of.size()) + " of its " +
+                                 std::to_string(endpoints_.size()) + " servers: " + missing;
+  }
+  if (after) result_.server_before = CombineClusterStats(before_of);
+  return CombineClusterStats(after ? after_of : before_of);
 }
 
 }  // namespace

@@ -414,6 +414,7 @@ void LogicalClient::AnswerInProcess() {
 void LogicalClient::OnFailure(const Status& status) {
   failed_ = true;
   thread_->SetError(status);
+  if (routes_.plan != nullptr) thread_->CountServerFailure(server_);
   // A failure inside Send() is seen by IssueCall; one of a call in flight
   // (the connection failed or was closed) ends the client here.
   if (in_flight_) {
@@ -510,7 +511,8 @@ bool LogicalClient::Route() {
       break;
   }
   const uint32_t index = layout.RegionOfRow(row.str());
-  const auto& [conn, codec] = routes_.servers[routes_.plan->ServerOfRegion(index)];
+  server_ = routes_.plan->ServerOfRegion(index);
+  const auto& [conn, codec] = routes_.servers[server_];
   conn_ = conn;
   codec_ = codec;
   if (region != nullptr) *region = ByteView((*routes_.region_names)[index]);

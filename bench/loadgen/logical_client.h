@@ -113,6 +113,19 @@ struct ClientThread {
   // the first one's text, "METHOD: STATUS: reason".
   uint64_t error_replies = 0;
   std::string first_error_reply;
+  // A null cluster: by server (its index in the plan), the logical clients
+  // whose call to it failed (its connection broke: a server lost mid-run),
+  // and when the first did.
+  struct ServerFailures {
+    uint64_t count = 0;
+    LoadClock::time_point first{};
+  };
+  std::vector<ServerFailures> server_failures;
+  void CountServerFailure(uint32_t server) {
+    if (server_failures.size() <= server) server_failures.resize(server + 1);
+    ServerFailures& f = server_failures[server];
+    if (f.count++ == 0) f.first = LoadClock::now();
+  }
 
   void SetError(const Status& s) {
     if (error.ok()) error = s;
@@ -246,6 +259,7 @@ class LogicalClient final : public rpc::PendingCall {
   rpc::CallChannel* conn_;
   Codec* codec_;
   ClusterRoutes routes_;
+  uint32_t server_ = 0;  // A cluster's: the server of the call in flight (Route).
   std::unique_ptr<OpStream> stream_;
   int64_t quota_;
   double interval_ns_;

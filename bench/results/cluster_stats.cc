@@ -80,7 +80,10 @@ ClusterFigures ComputeClusterFigures(const RunResult& r) {
   if (out.servers.empty()) return out;
   for (ClusterServerFigures& f : out.servers)
     f.share = total_calls > 0 ? f.calls / total_calls : 0;
-  const double mean = total_calls / double(out.servers.size());
+  // Over the servers whose figures were read (one lost mid-run has none).
+  const auto read = std::count_if(out.servers.begin(), out.servers.end(),
+                                  [](const ClusterServerFigures& f) { return f.available; });
+  const double mean = read > 0 ? total_calls / double(read) : 0;
   out.imbalance = mean > 0 ? max_calls / mean : 0;
   out.ops_per_server_core_s = cpu_s > 0 ? double(r.operations) / cpu_s : 0;
   return out;

@@ -448,8 +448,15 @@ void ClusterMeasurements(Lines& l, const RunResult& r) {
     const ClusterServerFigures& f = c.servers[k];
     const std::string section = "SERVER " + std::to_string(k);
     l.Text(section, "Address", f.address);
+    if (const RunResult::ClusterServer& s = r.cluster_servers[k]; s.client_failures > 0) {
+      l.Integer(section, "ClientFailures", int64_t(s.client_failures));
+      l.Fixed(section, "FirstFailureAt(s)", s.first_failure_s);
+    }
     if (!f.available) {
-      l.Text(section, "Calls", "unavailable (its Stats were not read)");
+      l.Text(section, "Calls",
+             r.cluster_servers[k].client_failures > 0
+                 ? "unavailable (the server was lost: its closing Stats call got no answer)"
+                 : "unavailable (its Stats were not read)");
       continue;
     }
     l.Integer(section, "Calls", int64_t(f.calls));

@@ -236,7 +236,9 @@ json ClusterJson(const RunResult& r) {
                        {"share", f.share},
                        {"cpu_us_per_call", f.cpu_us_per_call},
                        {"wire_bytes_in_per_call", f.bytes_in_per_call},
-                       {"wire_bytes_out_per_call", f.bytes_out_per_call}});
+                       {"wire_bytes_out_per_call", f.bytes_out_per_call},
+                       {"client_failures", r.cluster_servers[k].client_failures},
+                       {"first_failure_s", r.cluster_servers[k].first_failure_s}});
   }
   return {{"servers", servers},
           {"imbalance", figures.imbalance},
@@ -267,8 +269,9 @@ StatusOr<RunResult> RunResultFromJsonOrThrow(const json& j, const std::string& n
   WB_RETURN_IF_ERROR(status);
   if (j.contains("cluster"))
     for (const json& e : j.at("cluster").at("servers"))
-      r.cluster_servers.push_back(
-          {e.at("address").get<std::string>(), e.value("before", json()), e.value("after", json())});
+      r.cluster_servers.push_back({e.at("address").get<std::string>(), e.value("before", json()),
+                                   e.value("after", json()), e.value("client_failures", uint64_t(0)),
+                                   e.value("first_failure_s", -1.0)});
   // Server figures come as a pair; without both, say why (older files
   // carried the reason only in the costs).
   if (!r.server_before.is_object() || !r.server_after.is_object()) {

@@ -121,7 +121,12 @@ struct RunResult {
   // Against a null cluster: each server's own Stats, in the plan's order.
   struct ClusterServer {
     std::string address;  // HOST:PORT
-    nlohmann::json before, after;
+    nlohmann::json before, after;  // Null when not read (after: the server was lost).
+    // Logical clients whose call to it failed (its connection broke), and
+    // when the first did, in seconds from the start of the measured phase
+    // (< 0: none failed).
+    uint64_t client_failures = 0;
+    double first_failure_s = -1;
   };
   std::vector<ClusterServer> cluster_servers;
   // --instructions runs only (hook: bench/loadgen/instructions.h fills it).
