@@ -349,6 +349,20 @@ TEST(InstructionsUnderValgrind, TheRawCodecStaysWithinItsInstructionBudget) {
   EXPECT_LE(f["[CLIENT], InstructionsPerOp.codec"], 510.0);
 }
 
+// A guard on counts: the default one-server path stays within 1% of what it
+// cost once the null cluster's fan-out was built into it (a logical client's
+// routing, a server's ownership check, HBase's codecs naming a region, all
+// one untaken branch on one server). In this build type (RelWithDebInfo, g++
+// 12) two runs gave 1,953 and 1,956 client and 1,649 and 1,657 server
+// instructions/op; the budgets are the higher of each plus 1%.
+TEST(InstructionsUnderValgrind, TheOneServerPathStaysWithinOnePercentOfItsCount) {
+  SKIP_WITHOUT_VALGRIND();
+  auto f = InstructionRun("--codec raw");
+  ASSERT_TRUE(f.count("[SERVER], InstructionsPerOp") && f.count("[CLIENT], InstructionsPerOp"));
+  EXPECT_LE(f["[CLIENT], InstructionsPerOp"], 1956.0 * 1.01);
+  EXPECT_LE(f["[SERVER], InstructionsPerOp"], 1657.0 * 1.01);
+}
+
 TEST(InstructionsUnderValgrind, CompareShowsPbCostingMoreThanRawOnBothSides) {
   SKIP_WITHOUT_VALGRIND();
   const std::string out = ::testing::TempDir() + "/instructions-compare";
