@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace wirebench {
@@ -205,6 +206,27 @@ inline void StoreBE64(uint8_t* p, uint64_t v) { StoreLE64(p, __builtin_bswap64(v
 inline uint16_t LoadBE16(const uint8_t* p) { return __builtin_bswap16(LoadLE16(p)); }
 inline uint32_t LoadBE32(const uint8_t* p) { return __builtin_bswap32(LoadLE32(p)); }
 inline uint64_t LoadBE64(const uint8_t* p) { return __builtin_bswap64(LoadLE64(p)); }
+
+// Stores v at p, little-endian or big-endian, and moves p past it, for
+// encoders that fill space reserved up front field by field: the width comes
+// from v's type, so a field cannot be stored at one width and stepped over at
+// another.
+template <typename T>
+inline void PutLE(uint8_t*& p, T v) {
+  static_assert(std::is_unsigned_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
+  std::memcpy(p, &v, sizeof(T));
+  p += sizeof(T);
+}
+template <typename T>
+inline void PutBE(uint8_t*& p, T v) {
+  if constexpr (sizeof(T) == 2) {
+    PutLE(p, __builtin_bswap16(v));
+  } else if constexpr (sizeof(T) == 4) {
+    PutLE(p, __builtin_bswap32(v));
+  } else {
+    PutLE(p, __builtin_bswap64(v));
+  }
+}
 
 // A fixed-size copy of W bytes between unaligned addresses: one load and one store.
 template <size_t W>

@@ -528,7 +528,7 @@ TEST(HBaseMemstoreLimit, PutsPastItGetRegionTooBusyExceptionByClassWithTheReason
   RawPeer peer(server.port());
   pbw::ConnectionHeader h;
   h.set_service_name("ClientService");
-  h.set_cell_block_codec_class("org.apache.hadoop.hbase.codec.KeyValueCodec");
+  h.set_cell_block_codec_class(testing::kKeyValueCodec);
   ASSERT_TRUE(peer.Send(kHBaseHello + Be32(uint32_t(h.ByteSizeLong())) + h.SerializeAsString()));
 
   ASSERT_TRUE(peer.Send(CellBlockPut(1, "first", false)));

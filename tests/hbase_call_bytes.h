@@ -1,6 +1,7 @@
 // The bytes of HBase's RPC as its own client writes them, built by hand: a
 // length word, a varint-delimited protobuf message, a KeyValue as
-// KeyValueCodec writes it, a whole call, the connection preamble. Shared by
+// KeyValueCodec writes it (and a cell block of them read back), a whole
+// call, the connection preamble and the cell block codec's name. Shared by
 // the tests that speak HBase's protocol byte by byte (tests/hbase_raw_wire.h)
 // and by the fuzzer's seed generator (tests/fuzz/hbase_seeds.cc); no
 // GoogleTest here, so the seed generator can include it.
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "codecs/schemas/RPC.pb.h"
 #include "common/bytes.h"
@@ -55,6 +57,36 @@ inline std::string KeyValue(const std::string& row, const std::string& family,
   return Be32(uint32_t(kv.size())) + kv;
 }
 
+// One cell of a KeyValue cell block, and the block read as KeyValueCodec's
+// decoder reads it (the inverse of KeyValue above).
+struct KeyValueCell {
+  std::string row, family, qualifier, value;
+  uint8_t type = 0;
+};
+
+inline std::vector<KeyValueCell> ParseKeyValueBlock(const std::string& block) {
+  std::vector<KeyValueCell> out;
+  const auto* p = reinterpret_cast<const uint8_t*>(block.data());
+  size_t pos = 0;
+  while (pos + 12 <= block.size()) {
+    pos += 4;  // The cell's length.
+    const uint32_t klen = LoadBE32(p + pos), vlen = LoadBE32(p + pos + 4);
+    pos += 8;
+    KeyValueCell kv;
+    const uint16_t rlen = LoadBE16(p + pos);
+    kv.row = block.substr(pos + 2, rlen);
+    const uint8_t flen = p[pos + 2 + rlen];
+    kv.family = block.substr(pos + 3 + rlen, flen);
+    const size_t qlen = klen - 2 - rlen - 1 - flen - 9;
+    kv.qualifier = block.substr(pos + 3 + rlen + flen, qlen);
+    kv.type = p[pos + klen - 1];
+    kv.value = block.substr(pos + klen, vlen);
+    pos += klen + vlen;
+    out.push_back(kv);
+  }
+  return out;
+}
+
 // A call: RequestHeader, param and an optional cell block, with the length word.
 inline std::string Call(uint32_t id, const std::string& method,
                         const google::protobuf::MessageLite& param, const std::string& block = "") {
@@ -66,6 +98,10 @@ inline std::string Call(uint32_t id, const std::string& method,
   const std::string body = Delimited(h) + Delimited(param) + block;
   return Be32(uint32_t(body.size())) + body;
 }
+
+// The cell block codec HBase's client asks for by default
+// (hbase.client.default.rpc.codec), as its ConnectionHeader names it.
+inline constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
 // "HBas", RPC version 0, auth SIMPLE (0x50).
 inline const std::string kHBaseHello = std::string("HBas\x00\x50", 6);

@@ -29,7 +29,6 @@
 //     cells is no allowed"), associated_cell_count cells come from the
 //     block.
 #include <gtest/gtest.h>
-#include <google/protobuf/io/coded_stream.h>
 
 #include <cstring>
 #include <map>
@@ -53,12 +52,10 @@ namespace {
 namespace pbw = hbasewire;
 using testing::Be32;
 using testing::Call;
-using testing::Delimited;
 using testing::KeyValue;
+using testing::kKeyValueCodec;
 using testing::Varint;
 using testing::RawPeer;
-
-constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 constexpr char kTable[] = "jt";
 constexpr char kNines[] = "99999999999999";  // HConstants.NINES
 // HBase's exception classes, as the client matches them.
@@ -106,61 +103,21 @@ std::string JavaConnectionHeader(const std::string& service) {
   return Be32(uint32_t(b.size())) + b;
 }
 
-struct Kv {
-  std::string row, family, qualifier, value;
-};
+using Kv = testing::KeyValueCell;
 
-struct Reply {
-  hbase::ResponseHeader header;
-  std::string message;
+struct Reply : testing::HBaseReply {
   std::vector<Kv> cells;  // The cell block, as KeyValueCodec's decoder reads it.
-  bool closed = false;
   std::string exception() const {
     return header.has_exception() ? header.exception().exception_class_name() : std::string();
   }
 };
 
-std::vector<Kv> ParseBlock(const std::string& block) {
-  std::vector<Kv> out;
-  const auto* p = reinterpret_cast<const uint8_t*>(block.data());
-  size_t pos = 0;
-  while (pos + 12 <= block.size()) {
-    pos += 4;
-    const uint32_t klen = LoadBE32(p + pos), vlen = LoadBE32(p + pos + 4);
-    pos += 8;
-    Kv kv;
-    const uint16_t rlen = LoadBE16(p + pos);
-    kv.row = block.substr(pos + 2, rlen);
-    const uint8_t flen = p[pos + 2 + rlen];
-    kv.family = block.substr(pos + 3 + rlen, flen);
-    kv.qualifier = block.substr(pos + 3 + rlen + flen, klen - 2 - rlen - 1 - flen - 9);
-    kv.value = block.substr(pos + klen, vlen);
-    pos += klen + vlen;
-    out.push_back(kv);
-  }
-  return out;
-}
-
+// A reply that, unless the connection ended first (`closed`), must parse.
 Reply ReadReply(RawPeer& peer) {
   Reply r;
-  std::string len, body;
-  if (peer.ReadExactly(4, &len) != RawPeer::Read::kOk) {
-    r.closed = true;
-    return r;
-  }
-  EXPECT_EQ(peer.ReadExactly(LoadBE32(reinterpret_cast<const uint8_t*>(len.data())), &body),
-            RawPeer::Read::kOk);
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
-                                            int(body.size()));
-  uint32_t hs = 0, ms = 0;
-  std::string hb, block;
-  EXPECT_TRUE(in.ReadVarint32(&hs) && in.ReadString(&hb, int(hs)));
-  EXPECT_TRUE(r.header.ParseFromString(hb));
-  if (r.header.has_exception()) return r;
-  EXPECT_TRUE(in.ReadVarint32(&ms) && in.ReadString(&r.message, int(ms)));
-  const uint32_t bl = r.header.has_cell_block_meta() ? r.header.cell_block_meta().length() : 0;
-  EXPECT_TRUE(in.ReadString(&block, int(bl)));
-  r.cells = ParseBlock(block);
+  static_cast<testing::HBaseReply&>(r) = testing::ReadParsedHBaseReply(&peer);
+  EXPECT_TRUE(r.ok || r.closed) << "the reply did not parse";
+  r.cells = testing::ParseKeyValueBlock(r.block);
   return r;
 }
 

@@ -7,7 +7,6 @@
 // connection, the catalog, the RPC registry, conditions, increments,
 // scanners, and unknown methods.
 #include <gtest/gtest.h>
-#include <google/protobuf/io/coded_stream.h>
 
 #include <nlohmann/json.hpp>
 
@@ -32,11 +31,10 @@ namespace {
 namespace pbw = hbasewire;
 using testing::Be32;
 using testing::Call;
-using testing::Delimited;
 using testing::KeyValue;
+using testing::kKeyValueCodec;
+using testing::ParseKeyValueBlock;
 using testing::RawPeer;
-
-constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
 std::string Preamble(uint8_t version = 0, uint8_t auth = 80) {
   return std::string("HBas") + char(version) + char(auth);
@@ -53,65 +51,13 @@ std::string ConnectionHeader(const std::string& service, const std::string& code
   return Be32(uint32_t(b.size())) + b;
 }
 
-struct Reply {
-  hbase::ResponseHeader header;
-  std::string message;  // The response message's bytes.
-  std::string block;
-  bool closed = false;
-};
+using Reply = testing::HBaseReply;
 
+// A reply that, unless the connection ended first (`closed`), must parse.
 Reply ReadReply(RawPeer& peer) {
-  Reply r;
-  std::string len;
-  if (peer.ReadExactly(4, &len) != RawPeer::Read::kOk) {
-    r.closed = true;
-    return r;
-  }
-  std::string body;
-  EXPECT_EQ(peer.ReadExactly(LoadBE32(reinterpret_cast<const uint8_t*>(len.data())), &body),
-            RawPeer::Read::kOk);
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
-                                            int(body.size()));
-  uint32_t hs = 0;
-  EXPECT_TRUE(in.ReadVarint32(&hs));
-  std::string hb;
-  EXPECT_TRUE(in.ReadString(&hb, int(hs)));
-  EXPECT_TRUE(r.header.ParseFromString(hb));
-  if (r.header.has_exception()) return r;
-  uint32_t ms = 0;
-  EXPECT_TRUE(in.ReadVarint32(&ms));
-  EXPECT_TRUE(in.ReadString(&r.message, int(ms)));
-  const uint32_t bl = r.header.has_cell_block_meta() ? r.header.cell_block_meta().length() : 0;
-  EXPECT_TRUE(in.ReadString(&r.block, int(bl)));
+  Reply r = testing::ReadParsedHBaseReply(&peer);
+  EXPECT_TRUE(r.ok || r.closed) << "the reply did not parse";
   return r;
-}
-
-struct Kv {
-  std::string row, family, qualifier, value;
-  uint8_t type = 0;
-};
-
-std::vector<Kv> ParseBlock(const std::string& block) {
-  std::vector<Kv> out;
-  const auto* p = reinterpret_cast<const uint8_t*>(block.data());
-  size_t pos = 0;
-  while (pos + 4 <= block.size()) {
-    pos += 4;  // The cell's length.
-    const uint32_t klen = LoadBE32(p + pos), vlen = LoadBE32(p + pos + 4);
-    pos += 8;
-    Kv kv;
-    const uint16_t rlen = LoadBE16(p + pos);
-    kv.row = block.substr(pos + 2, rlen);
-    const uint8_t flen = p[pos + 2 + rlen];
-    kv.family = block.substr(pos + 3 + rlen, flen);
-    const size_t qlen = klen - 2 - rlen - 1 - flen - 9;
-    kv.qualifier = block.substr(pos + 3 + rlen + flen, qlen);
-    kv.type = p[pos + klen - 1];
-    kv.value = block.substr(pos + klen, vlen);
-    pos += klen + vlen;
-    out.push_back(kv);
-  }
-  return out;
 }
 
 hbase::RegionSpecifier* Region(hbase::RegionSpecifier* r, const std::string& name) {
@@ -285,7 +231,7 @@ TEST(HBaseCalls, ProtobufOnlyMutateOnACellBlockConnectionIsServed) {
   hbase::GetResponse gr;
   ASSERT_TRUE(gr.ParseFromString(r2.message));
   EXPECT_EQ(gr.result().associated_cell_count(), 1);
-  auto cells = ParseBlock(r2.block);
+  auto cells = ParseKeyValueBlock(r2.block);
   ASSERT_EQ(cells.size(), 1u);
   EXPECT_EQ(cells[0].row, "row-a");
   EXPECT_EQ(cells[0].qualifier, "q");
@@ -327,7 +273,7 @@ TEST(HBaseCalls, MultiWithKeyValueCellBlocksBothWays) {
   }
   // The Get's cells come back in the reply's cell block.
   EXPECT_EQ(rar.resultorexception(2).result().associated_cell_count(), 2);
-  auto cells = ParseBlock(r.block);
+  auto cells = ParseKeyValueBlock(r.block);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_EQ(cells[0].row, "m1");
   EXPECT_EQ(cells[0].value, "va1");

@@ -125,10 +125,15 @@ inline std::string MetaLookup(uint32_t call_id) {
   return Call(call_id, "Scan", sr);
 }
 
+// What ReadHBaseReply returns when not even a reply's length word came (the
+// connection closed or went quiet). No reply parses as it: its first byte
+// announces a 40-byte header.
+inline constexpr char kNoHBaseReply[] = "(no reply)";
+
 // One reply's bytes (after its length word).
 inline std::string ReadHBaseReply(RawPeer* peer) {
   std::string len, reply;
-  if (peer->ReadExactly(4, &len) != RawPeer::Read::kOk) return "(no reply)";
+  if (peer->ReadExactly(4, &len) != RawPeer::Read::kOk) return kNoHBaseReply;
   if (peer->ReadExactly(LoadBE32(reinterpret_cast<const uint8_t*>(len.data())), &reply) !=
       RawPeer::Read::kOk)
     return "(cut short)";
@@ -137,9 +142,11 @@ inline std::string ReadHBaseReply(RawPeer* peer) {
 
 // One reply read back and parsed: its header and response message (and
 // cell block, if any). `ok` is false when the reply did not come or did
-// not parse.
+// not parse; `closed` tells the first apart: nothing came, not even the
+// reply's length word.
 struct HBaseReply {
   bool ok = false;
+  bool closed = false;
   hbase::ResponseHeader header;
   std::string message;
   std::string block;
@@ -148,6 +155,7 @@ struct HBaseReply {
 inline HBaseReply ReadParsedHBaseReply(RawPeer* peer) {
   HBaseReply r;
   const std::string body = ReadHBaseReply(peer);
+  r.closed = body == kNoHBaseReply;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()),
                                             int(body.size()));
   uint32_t size = 0;

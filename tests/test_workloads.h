@@ -23,15 +23,20 @@ struct Record {
   std::vector<Cell> cells;
 };
 
-// Cycles put, get, scan, multi (or only puts).
+// Cycles put, get, scan, multi (or only puts): each call's request is built
+// once, over the record, and copied into the planned op.
 class MixedStream final : public OpStream {
  public:
   explicit MixedStream(bool puts_only) : puts_only_(puts_only) {
+    put_ = Mutation{ByteView(rec_.row), MutationType::kPut, 0, rec_.cells};
+    get_.row = ByteView(rec_.row);
+    scan_.start_row = ByteView(rec_.row);
+    scan_.number_of_rows = 10;
     for (int i = 0; i < 4; ++i) {
       Action a;
       a.index = uint32_t(i);
       a.kind = ActionKind::kMutation;
-      a.mutation = Mutation{ByteView(rec_.row), MutationType::kPut, 0, rec_.cells};
+      a.mutation = put_;
       actions_.push_back(a);
     }
   }
@@ -43,20 +48,17 @@ class MixedStream final : public OpStream {
       case 0:
         op->type = OpType::kUpdate;
         c.method = Method::kMutate;
-        c.mutate.mutation = Mutation{ByteView(rec_.row), MutationType::kPut, 0, rec_.cells};
+        c.mutate.mutation = put_;
         break;
       case 1:
         op->type = OpType::kRead;
         c.method = Method::kGet;
-        c.get = GetRequest();
-        c.get.row = ByteView(rec_.row);
+        c.get = get_;
         break;
       case 2:
         op->type = OpType::kScan;
         c.method = Method::kScan;
-        c.scan = ScanRequest();
-        c.scan.start_row = ByteView(rec_.row);
-        c.scan.number_of_rows = 10;
+        c.scan = scan_;
         break;
       default:
         op->type = OpType::kFlush;
@@ -71,6 +73,9 @@ class MixedStream final : public OpStream {
   bool puts_only_;
   uint64_t n_ = 0;
   Record rec_;
+  Mutation put_;
+  GetRequest get_;
+  ScanRequest scan_;
   std::vector<Action> actions_;
 };
 

@@ -28,13 +28,15 @@ const char* RequestDistributionName(RequestDistribution d) {
 
 namespace {
 
-// Assigns *out from props[key] or returns the getter's error.
-#define WB_GET(getter, key, out)            \
+// Assigns `out` the value of `expr`, a StatusOr, or returns its error.
+#define WB_ASSIGN_OR_RETURN(out, expr)      \
   do {                                      \
-    auto wb_v_ = props.getter(key);         \
+    auto wb_v_ = (expr);                    \
     if (!wb_v_.ok()) return wb_v_.status(); \
     out = decltype(out)(*wb_v_);            \
   } while (0)
+// Assigns `out` props[key], read by the getter, or returns the getter's error.
+#define WB_GET(getter, key, out) WB_ASSIGN_OR_RETURN(out, props.getter(key))
 
 Status Invalid(const std::string& msg) { return Status::InvalidArgument(msg); }
 
@@ -159,9 +161,8 @@ Status ReadRecordShape(const Properties& props, CoreWorkloadConfig* c) {
   WB_GET(GetString, "columnfamily", c->column_family);
   WB_GET(GetInt, "fieldcount", c->field_count);
   WB_GET(GetString, "fieldnameprefix", c->field_name_prefix);
-  StatusOr<LengthDistribution> d = ParseLength(props, "fieldlengthdistribution", true);
-  if (!d.ok()) return d.status();
-  c->field_length_distribution = *d;
+  WB_ASSIGN_OR_RETURN(c->field_length_distribution,
+                      ParseLength(props, "fieldlengthdistribution", true));
   WB_GET(GetInt, "fieldlength", c->field_length);
   WB_GET(GetInt, "minfieldlength", c->min_field_length);
   c->read_all_fields = props.GetYcsbBool("readallfields");
@@ -177,9 +178,7 @@ Status ReadOperations(const Properties& props, bool record_count_unset, CoreWork
   WB_GET(GetDouble, "insertproportion", c->insert_proportion);
   WB_GET(GetDouble, "scanproportion", c->scan_proportion);
   WB_GET(GetDouble, "readmodifywriteproportion", c->read_modify_write_proportion);
-  StatusOr<RequestDistribution> rd = ParseRequestDistribution(props);
-  if (!rd.ok()) return rd.status();
-  c->request_distribution = *rd;
+  WB_ASSIGN_OR_RETURN(c->request_distribution, ParseRequestDistribution(props));
   if (record_count_unset && c->request_distribution == RequestDistribution::kLatest) {
     // YCSB would sum zeta over 2^31-1 items (minutes of CPU) before starting.
     return Invalid(
@@ -192,17 +191,14 @@ Status ReadOperations(const Properties& props, bool record_count_unset, CoreWork
   WB_GET(GetDouble, "exponential.frac", c->exponential_frac);
   WB_GET(GetInt, "minscanlength", c->min_scan_length);
   WB_GET(GetInt, "maxscanlength", c->max_scan_length);
-  StatusOr<LengthDistribution> d = ParseLength(props, "scanlengthdistribution", false);
-  if (!d.ok()) return d.status();
-  c->scan_length_distribution = *d;
+  WB_ASSIGN_OR_RETURN(c->scan_length_distribution,
+                      ParseLength(props, "scanlengthdistribution", false));
   return Status::Ok();
 }
 
 // What the HBase binding reads: buffering, durability, the column family's note, the buffer size.
 Status ReadBindingOptions(const Properties& props, CoreWorkloadConfig* c) {
-  StatusOr<bool> buffering = ParseClientBuffering(props);
-  if (!buffering.ok()) return buffering.status();
-  c->client_buffering = *buffering;
+  WB_ASSIGN_OR_RETURN(c->client_buffering, ParseClientBuffering(props));
   WB_GET(GetString, "durability", c->durability);
   WB_RETURN_IF_ERROR(CheckDurability(props, c->durability));
   if (!props.Has("columnfamily"))

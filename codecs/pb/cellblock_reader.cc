@@ -198,13 +198,8 @@ Status CellBlockReader::ParseAction(ByteView in) {
   ActionRef& a = action_refs_.emplace_back();
   const char* what = "malformed Action";
   WB_RETURN_IF_ERROR(ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    uint64_t v = 0;
     ByteView sub;
-    if (f == 1 && wt == WireType::kVarint) {
-      WB_RETURN_IF_ERROR(VarintOf(r, &v, what));
-      a.index = uint32_t(v);
-      return Status::Ok();
-    }
+    if (f == 1 && wt == WireType::kVarint) return VarintOf(r, &a.index, what);
     if (f == 2 && wt == WireType::kLen) {
       a.has_mutation = true;
       WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
@@ -260,13 +255,8 @@ Status CellBlockReader::ParseResultOrException(ByteView in) {
   ActionResultRef& a = action_result_refs_.emplace_back();
   const char* what = "malformed ResultOrException";
   return ForEachField(in, what, [&](uint32_t f, WireType wt, ProtoReader& r) {
-    uint64_t v = 0;
     ByteView sub;
-    if (f == 1 && wt == WireType::kVarint) {
-      WB_RETURN_IF_ERROR(VarintOf(r, &v, what));
-      a.index = uint32_t(v);
-      return Status::Ok();
-    }
+    if (f == 1 && wt == WireType::kVarint) return VarintOf(r, &a.index, what);
     if (f == 2 && wt == WireType::kLen) {
       WB_RETURN_IF_ERROR(LenOf(r, &sub, what));
       return ParseResult(sub, &a.result);

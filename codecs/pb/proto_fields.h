@@ -35,6 +35,13 @@ inline Status ForEachField(ByteView in, const char* what, F&& f) {
 inline Status VarintOf(ProtoReader& r, uint64_t* v, const char* what) {
   return r.Varint(v) ? Status::Ok() : Bad(what);
 }
+// A uint32 field: protobuf keeps the low 32 bits of a longer varint.
+inline Status VarintOf(ProtoReader& r, uint32_t* v, const char* what) {
+  uint64_t wide = 0;
+  WB_RETURN_IF_ERROR(VarintOf(r, &wide, what));
+  *v = uint32_t(wide);
+  return Status::Ok();
+}
 inline Status LenOf(ProtoReader& r, ByteView* v, const char* what) {
   return r.Len(v) ? Status::Ok() : Bad(what);
 }

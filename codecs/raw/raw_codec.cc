@@ -48,14 +48,8 @@ class Writer {
  public:
   Writer(ByteBuffer* out, size_t size) : p_(out->Extend(size)) {}
   void U8(uint8_t v) { *p_++ = v; }
-  void U32(uint32_t v) {
-    StoreLE32(p_, v);
-    p_ += 4;
-  }
-  void U64(uint64_t v) {
-    StoreLE64(p_, v);
-    p_ += 8;
-  }
+  void U32(uint32_t v) { PutLE(p_, v); }
+  void U64(uint64_t v) { PutLE(p_, v); }
   // Payload bytes, after their length: counted as copied.
   void Bytes(ByteView v) {
     U32(uint32_t(v.size()));

@@ -146,18 +146,9 @@ class Writer {
 
   void U8(uint8_t v) { *p_++ = v; }
   void Bool(bool v) { *p_++ = v ? 1 : 0; }
-  void U16(uint16_t v) {
-    StoreBE16(p_, v);
-    p_ += 2;
-  }
-  void I32(uint32_t v) {
-    StoreBE32(p_, v);
-    p_ += 4;
-  }
-  void I64(uint64_t v) {
-    StoreBE64(p_, v);
-    p_ += 8;
-  }
+  void U16(uint16_t v) { PutBE(p_, v); }
+  void I32(uint32_t v) { PutBE(p_, v); }
+  void I64(uint64_t v) { PutBE(p_, v); }
   // WritableUtils.writeVLong.
   void VInt(int64_t v) {
     if (v >= -112 && v <= 127) {

@@ -312,14 +312,26 @@ class MemstoreRegion final : public Region {
     return Status::Ok();
   }
 
-  // Gives the rows of every shard's cursor to `add_row` in merged order
-  // (`before(a, b)`: row a comes first) while they are `in_range`, until
-  // add_row returns false.
-  template <typename It, typename InRange, typename Before, typename AddRow>
-  static void MergeCursors(std::vector<std::pair<It, It>>& cursors, const InRange& in_range,
-                           const Before& before, AddRow& add_row) {
+  // Gives the rows of the scanned table, in every (locked) shard, to
+  // `add_row` in merged order (`before(a, b)`: row a comes first) while they
+  // are before stop_row (or are it, when it is included), until add_row
+  // returns false. `open(rows)` is a shard's cursor: its first row and end.
+  template <typename Open, typename Before, typename AddRow>
+  void ScanShards(const ScanRequest& req, const Open& open, const Before& before,
+                  AddRow& add_row) const {
+    const std::string_view stop = Sv(req.stop_row);
+    auto in_range = [&](const std::string& row) {
+      return stop.empty() || before(std::string_view(row), stop) ||
+             (req.include_stop && row == stop);
+    };
+    using Cursor = decltype(open(std::declval<const RowsMap&>()));
+    std::vector<Cursor> cursors;
+    cursors.reserve(shards_.size());
+    for (const Shard& s : shards_) {
+      if (const RowsMap* rows = s.Find(req.table)) cursors.push_back(open(*rows));
+    }
     for (;;) {
-      std::pair<It, It>* best = nullptr;
+      Cursor* best = nullptr;
       for (auto& c : cursors) {
         if (c.first == c.second || !in_range(c.first->first)) continue;
         if (!best || before(c.first->first, best->first->first)) best = &c;
@@ -330,46 +342,28 @@ class MemstoreRegion final : public Region {
     }
   }
 
-  // Ascending from start_row up to stop_row, across the (locked) shards.
+  // Ascending from start_row up to stop_row.
   template <typename AddRow>
   void ScanForward(const ScanRequest& req, AddRow& add_row) const {
     const std::string_view start = Sv(req.start_row);
-    const std::string_view stop = Sv(req.stop_row);
-    auto in_range = [&](const std::string& row) {
-      return stop.empty() || std::string_view(row) < stop || (req.include_stop && row == stop);
+    auto open = [&](const RowsMap& rows) {
+      return std::pair(req.include_start ? rows.lower_bound(start) : rows.upper_bound(start),
+                       rows.end());
     };
-    using It = RowsMap::const_iterator;
-    std::vector<std::pair<It, It>> cursors;
-    cursors.reserve(shards_.size());
-    for (const Shard& s : shards_) {
-      const RowsMap* rows = s.Find(req.table);
-      if (rows == nullptr) continue;
-      cursors.emplace_back(req.include_start ? rows->lower_bound(start) : rows->upper_bound(start),
-                           rows->end());
-    }
-    MergeCursors(cursors, in_range, std::less<>(), add_row);
+    ScanShards(req, open, std::less<>(), add_row);
   }
 
   // Descending from start_row (empty: the last row) down to stop_row.
   template <typename AddRow>
   void ScanReversed(const ScanRequest& req, AddRow& add_row) const {
     const std::string_view start = Sv(req.start_row);
-    const std::string_view stop = Sv(req.stop_row);
-    auto in_range = [&](const std::string& row) {
-      return stop.empty() || std::string_view(row) > stop || (req.include_stop && row == stop);
+    auto open = [&](const RowsMap& rows) {
+      auto upper = start.empty()         ? rows.end()
+                   : req.include_start ? rows.upper_bound(start)
+                                       : rows.lower_bound(start);
+      return std::pair(RowsMap::const_reverse_iterator(upper), rows.rend());
     };
-    using It = RowsMap::const_reverse_iterator;
-    std::vector<std::pair<It, It>> cursors;
-    cursors.reserve(shards_.size());
-    for (const Shard& s : shards_) {
-      const RowsMap* rows = s.Find(req.table);
-      if (rows == nullptr) continue;
-      auto upper = start.empty()         ? rows->end()
-                   : req.include_start ? rows->upper_bound(start)
-                                       : rows->lower_bound(start);
-      cursors.emplace_back(It(upper), rows->rend());
-    }
-    MergeCursors(cursors, in_range, std::greater<>(), add_row);
+    ScanShards(req, open, std::greater<>(), add_row);
   }
 
   // Every get of the Multi is built in the same scratch by one builder, so

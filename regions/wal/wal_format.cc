@@ -43,8 +43,7 @@ void EncodeRecord(uint64_t sequence, const Mutation& m, ByteBuffer* out) {
   p[8] = uint8_t(m.type);
   StoreLE64(p + 9, m.timestamp);
   p = PutBytes(p + 17, m.row);
-  StoreLE32(p, uint32_t(m.cells.size()));
-  p += 4;
+  PutLE(p, uint32_t(m.cells.size()));
   for (const Cell& c : m.cells) {
     p = PutBytes(p, c.family);
     p = PutBytes(p, c.qualifier);

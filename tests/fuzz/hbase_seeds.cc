@@ -19,6 +19,7 @@ using testing::Be32;
 using testing::Call;
 using testing::Delimited;
 using testing::kHBaseHello;
+using testing::kKeyValueCodec;
 
 // A Put cell as KeyValueCodec writes it: family "f", timestamp 1.
 std::string KeyValue(const std::string& row, const std::string& q, const std::string& v) {
@@ -51,7 +52,6 @@ int WriteHBaseSeeds(const std::string& root) {
     f.write(bytes.data(), std::streamsize(bytes.size()));
     errors += !f;
   };
-  const std::string kv_codec = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
   hbase::MutateRequest put;
   Region(put.mutable_region(), "usertable,,1");
@@ -92,7 +92,7 @@ int WriteHBaseSeeds(const std::string& root) {
 
   const std::string cell = KeyValue("user1", "q", "value");
   const std::string lead(1, char(7));
-  write(lead + Hello("ClientService", kv_codec) + Call(1, "Mutate", put, cell) +
+  write(lead + Hello("ClientService", kKeyValueCodec) + Call(1, "Mutate", put, cell) +
         Call(2, "Get", get) + Call(3, "Multi", multi, cell) + Call(4, "Mutate", pb_put));
   write(lead + Hello("ClientService", "") + Call(1, "Mutate", pb_put) + Call(2, "Scan", meta) +
         Call(3, "Scan", next) + Call(4, "Mutate", cas) + Call(5, "NoSuchMethod", get));
@@ -100,7 +100,7 @@ int WriteHBaseSeeds(const std::string& root) {
         Call(1, "GetClusterId", pbw::GetClusterIdRequest()) +
         Call(2, "GetMetaRegionLocations", pbw::GetMetaRegionLocationsRequest()));
   write(lead + "Regist");
-  write(lead + "Securi" + Hello("ClientService", kv_codec) + Call(1, "Get", get));
+  write(lead + "Securi" + Hello("ClientService", kKeyValueCodec) + Call(1, "Get", get));
   write(lead + "HBas" + char(1) + char(80));
   write(lead + "HBas" + char(0) + char(81));
   return errors;

@@ -10,11 +10,10 @@
 #include <optional>
 #include <string>
 
-#include <boost/asio/post.hpp>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include "common/thread_stats.h"
+#include "transports/grpc/completion_drain.h"
 
 namespace wirebench::grpcrpc {
 
@@ -179,18 +178,10 @@ std::string GrpcConnection::peer() const {
 }
 
 void GrpcConnection::Drain(int index) {
-  const std::string name = "grpc-client-cq-" + std::to_string(index);
-  RegisterThisThread(ThreadRole::kClientLoop, name.c_str());
-  void* tag = nullptr;
-  bool ok = false;
-  while (grpc_->cqs[index]->Next(&tag, &ok)) {
-    std::shared_ptr<GrpcConnection> self = weak_from_this().lock();
-    if (!self) continue;  // Being destroyed: the destructor cancelled the call.
-    // Moved into the handler, so this thread never holds the last reference.
-    asio::post(ctx_, [self = std::move(self), call = static_cast<Call*>(tag)] {
-      self->OnComplete(call);
-    });
-  }
+  DrainCompletionQueue(*grpc_->cqs[index], "grpc-client-cq-" + std::to_string(index),
+                       weak_from_this(), ctx_, [](GrpcConnection& self, void* tag) {
+                         self.OnComplete(static_cast<Call*>(tag));
+                       });
 }
 
 ByteBuffer* GrpcConnection::BeginCall(uint8_t method, rpc::PendingCall* pending, uint32_t* call_id) {

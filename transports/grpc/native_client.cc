@@ -2,11 +2,11 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <boost/asio/post.hpp>
 #include <chrono>
 
 #include "codecs/hbase/pb_mapping.h"
 #include "common/thread_stats.h"
+#include "transports/grpc/completion_drain.h"
 #include "wirebench_region.grpc.pb.h"
 
 namespace wirebench {
@@ -141,17 +141,10 @@ Status NativeConnection::Call(const ScanRequest& r, NativePendingCall* p) { retu
 Status NativeConnection::Call(const MultiRequest& r, NativePendingCall* p) { return Start(r, p); }
 
 void NativeConnection::Drain(int index) {
-  const std::string name = "grpc-native-cq-" + std::to_string(index);
-  RegisterThisThread(ThreadRole::kClientLoop, name.c_str());
-  void* tag = nullptr;
-  bool ok = false;
-  while (grpc_->cqs[index]->Next(&tag, &ok)) {
-    std::shared_ptr<NativeConnection> self = weak_from_this().lock();
-    if (!self) continue;  // Being destroyed: the destructor deletes the call.
-    asio::post(ctx_, [self = std::move(self), call = static_cast<CallBase*>(tag)] {
-      self->OnComplete(call);
-    });
-  }
+  grpcrpc::DrainCompletionQueue(*grpc_->cqs[index], "grpc-native-cq-" + std::to_string(index),
+                                weak_from_this(), ctx_, [](NativeConnection& self, void* tag) {
+                                  self.OnComplete(static_cast<CallBase*>(tag));
+                                });
 }
 
 void NativeConnection::OnComplete(CallBase* call) {
