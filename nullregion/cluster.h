@@ -39,7 +39,8 @@ std::string_view SplitAlgorithmName(SplitAlgorithm a);
 // A table's regions: their start keys, computed once.
 class RegionLayout {
  public:
-  explicit RegionLayout(uint32_t regions = 1, SplitAlgorithm split = SplitAlgorithm::kHexString);
+  RegionLayout() : RegionLayout(1) {}
+  explicit RegionLayout(uint32_t regions, SplitAlgorithm split = SplitAlgorithm::kHexString);
   uint32_t regions() const { return uint32_t(starts_.size()); }
   SplitAlgorithm split() const { return split_; }
   // Region i's start key: "" for the first.

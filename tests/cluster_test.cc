@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/results/cluster_stats.h"
@@ -22,33 +23,30 @@ std::vector<rpc::Endpoint> Servers(int n) {
   return out;
 }
 
+// Each start key of `l`, in order, and the region holding each row.
+void ExpectLayout(const RegionLayout& l, const std::vector<std::string>& starts,
+                  const std::vector<std::pair<std::string, uint32_t>>& rows) {
+  ASSERT_EQ(l.regions(), starts.size());
+  for (uint32_t i = 0; i < starts.size(); ++i) {
+    EXPECT_EQ(l.StartKey(i), starts[i]) << i;
+    EXPECT_EQ(l.EndKey(i), i + 1 < starts.size() ? starts[i + 1] : "") << i;
+    EXPECT_EQ(l.RegionStartingAt(starts[i]), int(i)) << i;
+  }
+  for (const auto& [row, region] : rows) EXPECT_EQ(l.RegionOfRow(row), region) << row;
+}
+
 TEST(RegionLayout, HexSplitsAreHBasesHexStringSplitPoints) {
-  const RegionLayout l(4, SplitAlgorithm::kHexString);
-  ASSERT_EQ(l.regions(), 4u);
-  EXPECT_EQ(l.StartKey(0), "");
-  EXPECT_EQ(l.StartKey(1), "40000000");
-  EXPECT_EQ(l.StartKey(2), "80000000");
-  EXPECT_EQ(l.StartKey(3), "c0000000");
-  EXPECT_EQ(l.EndKey(3), "");
   // Every YCSB key sorts after the last hex point.
-  EXPECT_EQ(l.RegionOfRow("user1234"), 3u);
-  EXPECT_EQ(l.RegionOfRow("3fffffff"), 0u);
-  EXPECT_EQ(l.RegionOfRow("40000000"), 1u);
+  ExpectLayout(RegionLayout(4, SplitAlgorithm::kHexString),
+               {"", "40000000", "80000000", "c0000000"},
+               {{"user1234", 3}, {"3fffffff", 0}, {"40000000", 1}});
 }
 
 TEST(RegionLayout, YcsbSplitsSpreadYcsbKeysOverEveryRegion) {
   const RegionLayout l(3, SplitAlgorithm::kYcsb);
-  EXPECT_EQ(l.StartKey(1), "user4000");
-  EXPECT_EQ(l.StartKey(2), "user7000");
-  EXPECT_EQ(l.EndKey(0), "user4000");
-  EXPECT_EQ(l.RegionOfRow("user1"), 0u);
-  EXPECT_EQ(l.RegionOfRow("user3999999"), 0u);
-  EXPECT_EQ(l.RegionOfRow("user4000"), 1u);
-  EXPECT_EQ(l.RegionOfRow("user6999"), 1u);
-  EXPECT_EQ(l.RegionOfRow("user9"), 2u);
-  EXPECT_EQ(l.RegionOfRow(""), 0u);
-  EXPECT_EQ(l.RegionStartingAt("user7000"), 2);
-  EXPECT_EQ(l.RegionStartingAt(""), 0);
+  ExpectLayout(l, {"", "user4000", "user7000"},
+               {{"user1", 0}, {"user3999999", 0}, {"user4000", 1}, {"user6999", 1},
+                {"user9", 2}, {"", 0}});
   EXPECT_EQ(l.RegionStartingAt("user5000"), -1);
 }
 

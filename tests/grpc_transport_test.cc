@@ -85,7 +85,7 @@ class GrpcTransportTest : public ::testing::Test {
     n.reads = NullRegionOptions::Reads::kCanned;
     region_ = NewNullRegion(n);
     service_ = std::make_unique<RegionService>(region_.get());
-    native_ = std::make_unique<NativeRegionService>(region_.get());
+    native_ = std::make_unique<NativeRegionService>(region_.get(), nullptr);
     grpcrpc::GrpcServerOptions so;
     // The figures' server side; the other tests use the default (1).
     so.cq_threads = int(EnvOr("WIREBENCH_GRPC_BENCH_SERVER_CQ", 1));

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "rpc/free_ports.h"
 #include "tests/read_file.h"
 #include "tests/shell.h"
 #include "tests/wirebench_paths.h"
@@ -118,23 +119,10 @@ int64_t Calls(const json& stats) {
   return n;
 }
 
-// Two distinct free TCP ports on 127.0.0.1 (bound together, then released).
+// Distinct free TCP ports on 127.0.0.1 (bound together, then released).
 std::vector<int> FreePorts(int n) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < n; ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      return {};
-    fds.push_back(fd);
-    ports.push_back(ntohs(a.sin_port));
-  }
-  for (int fd : fds) close(fd);
-  return ports;
+  const std::vector<uint16_t> ports = wirebench::rpc::FreeLoopbackPorts(n);
+  return std::vector<int>(ports.begin(), ports.end());
 }
 
 std::string ShortHostname() {

@@ -62,7 +62,15 @@ int64_t Count(const nlohmann::json& results, const std::string& what) {
   return n;
 }
 
-class TransportRun : public ::testing::TestWithParam<TransportCodec> {};
+class TransportRun : public ::testing::TestWithParam<TransportCodec> {
+ protected:
+  // RunOver with this test's transport and codec.
+  RunOutcome RunThisPair(int64_t ops, const std::vector<std::string>& extra,
+                         const std::string& tag) {
+    return RunOver(std::string(GetParam().transport->name()),
+                   std::string(GetParam().codec->name()), ops, extra, tag);
+  }
+};
 
 TEST_P(TransportRun, RunsWithoutFailedOperations) {
   const Transport& t = *GetParam().transport;
@@ -98,9 +106,7 @@ TEST_P(TransportRun, RunsWithoutFailedOperations) {
 // UPDATEs (a buffered put is one operation, as YCSB counts it), in Multi
 // calls only, and reads and updates both have latencies.
 TEST_P(TransportRun, EveryReadAndPutArrivesInMultiCallsOfTheBatch) {
-  const Transport& t = *GetParam().transport;
-  const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 400,
-                               {"--batch", "8"}, "_batch");
+  const RunOutcome r = RunThisPair(400, {"--batch", "8"}, "_batch");
   ASSERT_EQ(r.rc, 0) << r.err;
   ASSERT_TRUE(r.results.is_object()) << r.err;
   const nlohmann::json& ops = r.results.at("ops");
@@ -124,9 +130,7 @@ TEST_P(TransportRun, EveryReadAndPutArrivesInMultiCallsOfTheBatch) {
 // with NotServingRegionException, counted as a failed call), every server
 // answers some, and the servers' calls add up to the client's operations.
 TEST_P(TransportRun, EachCallReachesItsRowsServerInAThreeServerCluster) {
-  const Transport& t = *GetParam().transport;
-  const RunOutcome r = RunOver(std::string(t.name()), std::string(GetParam().codec->name()), 600,
-                               {"--servers", "3"}, "_cluster");
+  const RunOutcome r = RunThisPair(600, {"--servers", "3"}, "_cluster");
   ASSERT_EQ(r.rc, 0) << r.err;
   ASSERT_TRUE(r.results.is_object()) << r.err;
   EXPECT_EQ(Count(r.results, "ERROR"), 0) << r.results.at("ops").dump();

@@ -1,10 +1,5 @@
 #include "bench/loadgen/ycsb_run.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -29,6 +24,7 @@
 #include "ycsb/workload_config.h"
 #include "common/build_info.h"
 #include "common/str_cat.h"
+#include "rpc/free_ports.h"
 #include "regions/registry.h"
 
 namespace wirebench {
@@ -405,38 +401,16 @@ void PrintNotes(const YcsbRunOptions& o, const ycsb::Properties& props,
   for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
-// Ports free on loopback now, `n` different ones (a co-located cluster's
-// servers are each told every port before any of them listens).
-StatusOr<std::vector<uint16_t>> FreeLoopbackPorts(int n) {
-  std::vector<int> fds;
-  std::vector<uint16_t> ports;
-  Status failed;
-  for (int i = 0; i < n && failed.ok(); ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      failed = Status::IoError(std::string("cannot find a free loopback port: ") +
-                               std::strerror(errno));
-    if (fd >= 0) fds.push_back(fd);
-    ports.push_back(ntohs(a.sin_port));
-  }
-  for (int fd : fds) close(fd);
-  if (!failed.ok()) return failed;
-  return ports;
-}
-
 // --servers N: N co-located servers as one null cluster on loopback, each a
 // child process pinned as --server-cpus says, started with the same plan.
 Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptions& server,
                              DriverOptions* d, LocalServers* local) {
-  auto ports = FreeLoopbackPorts(o.servers);
-  if (!ports.ok()) return ports.status();
+  const std::vector<uint16_t> ports = rpc::FreeLoopbackPorts(o.servers);
+  if (ports.empty())
+    return Status::IoError(std::string("cannot find free loopback ports for --servers: ") +
+                           std::strerror(errno));
   ClusterFlags flags = o.cluster;
-  for (uint16_t port : *ports)
+  for (uint16_t port : ports)
     flags.servers += (flags.servers.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
   auto plan = ClusterPlanFromFlags(flags);
   if (!plan.ok()) return plan.status();
