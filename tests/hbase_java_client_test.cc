@@ -3,7 +3,11 @@
 // its source builds it, and each answer checked the way the client parses
 // it. The server starts through the transport registry, as `wirebench
 // server --rpc hbase --region memstore` starts it, with one and with four
-// regions per table.
+// regions per table, and as a null cluster of three such servers
+// (tests/hbase_cluster.h), where the client looks each row's region up in
+// hbase:meta on server 0 and goes to the server the catalog names: its puts
+// and gets, a Multi split by server, and scans from region to region across
+// the servers.
 //
 // From the client's source:
 //   - connection: "HBas", version 0, SIMPLE (80); a ConnectionHeader with
@@ -24,6 +28,11 @@
 //   - ClientScanner: a Scan per region with caching 2^31-1 and max result
 //     size 2 MB, next calls with next_call_seq, the next region when
 //     more_results_in_region is false;
+//   - in a cluster (AsyncRegionLocator, AsyncBatchRpcRetryingCaller): the
+//     region's server from its meta row (info:server, info:serverstartcode),
+//     a Multi per server holding one RegionAction per region, and a
+//     NotServingRegionException from a server that does not hold the region
+//     sends it back to meta;
 //   - every Result through ProtobufUtil.toResult(proto, cellScanner):
 //     `exists` together with cells is refused ("bad proto: exists with
 //     cells is no allowed"), associated_cell_count cells come from the
@@ -31,8 +40,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +52,7 @@
 #include "nullregion/region_service.h"
 #include "regions/memstore/memstore_region.h"
 #include "rpc/transport_server.h"
+#include "tests/hbase_cluster.h"
 #include "tests/hbase_raw_wire.h"
 #include "tests/raw_peer.h"
 #include "transports/hbase/hbase_wire.pb.h"
@@ -64,7 +76,7 @@ constexpr char kWrongRegion[] = "org.apache.hadoop.hbase.regionserver.WrongRegio
 
 // The encoded names (MD5, hex) of the catalog's regions of kTable, computed
 // outside wirebench (Python's hashlib.md5 of "jt,,1", "jt,40000000,1", ...),
-// and of the scan test's table "js".
+// of the scan test's table "js", and of the cluster's tables "jc" and "jm".
 const std::map<std::string, std::string>& EncodedNames() {
   static const std::map<std::string, std::string> m = {
       {"jt,,1", "16e4b50403f2d8dc2347be52b3ae161d"},
@@ -75,6 +87,31 @@ const std::map<std::string, std::string>& EncodedNames() {
       {"js,40000000,1", "5fa97685cf9db1bf4bde3878a110cecc"},
       {"js,80000000,1", "40b2c9f880fe1fffb774a1c1adff4354"},
       {"js,c0000000,1", "e5bce03a001cc6004468457de72e7c75"},
+      // The null cluster's tables, split at YCSB's points in 12.
+      {"jc,,1", "cc3b1bc6a501cf3399088d12043d72c0"},
+      {"jc,user1750,1", "e9061b20418071689e9a6d116abcfe7d"},
+      {"jc,user2500,1", "129007bb34e7213688c6de811e5f8557"},
+      {"jc,user3250,1", "4ab6e1a4049b914ee9a8d867004aaf23"},
+      {"jc,user4000,1", "63a4c59c86ec10778dcbf02463023eda"},
+      {"jc,user4750,1", "6aa80f8db553c056ff082da33edd0670"},
+      {"jc,user5500,1", "98daa17db75a5554d811dec02a591040"},
+      {"jc,user6250,1", "cbc61277101855d53db396594d1d493a"},
+      {"jc,user7000,1", "30efb1bae0e7196c353d8825c0163afc"},
+      {"jc,user7750,1", "68a0accf650a2bc042f5b6e7709a373e"},
+      {"jc,user8500,1", "ba69666e3c22303c5443f024276b0335"},
+      {"jc,user9250,1", "b2f17a0981203cbf056991737779c1ec"},
+      {"jm,,1", "1599307f6a30a946bbd71be91d3f04e6"},
+      {"jm,user1750,1", "f776f3aabe407587f5c878be5a7c2306"},
+      {"jm,user2500,1", "392f58599b05d0d21d9da58c44f11a4d"},
+      {"jm,user3250,1", "8ff3fda925a797eb3a9f0e1dbf793540"},
+      {"jm,user4000,1", "904eb8938979c62f645492a3370ea759"},
+      {"jm,user4750,1", "e83667b27da41d507ab4fa8478386c85"},
+      {"jm,user5500,1", "ba50206889f0f06a3f8e2c955cc78343"},
+      {"jm,user6250,1", "6a37f8ff94dbe26131e71c9603746802"},
+      {"jm,user7000,1", "20408ca582662de04bf87f926014e84e"},
+      {"jm,user7750,1", "984a01f600a6ee4bb368b8026e652e80"},
+      {"jm,user8500,1", "37f8c0f2c89524c4a02623a9a02b53ff"},
+      {"jm,user9250,1", "239b0e58d53063d66fd0b1ec78fda2b4"},
   };
   return m;
 }
@@ -765,6 +802,276 @@ TEST_P(JavaClient, RegionsThatDoNotExistAreNotServed) {
     *g.mutable_get() = JavaGet("0");
     ASSERT_TRUE(peer->Send(Call(++id, "Get", g)));
     EXPECT_EQ(ReadReply(*peer).exception(), kWrongRegion);
+  }
+}
+
+// ---- A null cluster of three ----
+
+// Three servers over memstore regions, 12 regions per table at YCSB's split
+// points (region i on server i % 3), and the client's connections to them:
+// one per server, opened when the catalog first sends it there.
+class HBaseJavaCluster : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cluster_ = new testing::HBaseCluster({.servers = 3, .regions = 12,
+                                          .split = SplitAlgorithm::kYcsb, .zookeeper = "",
+                                          .region = [] { return NewMemstoreRegion(); }});
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(cluster_->ok()) << cluster_->why(); }
+
+  // The connection to server k, as the client's connection pool keeps it.
+  RawPeer& Peer(uint32_t k) {
+    auto& p = peers_[k];
+    if (!p) {
+      p = std::make_unique<RawPeer>(cluster_->port(k));
+      EXPECT_TRUE(p->Send(std::string("HBas\0\x50", 6) + JavaConnectionHeader("ClientService")));
+    }
+    return *p;
+  }
+  // The server a meta row names ("host:port"), or 3 when none.
+  uint32_t ServerOf(const Location& loc) const {
+    const size_t colon = loc.server.rfind(':');
+    if (loc.server.substr(0, colon) != "127.0.0.1") return 3;
+    return cluster_->ServerOnPort(uint16_t(std::stoi(loc.server.substr(colon + 1))));
+  }
+  // locateRegionInMeta on server 0, where GetMetaRegionLocations sends it.
+  Location Locate(const std::string& row, const std::string& table) {
+    return LocateRegion(Peer(0), &id_, row, table);
+  }
+  uint64_t Calls(uint32_t k, const char* method) {
+    return cluster_->Stats(k)["calls"][method].get<uint64_t>();
+  }
+
+  static testing::HBaseCluster* cluster_;
+  std::map<uint32_t, std::unique_ptr<RawPeer>> peers_;
+  uint32_t id_ = 0;
+};
+testing::HBaseCluster* HBaseJavaCluster::cluster_ = nullptr;
+
+// A YCSB key, user + 4 digits: spread over every region of the split.
+std::string UserKey(uint32_t n) {
+  char row[16];
+  std::snprintf(row, sizeof row, "user%04u", n);
+  return row;
+}
+
+// RpcConnectionRegistry against a bootstrap node that does not hold meta:
+// the meta location, the master and the cluster id it answers are server 0's,
+// and its bootstrap nodes name every server.
+TEST_F(HBaseJavaCluster, RegistryOnAnyServerSendsTheClientToServerZeroForMeta) {
+  auto peer = std::make_unique<RawPeer>(cluster_->port(2));
+  ASSERT_TRUE(peer->Send(std::string("HBas\0\x50", 6) + JavaConnectionHeader("ClientMetaService")));
+  ASSERT_TRUE(peer->Send(Call(1, "GetMetaRegionLocations", pbw::GetMetaRegionLocationsRequest())));
+  Reply r = ReadReply(*peer);
+  ASSERT_EQ(r.exception(), "");
+  pbw::GetMetaRegionLocationsResponse meta;
+  ASSERT_TRUE(meta.ParseFromString(r.message));
+  ASSERT_EQ(meta.meta_locations_size(), 1);
+  EXPECT_EQ(meta.meta_locations(0).server_name().port(), cluster_->port(0));
+  EXPECT_EQ(meta.meta_locations(0).server_name().start_code(), cluster_->plan().StartCode(0));
+  ASSERT_TRUE(peer->Send(Call(2, "GetBootstrapNodes", pbw::GetBootstrapNodesRequest())));
+  r = ReadReply(*peer);
+  pbw::GetBootstrapNodesResponse nodes;
+  ASSERT_TRUE(nodes.ParseFromString(r.message));
+  ASSERT_EQ(nodes.server_name_size(), 3);
+  for (uint32_t k = 0; k < 3; ++k) EXPECT_EQ(nodes.server_name(int(k)).port(), cluster_->port(k));
+  // The meta scan on a server that does not hold meta.
+  uint32_t id = 0;
+  const Location wrong = LocateRegion(Peer(2), &id, "user5000", "jm");
+  EXPECT_NE(wrong.error.find(kNotServingRegion), std::string::npos) << wrong.error;
+}
+
+// Table.put and Table.get of rows in every region: each row looked up in
+// hbase:meta, then sent to the server its meta row names, which holds it;
+// the same put at another server is refused with NotServingRegionException
+// (the client would look the region up again).
+TEST_F(HBaseJavaCluster, EachRowLookedUpInMetaThenServedByItsServer) {
+  std::vector<uint64_t> mutates;
+  for (uint32_t k = 0; k < 3; ++k) mutates.push_back(Calls(k, "Mutate"));
+  std::vector<std::string> rows;
+  for (uint32_t n = 0; n < 10000; n += 250) rows.push_back(UserKey(n + 7));
+  for (const std::string& row : {std::string("a"), std::string("user"), std::string("user1750"),
+                                 std::string("user9999z"), std::string("\xff")})
+    rows.push_back(row);
+  std::vector<int> per_server(3, 0);
+  for (const std::string& row : rows) {
+    SCOPED_TRACE(row);
+    const Location loc = Locate(row, "jm");
+    ASSERT_EQ(loc.error, "");
+    ASSERT_TRUE(Holds(loc.info, row));
+    const uint32_t k = ServerOf(loc);
+    ASSERT_EQ(k, cluster_->plan().ServerOfRow(row)) << loc.server;
+    ++per_server[k];
+    RawPeer& peer = Peer(k);
+    ASSERT_TRUE(peer.Send(Call(++id_, "Mutate", JavaPut(loc.region_name, row, "v-" + row))));
+    Reply r = ReadReply(peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    hbase::GetRequest g;
+    SetRegion(g.mutable_region(), loc.region_name);
+    *g.mutable_get() = JavaGet(row);
+    ASSERT_TRUE(peer.Send(Call(++id_, "Get", g)));
+    r = ReadReply(peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    hbase::GetResponse gr;
+    ASSERT_TRUE(gr.ParseFromString(r.message));
+    size_t next = 0;
+    const JavaResult jr = ToResult(gr.result(), r.cells, &next);
+    ASSERT_EQ(jr.error, "");
+    ASSERT_EQ(jr.cells.size(), 1u);
+    EXPECT_EQ(jr.cells[0].value, "v-" + row);
+    RawPeer& other = Peer((k + 1) % 3);
+    ASSERT_TRUE(other.Send(Call(++id_, "Mutate", JavaPut(loc.region_name, row, "x"))));
+    r = ReadReply(other);
+    EXPECT_EQ(r.exception(), kNotServingRegion);
+    EXPECT_FALSE(r.header.exception().do_not_retry());
+  }
+  for (uint32_t k = 0; k < 3; ++k) {
+    EXPECT_GE(per_server[k], 10) << "server " << k;
+    // Its own rows, and one refused put for each row of the server before it.
+    EXPECT_EQ(Calls(k, "Mutate") - mutates[k],
+              uint64_t(per_server[k] + per_server[(k + 2) % 3]));
+  }
+}
+
+// Table.batch over rows of every region: the client groups the actions by
+// server, then by region, and sends one Multi to each server, its puts'
+// cells in a KeyValue cell block; then the gets the same way.
+TEST_F(HBaseJavaCluster, MultiSplitByServer) {
+  std::map<uint32_t, std::map<std::string, std::vector<std::string>>> by_server;
+  for (uint32_t n = 0; n < 10000; n += 125) {
+    const std::string row = UserKey(n + 3);
+    const Location loc = Locate(row, "jm");
+    ASSERT_EQ(loc.error, "");
+    by_server[ServerOf(loc)][loc.region_name].push_back(row);
+  }
+  ASSERT_EQ(by_server.size(), 3u);
+  for (auto& [k, by_region] : by_server) {
+    SCOPED_TRACE("server " + std::to_string(k));
+    ASSERT_LT(k, 3u);
+    EXPECT_EQ(by_region.size(), 4u) << "four regions on each server";
+    const uint64_t multis = Calls(k, "Multi");
+    hbase::MultiRequest puts, gets;
+    std::string block;
+    uint32_t index = 0;
+    for (const auto& [region, rows] : by_region) {
+      auto* pra = puts.add_regionaction();
+      SetRegion(pra->mutable_region(), region);
+      auto* gra = gets.add_regionaction();
+      SetRegion(gra->mutable_region(), region);
+      for (const std::string& row : rows) {
+        auto* a = pra->add_action();
+        a->set_index(index);
+        a->mutable_mutation()->set_row(row);
+        a->mutable_mutation()->set_mutate_type(hbase::MutationProto::PUT);
+        a->mutable_mutation()->set_associated_cell_count(1);
+        block += KeyValue(row, "f", "m", 1700000000000, 4, "m-" + row);
+        auto* ga = gra->add_action();
+        ga->set_index(index++);
+        *ga->mutable_get() = JavaGet(row);
+      }
+    }
+    RawPeer& peer = Peer(k);
+    ASSERT_TRUE(peer.Send(Call(++id_, "Multi", puts, block)));
+    Reply r = ReadReply(peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    hbase::MultiResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    for (const auto& rar : resp.regionactionresult()) {
+      ASSERT_FALSE(rar.has_exception()) << rar.exception().value();
+      for (const auto& roe : rar.resultorexception()) ASSERT_FALSE(roe.has_exception());
+    }
+    ASSERT_TRUE(peer.Send(Call(++id_, "Multi", gets)));
+    r = ReadReply(peer);
+    ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+    ASSERT_TRUE(resp.ParseFromString(r.message));
+    ASSERT_EQ(resp.regionactionresult_size(), int(by_region.size()));
+    size_t next = 0, results = 0;
+    for (const auto& rar : resp.regionactionresult()) {
+      ASSERT_FALSE(rar.has_exception()) << rar.exception().value();
+      for (const auto& roe : rar.resultorexception()) {
+        ASSERT_FALSE(roe.has_exception()) << roe.exception().value();
+        const JavaResult jr = ToResult(roe.result(), r.cells, &next);
+        ASSERT_EQ(jr.error, "");
+        ASSERT_EQ(jr.cells.size(), 1u);
+        EXPECT_EQ(jr.cells[0].value, "m-" + jr.cells[0].row);
+        ++results;
+      }
+    }
+    EXPECT_EQ(results, size_t(index));
+    EXPECT_EQ(Calls(k, "Multi") - multis, 2u) << "one Multi of puts and one of gets";
+  }
+}
+
+// ClientScanner over the whole table, forward and reversed: each region
+// located in hbase:meta and scanned on the server holding it (next calls,
+// more_results_in_region), then the next region from the last one's bound;
+// every row once, in order, from all three servers.
+TEST_F(HBaseJavaCluster, ScansCrossEveryServerBothWays) {
+  std::vector<std::string> want;
+  for (uint32_t n = 0; n < 10000; n += 97) {
+    const std::string row = UserKey(n);
+    want.push_back(row);
+    const Location loc = Locate(row, "jc");
+    ASSERT_EQ(loc.error, "");
+    RawPeer& peer = Peer(ServerOf(loc));
+    ASSERT_TRUE(peer.Send(Call(++id_, "Mutate", JavaPut(loc.region_name, row, "s"))));
+    ASSERT_EQ(ReadReply(peer).exception(), "");
+  }
+  for (bool reversed : {false, true}) {
+    SCOPED_TRACE(reversed ? "reversed" : "forward");
+    std::vector<std::string> got;
+    std::set<uint32_t> servers;
+    std::string locate = reversed ? std::string(9, '\xff') : std::string();
+    std::string start;
+    int regions = 0;
+    for (; regions < 20; ++regions) {
+      const Location loc = Locate(locate, "jc");
+      ASSERT_EQ(loc.error, "");
+      const uint32_t k = ServerOf(loc);
+      ASSERT_LT(k, 3u);
+      servers.insert(k);
+      RawPeer& peer = Peer(k);
+      hbase::Scan scan;
+      scan.set_max_result_size(2 * 1024 * 1024);
+      scan.set_caching(2147483647);
+      scan.set_reversed(reversed);
+      scan.add_column()->set_family("f");
+      scan.set_start_row(start);
+      if (reversed && !start.empty()) scan.set_include_start_row(false);
+      ASSERT_TRUE(peer.Send(Call(++id_, "Scan", OpenScanRequest(loc.region_name, scan, 5))));
+      uint64_t seq = 0;
+      hbase::ScanResponse resp;
+      for (;;) {
+        Reply r = ReadReply(peer);
+        ASSERT_EQ(r.exception(), "") << r.header.exception().stack_trace();
+        ASSERT_TRUE(resp.ParseFromString(r.message));
+        for (const JavaResult& jr : ScanResults(r, resp)) {
+          ASSERT_EQ(jr.error, "");
+          ASSERT_FALSE(jr.cells.empty());
+          got.push_back(jr.cells[0].row);
+        }
+        if (!resp.more_results_in_region()) break;
+        ASSERT_TRUE(peer.Send(
+            Call(++id_, "Scan", NextScanRequest(resp.scanner_id(), 5, seq++, false))));
+      }
+      if (!resp.more_results()) break;
+      start = reversed ? loc.info.start_key() : loc.info.end_key();
+      if (start.empty()) break;  // The table's last (or, reversed, first) region.
+      locate = start;
+      if (reversed) {
+        locate.back() = char(uint8_t(locate.back()) - 1);
+        locate += "\xff\xff";
+      }
+    }
+    EXPECT_EQ(regions + 1, 12) << "one scanner per region";
+    EXPECT_EQ(servers.size(), 3u);
+    std::vector<std::string> expected = want;
+    if (reversed) std::reverse(expected.begin(), expected.end());
+    EXPECT_EQ(got, expected);
   }
 }
 

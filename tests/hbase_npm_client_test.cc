@@ -5,7 +5,12 @@
 // mput, mget, delete, mdelete, scan, checkAndPut and increment
 // (tests/hbase_client/ops.js). Driven through `wirebench measure`, which
 // also checks the server's counters and the per-op report for a client
-// wirebench did not write. Skips when node, the client or ZooKeeper is missing.
+// wirebench did not write. Then a null cluster of three servers in this
+// process (tests/hbase_cluster.h), registered in ZooKeeper as HBase's master
+// and region servers: the client learns each region's server from
+// hbase:meta and goes to it on its own (tests/hbase_client/cluster.js, then
+// semantics.js and ops.js). Skips when node, the client or ZooKeeper is
+// missing.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +24,16 @@
 #include <thread>
 #include <vector>
 
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "regions/memstore/memstore_region.h"
+#include "tests/hbase_cluster.h"
 #include "tests/read_file.h"
 #include "tests/silent_listener.h"
 #include "tests/zookeeper_fixture.h"
@@ -229,6 +244,154 @@ TEST(HBaseNpmClient, SeveralRegionsPerTable) {
   const SemanticsLines lines = ReadSemanticsLines(run->out);
   EXPECT_EQ(run->rc, 0) << run->out << run->err;
   EXPECT_EQ(lines.checks, 9) << run->out;  // 5, and each large scan both ways.
+}
+
+// ---- A null cluster of three ----
+
+// The children of a ZooKeeper node, read with ZooKeeper's own C client;
+// empty when the node is missing or ZooKeeper did not answer.
+std::vector<std::string> Children(const std::string& quorum, const std::string& path) {
+  struct Session {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool connected = false;
+  } session;
+  zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
+  zhandle_t* zh = zookeeper_init(
+      quorum.c_str(),
+      [](zhandle_t*, int type, int state, const char*, void* ctx) {
+        auto* s = static_cast<Session*>(ctx);
+        if (type != ZOO_SESSION_EVENT) return;
+        std::lock_guard<std::mutex> lock(s->mu);
+        s->connected = state == ZOO_CONNECTED_STATE;
+        s->cv.notify_all();
+      },
+      10000, nullptr, &session, 0);
+  std::vector<std::string> out;
+  {
+    std::unique_lock<std::mutex> lock(session.mu);
+    session.cv.wait_for(lock, std::chrono::seconds(20), [&] { return session.connected; });
+  }
+  String_vector children{};
+  if (zoo_get_children(zh, path.c_str(), 0, &children) == ZOK) {
+    for (int i = 0; i < children.count; ++i) out.push_back(children.data[i]);
+    deallocate_String_vector(&children);
+  }
+  zookeeper_close(zh);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// node SCRIPT ARGS... from tests/hbase_client, its output kept under `stem`.
+NodeRun RunNode(const std::string& script, const std::vector<std::string>& args,
+                const std::string& stem, std::chrono::seconds bound) {
+  std::vector<std::string> node = {"node", kClientDir + "/" + script};
+  node.insert(node.end(), args.begin(), args.end());
+  testing::WirebenchProcess p("/usr/bin/env", node, stem);
+  NodeRun run;
+  run.rc = p.Wait(bound);
+  run.out = ReadFile(stem + ".out");
+  run.err = ReadFile(stem + ".err");
+  return run;
+}
+
+uint64_t Calls(testing::HBaseCluster& c, uint32_t k, const char* method) {
+  return c.Stats(k)["calls"][method].get<uint64_t>();
+}
+
+// Three servers over memstore regions keeping three versions, 12 regions
+// per table at YCSB's split points, registered under QUORUM/npm-cluster:
+// ZooKeeper names server 0 as meta's server and every server as a region
+// server; the client finds server 0 there, and from hbase:meta the server
+// of each region. 10,000 rows written, read and scanned both ways across
+// every server (cluster.js), then the client's own suites.
+TEST(HBaseNpmClient, ClusterOfThreeServersEachServingItsRegions) {
+  SKIP_UNLESS_READY();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const std::string root = "/npm-cluster";
+  testing::HBaseCluster cluster(
+      {.servers = 3, .regions = 12, .split = SplitAlgorithm::kYcsb, .zookeeper = quorum + root,
+       .region = [] { return NewMemstoreRegion({.max_versions = 3}); }});
+  ASSERT_TRUE(cluster.ok()) << cluster.why();
+  auto meta = hbase::LookupMetaRegionServer({quorum, root}, std::chrono::milliseconds(20000));
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(meta->port, cluster.port(0));
+  EXPECT_EQ(uint64_t(meta->start_code), cluster.plan().StartCode(0));
+  std::vector<std::string> want_rs;
+  for (uint32_t k = 0; k < 3; ++k)
+    want_rs.push_back("127.0.0.1," + std::to_string(cluster.port(k)) + "," +
+                      std::to_string(cluster.plan().StartCode(k)));
+  std::sort(want_rs.begin(), want_rs.end());
+  EXPECT_EQ(Children(quorum, root + "/rs"), want_rs);
+
+  std::map<std::string, std::vector<uint64_t>> before;
+  for (const char* m : {"Mutate", "Get", "Multi", "Scan"})
+    for (uint32_t k = 0; k < 3; ++k) before[m].push_back(Calls(cluster, k, m));
+  std::vector<uint64_t> codec_before;
+  for (uint32_t k = 0; k < 3; ++k)
+    codec_before.push_back(cluster.HBaseStats(k)["codec_path_calls"].get<uint64_t>());
+  const NodeRun run = RunNode("cluster.js",
+                              {"--zookeeper", quorum + root, "--servers", "3", "--regions", "12",
+                               "--rows", "10000", "--timeout-ms", "240000"},
+                              Stem("cluster"), std::chrono::seconds(300));
+  const SemanticsLines lines = ReadSemanticsLines(run.out);
+  for (const std::string& error : lines.errors) ADD_FAILURE() << error;
+  EXPECT_EQ(run.rc, 0) << run.out << run.err;
+  EXPECT_EQ(lines.checks, 10) << run.out;
+  // cluster.js's rows, user0000..user9999, by server: its puts and gets
+  // each; and its mput/mget batches of 1000 consecutive rows, each a Multi
+  // to every server holding one of them.
+  std::vector<uint64_t> rows(3, 0), batches(3, 0);
+  for (uint32_t b = 0; b < 10; ++b) {
+    std::set<uint32_t> servers;
+    for (uint32_t i = b * 1000; i < (b + 1) * 1000; ++i) {
+      char row[16];
+      std::snprintf(row, sizeof row, "user%04u", i);
+      ++rows[cluster.plan().ServerOfRow(row)];
+      servers.insert(cluster.plan().ServerOfRow(row));
+    }
+    for (uint32_t k : servers) ++batches[k];
+  }
+  for (uint32_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE("server " + std::to_string(k));
+    EXPECT_GE(rows[k], 3000u) << "a share of every region";
+    EXPECT_EQ(Calls(cluster, k, "Mutate") - before["Mutate"][k], rows[k]);
+    EXPECT_EQ(Calls(cluster, k, "Get") - before["Get"][k], rows[k]);
+    EXPECT_EQ(Calls(cluster, k, "Multi") - before["Multi"][k], 2 * batches[k])
+        << "a Multi of puts and one of gets for each batch holding rows of this server";
+    EXPECT_GT(Calls(cluster, k, "Scan") - before["Scan"][k], 0u);
+    // Its puts took the codec's path; the client's gets carry a TimeRange
+    // (empty), which the codec leaves to the full path, one server or three.
+    EXPECT_GE(cluster.HBaseStats(k)["codec_path_calls"].get<uint64_t>() - codec_before[k], rows[k]);
+    if (k > 0) {
+      EXPECT_EQ(cluster.HBaseStats(k)["meta_calls"], 0) << "meta is server 0's";
+    }
+  }
+  EXPECT_GT(cluster.HBaseStats(0)["meta_calls"].get<uint64_t>(), 0u);
+
+  // The client's own suites, now over three servers: semantics.js's rows
+  // fall in the first and last regions (servers 0 and 2), its mixed Multi
+  // spans both, and its unbounded scans cross every region.
+  const NodeRun semantics = RunNode("semantics.js", {"--zookeeper", quorum + root,
+                                                     "--timeout-ms", "120000"},
+                                    Stem("cluster_semantics"), std::chrono::seconds(150));
+  const SemanticsLines checks = ReadSemanticsLines(semantics.out);
+  for (const std::string& error : checks.errors) ADD_FAILURE() << error;
+  EXPECT_EQ(semantics.rc, 0) << semantics.out << semantics.err;
+  EXPECT_GE(checks.checks, 40) << semantics.out;
+  const NodeRun ops = RunNode("ops.js", {"--zookeeper", quorum + root, "--n", "5",
+                                         "--timeout-ms", "60000"},
+                              Stem("cluster_ops"), std::chrono::seconds(90));
+  EXPECT_EQ(ops.rc, 0) << ops.out << ops.err;
+  auto summary = OpLines(ops.out);
+  ASSERT_TRUE(summary.count("summary")) << ops.out;
+  EXPECT_TRUE(summary["summary"]["ok"].get<bool>()) << ops.out;
+
+  // A clean stop removes every server's nodes.
+  cluster.StopAll();
+  auto gone = hbase::LookupMetaRegionServer({quorum, root}, std::chrono::milliseconds(20000));
+  EXPECT_EQ(gone.status().code(), Status::Code::kNotFound) << gone.status().ToString();
+  EXPECT_TRUE(Children(quorum, root + "/rs").empty());
 }
 
 TEST(HBaseNpmClient, ServerRegistersAndRemovesItsNodesOnACleanStop) {

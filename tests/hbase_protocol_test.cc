@@ -88,7 +88,8 @@ class HBaseServerFixture {
     o.port = 0;
     o.max_call_bytes = 1 << 20;
     server_ =
-        std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_, regions_per_table);
+        std::make_unique<hbaserpc::HBaseServer>(o, region_.get(), &service_,
+                                                RegionLayout(regions_per_table));
     EXPECT_TRUE(server_->Start().ok());
   }
   uint16_t port() const { return server_->port(); }

@@ -12,8 +12,11 @@
 #include <unistd.h>
 #include <zookeeper/zookeeper.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
+#include <vector>
 #include <condition_variable>
 #include <mutex>
 #include <sstream>
@@ -55,7 +58,7 @@ ServerName TestServer() { return {"127.0.0.1", 16020, 1764790000123}; }
 
 // Set in a child this binary starts again (ForkRegisteredServer): where to
 // register and as which server, one field a line (quorum, root, host, port,
-// start code).
+// start code, and "rs" for a region server alone).
 constexpr char kChildEnv[] = "WIREBENCH_ZK_REGISTERED_CHILD";
 
 // In that child, before main: register and wait for SIGKILL. The child is a
@@ -74,7 +77,12 @@ const bool kIsRegisteredChild = [] {
     _exit(4);
   name.port = uint16_t(std::stoul(port));
   name.start_code = std::stoll(start_code);
-  auto reg = ZooKeeperRegistration::Register(target, name, "c", std::chrono::milliseconds(20000));
+  std::string role_text;
+  RegistrationRole role;
+  if (std::getline(in, role_text) && role_text == "rs")
+    role = {.master = false, .region_server = true};
+  auto reg =
+      ZooKeeperRegistration::Register(target, name, "c", std::chrono::milliseconds(20000), role);
   if (!reg.ok()) _exit(3);
   for (;;) pause();
 }();
@@ -83,10 +91,11 @@ const bool kIsRegisteredChild = [] {
 // SIGKILL: no destructor runs, so its nodes are never removed cleanly; the
 // keeper thread works meanwhile. The child exits 3 when it could not
 // register.
-pid_t ForkRegisteredServer(const ZooKeeperTarget& target, const ServerName& name = TestServer()) {
+pid_t ForkRegisteredServer(const ZooKeeperTarget& target, const ServerName& name = TestServer(),
+                           bool region_server_alone = false) {
   const std::string spec = target.quorum + "\n" + target.root + "\n" + name.host + "\n" +
                            std::to_string(name.port) + "\n" + std::to_string(name.start_code) +
-                           "\n";
+                           "\n" + (region_server_alone ? "rs\n" : "");
   const std::string env = std::string(kChildEnv) + "=" + spec;
   const pid_t pid = fork();
   if (pid == 0) {
@@ -197,6 +206,14 @@ TEST(ZooKeeperFormats, StripsMetadataAndMagicAndRefusesOtherData) {
   EXPECT_EQ(StripHBaseZNodeData(Bytes({0xFF, 0, 0})).status().code(), Status::Code::kCorruption);
 }
 
+TEST(ZooKeeperFormats, RegionServerNodeIsHBasesRegionServerInfo) {
+  // RegionServerInfo { info_port = 1: -1 }, an int32 sign-extended to ten bytes.
+  EXPECT_EQ(RegionServerData(), "PBUF" + Bytes({0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                                0xff, 0xff, 0x01}));
+  // ServerName.toString(), the node's name under <root>/rs.
+  EXPECT_EQ(ServerNameText(TestServer()), "127.0.0.1,16020,1764790000123");
+}
+
 TEST(ParseZooKeeperFlag, AcceptsQuorumsAndRoots) {
   auto one = ParseZooKeeperFlag("127.0.0.1:2181");
   ASSERT_TRUE(one.ok()) << one.status().ToString();
@@ -276,6 +293,90 @@ TEST(ZooKeeperRegistration, WritesHBasesNodesAndRemovesThemOnDestruction) {
   EXPECT_EQ(gone.status().code(), Status::Code::kNotFound);
   EXPECT_NE(gone.status().message().find("no HBase server is registered"), std::string::npos)
       << gone.status().ToString();
+}
+
+// The children of `path`, sorted; empty when it is missing.
+std::vector<std::string> Children(Reader& zk, const std::string& path) {
+  String_vector children{};
+  std::vector<std::string> out;
+  if (zoo_get_children(zk.handle(), path.c_str(), 0, &children) != ZOK) return out;
+  for (int i = 0; i < children.count; ++i) out.push_back(children.data[i]);
+  deallocate_String_vector(&children);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A null cluster's servers on one root: server 0 is the master and meta's
+// server and a region server, the others region servers alone; each its
+// ephemeral <root>/rs/HOST,PORT,START node holding RegionServerInfo, as
+// HRegionServer.createMyEphemeralNode writes it. A region server leaving
+// takes its node alone; the last one out takes <root>/rs too.
+TEST(ZooKeeperRegistration, ClusterServersRegisterAsRegionServers) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("cluster")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  const ServerName s0 = TestServer(), s1{"127.0.0.1", 16021, 1764790000124},
+                   s2{"127.0.0.1", 16022, 1764790000125};
+  auto reg0 = ZooKeeperRegistration::Register(target, s0, "cid", milliseconds(20000),
+                                              {.master = true, .region_server = true});
+  ASSERT_TRUE(reg0.ok()) << reg0.status().ToString();
+  std::optional<std::unique_ptr<ZooKeeperRegistration>> regs[2];
+  for (int i = 0; i < 2; ++i) {
+    auto r = ZooKeeperRegistration::Register(target, i == 0 ? s1 : s2, "cid", milliseconds(20000),
+                                             {.master = false, .region_server = true});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    regs[i] = std::move(r).value();
+  }
+  const std::string rs = target.root + "/rs/";
+  EXPECT_EQ(Children(zk, target.root + "/rs"),
+            (std::vector<std::string>{"127.0.0.1,16020,1764790000123",
+                                      "127.0.0.1,16021,1764790000124",
+                                      "127.0.0.1,16022,1764790000125"}));
+  for (const ServerName& s : {s0, s1, s2}) {
+    std::string data;
+    Stat st{};
+    ASSERT_EQ(zk.Get(rs + ServerNameText(s), &data, &st), ZOK) << ServerNameText(s);
+    EXPECT_NE(st.ephemeralOwner, 0) << "ephemeral, as HBase's";
+    EXPECT_EQ(CheckMetadataPrefix(data, getpid()), RegionServerData());
+  }
+  auto found = LookupMetaRegionServer(target, milliseconds(20000));
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->port, 16020) << "server 0 holds meta; the others wrote no meta location";
+  regs[1]->reset();
+  EXPECT_FALSE(zk.Exists(rs + ServerNameText(s2)));
+  EXPECT_TRUE(zk.Exists(rs + ServerNameText(s0)));
+  EXPECT_TRUE(zk.Exists(target.root + "/meta-region-server"));
+  reg0->reset();  // The master goes before the last region server.
+  EXPECT_FALSE(zk.Exists(target.root + "/meta-region-server"));
+  EXPECT_FALSE(zk.Exists(target.root + "/master"));
+  EXPECT_EQ(Children(zk, target.root + "/rs"),
+            (std::vector<std::string>{"127.0.0.1,16021,1764790000124"}));
+  regs[0]->reset();
+  EXPECT_FALSE(zk.Exists(target.root + "/rs")) << "emptied by the last region server: removed";
+  // The root is its creator's to remove, and server 0 left while its peers
+  // were still there (a cluster stopped server 0 last leaves nothing).
+  EXPECT_EQ(Children(zk, target.root), std::vector<std::string>{});
+  EXPECT_EQ(zoo_delete(zk.handle(), target.root.c_str(), -1), ZOK);
+}
+
+// A region server alone writes no master node, meta location or cluster id.
+TEST(ZooKeeperRegistration, ARegionServerAloneWritesOnlyItsNode) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("rs-alone")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  {
+    auto reg = ZooKeeperRegistration::Register(target, TestServer(), "cid", milliseconds(20000),
+                                               {.master = false, .region_server = true});
+    ASSERT_TRUE(reg.ok()) << reg.status().ToString();
+    EXPECT_EQ(Children(zk, target.root), (std::vector<std::string>{"rs"}));
+    EXPECT_EQ(LookupMetaRegionServer(target, milliseconds(20000)).status().code(),
+              Status::Code::kNotFound);
+  }
+  EXPECT_FALSE(zk.Exists(target.root));
 }
 
 TEST(ZooKeeperRegistration, CreatesNestedRootsAndKeepsARootItDidNotCreate) {
@@ -430,6 +531,32 @@ TEST(ZooKeeperRegistration, AFrozenServerRegistersAgainAfterItsSessionExpires) {
   ASSERT_EQ(rc, ZOK);
   EXPECT_NE(st.ephemeralOwner, first_owner) << "written by a new session";
   EXPECT_EQ(CheckMetadataPrefix(data, child).substr(0, 4), "PBUF") << "written by the child";
+}
+
+// The same for a region server alone: once it runs again its node under
+// <root>/rs is there again, under its new session.
+TEST(ZooKeeperRegistration, AFrozenRegionServerRegistersItsNodeAgain) {
+  SKIP_WITHOUT_ZOOKEEPER();
+  const std::string quorum = ZooKeeperEnvironment::Instance()->quorum();
+  const ZooKeeperTarget target{quorum, UniqueRoot("frozen-rs")};
+  Reader zk(quorum);
+  ASSERT_TRUE(zk.connected());
+  const pid_t child = ForkRegisteredServer(target, TestServer(), /*region_server_alone=*/true);
+  ASSERT_GT(child, 0);
+  const std::string node = target.root + "/rs/" + ServerNameText(TestServer());
+  const bool registered = Until([&] { return zk.Exists(node); }, std::chrono::seconds(30));
+  if (registered) kill(child, SIGSTOP);
+  const bool expired =
+      registered && Until([&] { return !zk.Exists(node); }, std::chrono::seconds(40));
+  kill(child, SIGCONT);
+  const bool again = expired && Until([&] { return zk.Exists(node); }, std::chrono::seconds(40));
+  const bool master = zk.Exists(target.root + "/master");
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(registered);
+  ASSERT_TRUE(expired) << "the session outlived 40 s of SIGSTOP";
+  EXPECT_TRUE(again) << "the region server's node was not written again";
+  EXPECT_FALSE(master) << "a region server alone is no master";
 }
 
 // Nothing listening: a clear error within the timeout, not a hang.

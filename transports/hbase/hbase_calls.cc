@@ -145,7 +145,8 @@ CallHandler::CallHandler(HBaseService* service, StatsSource* stats_source, HBase
       stats_(stats),
       cell_blocks_(cell_blocks),
       meta_service_(meta_service),
-      owner_(service->NewOwner()) {
+      owner_(service->NewOwner()),
+      split_(service->regions_per_table() > 1) {
   if (!meta_service_ && service_->codec_service() != nullptr) {
     // The codec the ConnectionHeader's cell-block codec class names.
     const CodecInfo* codec = FindCodec(uint8_t(cell_blocks_ ? CodecId::kCellBlock : CodecId::kPb));
@@ -195,13 +196,16 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
   block_.Clear();
   deferred_ = false;
   // The codec answers what it can carry and Admit lets through; what it
-  // refuses takes the full path. With several regions per table the full
-  // path checks each row's region; a call that may hold a cell over
+  // refuses takes the full path. With several regions per table, only a
+  // cluster member's calls take the codec's path (HBaseService::codec_path),
+  // Admit checking the region is held and each row is in it; the full path
+  // answers the rest with NotServingRegionException or
+  // WrongRegionException. A call that may hold a cell over
   // hbase.server.keyvalue.maxsize takes it too, which checks that. A header
   // as HBase's codecs write it is read once, by the codec (PeekPlainHeader
   // takes only the call id and method); any other layout is read here first.
   const bool codec_path =
-      fast_ && service_->regions_per_table() == 1 && body.size() <= kMaxCellBytes;
+      fast_ && service_->codec_path() && body.size() <= kMaxCellBytes;
   bool tried_codec = false;
   if (codec_path) {
     Call peeked;
@@ -267,7 +271,8 @@ bool CallHandler::Handle(ByteView body, ByteBuffer* out) {
 // The codec has refused what it cannot carry (filters, conditions, time
 // ranges, attributes, cells where it does not expect them, several
 // regions); what is left to refuse is the transport's: a region that is not
-// the table's one region (the catalog's included), increments and appends
+// the table's one region or (a cluster member) one this server holds, the
+// catalog's included; a row outside the region; increments and appends
 // (their reply carries the new values), and keys too long for a KeyValue.
 
 namespace {
@@ -287,6 +292,7 @@ bool PlainMutation(const Mutation& m) {
 bool CallHandler::RegionTable(ByteView region, ByteView* table) {
   // Only a name starting with 'h' can be the catalog's.
   if (region.empty() || (region[0] == 'h' && IsMetaRegion(region))) return false;
+  if (split_) return HeldRegion(region, table);
   const std::string_view t = TableOf(region.str());
   const size_t n = t.size();
   // "T,,1" (the old format, wirebench's own client's), else the new one.
@@ -298,18 +304,43 @@ bool CallHandler::RegionTable(ByteView region, ByteView* table) {
   return false;
 }
 
-bool CallHandler::Admit(MutateRequest* r) {
-  return RegionTable(r->region, &r->mutation.table) && PlainMutation(r->mutation);
+bool CallHandler::HeldRegion(ByteView region, ByteView* table) {
+  // A client sends one region's name call after call: its index is kept.
+  if (region != ByteView(known_region_)) {
+    const int i = RegionIndex(region.str(), service_->layout());
+    if (i < 0 || !service_->Holds(uint32_t(i))) return false;
+    known_region_.assign(region.str());
+    known_index_ = uint32_t(i);
+  }
+  *table = ByteView(TableOf(region.str()));
+  return true;
 }
 
-bool CallHandler::Admit(GetRequest* r) { return RegionTable(r->region, &r->table); }
+bool CallHandler::InRegion(ByteView row) const {
+  if (!split_) return true;  // The table's one region holds every row.
+  const RegionLayout& layout = service_->layout();
+  const std::string_view r = row.str();
+  const std::string& end = layout.EndKey(known_index_);
+  return r >= layout.StartKey(known_index_) && (end.empty() || r < end);
+}
+
+bool CallHandler::Admit(MutateRequest* r) {
+  return RegionTable(r->region, &r->mutation.table) && PlainMutation(r->mutation) &&
+         InRegion(r->mutation.row);
+}
+
+bool CallHandler::Admit(GetRequest* r) {
+  return RegionTable(r->region, &r->table) && InRegion(r->row);
+}
 
 bool CallHandler::Admit(ScanRequest*) { return false; }  // Scanners are the full path's.
 
 bool CallHandler::Admit(MultiRequest* r) {
   if (!RegionTable(r->region, &r->table)) return false;
-  for (const Action& a : r->actions)
+  for (const Action& a : r->actions) {
     if (a.kind == ActionKind::kMutation && !PlainMutation(a.mutation)) return false;
+    if (!InRegion(a.kind == ActionKind::kGet ? a.get.row : a.mutation.row)) return false;
+  }
   return true;
 }
 
@@ -320,7 +351,7 @@ bool CallHandler::NewFormatRegionName(ByteView name, size_t table) {
       name[table + 3] != '.' || name[n - 1] != '.')
     return false;
   if (name == ByteView(known_region_)) return true;
-  if (RegionIndex(name.str(), 1) != 0) return false;
+  if (RegionIndex(name.str(), service_->layout()) != 0) return false;
   known_region_.assign(name.str());
   return true;
 }

@@ -62,8 +62,16 @@ class CallHandler final : private RequestGate {
   bool Admit(GetRequest* r) override;
   bool Admit(ScanRequest* r) override;
   bool Admit(MultiRequest* r) override;
-  // The table of `region` when it is the table's one region (not the catalog's).
+  // The table of `region` when the codec's path answers calls on it: the
+  // table's one region (not the catalog's), or with several regions per
+  // table one this server holds (HeldRegion).
   bool RegionTable(ByteView region, ByteView* table);
+  // With several regions per table: `region` names one this server holds;
+  // known_region_ and known_index_ then name it, for InRegion.
+  bool HeldRegion(ByteView region, ByteView* table);
+  // Whether `row` is in the region RegionTable admitted last (always, with
+  // one region per table); else the full path answers WrongRegionException.
+  bool InRegion(ByteView row) const;
   // With one region per table: `name` is its region's name in the new
   // format, "T,,1.ENCODED." (`table`: the length of T); RegionTable checks
   // the old, "T,,1", itself.
@@ -153,13 +161,18 @@ class CallHandler final : private RequestGate {
   bool cell_blocks_;
   bool meta_service_;
   uint64_t owner_;  // This connection's scanners' owner id.
+  bool split_;      // Several regions per table (the service's layout, fixed while serving).
   bool defer_filters_ = false;
   bool deferred_ = false;  // The current call was handed back (see Handle).
   // The connection's codec (cellblock or pb), for the calls it can answer.
   std::unique_ptr<TableCallHandler> fast_;
   bool fast_failed_ = false;  // The codec could not be made: full path only.
   RegionScratch scratch_;
-  std::string known_region_;  // The last new-format region name found good (NewFormatRegionName).
+  // The last region name found good: a new-format name (NewFormatRegionName)
+  // with one region per table, else any held region's (HeldRegion), whose
+  // index is known_index_.
+  std::string known_region_;
+  uint32_t known_index_ = 0;
   ByteBuffer block_;  // The reply's cell block, built while the response is.
   std::vector<Cell> mutation_cells_;
   std::string condition_value_;

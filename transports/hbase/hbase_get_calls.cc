@@ -34,7 +34,7 @@ void CallHandler::EmitResult(const Result& r, ByteView row, hbase::Result* out) 
 
 Status CallHandler::GetRow(ByteView region_name, const hbase::Get& g, hbase::Result* out) {
   if (IsMetaRegion(region_name)) {
-    WB_RETURN_IF_ERROR(CheckRegionName(region_name, 1, service_->identity()));
+    WB_RETURN_IF_ERROR(CheckRegionName(region_name, *service_));
     return GetMetaRow(g, out);
   }
   if (region_name.empty())

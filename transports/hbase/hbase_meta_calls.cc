@@ -16,21 +16,23 @@ namespace pbw = hbasewire;
 // ---- ClientMetaService (the RPC connection registry) ----
 
 void CallHandler::HandleMeta(const Call& c, ByteBuffer* out) {
-  const ServerIdentity& id = service_->identity();
+  // The registry is the same on every server of a cluster: server 0 is the
+  // master and holds hbase:meta, every server is a bootstrap node.
+  const ServerIdentity& master = service_->Member(0);
   if (c.method == "GetClusterId") {
     pbw::GetClusterIdResponse r;
-    r.set_cluster_id(id.cluster_id);
+    r.set_cluster_id(service_->identity().cluster_id);
     return Reply(c.id, r, out);
   }
   if (c.method == "GetActiveMaster") {
     pbw::GetActiveMasterResponse r;
-    SetServerName(id, r.mutable_server_name());
+    SetServerName(master, r.mutable_server_name());
     return Reply(c.id, r, out);
   }
   if (c.method == "GetMasters") {
     pbw::GetMastersResponse r;
     auto* e = r.add_master_servers();
-    SetServerName(id, e->mutable_server_name());
+    SetServerName(master, e->mutable_server_name());
     e->set_is_active(true);
     return Reply(c.id, r, out);
   }
@@ -38,13 +40,14 @@ void CallHandler::HandleMeta(const Call& c, ByteBuffer* out) {
     pbw::GetMetaRegionLocationsResponse r;
     auto* loc = r.add_meta_locations();
     MetaRegionInfo(loc->mutable_region_info());
-    SetServerName(id, loc->mutable_server_name());
+    SetServerName(master, loc->mutable_server_name());
     loc->set_seq_num(0);
     return Reply(c.id, r, out);
   }
   if (c.method == "GetBootstrapNodes") {
     pbw::GetBootstrapNodesResponse r;
-    SetServerName(id, r.add_server_name());
+    for (uint32_t k = 0; k < service_->members(); ++k)
+      SetServerName(service_->Member(k), r.add_server_name());
     return Reply(c.id, r, out);
   }
   BumpShared(stats_->other_calls, 1);
@@ -77,15 +80,17 @@ void CallHandler::CatalogRow(std::string_view table, uint32_t index,
                              const std::vector<std::string>& families, hbase::Result* out) {
   const bool want_info =
       families.empty() || std::find(families.begin(), families.end(), "info") != families.end();
-  const uint32_t n = service_->regions_per_table();
-  const std::string row = RegionRow(table, index, n);
+  const RegionLayout& layout = service_->layout();
+  const std::string row = RegionRow(table, index, layout);
   if (!want_info) return;
-  const ServerIdentity& id = service_->identity();
+  // The server that holds the region, as HBase's meta names it: its
+  // address, start code and ServerName.
+  const ServerIdentity& id = service_->HolderOf(index);
   pbw::RegionInfo ri;
   ri.set_region_id(kUserRegionId);
   SetTableName(table, ri.mutable_table_name());
-  ri.set_start_key(SplitPoint(index, n));
-  ri.set_end_key(index + 1 < n ? SplitPoint(index + 1, n) : std::string());
+  ri.set_start_key(layout.StartKey(index));
+  ri.set_end_key(layout.EndKey(index));
   ri.set_offline(false);
   ri.set_split(false);
   ri.set_replica_id(0);
@@ -131,7 +136,7 @@ Status CallHandler::GetMetaRow(const hbase::Get& g, hbase::Result* out) {
   const uint32_t n = service_->regions_per_table();
   int found = -1;
   for (uint32_t i = 0; i < n; ++i) {
-    const std::string region_row = RegionRow(table, i, n);
+    const std::string region_row = RegionRow(table, i, service_->layout());
     const int c = MetaCompare(region_row, row);
     if (g.closest_row_before() ? c <= 0 : c == 0) found = int(i);
   }
@@ -154,7 +159,8 @@ StatusOr<bool> CallHandler::MetaScanBatch(Scanner* s, uint32_t max_rows,
   // The table's region rows, in the scan's direction, after the last one returned.
   const uint32_t regions = service_->regions_per_table();
   std::vector<std::pair<uint32_t, std::string>> rows;
-  for (uint32_t i = 0; i < regions; ++i) rows.emplace_back(i, RegionRow(s->table, i, regions));
+  for (uint32_t i = 0; i < regions; ++i)
+    rows.emplace_back(i, RegionRow(s->table, i, service_->layout()));
   if (s->reversed) std::reverse(rows.begin(), rows.end());
   uint32_t added = 0;
   for (const auto& [index, row] : rows) {

@@ -56,8 +56,7 @@ Status CallHandler::DoMulti(const Call& c, hbase::MultiResponse* resp) {
     const ByteView region(ra.region().value());
     // A region this server does not hold (RSRpcServices.getRegion), or
     // mutations for the catalog: the whole region action fails.
-    const Status named = CheckRegionName(region, service_->regions_per_table(),
-                                         service_->identity());
+    const Status named = CheckRegionName(region, *service_);
     if (!named.ok() ||
         (IsMetaRegion(region) && std::any_of(ra.action().begin(), ra.action().end(),
                                              [](const auto& a) { return a.has_mutation(); }))) {

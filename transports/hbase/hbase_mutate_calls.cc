@@ -118,16 +118,16 @@ Status CheckCellSizes(const std::vector<Cell>& cells) {
 }
 
 Status CallHandler::CheckRow(ByteView region_name, ByteView row) {
-  const uint32_t n = service_->regions_per_table();
-  const int index = RegionIndex(region_name.str(), n);
-  if (index < 0) return CheckRegionName(region_name, n, service_->identity());
-  if (n > 1 && RegionOfRow(row.str(), n) != uint32_t(index))
+  int index = -1;
+  WB_RETURN_IF_ERROR(CheckRegionName(region_name, *service_, &index));
+  if (index < 0) return Status::Ok();  // hbase:meta, which its callers refuse themselves.
+  const RegionLayout& layout = service_->layout();
+  if (layout.regions() > 1 && layout.RegionOfRow(row.str()) != uint32_t(index))
     // HRegion.checkRow's exception and words.
     return Status::NotFound(
         std::string(exceptions::kWrongRegion) + ": Requested row out of range for " +
         "the call on HRegion " + region_name.ToString() + ", startKey='" +
-        SplitPoint(uint32_t(index), n) + "', getEndKey()='" +
-        (uint32_t(index) + 1 < n ? SplitPoint(uint32_t(index) + 1, n) : std::string()) +
+        layout.StartKey(uint32_t(index)) + "', getEndKey()='" + layout.EndKey(uint32_t(index)) +
         "', row='" + row.ToString() + "'");
   return Status::Ok();
 }

@@ -1,27 +1,13 @@
 #include "transports/hbase/hbase_regions.h"
 
-#include <cstdio>
-
 #include "transports/hbase/hbase_wire.pb.h"
 
 namespace wirebench::hbaserpc {
 
 namespace pbw = hbasewire;
 
-// The start key of region `i` of `n` of a table: "" for the first, else
-// HBase's HexStringSplit point (the 32-bit space in n equal parts, 8
-// lowercase hex digits).
-std::string SplitPoint(uint32_t i, uint32_t n) {
-  if (i == 0 || n <= 1) return std::string();
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%08llx",
-                static_cast<unsigned long long>((uint64_t{1} << 32) * i / n));
-  return buf;
-}
-
-// The catalog's row (and the region's name) for region `i` of `table`.
-std::string RegionRow(std::string_view table, uint32_t i, uint32_t n) {
-  return std::string(table) + "," + SplitPoint(i, n) + "," + std::to_string(kUserRegionId);
+std::string RegionRow(std::string_view table, uint32_t i, const RegionLayout& layout) {
+  return std::string(table) + "," + SplitPoint(layout, i) + "," + std::to_string(kUserRegionId);
 }
 
 namespace {
@@ -100,7 +86,7 @@ std::string EncodedRegionName(std::string_view name) {
   return out;
 }
 
-int RegionIndex(std::string_view name, uint32_t n) {
+int RegionIndex(std::string_view name, const RegionLayout& layout) {
   const std::string_view table = TableOf(name);
   if (table.empty() || IsMetaRegion(ByteView(name))) return -1;
   std::string_view base = name;
@@ -113,25 +99,23 @@ int RegionIndex(std::string_view name, uint32_t n) {
   const size_t last = base.rfind(',');
   if (last == std::string_view::npos || last <= table.size()) return -1;
   if (base.substr(last + 1) != std::to_string(kUserRegionId)) return -1;
-  const std::string_view start = base.substr(table.size() + 1, last - table.size() - 1);
-  for (uint32_t i = 0; i < n; ++i)
-    if (SplitPoint(i, n) == start) return int(i);
-  return -1;
+  return layout.RegionStartingAt(base.substr(table.size() + 1, last - table.size() - 1));
 }
 
-Status CheckRegionName(ByteView name, uint32_t n, const ServerIdentity& server) {
-  if (IsMetaRegion(name) ? IsMetaRegionName(name) : RegionIndex(name.str(), n) >= 0)
-    return Status::Ok();
+Status CheckRegionName(ByteView name, const HBaseService& service, int* index) {
+  int i = -1;
+  bool held;
+  if (IsMetaRegion(name)) {
+    held = IsMetaRegionName(name) && service.ServesMeta();
+  } else {
+    i = RegionIndex(name.str(), service.layout());
+    held = i >= 0 && service.Holds(uint32_t(i));
+  }
+  if (index != nullptr) *index = i;
+  if (held) return Status::Ok();
   return Status::NotFound(std::string(exceptions::kNotServingRegion) + ": Region " +
                           (name.empty() ? std::string("(none named)") : name.ToString()) +
-                          " is not online on " + server.ServerNameString());
-}
-
-// The region (of n) holding `row`.
-uint32_t RegionOfRow(std::string_view row, uint32_t n) {
-  uint32_t i = 0;
-  while (i + 1 < n && row >= SplitPoint(i + 1, n)) ++i;
-  return i;
+                          " is not online on " + service.identity().ServerNameString());
 }
 
 namespace {

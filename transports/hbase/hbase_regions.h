@@ -1,5 +1,6 @@
 // What the call files of `--rpc hbase` (hbase_*_calls.cc) share: how the
-// catalog names a table's regions (HBase's HexStringSplit points), HBase's
+// catalog names a table's regions (nullregion/cluster.h's RegionLayout) and
+// which of them this server holds, HBase's
 // key size limits, and the small messages several calls write.
 // Thread-safety: pure functions.
 #pragma once
@@ -12,6 +13,7 @@
 
 #include "common/bytes.h"
 #include "common/status.h"
+#include "nullregion/cluster.h"
 #include "nullregion/region.h"
 #include "transports/hbase/hbase_service.h"
 
@@ -54,27 +56,34 @@ inline std::string_view TableOf(std::string_view region_name) {
   return comma == std::string_view::npos ? std::string_view() : region_name.substr(0, comma);
 }
 
-// The start key of region `i` of `n` of a table: "" for the first, else
-// HBase's HexStringSplit point (the 32-bit space in n equal parts, 8
-// lowercase hex digits).
-std::string SplitPoint(uint32_t i, uint32_t n);
+// The start key of region `i` of a table: "" for the first, else the
+// layout's split point (HBase's HexStringSplit for --regions-per-table,
+// YCSB's "user1000".."user9999" for a cluster planned that way).
+inline const std::string& SplitPoint(const RegionLayout& layout, uint32_t i) {
+  return layout.StartKey(i);
+}
 // The catalog's row (and the region's name) for region `i` of `table`.
-std::string RegionRow(std::string_view table, uint32_t i, uint32_t n);
-// Which of the table's n regions a region name names, -1 when none: the
-// old format "T,START,1" or the new "T,START,1.ENCODED." (ENCODED being
-// EncodedRegionName of what precedes it), START one of the catalog's split
-// points and 1 the region id it hands out. hbase:meta's is not one of them.
-int RegionIndex(std::string_view name, uint32_t n);
+std::string RegionRow(std::string_view table, uint32_t i, const RegionLayout& layout);
+// Which of the table's regions a region name names, -1 when none: the old
+// format "T,START,1" or the new "T,START,1.ENCODED." (ENCODED being
+// EncodedRegionName of what precedes it), START one of the layout's start
+// keys and 1 the region id the catalog hands out. hbase:meta's is not one.
+int RegionIndex(std::string_view name, const RegionLayout& layout);
 // HBase's encoded region name (RegionInfo.encodeRegionName for the new
 // format): the MD5 of the region name as 32 lowercase hex digits.
 std::string EncodedRegionName(std::string_view name);
 // The one name of the catalog's region, as every client sends it.
 inline bool IsMetaRegionName(ByteView name) { return name.str() == kMetaRegionName; }
-// NotServingRegionException unless `name` is a region this server holds
-// (RegionIndex), hbase:meta's included.
-Status CheckRegionName(ByteView name, uint32_t n, const ServerIdentity& server);
-// The region (of n) holding `row`.
-uint32_t RegionOfRow(std::string_view row, uint32_t n);
+// NotServingRegionException, in HBase's words ("Region X is not online on
+// SERVERNAME"), unless `name` is a region `service` holds: one of the
+// layout's (RegionIndex) the server holds, or hbase:meta on the server
+// that serves it. `index`, when not null, gets the region's index (-1 for
+// hbase:meta or a name that is none).
+Status CheckRegionName(ByteView name, const HBaseService& service, int* index = nullptr);
+// The region holding `row`.
+inline uint32_t RegionOfRow(std::string_view row, const RegionLayout& layout) {
+  return layout.RegionOfRow(row);
+}
 
 // hbase:meta's row order, as HBase's MetaCellComparator.compareRows: the
 // table name (up to the first ','), then the start key (up to the last

@@ -181,7 +181,7 @@ Status CallHandler::ReadScan(const hbase::ScanRequest& req, Scanner* out) {
     for (const auto& q : col.qualifier()) s.columns.emplace_back(col.family(), q);
   }
   s.rows_left = req.limit_of_rows();
-  if (s.meta) WB_RETURN_IF_ERROR(CheckRegionName(region, 1, service_->identity()));
+  if (s.meta) WB_RETURN_IF_ERROR(CheckRegionName(region, *service_));
   if (!s.meta) WB_RETURN_IF_ERROR(BoundToRegion(region, &s));
   if (s.meta) {
     s.table = std::string(TableOf(s.start_row));
@@ -200,12 +200,11 @@ Status CallHandler::ReadScan(const hbase::ScanRequest& req, Scanner* out) {
 }
 
 Status CallHandler::BoundToRegion(ByteView region, Scanner* s) {
-  const uint32_t regions = service_->regions_per_table();
-  const int index = RegionIndex(region.str(), regions);
-  if (index < 0) return CheckRegionName(region, regions, service_->identity());
-  s->region_start = SplitPoint(uint32_t(index), regions);
-  s->region_end =
-      uint32_t(index) + 1 < regions ? SplitPoint(uint32_t(index) + 1, regions) : std::string();
+  // Called for a name other than hbase:meta's: held, it is a region's.
+  int index = -1;
+  WB_RETURN_IF_ERROR(CheckRegionName(region, *service_, &index));
+  s->region_start = service_->layout().StartKey(uint32_t(index));
+  s->region_end = service_->layout().EndKey(uint32_t(index));
   // Start where the scan starts, within the region.
   if (!s->reversed) {
     if (s->start_row < s->region_start) {

@@ -32,17 +32,19 @@ uint64_t NowMs() {
 class HBaseProtocol final : public rpc::ServerProtocol, public StatsSource {
  public:
   HBaseProtocol(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-                uint32_t regions_per_table, std::string advertised_host)
+                RegionLayout layout, const ClusterMember* cluster, std::string advertised_host)
       : options_(options),
         service_(region, codec_service, ServerIdentity{}),
         advertised_host_(std::move(advertised_host)) {
-    service_.set_regions_per_table(regions_per_table);
+    service_.Configure(std::move(layout), cluster);
   }
 
   std::string_view name() const override { return "hbase"; }
   // Calls that evaluate a filter run on handler threads: --handlers, at least one.
   int HandlerThreads() const override { return std::max(1, options_.handlers); }
   Status Start(rpc::NetServer* server) override;
+  // Who this server is, once bound on `port`.
+  StatusOr<ServerIdentity> Identity(uint16_t port) const;
   std::unique_ptr<rpc::ProtocolConnection> NewConnection(rpc::ConnectionHost* host) override;
   void AppendStats(nlohmann::json* j) override;
   std::string StatsReply(const CounterTotals& own_at_entry) override {
@@ -123,21 +125,39 @@ Status HBaseProtocol::Start(rpc::NetServer* server) {
   io_stats_ = std::vector<HBaseIoStats>(size_t(server->io_threads()));
   handler_stats_ = std::vector<HBaseIoStats>(size_t(HandlerThreads()));
   // Who this server is: what the catalog and the registry hand out.
-  ServerIdentity* id = service_.mutable_identity();
-  id->host = advertised_host_;
-  if (id->host.empty()) {
-    id->host = options_.host;
+  auto id = Identity(server->port());
+  if (!id.ok()) return id.status();
+  service_.set_identity(std::move(id).value());
+  return Status::Ok();
+}
+
+StatusOr<ServerIdentity> HBaseProtocol::Identity(uint16_t port) const {
+  ServerIdentity id;
+  if (const ClusterMember* c = service_.cluster()) {
+    // As server 0's catalog names it; clients connect where it says.
+    const rpc::Endpoint& planned = c->plan.servers[c->self];
+    if (planned.port != port)
+      return Status::InvalidArgument(
+          "cluster server " + std::to_string(c->self) + " is planned at " + planned.host + ":" +
+          std::to_string(planned.port) + " but bound port " + std::to_string(port) +
+          ": start it with --port " + std::to_string(planned.port));
+    return ServerIdentity{planned.host, planned.port, c->plan.StartCode(c->self),
+                          ClusterIdOf(c->plan)};
+  }
+  id.host = advertised_host_;
+  if (id.host.empty()) {
+    id.host = options_.host;
     boost::system::error_code ec;
     auto addr = boost::asio::ip::make_address(options_.host, ec);
     if (!ec && addr.is_unspecified()) {
       char name[256] = {};
-      if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') id->host = name;
+      if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') id.host = name;
     }
   }
-  id->port = server->port();
-  id->start_code = NowMs();
-  id->cluster_id = NewClusterId();
-  return Status::Ok();
+  id.port = port;
+  id.start_code = NowMs();
+  id.cluster_id = NewClusterId();
+  return id;
 }
 
 std::unique_ptr<rpc::ProtocolConnection> HBaseProtocol::NewConnection(rpc::ConnectionHost* host) {
@@ -166,17 +186,18 @@ void HBaseProtocol::AppendStats(nlohmann::json* j) {
 class HBaseServer::Impl {
  public:
   Impl(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-       uint32_t regions_per_table, std::string advertised_host)
-      : protocol(options, region, codec_service, regions_per_table, std::move(advertised_host)),
+       RegionLayout layout, const ClusterMember* cluster, std::string advertised_host)
+      : protocol(options, region, codec_service, std::move(layout), cluster,
+                 std::move(advertised_host)),
         net(options, &protocol, codec_service) {}
   HBaseProtocol protocol;
   rpc::NetServer net;
 };
 
 HBaseServer::HBaseServer(const rpc::ServerOptions& options, Region* region,
-                         rpc::Service* codec_service, uint32_t regions_per_table,
-                         std::string advertised_host)
-    : impl_(std::make_unique<Impl>(options, region, codec_service, regions_per_table,
+                         rpc::Service* codec_service, RegionLayout layout,
+                         const ClusterMember* cluster, std::string advertised_host)
+    : impl_(std::make_unique<Impl>(options, region, codec_service, std::move(layout), cluster,
                                    std::move(advertised_host))) {}
 HBaseServer::~HBaseServer() { impl_->net.Stop(); }
 Status HBaseServer::Start() { return impl_->net.Start(); }
@@ -185,6 +206,7 @@ std::string HBaseServer::address() const { return impl_->net.address(); }
 void HBaseServer::Stop() { impl_->net.Stop(); }
 nlohmann::json HBaseServer::StatsJson() { return impl_->net.StatsJson(); }
 const ServerIdentity& HBaseServer::identity() const { return impl_->protocol.service()->identity(); }
+const ClusterMember* HBaseServer::cluster() const { return impl_->protocol.service()->cluster(); }
 void HBaseServer::set_scan_time_limit(std::chrono::milliseconds limit) {
   impl_->protocol.service()->set_scan_time_limit(limit);
 }

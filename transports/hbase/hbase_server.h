@@ -9,7 +9,10 @@
 //
 // The server's identity (ServerName and cluster id) is fixed at Start: the
 // catalog, ClientMetaService and a ZooKeeper registration all name it
-// (identity()).
+// (identity()). A member of a null cluster (nullregion/cluster.h) takes its
+// identity from the plan (its address, ClusterPlan::StartCode, the
+// cluster's id), serves the regions the plan gives it, and hbase:meta as
+// server 0, whose catalog names each region's server.
 //
 // Thread-safety: Start and Stop from one controlling thread; StatsJson and
 // identity() from any thread once started.
@@ -30,10 +33,13 @@ class HBaseServer final : public rpc::TransportServer {
   // come from) must outlive the server. `advertised_host` is the host name
   // clients are told to connect to; empty = the bind address, or this
   // machine's host name when bound to a wildcard address.
-  // `regions_per_table`: the regions hbase:meta lists per table
-  // (--regions-per-table).
+  // `layout`: where hbase:meta splits each table (--regions-per-table).
+  // `cluster`, when it plans several servers: this server's place in it,
+  // whose layout is used instead; it is copied. Its planned port must be
+  // the one the server binds (Start fails naming both otherwise).
   HBaseServer(const rpc::ServerOptions& options, Region* region, rpc::Service* codec_service,
-              uint32_t regions_per_table = 1, std::string advertised_host = {});
+              RegionLayout layout = RegionLayout(), const ClusterMember* cluster = nullptr,
+              std::string advertised_host = {});
   ~HBaseServer() override;
 
   Status Start() override;
@@ -44,6 +50,8 @@ class HBaseServer final : public rpc::TransportServer {
 
   // Host, port, start code and cluster id (after Start).
   const ServerIdentity& identity() const;
+  // The server's place in its cluster; null when it is not one's.
+  const ClusterMember* cluster() const;
   // How long one Scan call of a client that handles heartbeats runs before
   // it answers what it has (kScanTimeLimit unless set); call before Start.
   void set_scan_time_limit(std::chrono::milliseconds limit);

@@ -14,16 +14,64 @@ std::string ServerIdentity::ServerNameString() const {
   return host + "," + std::to_string(port) + "," + std::to_string(start_code);
 }
 
-std::string NewClusterId() {
-  std::random_device rd;
-  std::mt19937_64 gen((uint64_t(rd()) << 32) ^ rd());
-  const uint64_t a = gen(), b = gen();
+namespace {
+
+// A version-4 UUID's text from 128 bits.
+std::string UuidText(uint64_t a, uint64_t b) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", uint32_t(a >> 32),
                 uint32_t(a >> 16) & 0xFFFF, uint32_t(a) & 0xFFF,
                 uint32_t(0x8000 | ((b >> 48) & 0x3FFF)),
                 static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFull));
   return buf;
+}
+
+// SplitMix64's finalizer: every bit of the input moves every bit of the output.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::string NewClusterId() {
+  std::random_device rd;
+  std::mt19937_64 gen((uint64_t(rd()) << 32) ^ rd());
+  const uint64_t a = gen();
+  return UuidText(a, gen());
+}
+
+std::string ClusterIdOf(const ClusterPlan& plan) {
+  const uint64_t a = Mix(plan.start_code_base);
+  return UuidText(a, Mix(a));
+}
+
+void HBaseService::Configure(RegionLayout layout, const ClusterMember* cluster) {
+  if (cluster != nullptr && cluster->plan.clustered()) {
+    cluster_ = *cluster;
+    layout_ = cluster->plan.layout;
+  } else {
+    cluster_.reset();
+    layout_ = std::move(layout);
+  }
+  codec_path_ = layout_.regions() == 1 || cluster_.has_value();
+}
+
+void HBaseService::set_identity(ServerIdentity id) {
+  identity_ = std::move(id);
+  members_.clear();
+  if (!cluster_) {
+    members_.push_back(identity_);
+    return;
+  }
+  for (uint32_t k = 0; k < cluster_->plan.size(); ++k) {
+    const rpc::Endpoint& e = cluster_->plan.servers[k];
+    members_.push_back(
+        ServerIdentity{e.host, e.port, cluster_->plan.StartCode(k), identity_.cluster_id});
+  }
+  members_[cluster_->self] = identity_;
 }
 
 uint64_t ScannerNowMs() {

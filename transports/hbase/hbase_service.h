@@ -1,7 +1,8 @@
 // What every connection of an `--rpc hbase` server shares (hbase_protocol.h
 // reads the bytes, hbase_calls.h answers the calls): HBase's constants and
-// exception classes, the server's identity, the I/O threads' counters, the
-// scanner table, and the exception reply both of them write.
+// exception classes, the server's identity and regions (with its peers',
+// when it is one of a null cluster's servers), the I/O threads' counters,
+// the scanner table, and the exception reply both of them write.
 //
 // Thread-safety: HBaseService is shared by every connection: its scanner
 // table is locked (briefly: never across a scan), each scanner has a lock of
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "common/counters.h"
 #include "common/status.h"
 #include "common/thread_stats.h"
+#include "nullregion/cluster.h"
 #include "nullregion/region.h"
 #include "rpc/service.h"
 #include "transports/hbase/hbase_filters.h"
@@ -102,14 +105,22 @@ inline constexpr std::string_view kCallQueueTooBig = "org.apache.hadoop.hbase.Ca
 struct ServerIdentity {
   std::string host;         // The host clients connect to.
   uint16_t port = 0;
-  uint64_t start_code = 0;  // Milliseconds since the epoch when the server started.
-  std::string cluster_id;   // A UUID, fresh per server process.
+  // Milliseconds since the epoch when the server started; a cluster
+  // member's is its plan's (ClusterPlan::StartCode).
+  uint64_t start_code = 0;
+  // A UUID: fresh per server process, or a cluster's (ClusterIdOf).
+  std::string cluster_id;
   // "host,port,startcode", HBase's ServerName string.
   std::string ServerNameString() const;
 };
 
 // A fresh random UUID string (8-4-4-4-12 hex digits).
 std::string NewClusterId();
+// A null cluster's id, UUID-shaped: a hash of the plan's start code base,
+// so every server of the cluster (each in its own process, never asking
+// another) answers GetClusterId and writes hbaseid alike, as HBase's
+// servers share the id the master wrote.
+std::string ClusterIdOf(const ClusterPlan& plan);
 
 // Counters of one I/O thread (BumpShared by it, AddShared by Stats).
 struct HBaseIoStats {
@@ -185,19 +196,47 @@ class HBaseService {
  public:
   // `region` and `codec_service` must outlive the service.
   HBaseService(Region* region, rpc::Service* codec_service, ServerIdentity identity)
-      : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {}
+      : region_(region), codec_service_(codec_service), identity_(std::move(identity)) {
+    members_.push_back(identity_);
+  }
 
   Region* region() const { return region_; }
   // A heartbeat client's time per Scan call (kScanTimeLimit); set before serving.
   std::chrono::milliseconds scan_time_limit() const { return scan_time_limit_; }
   void set_scan_time_limit(std::chrono::milliseconds limit) { scan_time_limit_ = limit; }
-  // Regions per table in the catalog (--regions-per-table); set before serving.
-  uint32_t regions_per_table() const { return regions_per_table_; }
-  void set_regions_per_table(uint32_t n) { regions_per_table_ = n < 1 ? 1 : n; }
+
+  // Where every table's regions split and which of them this server holds;
+  // set before serving. Without a cluster (null, or a plan of one server)
+  // the server holds every region of `layout` (--regions-per-table) and
+  // hbase:meta; a cluster member holds the regions of its plan's layout
+  // that the plan gives it, and hbase:meta only as server 0.
+  void Configure(RegionLayout layout, const ClusterMember* cluster);
+  const RegionLayout& layout() const { return layout_; }
+  uint32_t regions_per_table() const { return layout_.regions(); }
+  // This server's place in its cluster; null without one.
+  const ClusterMember* cluster() const { return cluster_ ? &*cluster_ : nullptr; }
+  bool Holds(uint32_t region) const { return !cluster_ || cluster_->Holds(region); }
+  bool ServesMeta() const { return !cluster_ || cluster_->ServesMeta(); }
+  // Whether the codec's path answers calls: with one region per table, as
+  // ever, or on a cluster member, whose gate (CallHandler::Admit) checks the
+  // region is held and the row in it. A single server split in several
+  // regions keeps the full path, its cost as it was.
+  bool codec_path() const { return codec_path_; }
+
   rpc::Service* codec_service() const { return codec_service_; }
   const ServerIdentity& identity() const { return identity_; }
-  // Set once the server is bound (the port) and before it serves.
-  ServerIdentity* mutable_identity() { return &identity_; }
+  // Sets who this server is, once it is bound (the port) and before it
+  // serves; a cluster member's peers are named from the plan with the same
+  // cluster id.
+  void set_identity(ServerIdentity id);
+  // Server k of the cluster as the catalog and the registry name it (k = 0
+  // alone without a cluster: this server).
+  const ServerIdentity& Member(uint32_t k) const { return members_[k]; }
+  uint32_t members() const { return uint32_t(members_.size()); }
+  // The server holding region `i` of every table.
+  const ServerIdentity& HolderOf(uint32_t i) const {
+    return members_[cluster_ ? cluster_->plan.ServerOfRegion(i) : 0];
+  }
 
   // The scanner table: ids are never reused within a process. Open
   // scanners are bounded three ways: kMaxOpenScanners in all,
@@ -287,9 +326,12 @@ class HBaseService {
   Region* region_;
   rpc::Service* codec_service_;
   ServerIdentity identity_;
+  RegionLayout layout_;
+  std::optional<ClusterMember> cluster_;  // Set only for a plan of several servers.
+  bool codec_path_ = true;
+  std::vector<ServerIdentity> members_;  // By server index; identity_ among them.
   mutable std::mutex mu_;
   uint64_t next_scanner_ = 1;
-  uint32_t regions_per_table_ = 1;
   std::chrono::milliseconds scan_time_limit_ = kScanTimeLimit;
   Table scanners_;
   std::deque<uint64_t> finished_;  // Oldest first; at most kRememberedScanners.

@@ -24,7 +24,7 @@ constexpr OptionSpec kOwnOptions[] = {
     {"--regions-per-table",
      "regions hbase:meta lists per table, split at HBase's HexStringSplit points (8 hex "
      "digits: 00000000..ffffffff in N equal parts); a key outside the region a call names gets "
-     "WrongRegionException",
+     "WrongRegionException (a cluster's servers split as its plan says)",
      "1"},
 };
 
@@ -101,10 +101,17 @@ class HBaseEntry final : public Transport {
       rpc::Service* service, const ClusterMember* cluster) const override {
     auto o = Own(own);
     if (!o.ok()) return o.status();
-    auto server =
-        std::make_unique<hbaserpc::HBaseServer>(options, region, service, o->regions_per_table);
+    if (cluster != nullptr && cluster->plan.clustered() && o->regions_per_table != 1 &&
+        o->regions_per_table != cluster->plan.layout.regions())
+      return Status::InvalidArgument(
+          "--regions-per-table " + std::to_string(o->regions_per_table) + " but the cluster's "
+          "plan splits each table in " + std::to_string(cluster->plan.layout.regions()) +
+          ": every server of a cluster must split alike");
+    auto server = std::make_unique<hbaserpc::HBaseServer>(
+        options, region, service, RegionLayout(o->regions_per_table), cluster);
     WB_RETURN_IF_ERROR(server->Start());
-    // With --zookeeper: registered under the identity its catalog hands out.
+    // With --zookeeper: registered under the identity its catalog hands out
+    // (a cluster's servers each as a region server, server 0 as master too).
     return hbaserpc::MaybeRegisterInZooKeeper(std::move(server), o->zookeeper);
   }
 

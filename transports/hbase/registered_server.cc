@@ -63,8 +63,15 @@ StatusOr<std::unique_ptr<rpc::TransportServer>> MaybeRegisterInZooKeeper(
   if (!target.ok()) return target.status();
   const ServerIdentity& id = server->identity();
   const hbase::ServerName name{id.host, id.port, int64_t(id.start_code)};
+  // A cluster's servers are region servers; its server 0 is the master and
+  // meta's server too (a lone server is the master alone, as it always was).
+  hbase::RegistrationRole role;
+  if (const ClusterMember* c = server->cluster()) {
+    role.master = c->ServesMeta();
+    role.region_server = true;
+  }
   auto registration = hbase::ZooKeeperRegistration::Register(
-      *target, name, id.cluster_id, std::chrono::milliseconds(options.timeout_ms));
+      *target, name, id.cluster_id, std::chrono::milliseconds(options.timeout_ms), role);
   if (!registration.ok()) {
     server->Stop();
     return Status(registration.status().code() == Status::Code::kInvalidArgument

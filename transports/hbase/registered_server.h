@@ -1,8 +1,10 @@
 // `wirebench server --rpc hbase --zookeeper HOST:PORT[/ROOT]`: the HBase
 // server, registered in ZooKeeper (zookeeper_registration.h) under the
 // identity its catalog hands out (host, port, start code, cluster id), so
-// clients given only the quorum find it. Stop() removes the registration
-// first (clients stop finding the server), then stops the server.
+// clients given only the quorum find it; a null cluster's server registers
+// as a region server, server 0 as the master too. Stop() removes the
+// registration first (clients stop finding the server), then stops the
+// server.
 // Built with or without ZooKeeper's C client: without it, a --zookeeper
 // value is an error that says how to get it.
 // Thread-safety: as rpc::TransportServer.

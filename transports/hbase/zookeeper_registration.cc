@@ -24,6 +24,9 @@ constexpr size_t kSaltBytes = 8;               // ZKMetadata's random long after
 constexpr uint32_t kRpcCurrentVersion = 0;
 // RegionState.State.OPEN in ClusterStatus.proto.
 constexpr uint32_t kRegionStateOpen = 3;
+// RegionServerInfo.info_port of a region server without a web UI (HBase
+// writes -1 when its info server is off).
+constexpr int32_t kNoInfoPort = -1;
 // The session's timeout: how long the ephemeral master node outlives a
 // server that died without closing its session. ZooKeeper clamps it to
 // between 2 and 20 ticks (6 to 60 s with a standalone server's 3 s tick).
@@ -351,6 +354,17 @@ std::string ClusterIdData(const std::string& cluster_id) {
   return StrCat(kPbMagic, m);
 }
 
+std::string RegionServerData() {
+  std::string m;
+  PutVarintField(&m, 1, uint64_t(int64_t(kNoInfoPort)));  // int32: sign-extended, as Java's.
+  return StrCat(kPbMagic, m);
+}
+
+std::string ServerNameText(const ServerName& server) {
+  return StrCat(server.host, ",", std::to_string(server.port), ",",
+                std::to_string(server.start_code));
+}
+
 StatusOr<std::string> StripHBaseZNodeData(std::string_view data) {
   std::string_view rest = data;
   if (!rest.empty() && uint8_t(rest[0]) == kMetadataMagic) {
@@ -374,7 +388,7 @@ ZooKeeperRegistration::ZooKeeperRegistration(ZooKeeperTarget target,
 
 StatusOr<std::unique_ptr<ZooKeeperRegistration>> ZooKeeperRegistration::Register(
     const ZooKeeperTarget& target, const ServerName& server, const std::string& cluster_id,
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout, RegistrationRole role) {
   if (server.host.empty() || server.port == 0)
     return Status::InvalidArgument("ZooKeeper registration needs the server's host and port");
   if (cluster_id.empty()) return Status::InvalidArgument("ZooKeeper registration needs a cluster id");
@@ -382,11 +396,12 @@ StatusOr<std::unique_ptr<ZooKeeperRegistration>> ZooKeeperRegistration::Register
   auto session = Session::Open(target.quorum, timeout, reg.get());
   if (!session.ok()) return session.status();
   reg->session_ = std::move(session).value();
+  reg->role_ = role;
   reg->server_ = server;
   reg->cluster_id_ = cluster_id;
   Status s = reg->CreateNodes(server, cluster_id);
   if (!s.ok()) return s;  // The destructor removes what was created.
-  reg->WatchMaster();
+  if (role.master) reg->WatchMaster();
   reg->keeper_ = std::thread([r = reg.get()] { r->Keep(); });
   return reg;
 }
@@ -435,7 +450,8 @@ void ZooKeeperRegistration::OnMasterChanged() {
     rpc::LogLine(StrCat(MasterPath(), " in ZooKeeper at ", target_.quorum, " is gone",
                         other ? StrCat(" (its server, ", who, ", stopped or died)") : "",
                         ": registering this server again, so HBase clients find a live one"));
-    const Status s = CreateNodes(server_, cluster_id_);
+    Status s = CreateRoot();
+    if (s.ok()) s = CreateMasterNodes(server_, cluster_id_);
     if (s.ok()) {
       reregistrations_.fetch_add(1);
     } else {
@@ -508,8 +524,10 @@ void ZooKeeperRegistration::Reregister() {
     auto session = Session::Open(target_.quorum, std::chrono::milliseconds(5000), this);
     if (session.ok()) {
       session_ = std::move(session).value();  // The expired one is closed here.
+      Status s = CreateRoot();
+      if (s.ok() && role_.region_server) s = CreateRegionServerNode();
       std::string who;
-      if (NamesAnotherServer(MetaRegionServerPath(), &who)) {
+      if (s.ok() && role_.master && NamesAnotherServer(MetaRegionServerPath(), &who)) {
         rpc::LogLine(StrCat("another server, ", who, ", registered under ", target_.root,
                             " while this one's session was lost: it stays registered and HBase "
                             "clients find it, not this server (until it goes)"));
@@ -519,11 +537,11 @@ void ZooKeeperRegistration::Reregister() {
         WatchMaster();
         return;
       }
-      const Status s = CreateNodes(server_, cluster_id_);
+      if (s.ok() && role_.master) s = CreateMasterNodes(server_, cluster_id_);
       if (s.ok()) {
         reregistrations_.fetch_add(1);
         rpc::LogLine(StrCat("registered again in ZooKeeper at ", target_.quorum, target_.root));
-        WatchMaster();
+        if (role_.master) WatchMaster();
         return;
       }
       rpc::LogLine(StrCat("registering again in ZooKeeper failed: ", s.message()));
@@ -539,6 +557,16 @@ void ZooKeeperRegistration::Reregister() {
 }
 
 Status ZooKeeperRegistration::CreateNodes(const ServerName& server, const std::string& cluster_id) {
+  WB_RETURN_IF_ERROR(CreateRoot());
+  // A region server is up before the master that lists it starts serving
+  // meta, as HBase's come up: a client that finds the meta location finds
+  // every region server the catalog names.
+  if (role_.region_server) WB_RETURN_IF_ERROR(CreateRegionServerNode());
+  if (role_.master) WB_RETURN_IF_ERROR(CreateMasterNodes(server, cluster_id));
+  return Status::Ok();
+}
+
+Status ZooKeeperRegistration::CreateRoot() {
   zhandle_t* zh = session_->zh;
   // The root and its parents, persistent and empty (ZKUtil.createWithParents).
   for (size_t slash = 1; slash != std::string::npos;) {
@@ -550,6 +578,35 @@ Status ZooKeeperRegistration::CreateNodes(const ServerName& server, const std::s
     if (rc != ZOK && rc != ZNODEEXISTS)
       return Status::Unavailable(StrCat(NodeError("create", path, rc), LastClientLog()));
   }
+  return Status::Ok();
+}
+
+Status ZooKeeperRegistration::CreateRegionServerNode() {
+  zhandle_t* zh = session_->zh;
+  const std::string parent = RegionServersPath();
+  int rc = zoo_create(zh, parent.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                      nullptr, 0);
+  if (rc != ZOK && rc != ZNODEEXISTS)
+    return Status::Unavailable(StrCat(NodeError("create", parent, rc), LastClientLog()));
+  rs_bytes_ = WithMetadata(ProcessIdentifier(), RegionServerData());
+  const std::string path = RegionServerPath();
+  rc = zoo_create(zh, path.c_str(), rs_bytes_.data(), int(rs_bytes_.size()), &ZOO_OPEN_ACL_UNSAFE,
+                  ZOO_EPHEMERAL, nullptr, 0);
+  if (rc == ZNODEEXISTS) {
+    // This server's name under an older session (one ZooKeeper has not
+    // expired yet): the node is this session's from now on.
+    rc = zoo_delete(zh, path.c_str(), -1);
+    if (rc == ZOK || rc == ZNONODE)
+      rc = zoo_create(zh, path.c_str(), rs_bytes_.data(), int(rs_bytes_.size()),
+                      &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, nullptr, 0);
+  }
+  if (rc != ZOK) return Status::Unavailable(StrCat(NodeError("write", path, rc), LastClientLog()));
+  return Status::Ok();
+}
+
+Status ZooKeeperRegistration::CreateMasterNodes(const ServerName& server,
+                                                const std::string& cluster_id) {
+  zhandle_t* zh = session_->zh;
   const std::string id = ProcessIdentifier();
   // The cluster id first and the meta location last, as a starting HBase
   // master writes them: a client watching meta-region-server finds the
@@ -594,7 +651,8 @@ void ZooKeeperRegistration::RemoveNodes() {
   const std::pair<std::string, const std::string*> nodes[] = {
       {MetaRegionServerPath(), &meta_bytes_},
       {MasterPath(), &master_bytes_},
-      {ClusterIdPath(), &cluster_id_bytes_}};
+      {ClusterIdPath(), &cluster_id_bytes_},
+      {RegionServerPath(), &rs_bytes_}};
   std::string left;
   int failure = ZOK;
   for (const auto& [path, mine] : nodes) {
@@ -615,7 +673,11 @@ void ZooKeeperRegistration::RemoveNodes() {
                         " still name this server (the ephemeral master node goes with the "
                         "session); remove them with `zkCli.sh -server ", target_.quorum,
                         " deleteall ", target_.root, "` or start a server on the same root"));
-  if (created_root_) (void)zoo_delete(session_->zh, target_.root.c_str(), -1);  // ZNOTEMPTY: kept.
+  // Either kept while another server's nodes are in it (ZNOTEMPTY). <root>/rs
+  // goes with the last region server, whichever made it; the root only
+  // with the registration that made it.
+  if (!rs_bytes_.empty()) (void)zoo_delete(session_->zh, RegionServersPath().c_str(), -1);
+  if (created_root_) (void)zoo_delete(session_->zh, target_.root.c_str(), -1);
 }
 
 ZooKeeperRegistration::~ZooKeeperRegistration() {

@@ -12,14 +12,21 @@
 //                                                   rpc_version = 2, info_port = 3 }
 //   <root>/meta-region-server  persistent, MetaRegionServer { server = 1,
 //                                                   rpc_version = 2, state = 3 (OPEN) }
-// with ServerName { host_name = 1, port = 2, start_code = 3 }. Each node's
+// with ServerName { host_name = 1, port = 2, start_code = 3 }. A null
+// cluster's servers are region servers as well (RegistrationRole): each
+// writes what HRegionServer.createMyEphemeralNode does,
+//   <root>/rs                  persistent, no data (HBase's master makes it)
+//   <root>/rs/HOST,PORT,START  EPHEMERAL,  RegionServerInfo { info_port = 1 }
+// (info_port -1: no web UI, as HBase writes it without one), and only
+// server 0 writes the three nodes above. Each node's
 // data is what HBase's RecoverableZooKeeper writes: the metadata prefix
 // (0xFF, a 4-byte big-endian length, the writer's id followed by 8 random
 // salt bytes) and then ProtobufUtil's "PBUF" magic and the message.
 // An existing node is overwritten, as HBase's setData/createSetData do (the
 // ephemeral master node is replaced, and the log names the server it
 // replaced). The destructor removes the nodes this registration still owns
-// (and the root when it created it and it is empty) and closes the session;
+// (a region server's <root>/rs too once it is empty, and the root when it
+// created it and it is empty) and closes the session;
 // what it cannot remove (ZooKeeper down) is logged with the way to remove it.
 //
 // A session ZooKeeper expires (this server frozen past the session timeout,
@@ -63,6 +70,14 @@ struct ServerName {
   int64_t start_code = 0;
 };
 
+// Which of HBase's servers a registration stands for.
+struct RegistrationRole {
+  // The master and hbase:meta's server: hbaseid, master, meta-region-server.
+  bool master = true;
+  // A region server: its ephemeral node under <root>/rs.
+  bool region_server = false;
+};
+
 // Where to register: a ZooKeeper connect string and HBase's
 // zookeeper.znode.parent.
 struct ZooKeeperTarget {
@@ -80,6 +95,9 @@ StatusOr<ZooKeeperTarget> ParseZooKeeperFlag(std::string_view flag);
 std::string MetaRegionServerData(const ServerName& server);
 std::string MasterData(const ServerName& master);
 std::string ClusterIdData(const std::string& cluster_id);
+std::string RegionServerData();
+// HBase's ServerName.toString(): "host,port,startcode", the rs node's name.
+std::string ServerNameText(const ServerName& server);
 
 // What a client does first: reads <root>/meta-region-server and decodes the
 // server it names. NotFound when no server is registered under the root.
@@ -89,12 +107,13 @@ StatusOr<ServerName> LookupMetaRegionServer(const ZooKeeperTarget& target,
 class ZooKeeperRegistration {
  public:
   // Connects (waiting at most `timeout` for the session) and creates the
-  // nodes above for `server` and `cluster_id`. An unreachable or silent
+  // nodes above for `server` and `cluster_id` that `role` writes (the
+  // master's alone by default). An unreachable or silent
   // ZooKeeper is an Unavailable error naming the quorum once `timeout` has
   // passed; a refused operation names the node and ZooKeeper's reason.
   static StatusOr<std::unique_ptr<ZooKeeperRegistration>> Register(
       const ZooKeeperTarget& target, const ServerName& server, const std::string& cluster_id,
-      std::chrono::milliseconds timeout);
+      std::chrono::milliseconds timeout, RegistrationRole role = {});
   ~ZooKeeperRegistration();  // Removes its nodes and closes the session.
   // Sessions opened again after ZooKeeper expired one, and the root taken
   // back after the server that had taken it went (for tests and Stats).
@@ -109,13 +128,21 @@ class ZooKeeperRegistration {
   std::string MetaRegionServerPath() const { return target_.root + "/meta-region-server"; }
   std::string MasterPath() const { return target_.root + "/master"; }
   std::string ClusterIdPath() const { return target_.root + "/hbaseid"; }
+  std::string RegionServersPath() const { return target_.root + "/rs"; }
+  std::string RegionServerPath() const {
+    return RegionServersPath() + "/" + ServerNameText(server_);
+  }
 
  private:
   friend StatusOr<ServerName> LookupMetaRegionServer(const ZooKeeperTarget&,
                                                      std::chrono::milliseconds);
   struct Session;
   ZooKeeperRegistration(ZooKeeperTarget target, std::unique_ptr<Session> session);
+  // The role's nodes: the region server's first, then the master's.
   Status CreateNodes(const ServerName& server, const std::string& cluster_id);
+  Status CreateRoot();  // The root and its parents.
+  Status CreateRegionServerNode();
+  Status CreateMasterNodes(const ServerName& server, const std::string& cluster_id);
   void RemoveNodes();
   // The session's watcher saw it expire (any thread).
   void OnExpired();
@@ -131,6 +158,7 @@ class ZooKeeperRegistration {
   bool NamesAnotherServer(const std::string& path, std::string* who);
 
   ZooKeeperTarget target_;
+  RegistrationRole role_;
   ServerName server_;
   std::string cluster_id_;
   std::unique_ptr<Session> session_;  // Replaced only by the keeper thread.
@@ -144,7 +172,7 @@ class ZooKeeperRegistration {
   bool created_root_ = false;
   // The exact bytes written per node: a node is removed only while it still
   // holds them (another server may have taken it over since).
-  std::string meta_bytes_, master_bytes_, cluster_id_bytes_;
+  std::string meta_bytes_, master_bytes_, cluster_id_bytes_, rs_bytes_;
 };
 
 // Strips RecoverableZooKeeper's metadata prefix and ProtobufUtil's "PBUF"
