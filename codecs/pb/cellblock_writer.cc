@@ -53,10 +53,17 @@ class WriteSink {
   size_t copied_ = 0;
 };
 
+// Inlined, so the table's one region stays a constant whose size folds into
+// the message's (a call per message cost a one-server run 40 instructions
+// per operation).
 template <typename S>
-void EmitRegion(S& s, ByteView named) {
+[[gnu::always_inline]] inline void EmitRegion(S& s, ByteView named) {
   s.Varint(1, 1);  // type = REGION_NAME
-  s.Meta(2, named.empty() ? ByteView(kRegionName) : named);
+  if (named.empty()) [[likely]] {
+    s.Meta(2, kRegionName);
+  } else {
+    s.Meta(2, named);
+  }
 }
 
 template <typename S>
