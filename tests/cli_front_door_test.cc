@@ -190,12 +190,15 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
        {{"run", "-P", kWorkloadA, "-db", "site.ycsb.BasicDB", "--batch", "4"},
         "the basic binding (YCSB's BasicDB) has no server"},
        {{"compare", "--pipelines", "1,8", "--batches", "1,10"},
-        "--pipelines and --batches sweep one at a time"},
+        "--pipelines, --batches and --servers sweep one at a time"},
+       {{"compare", "--servers", "1,3", "--batches", "1,10"},
+        "--pipelines, --batches and --servers sweep one at a time"},
+       {{"compare", "--servers", "1,99"}, "--servers must be a list of cluster sizes 1-64"},
        {{"compare", "--batches", "1,10", "-p", "wirebench.batch=4"},
         "--batches sweeps the batch size: leave out -p wirebench.batch"},
        {{"compare", "--batches", "1,x"}, "--batches must be a list of batch sizes 1-4096"},
        {{"compare", "--builds", "a=/bin/true,b=/bin/true", "--batches", "1,10"},
-        "--builds does not sweep pipeline depths or batch sizes yet"}});
+        "--builds does not sweep pipeline depths, batch sizes or cluster sizes yet"}});
 }
 
 // `run -P workloads/workloada` reported every read

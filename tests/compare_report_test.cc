@@ -189,14 +189,15 @@ TEST(CompareTables, MetricsReadTheirCellsByDefinition) {
   // then throughput, then the latency rows of the ops present. Figures no
   // cell has (instructions, without hardware counters or Valgrind) get no row.
   const std::vector<MetricDef> rows = MetricsFor(Cells());
-  // Less the 15 instruction rows (no counters, no callgrind) and server allocations (the server
-  // Stats here do not count them).
-  ASSERT_EQ(rows.size(), size_t(Metric::kCount) - 17u + 5u);
+  // Less the 15 instruction rows (no counters, no callgrind), server allocations (the server
+  // Stats here do not count them) and the cluster's imbalance (one server).
+  ASSERT_EQ(rows.size(), size_t(Metric::kCount) - 18u + 5u);
   EXPECT_EQ(rows[0].name, "Client CPU (us/op)");
   EXPECT_EQ(rows[1].name, "Server CPU (us/op)");
   EXPECT_EQ(rows[2].name, "Total CPU (us/op)");
   EXPECT_EQ(rows[3].name, "Client allocations/op");
-  EXPECT_EQ(rows[rows.size() - 6].name, "Throughput (ops/s)");
+  EXPECT_EQ(rows[rows.size() - 7].name, "Throughput (ops/s)");
+  EXPECT_EQ(rows[rows.size() - 6].name, "Ops per server core-second");
   EXPECT_EQ(rows[rows.size() - 5].name, "READ avg latency (us)");
   for (const MetricDef& m : rows) EXPECT_FALSE(m.unit.empty()) << m.name;
   for (const MetricDef& m : rows) EXPECT_EQ(m.name.find("instructions"), std::string::npos);

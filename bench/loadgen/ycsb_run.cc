@@ -809,6 +809,20 @@ void CollectRunInstructions(const LocalServer* local, RunResult* result) {
                                              result->operations, server_missing);
 }
 
+// A partial run whose co-located server (or a cluster's) died says which
+// and how, before the error the client saw.
+void NameDeadServers(const LocalServers& local, RunResult* result) {
+  for (size_t k = 0; k < local.size(); ++k) {
+    const std::string died = local[k]->DeathNote();
+    if (died.empty()) continue;
+    const std::string which = local.size() > 1 ? "cluster server " + std::to_string(k) + " (" +
+                                                     local[k]->host() + ":" +
+                                                     std::to_string(local[k]->port()) + "): "
+                                               : std::string();
+    result->error = Status::Unavailable(which + died + ": " + result->error.ToString());
+  }
+}
+
 StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   WB_RETURN_IF_ERROR(CheckFlags(o));
   ycsb::Properties props;
@@ -866,15 +880,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   YcsbOutcome out;
   out.result = std::move(run).value();
   if (o.instructions) CollectRunInstructions(local.empty() ? nullptr : local[0].get(), &out.result);
-  if (out.result.partial)
-    for (size_t k = 0; k < local.size(); ++k)
-      if (const std::string died = local[k]->DeathNote(); !died.empty())
-        out.result.error = Status::Unavailable(
-            (local.size() > 1 ? "cluster server " + std::to_string(k) + " (" +
-                                    local[k]->host() + ":" + std::to_string(local[k]->port()) +
-                                    "): "
-                              : std::string()) +
-            died + ": " + out.result.error.ToString());
+  if (out.result.partial) NameDeadServers(local, &out.result);
   if (d.in_process && out.result.server_stats_error.empty())
     out.result.server_stats_error = "no server: the basic binding is YCSB's BasicDB";
   out.costs = ComputeCosts(out.result);

@@ -90,6 +90,29 @@ constexpr const char* kServer = "/costs/server/available";
 constexpr const char* kClientAllocs = "/costs/client/allocs_available";
 constexpr const char* kServerAllocs = "/costs/server/allocs_available";
 
+// The catalog's last rows: context switches, throughput and a cluster's
+// balance and server efficiency. `set` is Catalog's.
+template <typename Set>
+void SetRateMetrics(const Set& set) {
+  set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
+      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"},
+      {kClient})
+      ->baseline_ratio = false;
+  set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
+      {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},
+      {kServer})
+      ->baseline_ratio = false;
+  MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
+  tput->higher_is_better = tput->thread_sweep = true;
+  // Balance follows where the keys fall, not the codec: no ratio.
+  set(Metric::kClusterImbalance, "Cluster imbalance (busiest server / mean)", "x",
+      {"/cluster/imbalance"})
+      ->baseline_ratio = false;
+  set(Metric::kOpsPerServerCore, "Ops per server core-second", "ops/s",
+      {"/costs/ops_per_server_core_s"})
+      ->higher_is_better = true;
+}
+
 // The fixed metrics, indexed by Metric. Ratio rows: the costs per
 // operation a codec changes (CPU, instructions, allocations, copies, wire
 // bytes), throughput, and each operation's p99 (see LatencyMetric).
@@ -159,23 +182,7 @@ std::array<MetricDef, size_t(Metric::kCount)> Catalog() {
   set(Metric::kWireIn, "Wire bytes/op server->client", "bytes/op",
       {"/costs/client/wire_bytes_in_per_op"}, {kClient});
   // Context switches follow the scheduler more than the codec: no ratio.
-  set(Metric::kClientSwitches, "Client context switches/op", "switches/op",
-      {"/costs/client/voluntary_switches_per_op", "/costs/client/involuntary_switches_per_op"},
-      {kClient})
-      ->baseline_ratio = false;
-  set(Metric::kServerSwitches, "Server context switches/op", "switches/op",
-      {"/costs/server/voluntary_switches_per_op", "/costs/server/involuntary_switches_per_op"},
-      {kServer})
-      ->baseline_ratio = false;
-  MetricDef* tput = set(Metric::kThroughput, "Throughput (ops/s)", "ops/s", {"/throughput_ops_per_sec"});
-  tput->higher_is_better = tput->thread_sweep = true;
-  // Balance follows where the keys fall, not the codec: no ratio.
-  set(Metric::kClusterImbalance, "Cluster imbalance (busiest server / mean)", "x",
-      {"/cluster/imbalance"})
-      ->baseline_ratio = false;
-  set(Metric::kOpsPerServerCore, "Ops per server core-second", "ops/s",
-      {"/costs/ops_per_server_core_s"})
-      ->higher_is_better = true;
+  SetRateMetrics(set);
   return c;
 }
 
