@@ -562,9 +562,16 @@ class Charts {
     for (size_t at = title.find("\\n"); at != std::string::npos; at = title.find("\\n", at + 2))
       ++title_lines;
     const double top = 0.84 - 0.035 * double(std::max<size_t>(title_lines, 2) - 2);
+    // The key's strip is as wide as its longest label (about 9 px a
+    // character, after a sample and gap of some 60 px, and a margin), so
+    // "cellblock@hbase" is not cut.
+    const int width = panels.size() > 1 ? 1200 : 960;
+    size_t longest = 0;
+    for (const std::string& c : cols) longest = std::max(longest, c.size());
+    const double right = std::min(0.86, 1.0 - (9.0 * double(longest) + 80.0) / width);
     plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
-         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1") << ",0.86,0.11,"
-         << top << " spacing 0.07,0.1\n";
+         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1") << "," << right
+         << ",0.11," << top << " spacing 0.07,0.1\n";
     // One y axis for every panel, so client and server read against each other.
     double lo = INFINITY, hi = 0;
     for (const auto& panel : v)
@@ -584,8 +591,9 @@ class Charts {
            // A log axis leaves room past its end ticks, so a point on one is not on the border.
            << "set yrange [" << (logy ? yt.lo / 1.25 : yt.lo) << ":" << (logy ? yt.hi * 1.25 : yt.hi)
            << "]\n" << TicsCommand("y", yt)
-           << (k == 0 ? "set key at screen 0.87,0.84 left top vertical Left reverse samplen 2\n"
-                      : "unset key\n")
+           << (k == 0 ? "set key at screen " + std::to_string(right + 0.01) +
+                            ",0.84 left top vertical Left reverse samplen 2\n"
+                      : std::string("unset key\n"))
            << "plot ";
       for (size_t c = 0; c < cols.size(); ++c)
         plot << (c ? ", " : "") << "'" << f << "' using 1:" << 2 + k * cols.size() + c
@@ -593,7 +601,7 @@ class Charts {
       plot << "\n";
     }
     plot << "unset multiplot\n";
-    Render(base, plot.str(), panels.size() > 1 ? 1200 : 960);
+    Render(base, plot.str(), width);
   }
 
   // One bar per codec: median, with min-max error bars and the median
