@@ -138,6 +138,32 @@ namespace {
 
 // One point of a sweep: its x value and label, and the group of cells
 // (CellWorkload, threads) behind it.
+// Where a sweep chart's panels end and its key's strip starts (a fraction
+// of the `width` px picture): the strip is as wide as the longest column
+// label (about 9 px a character, after a sample and gap of some 60 px, and
+// a margin), so "cellblock@hbase" is not cut.
+double KeyStripLeft(const std::vector<std::string>& cols, int width) {
+  size_t longest = 0;
+  for (const std::string& c : cols) longest = std::max(longest, c.size());
+  return std::min(0.86, 1.0 - (9.0 * double(longest) + 80.0) / width);
+}
+
+// A sweep chart's multiplot of `panels` side by side, ending at `right`
+// with the key beside them. A lone panel is drawn narrower (960 px): its
+// left margin is widened to hold the tick labels and the y label. A title
+// of more than two lines pushes the panels down a line each.
+std::string MultiplotHeader(const std::string& title, size_t panels, double right) {
+  size_t title_lines = 1;
+  for (size_t at = title.find("\\n"); at != std::string::npos; at = title.find("\\n", at + 2))
+    ++title_lines;
+  const double top = 0.84 - 0.035 * double(std::max<size_t>(title_lines, 2) - 2);
+  std::ostringstream out;
+  out << "set datafile missing '?'\nset multiplot layout 1," << panels << " title \"" << title
+      << "\" margins " << (panels > 1 ? "0.07" : "0.1") << "," << right << ",0.11," << top
+      << " spacing 0.07,0.1\n";
+  return out.str();
+}
+
 struct SweepPoint {
   double x = 0;
   std::string label;
@@ -554,24 +580,9 @@ class Charts {
       xt.labels.push_back(p.label);
     }
     std::ostringstream plot;
-    // The key once, in a strip of its own right of the panels.
-    // A lone panel is drawn narrower (960 px): its left margin is widened
-    // to hold the tick labels and the y label.
-    // A title of more than two lines pushes the panels down a line each.
-    size_t title_lines = 1;
-    for (size_t at = title.find("\\n"); at != std::string::npos; at = title.find("\\n", at + 2))
-      ++title_lines;
-    const double top = 0.84 - 0.035 * double(std::max<size_t>(title_lines, 2) - 2);
-    // The key's strip is as wide as its longest label (about 9 px a
-    // character, after a sample and gap of some 60 px, and a margin), so
-    // "cellblock@hbase" is not cut.
     const int width = panels.size() > 1 ? 1200 : 960;
-    size_t longest = 0;
-    for (const std::string& c : cols) longest = std::max(longest, c.size());
-    const double right = std::min(0.86, 1.0 - (9.0 * double(longest) + 80.0) / width);
-    plot << "set datafile missing '?'\nset multiplot layout 1," << panels.size() << " title \""
-         << title << "\" margins " << (panels.size() > 1 ? "0.07" : "0.1") << "," << right
-         << ",0.11," << top << " spacing 0.07,0.1\n";
+    const double right = KeyStripLeft(cols, width);
+    plot << MultiplotHeader(title, panels.size(), right);
     // One y axis for every panel, so client and server read against each other.
     double lo = INFINITY, hi = 0;
     for (const auto& panel : v)
