@@ -434,6 +434,9 @@ bool LogicalClient::IssueCall() {
   ByteBuffer* out = conn_->BeginCall(uint8_t(call.method), this, &call_id);
   if (out == nullptr) {
     failed_ = true;
+    // A cluster's server lost while none of this client's calls was in
+    // flight to it fails here, at the next call: counted against it too.
+    if (routes_.plan != nullptr) thread_->CountServerFailure(server_);
     // The driver keeps clients per connection under the call-slot limit, so
     // a refusal on a healthy connection means that limit was missed.
     thread_->SetError(conn_->ok() ? Status::Internal("connection to " + conn_->peer() +
