@@ -39,7 +39,7 @@ using testing::Call;
 using testing::KeyValue;
 using testing::RawPeer;
 
-constexpr char kKeyValueCodec[] = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+using testing::kKeyValueCodec;
 constexpr char kNotServingRegion[] = "org.apache.hadoop.hbase.NotServingRegionException";
 constexpr char kWrongRegion[] = "org.apache.hadoop.hbase.regionserver.WrongRegionException";
 constexpr char kTable[] = "usertable";
