@@ -28,17 +28,26 @@ class NullRegion final : public Region {
   explicit NullRegion(const NullRegionOptions& o) : options_(o) {
     if (o.reads == NullRegionOptions::Reads::kCanned) {
       row_ = "user0000000000000000000";
-      value_.assign(size_t(o.canned_field_length), 'v');
-      for (int i = 0; i < o.canned_fields; ++i)
-        qualifiers_.push_back(o.canned_field_prefix + std::to_string(i));
+      // The cells' qualifiers and values in one block, each value after its
+      // qualifier, as a row's cells sit in an HBase block or memstore chunk:
+      // a codec may copy such a run at once (raw does).
+      const std::string value(size_t(o.canned_field_length), 'v');
+      std::vector<std::pair<size_t, size_t>> at;  // Each cell's qualifier offset and size.
       for (int i = 0; i < o.canned_fields; ++i) {
+        const std::string qualifier = o.canned_field_prefix + std::to_string(i);
+        at.emplace_back(block_.size(), qualifier.size());
+        block_ += qualifier;
+        block_ += value;
+      }
+      for (const auto& [offset, size] : at) {
         Cell c;
         c.row = ByteView(row_);
         c.family = ByteView(options_.canned_family);
-        c.qualifier = ByteView(qualifiers_[size_t(i)]);
+        const auto* q = reinterpret_cast<const uint8_t*>(block_.data()) + offset;
+        c.qualifier = ByteView(q, size);
         c.timestamp = 1;
         c.type = CellType::kPut;
-        c.value = ByteView(value_);
+        c.value = ByteView(q + size, value.size());
         canned_.push_back(c);
       }
     }
@@ -121,8 +130,7 @@ class NullRegion final : public Region {
 
   NullRegionOptions options_;
   std::string row_;
-  std::string value_;
-  std::vector<std::string> qualifiers_;
+  std::string block_;  // The canned cells' qualifiers and values.
   std::vector<Cell> canned_;
   std::array<Stripe, kStripes> stripes_;
 };

@@ -7,11 +7,14 @@
 //   Result   : u8 flags (1: exists, 2: one row, 4: one family),
 //              [bytes row if one row], [bytes family if one family], u32 ncells,
 //              ncells x { [bytes row if not one row], [bytes family if not one family],
-//                         u64 ts, u8 type, u32 qualifier length, u32 value length,
-//                         qualifier, value }
+//                         u64 ts, u8 type, u32 qualifier length, u32 value length },
+//              then every cell's qualifier and value, in cell order
 //              (a region's Result holds one row's cells, usually of one family: the
-//              row and family travel once, as a Mutation's row does; a cell's fixed
-//              fields come first, so a reader checks its bounds twice, not five times)
+//              row and family travel once, as a Mutation's row does. The cells' fixed
+//              fields come first and their bytes after, so a region whose cells sit in
+//              one block, qualifier after value after qualifier as a KeyValue block
+//              holds them, is answered with one copy of that block, and a reader checks
+//              the bounds of all the cells' fixed fields at once)
 //   MutateResponse: u8 processed     GetResponse: Result
 //   ScanResponse  : u8 more, u32 nresults, Results
 //   MultiResponse : u32 n, n x { u32 index, u8 ok, Result | bytes error }
@@ -370,15 +373,19 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     return true;
   }
   // What a Result's header says once for all its cells (the row and the
-  // family, when every cell has the same), and the Result's encoded size.
+  // family, when every cell has the same), whether the cells' qualifiers and
+  // values are one run of bytes in cell order (then copied at once), and the
+  // Result's encoded size.
   struct ResultHead {
     bool one_row = false;
     bool one_family = false;
+    ByteView run;  // The cells' qualifiers and values, when contiguous.
+    bool contiguous = false;
     size_t size = 0;
   };
-  // One pass over the cells for both. Cells a region builds point at one copy
-  // of the row and of the family: addresses are compared, bytes only when
-  // they differ.
+  // One pass over the cells for all three. Cells a region builds point at one
+  // copy of the row and of the family: addresses are compared, bytes only
+  // when they differ.
   static ResultHead Head(const Result& res) {
     const std::span<const Cell> cells = res.cells;
     ResultHead h;
@@ -390,15 +397,22 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     auto differs = [](ByteView a, ByteView b) {
       return (uintptr_t(a.data()) ^ uintptr_t(b.data())) | (a.size() ^ b.size());
     };
-    uintptr_t row_differs = 0, family_differs = 0;
+    // Where the next qualifier or value starts if the run goes on.
+    auto gap = [](const uint8_t* next, ByteView v) { return uintptr_t(v.data()) ^ uintptr_t(next); };
+    uintptr_t row_differs = 0, family_differs = 0, gaps = 0;
+    const uint8_t* next = cells[0].qualifier.data();
     size_t bytes = 0;
     for (const Cell& c : cells) {
       row_differs |= differs(c.row, row);
       family_differs |= differs(c.family, family);
+      gaps |= gap(next, c.qualifier) | gap(c.qualifier.end(), c.value);
+      next = c.value.end();
       bytes += c.qualifier.size() + c.value.size();
     }
     h.one_row = row_differs == 0 || SameBytes<&Cell::row>(cells);
     h.one_family = family_differs == 0 || SameBytes<&Cell::family>(cells);
+    h.contiguous = gaps == 0;
+    if (h.contiguous) h.run = ByteView(cells[0].qualifier.data(), bytes);
     h.size += bytes + (h.one_row ? 4 + row.size() : 4 * cells.size());
     h.size += h.one_family ? 4 + family.size() : 4 * cells.size();
     // Rows and families that are not one each: their bytes, in a pass of their own.
@@ -406,6 +420,13 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       for (const Cell& c : cells)
         h.size += (h.one_row ? 0 : c.row.size()) + (h.one_family ? 0 : c.family.size());
     return h;
+  }
+  template <typename W>
+  static void PutCellHead(W& w, const Cell& c) {
+    w.U64(c.timestamp);
+    w.U8(uint8_t(c.type));
+    w.U32(uint32_t(c.qualifier.size()));
+    w.U32(uint32_t(c.value.size()));
   }
   template <typename W>
   static void PutResult(W& out, const Result& res) { PutResult(out, res, Head(res)); }
@@ -417,15 +438,24 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     if (h.one_row) w.Bytes(res.cells[0].row);
     if (h.one_family) w.Bytes(res.cells[0].family);
     w.U32(uint32_t(res.cells.size()));
-    for (const Cell& c : res.cells) {
-      if (!h.one_row) w.Bytes(c.row);
-      if (!h.one_family) w.Bytes(c.family);
-      w.U64(c.timestamp);
-      w.U8(uint8_t(c.type));
-      w.U32(uint32_t(c.qualifier.size()));
-      w.U32(uint32_t(c.value.size()));
-      w.Raw(c.qualifier);
-      w.Raw(c.value);
+    // The usual Result (one row, one family) in a loop of its own: only the
+    // fixed fields, no per-cell test of the flags.
+    if (h.one_row && h.one_family) {
+      for (const Cell& c : res.cells) PutCellHead(w, c);
+    } else {
+      for (const Cell& c : res.cells) {
+        if (!h.one_row) w.Bytes(c.row);
+        if (!h.one_family) w.Bytes(c.family);
+        PutCellHead(w, c);
+      }
+    }
+    if (h.contiguous) {
+      w.Raw(h.run);
+    } else {
+      for (const Cell& c : res.cells) {
+        w.Raw(c.qualifier);
+        w.Raw(c.value);
+      }
     }
     out = w;
   }
@@ -480,34 +510,57 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     res->exists = (flags & kResultExists) != 0;
     res->cells.begin = uint32_t(ncells_);
     res->cells.count = n;
-    Cell* c = TakeCells(n);
-    for (uint32_t i = 0; i < n; ++i, ++c) {
-      if (one_row) {
-        c->row = row;
-      } else if (!r.LenBytesLE(&c->row)) {
-        return false;
+    Cell* const cells = TakeCells(n);
+    size_t bytes = 0;
+    if (one_row && one_family) {
+      // Every cell's fixed fields in one bounds check.
+      const uint8_t* head;
+      if (!r.Take(n * kResultCellHead, &head)) return false;
+      for (uint32_t i = 0; i < n; ++i, head += kResultCellHead) {
+        cells[i].row = row;
+        cells[i].family = family;
+        if (!ReadCellHead(head, &cells[i], &bytes)) return false;
       }
-      if (one_family) {
-        c->family = family;
-      } else if (!r.LenBytesLE(&c->family)) {
-        return false;
+    } else {
+      for (uint32_t i = 0; i < n; ++i) {
+        Cell* c = cells + i;
+        if (one_row) {
+          c->row = row;
+        } else if (!r.LenBytesLE(&c->row)) {
+          return false;
+        }
+        if (one_family) {
+          c->family = family;
+        } else if (!r.LenBytesLE(&c->family)) {
+          return false;
+        }
+        const uint8_t* head;
+        if (!r.Take(kResultCellHead, &head) || !ReadCellHead(head, c, &bytes)) return false;
       }
-      if (!ReadResultCell(r, c)) return false;
+    }
+    // The qualifiers and values, one run after the fixed fields: each cell's
+    // views now point into it (ReadCellHead left only their sizes).
+    const uint8_t* p;
+    if (!r.Take(bytes, &p)) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      Cell& c = cells[i];
+      c.qualifier = ByteView(p, c.qualifier.size());
+      p += c.qualifier.size();
+      c.value = ByteView(p, c.value.size());
+      p += c.value.size();
     }
     return true;
   }
-  // A Result cell after its row and family: the fixed fields in one bounds
-  // check, then the qualifier and value in one more.
-  static bool ReadResultCell(WireReader& r, Cell* c) {
-    const uint8_t* head;
-    if (!r.Take(kResultCellHead, &head) || !IsValidCellType(head[8])) return false;
+  // A Result cell's fixed fields: its timestamp and type, and the sizes of
+  // its qualifier and value (their views point nowhere yet), added to *bytes.
+  static bool ReadCellHead(const uint8_t* head, Cell* c, size_t* bytes) {
+    if (!IsValidCellType(head[8])) return false;
     c->timestamp = LoadLE64(head);
     c->type = CellType(head[8]);
     const size_t qualifier = LoadLE32(head + 9), value = LoadLE32(head + 13);
-    const uint8_t* bytes;
-    if (!r.Take(qualifier + value, &bytes)) return false;
-    c->qualifier = ByteView(bytes, qualifier);
-    c->value = ByteView(bytes + qualifier, value);
+    c->qualifier = ByteView(head, qualifier);
+    c->value = ByteView(head, value);
+    *bytes += qualifier + value;
     return true;
   }
 
