@@ -150,6 +150,38 @@ TEST_P(TransportRun, EachCallReachesItsRowsServerInAThreeServerCluster) {
   EXPECT_GE(r.results.at("cluster").at("imbalance").get<double>(), 1.0);
 }
 
+// `--servers 3 --batch 8`: a batch's rows fall in several of the cluster's
+// twelve regions, so it goes out as one Multi per region, in server order:
+// every read and put still arrives once, at the server holding its row (none
+// refused), and every server answers Multis.
+TEST_P(TransportRun, ABatchIsSplitByRegionOverAThreeServerCluster) {
+  const RunOutcome r = RunThisPair(400, {"--servers", "3", "--batch", "8"}, "_cluster_batch");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(r.results.is_object()) << r.err;
+  const nlohmann::json& ops = r.results.at("ops");
+  EXPECT_EQ(Count(r.results, "ERROR"), 0) << ops.dump();
+  EXPECT_EQ(r.results.at("error_replies").get<int64_t>(), 0)
+      << r.results.at("first_error_reply").dump();
+  const int64_t updates = ops.at("UPDATE").at("return").at("OK").get<int64_t>();
+  const int64_t reads = ops.at("READ").at("return").at("OK").get<int64_t>();
+  int64_t puts = 0, gets = 0, multis = 0;
+  const nlohmann::json& servers = r.results.at("cluster").at("servers");
+  ASSERT_EQ(servers.size(), 3u) << r.results.at("cluster").dump();
+  for (const nlohmann::json& s : servers) {
+    const nlohmann::json& region = s.at("after").at("region");
+    EXPECT_GT(region.at("multis").get<int64_t>(), 0) << s.at("address");
+    EXPECT_EQ(s.at("after").at("failed_calls").get<int64_t>(), 0) << s.at("address");
+    puts += region.at("puts").get<int64_t>();
+    gets += region.at("gets").get<int64_t>();
+    multis += region.at("multis").get<int64_t>();
+  }
+  EXPECT_EQ(puts, updates);
+  EXPECT_EQ(gets, reads);
+  // More Multis than batches: most batches of eight rows span several regions.
+  EXPECT_GT(multis, (reads + updates) / 8 + 4);
+  EXPECT_LE(multis, reads + updates);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryCarriedCodec, TransportRun,
                          ::testing::ValuesIn(testing::CarriedCodecs()),
                          testing::TransportCodecParamName());
@@ -270,7 +302,6 @@ TEST(TransportRunRefusals, ClusterFlagsThatCannotGoTogetherAreRefused) {
     std::string says;
   } cases[] = {
       {{"--servers", "3", "--server", "127.0.0.1:1"}, "give one of them"},
-      {{"--servers", "3", "--batch", "8"}, "batches split by server are not built yet"},
       {{"--servers", "65"}, "--servers must be 1 to 64"},
       {{"--servers", "3", "--cluster-regions", "2"}, "without a region"},
       {{"--servers", "2", "--cluster-split", "uniform"}, "--cluster-split uniform"},

@@ -304,6 +304,14 @@ void LogicalClient::OnReply(const rpc::CallHeader& h, ByteView payload) {
   } else {
     DecodeReply(payload);
   }
+  // A cluster's batch split by region: its next part, until the last.
+  if (split_.active()) [[unlikely]] {
+    if (NextPart()) return;
+    if (failed_) {
+      End();
+      return;
+    }
+  }
   if (op_.type == OpType::kReadModifyWrite && call_index_ == 0) [[unlikely]] OnRmwReadReply();
   ++call_index_;
   if (ContinueOp()) return;
@@ -362,14 +370,23 @@ void LogicalClient::TakeMulti(const MultiRequest& request, const MultiResponse& 
       if (!ar.ok) read_result_ = OpResult::kError;
     return;
   }
-  read_slot_.clear();
-  uint32_t reads = 0;
-  for (const Action& a : request.actions)
-    read_slot_.push_back(a.kind == ActionKind::kGet ? reads++ : UINT32_MAX);
+  // Each action's read in batched_reads_: a split batch's part's were kept
+  // when it was split.
+  std::span<const uint32_t> read_slot;
+  if (split_.active()) {
+    const SplitPart& part = split_.parts[split_.next];
+    read_slot = std::span<const uint32_t>(split_.slots.data() + part.begin, part.count);
+  } else {
+    read_slot_.clear();
+    uint32_t reads = 0;
+    for (const Action& a : request.actions)
+      read_slot_.push_back(a.kind == ActionKind::kGet ? reads++ : UINT32_MAX);
+    read_slot = read_slot_;
+  }
   for (size_t i = 0; i < reply.results.size(); ++i) {
     const ActionResult& ar = reply.results[i];
     const size_t at = ar.index < request.actions.size() ? size_t(ar.index) : i;
-    const uint32_t slot = at < read_slot_.size() ? read_slot_[at] : UINT32_MAX;
+    const uint32_t slot = at < read_slot.size() ? read_slot[at] : UINT32_MAX;
     if (slot == UINT32_MAX || slot >= batched_reads_.size()) {
       // A put's failure is counted against the operation that sent the
       // batch, as a BufferedMutator's surfaces at the put that flushes it.
@@ -474,6 +491,14 @@ bool LogicalClient::IssueCall() {
   return true;
 }
 
+namespace {
+
+ByteView ActionRow(const Action& a) {
+  return a.kind == ActionKind::kGet ? a.get.row : a.mutation.row;
+}
+
+}  // namespace
+
 bool LogicalClient::Route() {
   PlannedCall& call = op_.calls[call_index_];
   const RegionLayout& layout = routes_.plan->layout;
@@ -494,20 +519,16 @@ bool LogicalClient::Route() {
       break;
     case Method::kMulti: {
       region = &call.multi.region;
-      const auto row_of = [](const Action& a) {
-        return a.kind == ActionKind::kGet ? a.get.row : a.mutation.row;
-      };
       if (call.multi.actions.empty()) break;
-      row = row_of(call.multi.actions[0]);
-      const uint32_t first = layout.RegionOfRow(row.str());
-      for (const Action& a : call.multi.actions) {
-        if (layout.RegionOfRow(row_of(a).str()) == first) continue;
-        failed_ = true;
-        thread_->SetError(Status::InvalidArgument(
-            "a batch holds rows of several regions, and a client of a null cluster sends one "
-            "call per region: run against a cluster without --batch or clientbuffering"));
-        return false;
+      if (!split_.active()) {
+        const uint32_t first = layout.RegionOfRow(ActionRow(call.multi.actions[0]).str());
+        for (const Action& a : call.multi.actions)
+          if (layout.RegionOfRow(ActionRow(a).str()) != first) {
+            SplitMulti(&call.multi);
+            break;
+          }
       }
+      row = ActionRow(call.multi.actions[0]);
       break;
     }
     default:
@@ -520,6 +541,56 @@ bool LogicalClient::Route() {
   codec_ = codec;
   if (region != nullptr) *region = ByteView((*routes_.region_names)[index]);
   return true;
+}
+
+void LogicalClient::SplitMulti(MultiRequest* multi) {
+  const ClusterPlan& plan = *routes_.plan;
+  const std::span<const Action> all = multi->actions;
+  // Each action's region (in read_slot_, unused until a split's reply) and
+  // its read's slot in the whole batch.
+  std::vector<uint32_t>& region_of = read_slot_;
+  region_of.clear();
+  split_.batch_slots.clear();
+  uint32_t reads = 0;
+  for (const Action& a : all) {
+    region_of.push_back(plan.layout.RegionOfRow(ActionRow(a).str()));
+    split_.batch_slots.push_back(a.kind == ActionKind::kGet ? reads++ : UINT32_MAX);
+  }
+  // The actions by server, then region, each part keeping the batch's order.
+  split_.actions.clear();
+  split_.slots.clear();
+  split_.parts.clear();
+  for (uint32_t server = 0; server < plan.size(); ++server)
+    for (uint32_t r = 0; r < plan.layout.regions(); ++r) {
+      if (plan.ServerOfRegion(r) != server) continue;
+      const uint32_t begin = uint32_t(split_.actions.size());
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (region_of[i] != r) continue;
+        split_.actions.push_back(all[i]);
+        split_.actions.back().index = uint32_t(split_.actions.size()) - 1 - begin;
+        split_.slots.push_back(split_.batch_slots[i]);
+      }
+      const uint32_t count = uint32_t(split_.actions.size()) - begin;
+      if (count > 0) split_.parts.push_back({r, begin, count});
+    }
+  split_.next = 0;
+  TakePart(multi);
+}
+
+void LogicalClient::TakePart(MultiRequest* multi) {
+  const SplitPart& part = split_.parts[split_.next];
+  multi->actions = std::span<const Action>(split_.actions.data() + part.begin, part.count);
+}
+
+bool LogicalClient::NextPart() {
+  if (++split_.next >= split_.parts.size()) {
+    split_.parts.clear();
+    return false;
+  }
+  TakePart(&op_.calls[call_index_].multi);
+  if (IssueCall()) return true;
+  split_.parts.clear();
+  return false;
 }
 
 void LogicalClient::OnRmwReadReply() {

@@ -209,10 +209,18 @@ class LogicalClient final : public rpc::PendingCall {
   // call was answered at once.
   bool IssueCall();
   // A cluster's call (routes_): points conn_ and codec_ at the server
-  // holding call call_index_'s row and names that row's region in it. False
-  // (the client fails, saying why) for a Multi whose rows are in several
-  // regions.
+  // holding call call_index_'s row and names that row's region in it. A
+  // Multi whose rows are in several regions is split (SplitMulti) and its
+  // parts go out one after another, this routing the part in turn.
   bool Route();
+  // Splits call call_index_'s Multi by region, its parts in server order (as
+  // HBase's client groups a batch by server, one region's actions a
+  // RegionAction): fills split_ and points the call at the first part.
+  void SplitMulti(MultiRequest* multi);
+  // Points `multi` at part split_.next.
+  void TakePart(MultiRequest* multi);
+  // After a part's reply: sends the next part; true if one went out.
+  bool NextPart();
   // Starts the planned op_ at `now`; true if a call is in flight.
   bool StartOp(LoadClock::time_point now);
   // Issues op_'s calls from call_index_ on; true if one is in flight,
@@ -306,6 +314,20 @@ class LogicalClient final : public rpc::PendingCall {
   };
   std::vector<BatchedRead> batched_reads_;
   std::vector<uint32_t> read_slot_;  // A Multi's action index -> its read in batched_reads_.
+  // A cluster's Multi split by region (SplitMulti): its actions grouped by
+  // part, each action's read slot (read_slot_ of the whole batch), and the
+  // parts; `next` is the part in flight. Empty parts: no split under way.
+  struct SplitPart {
+    uint32_t region = 0, begin = 0, count = 0;
+  };
+  struct Split {
+    std::vector<Action> actions;
+    std::vector<uint32_t> slots;
+    std::vector<uint32_t> batch_slots;  // The same, in the batch's order.
+    std::vector<SplitPart> parts;
+    size_t next = 0;
+    bool active() const { return !parts.empty(); }
+  } split_;
 };
 
 }  // namespace wirebench

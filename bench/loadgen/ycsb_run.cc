@@ -70,11 +70,6 @@ Status CheckClusterFlags(const YcsbRunOptions& o) {
   if (o.instructions)
     return Status::InvalidArgument(
         "--instructions counts one server process's instructions: leave out " + what);
-  if (o.batch > 1)
-    return Status::InvalidArgument(
-        what + " and --batch " + std::to_string(o.batch) +
-        ": a cluster's client sends each operation to its row's server, and batches split by "
-        "server are not built yet: leave one of them out");
   return Status::Ok();
 }
 
