@@ -146,6 +146,27 @@ TEST(ClusterStats, FiguresGiveEachServersShareAndTheImbalance) {
   EXPECT_DOUBLE_EQ(f.imbalance, 1.5);                   // 30 against a mean of 20.
   EXPECT_DOUBLE_EQ(f.ops_per_server_core_s, 10000);     // 40 operations in 4 ms of CPU.
   EXPECT_TRUE(ComputeClusterFigures(RunResult{}).servers.empty());
+  // Layers whose servers do not count meta lookups: none reported.
+  EXPECT_LT(f.meta_lookups_before, 0);
+}
+
+// --rpc hbase's servers count the hbase:meta lookups they answer: the
+// clients' at connect (before the measured phase) apart from those per
+// operation of the measured phase.
+TEST(ClusterStats, MetaLookupsAreCountedBeforeAndPerOperation) {
+  auto with_meta = [](nlohmann::json stats, int64_t meta_calls) {
+    stats["hbase"] = {{"meta_calls", meta_calls}};
+    return stats;
+  };
+  RunResult r;
+  r.operations = 40;
+  r.cluster_servers.push_back(
+      {"a:1", with_meta(Stats(11, 0, 0, 0), 3), with_meta(Stats(11, 1e6, 10, 100), 5)});
+  r.cluster_servers.push_back(
+      {"b:2", with_meta(Stats(22, 0, 0, 0), 0), with_meta(Stats(22, 3e6, 30, 300), 0)});
+  const ClusterFigures f = ComputeClusterFigures(r);
+  EXPECT_EQ(f.meta_lookups_before, 3);
+  EXPECT_DOUBLE_EQ(f.meta_lookups_per_op, 2.0 / 40);
 }
 
 }  // namespace

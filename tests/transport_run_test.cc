@@ -148,6 +148,16 @@ TEST_P(TransportRun, EachCallReachesItsRowsServerInAThreeServerCluster) {
   // The run's server figures are the cluster's: every server's threads.
   EXPECT_GE(r.results.at("server").at("after").at("threads").size(), 3u);
   EXPECT_GE(r.results.at("cluster").at("imbalance").get<double>(), 1.0);
+  // HBase's protocol: the client read the table's regions from hbase:meta
+  // once, at connect, and looked nothing up while measured. The others route
+  // from the plan and look nothing up.
+  const nlohmann::json& cluster = r.results.at("cluster");
+  if (GetParam().transport->name() == "hbase") {
+    EXPECT_GE(cluster.at("meta_lookups_before_measuring").get<int64_t>(), 1) << cluster.dump();
+    EXPECT_EQ(cluster.at("meta_lookups_per_op").get<double>(), 0.0);
+  } else {
+    EXPECT_FALSE(cluster.contains("meta_lookups_per_op"));
+  }
 }
 
 // `--servers 3 --batch 8`: a batch's rows fall in several of the cluster's

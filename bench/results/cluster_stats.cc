@@ -44,6 +44,26 @@ uint64_t RegionCalls(const json& stats) {
   return n;
 }
 
+// hbase:meta lookups a server answered, or -1 when its Stats do not count them.
+int64_t MetaCalls(const json& stats) {
+  if (!stats.is_object() || !stats.contains("hbase")) return -1;
+  return stats.at("hbase").value("meta_calls", int64_t(-1));
+}
+
+// ClusterFigures' meta lookups, over the servers whose Stats count them.
+void MetaLookups(const RunResult& r, ClusterFigures* out) {
+  int64_t before = -1, during = 0;
+  for (const RunResult::ClusterServer& s : r.cluster_servers) {
+    const int64_t b = MetaCalls(s.before), a = MetaCalls(s.after);
+    if (b < 0 || a < 0) continue;
+    before = std::max<int64_t>(before, 0) + b;
+    during += a - b;
+  }
+  if (before < 0) return;
+  out->meta_lookups_before = before;
+  out->meta_lookups_per_op = r.operations > 0 ? double(during) / double(r.operations) : 0;
+}
+
 }  // namespace
 
 json CombineClusterStats(const std::vector<json>& each) {
@@ -86,6 +106,7 @@ ClusterFigures ComputeClusterFigures(const RunResult& r) {
   const double mean = read > 0 ? total_calls / double(read) : 0;
   out.imbalance = mean > 0 ? max_calls / mean : 0;
   out.ops_per_server_core_s = cpu_s > 0 ? double(r.operations) / cpu_s : 0;
+  MetaLookups(r, &out);
   return out;
 }
 

@@ -39,6 +39,12 @@ struct ClusterFigures {
   // The run's operations per second of server CPU, summed over the
   // servers: gRPC's benchmark reports the same figure (QPS per server core).
   double ops_per_server_core_s = 0;
+  // Region lookups in hbase:meta the servers answered (--rpc hbase; the
+  // other layers route from the plan and make none): over the measured
+  // phase per operation, and before it (the clients' connect). -1: no
+  // server counts them.
+  double meta_lookups_per_op = -1;
+  int64_t meta_lookups_before = -1;
 };
 
 // Empty `servers` when the run was not against a cluster.

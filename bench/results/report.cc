@@ -444,6 +444,10 @@ void ClusterMeasurements(Lines& l, const RunResult& r) {
   l.Integer("CLUSTER", "Servers", int64_t(c.servers.size()));
   l.Fixed("CLUSTER", "Imbalance(busiest/mean)", c.imbalance);
   l.Fixed("CLUSTER", "OpsPerServerCoreSecond", c.ops_per_server_core_s);
+  if (c.meta_lookups_before >= 0) {
+    l.Fixed("CLUSTER", "MetaLookupsPerOp", c.meta_lookups_per_op);
+    l.Integer("CLUSTER", "MetaLookupsBeforeMeasuring", c.meta_lookups_before);
+  }
   for (size_t k = 0; k < c.servers.size(); ++k) {
     const ClusterServerFigures& f = c.servers[k];
     const std::string section = "SERVER " + std::to_string(k);

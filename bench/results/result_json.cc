@@ -240,9 +240,14 @@ json ClusterJson(const RunResult& r) {
                        {"client_failures", r.cluster_servers[k].client_failures},
                        {"first_failure_s", r.cluster_servers[k].first_failure_s}});
   }
-  return {{"servers", servers},
-          {"imbalance", figures.imbalance},
-          {"ops_per_server_core_s", figures.ops_per_server_core_s}};
+  json out = {{"servers", servers},
+              {"imbalance", figures.imbalance},
+              {"ops_per_server_core_s", figures.ops_per_server_core_s}};
+  if (figures.meta_lookups_before >= 0) {
+    out["meta_lookups_per_op"] = figures.meta_lookups_per_op;
+    out["meta_lookups_before_measuring"] = figures.meta_lookups_before;
+  }
+  return out;
 }
 
 // The OpType whose YCSB name is `name`, or kCount.
