@@ -23,7 +23,12 @@ void AddFloorCommand(CLI::App& app, int* exit_code) {
       "RPC of these sizes costs here");
   cmd->add_option("--depth", f->o.depth, "Requests outstanding (a cell's logical clients)")
       ->capture_default_str();
-  cmd->add_option("--seconds", f->o.seconds, "How long the client sends")->capture_default_str();
+  cmd->add_option("--seconds", f->o.seconds, "How long the client sends, measured")
+      ->capture_default_str();
+  cmd->add_option("--warmup", f->o.warmup_seconds,
+                  "Seconds the client sends first, not measured (the connection's buffers grow "
+                  "to their working size)")
+      ->capture_default_str();
   cmd->add_option("--request-bytes", f->o.request_bytes,
                   "Request payload after the length (a cell's WireBytesOutPerOp less 4)")
       ->capture_default_str();

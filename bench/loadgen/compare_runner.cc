@@ -441,6 +441,7 @@ void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& colu
       // Requests outstanding.
       f.depth = threads * GroupCallDepth(out->cells, wl, CallSweeps()[0]);
       f.seconds = std::min(1.0, std::max(0.5, o.seconds / 2));
+      f.warmup_seconds = std::min(0.5, o.warmup);
       f.request_bytes = size_t(sent * batch + 0.5) - 4;
       f.reply_bytes = size_t(got * batch + 0.5) - 4;
       f.client_cpus = o.cell.client_cpus;

@@ -137,6 +137,60 @@ void NoDelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+// The client's loop: o.warmup_seconds unmeasured (the connection's buffers
+// grow to their working size, caches and the scheduler settle, as a cell's
+// warm-up does), then o.seconds measured; `measuring` tells the server when
+// its count starts.
+void ClientLoop(FloorSide& side, const FloorOptions& o, std::atomic<bool>* measuring,
+                FloorResult* r) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  const auto after = [](Clock::time_point t, double seconds) {
+    return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  Clock::time_point end = after(start, o.warmup_seconds);
+  double cpu0 = 0;
+  bool measured = false;
+  if (!side.Send(o.depth)) return;
+  for (int k; (k = side.Receive()) >= 0;) {
+    if (k == 0) continue;
+    if (measured) r->operations += uint64_t(k);
+    if (Clock::now() >= end) {
+      if (measured) break;
+      measured = true;
+      measuring->store(true, std::memory_order_relaxed);
+      cpu0 = ThreadCpuUs();
+      start = Clock::now();
+      end = after(start, o.seconds);
+    }
+    if (!side.Send(k)) break;
+  }
+  if (!measured) return;
+  r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r->client_us_per_op = r->operations > 0 ? (ThreadCpuUs() - cpu0) / double(r->operations) : 0;
+}
+
+// The server's loop: answers every frame; counts its CPU and the frames it
+// answered from when it sees `measuring`.
+void ServerLoop(FloorSide& side, const std::atomic<bool>& measuring, double* cpu_us,
+                uint64_t* frames) {
+  double start = ThreadCpuUs();
+  bool measured = false;
+  *frames = 0;
+  for (int k; (k = side.Receive()) >= 0;) {
+    if (k == 0) continue;
+    if (!measured && measuring.load(std::memory_order_relaxed)) {
+      measured = true;
+      start = ThreadCpuUs();
+      *frames = 0;
+    }
+    *frames += uint64_t(k);
+    if (!side.Send(k)) break;
+  }
+  *cpu_us = measured ? ThreadCpuUs() - start : 0;
+  if (!measured) *frames = 0;
+}
+
 }  // namespace
 
 StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
@@ -145,6 +199,8 @@ StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
   if (o.request_bytes > kMaxFrameBytes || o.reply_bytes > kMaxFrameBytes)
     return Status::InvalidArgument("floor: requests and replies are at most 16 MiB");
   if (!(o.seconds > 0)) return Status::InvalidArgument("floor: --seconds must be above 0");
+  if (!(o.warmup_seconds >= 0))
+    return Status::InvalidArgument("floor: --warmup must be 0 or more seconds");
   for (const std::string* cpus : {&o.client_cpus, &o.server_cpus})
     if (!cpus->empty())
       if (auto list = ParseCpuList(*cpus); !list.ok()) return list.status();
@@ -159,23 +215,16 @@ StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
       getsockname(listener.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
     return Status::IoError(std::string("floor: cannot listen on loopback: ") + std::strerror(errno));
 
-  std::atomic<double> server_cpu_us{0};
-  std::atomic<uint64_t> server_frames{0};
+  std::atomic<bool> measuring{false};
+  double server_cpu_us = 0;
+  uint64_t server_frames = 0;
   std::thread server([&] {
     (void)Pin(o.server_cpus);
     Fd conn(accept(listener.fd, nullptr, nullptr));
     if (conn.fd < 0) return;
     NoDelay(conn.fd);
     FloorSide side(conn.fd, o.reply_bytes, o.request_bytes, o.depth);
-    const double start = ThreadCpuUs();
-    uint64_t frames = 0;
-    for (int k; (k = side.Receive()) >= 0;) {
-      if (k == 0) continue;
-      frames += uint64_t(k);
-      if (!side.Send(k)) break;
-    }
-    server_cpu_us = ThreadCpuUs() - start;
-    server_frames = frames;
+    ServerLoop(side, measuring, &server_cpu_us, &server_frames);
   });
 
   FloorResult r;
@@ -190,19 +239,7 @@ StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
     }
     NoDelay(conn.fd);
     FloorSide side(conn.fd, o.request_bytes, o.reply_bytes, o.depth);
-    const auto start = std::chrono::steady_clock::now();
-    const auto end = start + std::chrono::duration<double>(o.seconds);
-    const double cpu0 = ThreadCpuUs();
-    if (!side.Send(o.depth)) return;
-    for (int k; (k = side.Receive()) >= 0;) {
-      if (k == 0) continue;
-      r.operations += uint64_t(k);
-      if (std::chrono::steady_clock::now() >= end) break;
-      if (!side.Send(k)) break;
-    }
-    const double cpu = ThreadCpuUs() - cpu0;
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r.client_us_per_op = r.operations > 0 ? cpu / double(r.operations) : 0;
+    ClientLoop(side, o, &measuring, &r);
     shutdown(conn.fd, SHUT_RDWR);
   });
   client.join();
@@ -211,8 +248,7 @@ StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
   if (!st.ok()) return st;
   if (r.operations == 0) return Status::Internal("floor: no reply came back over loopback");
   // The server answered the client's last requests too: its cost per frame it answered.
-  const uint64_t answered = server_frames.load();
-  r.server_us_per_op = answered > 0 ? server_cpu_us.load() / double(answered) : 0;
+  r.server_us_per_op = server_frames > 0 ? server_cpu_us / double(server_frames) : 0;
   return r;
 }
 

@@ -23,7 +23,8 @@ namespace wirebench {
 
 struct FloorOptions {
   int depth = 32;                // Requests outstanding.
-  double seconds = 2;            // How long the client sends.
+  double seconds = 2;            // How long the client sends, measured.
+  double warmup_seconds = 0.5;   // Before that, unmeasured.
   size_t request_bytes = 121;    // Payload after the 4-byte length.
   size_t reply_bytes = 814;
   std::string client_cpus = "0";  // Lists as --client-cpus takes them; "" = not pinned.
