@@ -67,6 +67,56 @@ TEST(Measure, AWirebenchRunChildIsCountedByTheServerPerOperation) {
   EXPECT_FALSE(costs["client"]["allocs_available"].get<bool>());
 }
 
+// `--servers 3`: a co-located null cluster whose servers the command reaches
+// through {servers}; each server's Stats are read and reported apart, their
+// calls add up to the operations, and none of the servers' CPU is counted
+// as the command's (they are not its children).
+TEST(Measure, ACommandAgainstAThreeServerClusterIsReportedPerServer) {
+  int rc = -1;
+  auto doc = Measure("cluster",
+                     {kBinary, "run", "--cluster", "{servers}", "-P",
+                      WIREBENCH_SOURCE_DIR "/workloads/workloada", "--ops", "1500", "--threads",
+                      "4"},
+                     &rc, {"--servers", "3"});
+  ASSERT_EQ(rc, 0);
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc["results"]["operations"], 1500);
+  EXPECT_EQ(doc["config"]["servers"], 3);
+  const auto& servers = doc["results"]["cluster"]["servers"];
+  ASSERT_EQ(servers.size(), 3u) << doc["results"]["cluster"].dump();
+  double calls = 0;
+  for (const auto& server : servers) {
+    EXPECT_GT(server["calls"].get<double>(), 0) << server["address"];
+    calls += server["calls"].get<double>();
+  }
+  EXPECT_EQ(int64_t(calls), 1500);
+  EXPECT_GE(doc["results"]["cluster"]["imbalance"].get<double>(), 1.0);
+  // The combined server figures hold every server's threads.
+  EXPECT_GE(doc["results"]["server"]["after"]["threads"].size(), 3u);
+}
+
+// What cannot go together is refused before anything starts.
+TEST(Measure, ClusterFlagsThatCannotGoTogetherAreRefused) {
+  const struct {
+    std::vector<std::string> flags;
+    std::string says;
+  } cases[] = {
+      {{"--servers", "3", "--server", "127.0.0.1:1"}, "give one of them"},
+      {{"--servers", "3", "--cluster", "127.0.0.1:1,127.0.0.1:2"}, "give one of them"},
+      {{"--cluster", "127.0.0.1:1,127.0.0.1:2", "--zookeeper", "127.0.0.1:2181"},
+       "register those servers themselves"},
+      {{"--servers", "0"}, "--servers must be 1 to 64"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"measure"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    args.insert(args.end(), {"--", "true"});
+    testing::WirebenchProcess p(kBinary, args, Stem("refused"));
+    EXPECT_EQ(p.Wait(std::chrono::seconds(30)), 2) << c.says;
+    EXPECT_NE(p.Stderr().find(c.says), std::string::npos) << p.Stderr();
+  }
+}
+
 // The same amount of shell work done by one process, then by a tree of
 // five: two run in turn, two are orphaned (their parent exits at once), one
 // outlives nobody. Every one's CPU counts, whether its parent waited for it

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/cli/cluster_options.h"
 #include "bench/cli/entry_option.h"
 #include "bench/cli/region_factory.h"
 #include "bench/loadgen/measure.h"
@@ -34,6 +35,16 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
                  "RPC layer of the server: " + TransportNames());
   cmd->add_option("--server", o.server,
                   "HOST:PORT of a running `wirebench server` (default: start one co-located)");
+  cmd->add_option("--servers", o.servers,
+                  "Start this many co-located servers as one null cluster (as `run --servers`) "
+                  "and report each one's figures; the command reaches them through {servers}, "
+                  "or through {server} (the first, which holds hbase:meta) or {zookeeper}")
+      ->capture_default_str();
+  AddClusterOptions(cmd, &o.cluster, /*server=*/false);
+  cmd->get_option("--cluster")
+      ->description("A running null cluster to measure (instead of starting one): its servers, "
+                    "HOST:PORT,HOST:PORT,... in the order they were given (`wirebench server "
+                    "--cluster`); each one's Stats are read");
   cmd->add_option("--server-io-threads", o.colocated.io_threads, "Co-located server: I/O threads")
       ->capture_default_str();
   cmd->add_option("--handlers", o.colocated.handlers,
@@ -54,8 +65,9 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 10000));
   cmd->add_flag("--quiet", o.quiet, "No report on stdout (the --out file still gets it)");
   cmd->add_option("command", o.command,
-                  "The client to run, after --; {server}, {host}, {port} and {zookeeper} in it "
-                  "are replaced, and WIREBENCH_SERVER=HOST:PORT is in its environment")
+                  "The client to run, after --; {server}, {servers}, {host}, {port} and "
+                  "{zookeeper} in it are replaced, and WIREBENCH_SERVER=HOST:PORT (and "
+                  "WIREBENCH_SERVERS, a cluster's list) is in its environment")
       ->required();
   cmd->callback([f, exit_code] {
     f->o.sample_interval = std::chrono::milliseconds(f->sample_ms);

@@ -1,5 +1,11 @@
 #include "bench/loadgen/colocated_server.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include "bench/loadgen/instructions.h"
+#include "rpc/free_ports.h"
+
 namespace wirebench {
 
 std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool quiet) {
@@ -10,6 +16,39 @@ std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool q
   args.insert(args.end(), region.begin(), region.end());
   if (quiet) args.push_back("--quiet");
   return args;
+}
+
+StatusOr<ClusterPlan> SpawnColocatedCluster(int servers, const ClusterFlags& cluster,
+                                            const ColocatedServerOptions& server,
+                                            const std::vector<std::string>& extra, bool quiet,
+                                            LocalServers* local) {
+  const std::vector<uint16_t> ports = rpc::FreeLoopbackPorts(servers);
+  if (ports.empty())
+    return Status::IoError(std::string("cannot find free loopback ports for --servers: ") +
+                           std::strerror(errno));
+  ClusterFlags flags = cluster;
+  for (uint16_t port : ports)
+    flags.servers += (flags.servers.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
+  auto plan = ClusterPlanFromFlags(flags);
+  if (!plan.ok()) return plan.status();
+  for (int k = 0; k < servers; ++k) {
+    std::vector<std::string> args = ChildServerArgs(server, quiet || k > 0);
+    for (const std::string& a :
+         {std::string("--cluster"), flags.servers, std::string("--cluster-index"),
+          std::to_string(k), std::string("--cluster-regions"),
+          std::to_string(plan->layout.regions()), std::string("--cluster-split"), flags.split,
+          std::string("--cluster-start-code"), std::to_string(plan->start_code_base)})
+      args.push_back(a);
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto spawned = LocalServer::Spawn(args, server.cpus, SelfExecutable());
+    if (!spawned.ok())
+      return Status::Unavailable("co-located cluster server " + std::to_string(k) + " of " +
+                                 std::to_string(servers) + ": " +
+                                 spawned.status().ToString() +
+                                 " (its port was free a moment before: run again)");
+    local->push_back(std::move(spawned).value());
+  }
+  return plan;
 }
 
 }  // namespace wirebench

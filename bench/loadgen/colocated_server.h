@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/loadgen/cluster_flags.h"
+#include "bench/loadgen/local_server.h"
+#include "common/status.h"
 #include "regions/registry.h"
 #include "transports/transport.h"
 
@@ -26,5 +29,15 @@ struct ColocatedServerOptions {
 
 // `wirebench server` arguments (without --port, which LocalServer adds).
 std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool quiet);
+
+// `servers` co-located servers as one null cluster on loopback (`run
+// --servers`, `measure --servers`): each a child process pinned as
+// `server.cpus` says, started with the same plan (`flags` without servers:
+// their regions and split) and `extra` arguments, appended to `local` in
+// plan order. Returns the plan they serve.
+StatusOr<ClusterPlan> SpawnColocatedCluster(int servers, const ClusterFlags& flags,
+                                            const ColocatedServerOptions& server,
+                                            const std::vector<std::string>& extra, bool quiet,
+                                            LocalServers* local);
 
 }  // namespace wirebench

@@ -8,6 +8,7 @@
 #include "bench/loadgen/local_server.h"
 #include "bench/loadgen/process_tree.h"
 #include "bench/loadgen/stats_client.h"
+#include "bench/results/cluster_stats.h"
 #include "bench/results/report.h"
 #include "transports/transport.h"
 
@@ -44,39 +45,87 @@ std::string JoinCommand(const std::vector<std::string>& argv) {
   return s;
 }
 
-// The server side: a co-located child or --server, and a Stats connection.
+// The server side: a co-located child or --server (or a null cluster: N
+// co-located children or --cluster), and a Stats connection to each.
 struct ServerSide {
-  std::unique_ptr<LocalServer> local;
-  std::string host;
+  LocalServers local;
+  std::vector<std::string> addresses;  // HOST:PORT, in the plan's order.
+  std::string host;                    // The first server's.
   uint16_t port = 0;
-  std::unique_ptr<StatsClient> stats;
+  std::vector<std::unique_ptr<StatsClient>> stats;
+  bool cluster = false;
+  std::vector<pid_t> pids() const {
+    std::vector<pid_t> out;
+    for (const auto& l : local) out.push_back(l->pid());
+    return out;
+  }
 };
 
-Status StartServer(const MeasureOptions& o, const Transport& transport, ServerSide* s) {
-  if (!o.server.empty()) {
-    if (!o.zookeeper.empty())
-      return Status::InvalidArgument(
-          "--zookeeper registers a co-located server; with --server, register that server "
-          "itself (`wirebench server --zookeeper ...`)");
-    WB_RETURN_IF_ERROR(ParseHostPort(o.server, &s->host, &s->port));
-  } else {
-    WB_RETURN_IF_ERROR(CheckRegion(o.colocated.region));
-    ColocatedServerOptions c = o.colocated;
-    c.rpc = &transport;
-    std::vector<std::string> args = ChildServerArgs(c, o.quiet);
-    if (!o.zookeeper.empty()) {
-      args.push_back("--zookeeper");
-      args.push_back(o.zookeeper);
-    }
-    auto spawned = LocalServer::Spawn(args, c.cpus, SelfExecutable());
-    if (!spawned.ok()) return spawned.status();
-    s->local = std::move(spawned).value();
-    s->host = s->local->host();
-    s->port = s->local->port();
+Status CheckServerFlags(const MeasureOptions& o) {
+  constexpr int kMaxServers = 64;
+  if (o.servers < 1 || o.servers > kMaxServers)
+    return Status::InvalidArgument("--servers must be 1 to " + std::to_string(kMaxServers) +
+                                   ", got " + std::to_string(o.servers));
+  const bool cluster = o.servers > 1 || !o.cluster.servers.empty();
+  if (cluster && !o.server.empty())
+    return Status::InvalidArgument("--server names one server and --servers/--cluster a "
+                                   "cluster: give one of them");
+  if (o.servers > 1 && !o.cluster.servers.empty())
+    return Status::InvalidArgument("--servers starts a co-located cluster and --cluster names a "
+                                   "running one: give one of them");
+  if (!o.zookeeper.empty() && (!o.server.empty() || !o.cluster.servers.empty()))
+    return Status::InvalidArgument(
+        "--zookeeper registers co-located servers; with --server or --cluster, register those "
+        "servers themselves (`wirebench server --zookeeper ...`)");
+  return Status::Ok();
+}
+
+// The co-located server or cluster, started as `run` starts them.
+Status StartColocated(const MeasureOptions& o, const Transport& transport, ServerSide* s) {
+  WB_RETURN_IF_ERROR(CheckRegion(o.colocated.region));
+  ColocatedServerOptions c = o.colocated;
+  c.rpc = &transport;
+  std::vector<std::string> zookeeper;
+  if (!o.zookeeper.empty()) zookeeper = {"--zookeeper", o.zookeeper};
+  if (o.servers > 1) {
+    auto plan = SpawnColocatedCluster(o.servers, o.cluster, c, zookeeper, o.quiet, &s->local);
+    if (!plan.ok()) return plan.status();
+    for (const rpc::Endpoint& e : plan->servers) s->addresses.push_back(e.host + ":" + std::to_string(e.port));
+    return Status::Ok();
   }
-  auto stats = StatsClient::Connect(transport, s->host, s->port, kConnectTimeout);
-  if (!stats.ok()) return stats.status();
-  s->stats = std::move(stats).value();
+  std::vector<std::string> args = ChildServerArgs(c, o.quiet);
+  args.insert(args.end(), zookeeper.begin(), zookeeper.end());
+  auto spawned = LocalServer::Spawn(args, c.cpus, SelfExecutable());
+  if (!spawned.ok()) return spawned.status();
+  s->local.push_back(std::move(spawned).value());
+  s->addresses.push_back(s->local[0]->host() + ":" + std::to_string(s->local[0]->port()));
+  return Status::Ok();
+}
+
+Status StartServer(const MeasureOptions& o, const Transport& transport, ServerSide* s) {
+  WB_RETURN_IF_ERROR(CheckServerFlags(o));
+  s->cluster = o.servers > 1 || !o.cluster.servers.empty();
+  if (!o.cluster.servers.empty()) {
+    auto plan = ClusterPlanFromFlags(o.cluster);
+    if (!plan.ok()) return plan.status();
+    for (const rpc::Endpoint& e : plan->servers) s->addresses.push_back(e.host + ":" + std::to_string(e.port));
+  } else if (!o.server.empty()) {
+    s->addresses.push_back(o.server);
+  } else {
+    WB_RETURN_IF_ERROR(StartColocated(o, transport, s));
+  }
+  for (size_t k = 0; k < s->addresses.size(); ++k) {
+    std::string host;
+    uint16_t port = 0;
+    WB_RETURN_IF_ERROR(ParseHostPort(s->addresses[k], &host, &port));
+    if (k == 0) {
+      s->host = host;
+      s->port = port;
+    }
+    auto stats = StatsClient::Connect(transport, host, port, kConnectTimeout);
+    if (!stats.ok()) return stats.status();
+    s->stats.push_back(std::move(stats).value());
+  }
   return Status::Ok();
 }
 
@@ -86,7 +135,8 @@ nlohmann::json ConfigJson(const MeasureOptions& o, const Transport& transport,
   c["phase"] = "measure";
   c["rpc"] = transport.name();
   c["command"] = command;
-  c["server"] = colocated ? "co-located" : o.server;
+  c["server"] = colocated ? "co-located" : o.server.empty() ? o.cluster.servers : o.server;
+  c["servers"] = o.servers;
   c["server_io_threads"] = o.colocated.io_threads;
   c["handlers"] = o.colocated.handlers;
   c["region"] = std::string(o.colocated.region.entry->name());
@@ -120,18 +170,22 @@ namespace {
 // {zookeeper} substituted, and the same in WIREBENCH_SERVER* variables.
 CommandOptions MeasuredCommand(const MeasureOptions& o, const ServerSide& server,
                                const std::string& address) {
+  std::string servers;
+  for (const std::string& a : server.addresses) servers += (servers.empty() ? "" : ",") + a;
   const std::map<std::string, std::string> values = {{"server", address},
+                                                     {"servers", servers},
                                                      {"host", server.host},
                                                      {"port", std::to_string(server.port)},
                                                      {"zookeeper", o.zookeeper}};
   CommandOptions cmd;
   cmd.argv = Substitute(o.command, values);
   cmd.env = {{"WIREBENCH_SERVER", address},
+             {"WIREBENCH_SERVERS", servers},
              {"WIREBENCH_SERVER_HOST", server.host},
              {"WIREBENCH_SERVER_PORT", std::to_string(server.port)}};
   if (!o.zookeeper.empty()) cmd.env["WIREBENCH_ZOOKEEPER"] = o.zookeeper;
   cmd.sample_interval = o.sample_interval;
-  cmd.exclude = server.local ? server.local->pid() : -1;
+  cmd.exclude = server.pids();
   return cmd;
 }
 
@@ -205,6 +259,45 @@ void PrintMeasureEnd(const MeasureOptions& o, const MeasureOutcome& out,
 
 }  // namespace
 
+// Every server's Stats: before the command (each must answer) or after it
+// (one that does not, lost meanwhile, is named in server_stats_error and the
+// others' figures kept). A cluster's are kept apart in cluster_servers and
+// combined into server_before/after, as `run` does.
+Status FetchStats(ServerSide& server, bool after, RunResult* r) {
+  std::vector<nlohmann::json> before_of, after_of;
+  std::string missing;
+  for (size_t k = 0; k < server.stats.size(); ++k) {
+    if (server.cluster && r->cluster_servers.size() <= k)
+      r->cluster_servers.push_back({server.addresses[k], {}, {}});
+    auto stats = server.stats[k]->Fetch(kStatsTimeout);
+    if (!stats.ok() && !after) return stats.status();
+    if (!stats.ok()) {
+      std::string why = stats.status().ToString();
+      if (k < server.local.size())
+        if (const std::string died = server.local[k]->DeathNote(); !died.empty())
+          why = died + ": " + why;
+      missing += (missing.empty() ? "" : "; ") +
+                 (server.cluster ? "server " + std::to_string(k) + " (" + server.addresses[k] + "): " : "") + why;
+      continue;
+    }
+    if (!server.cluster) {
+      (after ? r->server_after : r->server_before) = *stats;
+      continue;
+    }
+    (after ? r->cluster_servers[k].after : r->cluster_servers[k].before) = *stats;
+    before_of.push_back(r->cluster_servers[k].before);
+    after_of.push_back(*stats);
+  }
+  if (!missing.empty()) r->server_stats_error = missing;
+  if (!server.cluster) {
+    if (after && !missing.empty()) r->server_before = nlohmann::json();
+    return Status::Ok();
+  }
+  r->server_before = CombineClusterStats(before_of);
+  if (after) r->server_after = CombineClusterStats(after_of);
+  return Status::Ok();
+}
+
 StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   if (o.command.empty())
     return Status::InvalidArgument(
@@ -217,27 +310,22 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   CommandOptions cmd = MeasuredCommand(o, server, address);
 
   RunResult r;
-  auto before = server.stats->Fetch(kStatsTimeout);
-  if (!before.ok()) return before.status();
-  r.server_before = *before;
+  WB_RETURN_IF_ERROR(FetchStats(server, /*after=*/false, &r));
   if (!o.quiet)
     cmd.started = [&] {
+      const std::string where =
+          server.cluster ? std::to_string(server.addresses.size()) + " servers, the first " + address
+                         : address;
       std::fprintf(stderr, "wirebench measure: rpc=%s server=%s%s command: %s\n",
-                   std::string(o.rpc->name()).c_str(), address.c_str(),
-                   server.local ? " (co-located child process)" : "",
+                   std::string(o.rpc->name()).c_str(), where.c_str(),
+                   server.local.empty()       ? ""
+                   : server.local.size() == 1 ? " (co-located child process)"
+                                              : " (co-located child processes)",
                    JoinCommand(cmd.argv).c_str());
     };
   auto tree = RunCommandTree(cmd);
   if (!tree.ok()) return tree.status();
-  auto after = server.stats->Fetch(kStatsTimeout);
-  if (after.ok()) {
-    r.server_after = *after;
-  } else {
-    r.server_before = nlohmann::json();
-    r.server_stats_error = after.status().ToString();
-    if (const std::string died = server.local ? server.local->DeathNote() : ""; !died.empty())
-      r.server_stats_error = died + ": " + r.server_stats_error;
-  }
+  WB_RETURN_IF_ERROR(FetchStats(server, /*after=*/true, &r));
 
   const nlohmann::json calls = CallsBetween(r.server_before, r.server_after);
   for (const auto& [method, n] : calls.items()) r.operations += n.get<uint64_t>();
@@ -254,12 +342,12 @@ StatusOr<MeasureOutcome> RunMeasure(const MeasureOptions& o) {
   const ReportOptions report;
   out.text = FormatTextReport(r, costs, report) + CommandLines(calls, *tree);
   out.json["wirebench_result_version"] = kResultVersion;
-  out.json["config"] = ConfigJson(o, *o.rpc, cmd.argv, server.local != nullptr);
+  out.json["config"] = ConfigJson(o, *o.rpc, cmd.argv, !server.local.empty());
   out.json["environment"] = EnvironmentJson();
   out.json["results"] = ResultToJson(r, costs, report);
   out.json["measure"] = {{"calls", calls}, {"command", CommandJson(cmd.argv, *tree)}};
-  server.stats.reset();
-  if (server.local) server.local->Stop();
+  server.stats.clear();
+  for (auto& l : server.local) l->Stop();
   if (!o.out.empty()) WB_RETURN_IF_ERROR(WriteFileAtomically(o.out, out.json.dump(2)));
   PrintMeasureEnd(o, out, *tree);
   return out;

@@ -11,8 +11,12 @@
 //
 // The command learns where the server is from its environment
 // (WIREBENCH_SERVER=HOST:PORT, WIREBENCH_SERVER_HOST, WIREBENCH_SERVER_PORT,
-// WIREBENCH_ZOOKEEPER when --zookeeper is given) and from the placeholders
-// {server}, {host}, {port} and {zookeeper} in its arguments.
+// WIREBENCH_SERVERS=HOST:PORT,... (a cluster's, in order; the one server's
+// otherwise), WIREBENCH_ZOOKEEPER when --zookeeper is given) and from the
+// placeholders {server}, {servers}, {host}, {port} and {zookeeper} in its
+// arguments. Against a null cluster ({server} is its first server, which
+// holds hbase:meta) each server's Stats are read and reported apart, as
+// `run` reports them.
 // Thread-safety: RunMeasure is called from one thread at a time.
 #pragma once
 
@@ -31,7 +35,11 @@ struct MeasureOptions {
   std::vector<std::string> command;
   const Transport* rpc = &DefaultTransport();  // --rpc; never null.
   std::string server;     // HOST:PORT of a running server; empty = co-located.
-  std::string zookeeper;  // Passed to the co-located server (--rpc hbase).
+  std::string zookeeper;  // Passed to the co-located servers (--rpc hbase).
+  // A null cluster: `servers` co-located servers (--servers), or a running
+  // one (cluster.servers, --cluster); the plan's regions and split.
+  int servers = 1;
+  ClusterFlags cluster;
   ColocatedServerOptions colocated;
   std::string out;        // JSON result file; empty = none.
   std::string label;

@@ -102,11 +102,16 @@ void AddSwitches(int pid, uint64_t* voluntary, uint64_t* involuntary) {
   closedir(d);
 }
 
+bool IsExcluded(const std::vector<pid_t>& excluded, pid_t pid) {
+  return std::find(excluded.begin(), excluded.end(), pid) != excluded.end();
+}
+
 // The tree's members at one moment: the command and its descendants, and
 // orphans of the tree re-parented to this (subreaper) process.
 class TreeSampler {
  public:
-  TreeSampler(pid_t root, pid_t exclude) : root_(root), exclude_(exclude), self_(getpid()) {}
+  TreeSampler(pid_t root, std::vector<pid_t> exclude)
+      : root_(root), exclude_(std::move(exclude)), self_(getpid()) {}
 
   // One /proc walk: returns the live members' figures (zombies included).
   std::vector<ProcStat> Sample() {
@@ -136,35 +141,37 @@ class TreeSampler {
 
  private:
   bool IsMember(const ProcStat& s, const std::unordered_map<int, ProcStat>& all) const {
-    if (s.pid == self_ || s.pid == exclude_) return false;
+    if (s.pid == self_ || IsExcluded(exclude_, s.pid)) return false;
     // Walk up the parent links; a child of this process is the command or
     // an orphan of its tree (this process has no other children but the
-    // excluded server).
+    // excluded servers).
     int pid = s.pid;
     for (int depth = 0; depth < 256; ++depth) {
       if (pid == root_) return true;
       auto it = all.find(pid);
       if (it == all.end()) return false;
-      if (it->second.ppid == self_) return pid != exclude_;
+      if (it->second.ppid == self_) return !IsExcluded(exclude_, pid);
       pid = it->second.ppid;
       if (pid <= 1) return false;
     }
     return false;
   }
 
-  const pid_t root_, exclude_, self_;
+  const pid_t root_;
+  const std::vector<pid_t> exclude_;
+  const pid_t self_;
   std::mutex mu_;
   std::set<std::pair<int, uint64_t>> seen_;  // Guarded by mu_.
   int samples_ = 0;                          // Guarded by mu_.
 };
 
-// Reaps exited children until none is left or the next is `keep` (the
-// co-located server, whose exit its owner reaps).
-void ReapOrphans(pid_t keep) {
+// Reaps exited children until none is left or the next is one of `keep`
+// (the co-located servers, whose exit their owner reaps).
+void ReapOrphans(const std::vector<pid_t>& keep) {
   for (;;) {
     siginfo_t info{};
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
-    if (info.si_pid == keep) return;  // Left for its owner (LocalServer::Alive/Stop).
+    if (IsExcluded(keep, info.si_pid)) return;  // Left for its owner (LocalServer::Alive/Stop).
     waitpid(info.si_pid, nullptr, 0);
   }
 }
@@ -186,7 +193,7 @@ bool Alive(pid_t pid) {
 
 // SIGTERM to each of `pids`, then SIGKILL to those alive after the grace
 // period; reaps those that were this process's (orphans of the tree).
-int StopLeftovers(const std::vector<int>& pids, pid_t keep) {
+int StopLeftovers(const std::vector<int>& pids, const std::vector<pid_t>& keep) {
   for (int p : pids) kill(p, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + kLeftoverGrace;
   for (;;) {
@@ -317,9 +324,9 @@ void SampleUntilDone(TreeSampler* sampler, pid_t pid, std::chrono::milliseconds 
 
 // Waits for the command and returns its wait status, reaping the tree's
 // orphans meanwhile: blocked in waitid until some child ends; once the
-// excluded child (the server) has ended and must be left for its owner, by
-// polling.
-int WaitForCommand(pid_t pid, pid_t exclude) {
+// excluded children (the servers) has ended and must be left for its owner,
+// by polling.
+int WaitForCommand(pid_t pid, const std::vector<pid_t>& exclude) {
   int status = 0;
   bool excluded_ended = false;
   for (;;) {
@@ -339,7 +346,7 @@ int WaitForCommand(pid_t pid, pid_t exclude) {
       waitpid(pid, &status, 0);
       return status;
     }
-    if (info.si_pid == exclude) {
+    if (IsExcluded(exclude, info.si_pid)) {
       excluded_ended = true;
       continue;
     }

@@ -57,7 +57,9 @@ struct CommandOptions {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH.
   std::map<std::string, std::string> env;  // Added to (or replacing in) this environment.
   std::chrono::milliseconds sample_interval{20};
-  pid_t exclude = -1;  // A child of this process that is not the command's (the co-located server).
+  // Children of this process that are not the command's (the co-located
+  // servers): neither counted nor reaped.
+  std::vector<pid_t> exclude;
   // Called once the command runs and a stop signal sent to this process is
   // passed on to it (not before, so a banner printed here promises that
   // SIGINT/SIGTERM ends the command with a report).

@@ -24,7 +24,6 @@
 #include "ycsb/workload_config.h"
 #include "common/build_info.h"
 #include "common/str_cat.h"
-#include "rpc/free_ports.h"
 #include "regions/registry.h"
 
 namespace wirebench {
@@ -396,35 +395,11 @@ void PrintNotes(const YcsbRunOptions& o, const ycsb::Properties& props,
   for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
-// --servers N: N co-located servers as one null cluster on loopback, each a
-// child process pinned as --server-cpus says, started with the same plan.
+// --servers N: N co-located servers as one null cluster on loopback.
 Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptions& server,
                              DriverOptions* d, LocalServers* local) {
-  const std::vector<uint16_t> ports = rpc::FreeLoopbackPorts(o.servers);
-  if (ports.empty())
-    return Status::IoError(std::string("cannot find free loopback ports for --servers: ") +
-                           std::strerror(errno));
-  ClusterFlags flags = o.cluster;
-  for (uint16_t port : ports)
-    flags.servers += (flags.servers.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
-  auto plan = ClusterPlanFromFlags(flags);
+  auto plan = SpawnColocatedCluster(o.servers, o.cluster, server, {}, o.quiet, local);
   if (!plan.ok()) return plan.status();
-  for (int k = 0; k < o.servers; ++k) {
-    std::vector<std::string> args = ChildServerArgs(server, o.quiet || k > 0);
-    for (const std::string& a :
-         {std::string("--cluster"), flags.servers, std::string("--cluster-index"),
-          std::to_string(k), std::string("--cluster-regions"),
-          std::to_string(plan->layout.regions()), std::string("--cluster-split"), flags.split,
-          std::string("--cluster-start-code"), std::to_string(plan->start_code_base)})
-      args.push_back(a);
-    auto spawned = LocalServer::Spawn(args, server.cpus, SelfExecutable());
-    if (!spawned.ok())
-      return Status::Unavailable("co-located cluster server " + std::to_string(k) + " of " +
-                                 std::to_string(o.servers) + ": " +
-                                 spawned.status().ToString() +
-                                 " (its port was free a moment before: run again)");
-    local->push_back(std::move(spawned).value());
-  }
   d->cluster = std::move(plan).value();
   d->host = d->cluster.servers[0].host;
   d->port = d->cluster.servers[0].port;
