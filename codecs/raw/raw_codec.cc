@@ -513,14 +513,27 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     Cell* const cells = TakeCells(n);
     size_t bytes = 0;
     if (one_row && one_family) {
-      // Every cell's fixed fields in one bounds check.
+      // Every cell's fixed fields in one bounds check, and the qualifiers and
+      // values right after them: each cell's views are set in the same pass,
+      // and the bytes they cover checked once at the end.
       const uint8_t* head;
       if (!r.Take(n * kResultCellHead, &head)) return false;
+      const uint8_t* p = head + size_t(n) * kResultCellHead;
       for (uint32_t i = 0; i < n; ++i, head += kResultCellHead) {
-        cells[i].row = row;
-        cells[i].family = family;
-        if (!ReadCellHead(head, &cells[i], &bytes)) return false;
+        Cell& c = cells[i];
+        c.row = row;
+        c.family = family;
+        if (!IsValidCellType(head[8])) return false;
+        c.timestamp = LoadLE64(head);
+        c.type = CellType(head[8]);
+        const size_t qualifier = LoadLE32(head + 9), value = LoadLE32(head + 13);
+        c.qualifier = ByteView(p, qualifier);
+        c.value = ByteView(p + qualifier, value);
+        p += qualifier + value;
+        bytes += qualifier + value;
       }
+      const uint8_t* run;
+      return r.Take(bytes, &run);
     } else {
       for (uint32_t i = 0; i < n; ++i) {
         Cell* c = cells + i;
