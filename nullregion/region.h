@@ -93,7 +93,8 @@ class Region {
   virtual Status ReadModifyWrite(const Mutation& m, RegionScratch* scratch, Result* out);
 
   // Microseconds by which the server should hold every reply without using
-  // CPU (the null region's calibration knob); 0 for real regions.
+  // CPU (the null region's calibration knob); 0 for real regions. Fixed for
+  // the region's life: a handler may read it once.
   virtual uint32_t reply_delay_us() const { return 0; }
 
   // Adds the region's counters to the server's Stats reply under "region".

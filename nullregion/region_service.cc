@@ -43,7 +43,10 @@ std::string NotServing(const ClusterMember& cluster, const Req& req) {
 class CodecCallHandler final : public TableCallHandler {
  public:
   CodecCallHandler(std::unique_ptr<Codec> codec, Region* region, const ClusterMember* cluster)
-      : codec_(std::move(codec)), region_(region), cluster_(cluster) {}
+      : codec_(std::move(codec)),
+        region_(region),
+        cluster_(cluster),
+        reply_delay_us_(region->reply_delay_us()) {}
 
   void set_gate(RequestGate* gate) override { gate_ = gate; }
 
@@ -78,7 +81,7 @@ class CodecCallHandler final : public TableCallHandler {
         outcome->error = "method " + std::to_string(h.method) + " is not a region method";
         return;
     }
-    outcome->reply_delay_us = region_->reply_delay_us();
+    outcome->reply_delay_us = reply_delay_us_;
   }
 
  private:
@@ -129,6 +132,7 @@ class CodecCallHandler final : public TableCallHandler {
   std::unique_ptr<Codec> codec_;
   Region* region_;
   const ClusterMember* cluster_;
+  const uint32_t reply_delay_us_;  // The region's, read once (it is fixed).
   RegionScratch scratch_;
   RequestGate* gate_ = nullptr;
 };
