@@ -66,7 +66,8 @@ TEST(FrontDoor, SingleDashWordsAreYcsbsOwnOrRefusedWithTheDoubleDashFlag) {
                {{"load", "-P", kWorkloadA, "-records", "5"}, "-P -p -s -t -load -db -threads"},
                {{"run", "-P", kWorkloadA, "-threads=2"}, "-threads 2"},
                {{"run", "-P", kWorkloadA, "-target=5"}, "-target takes its value as the next word"},
-               {{"compare", "-target", "100"}, "-p target=VALUE"},
+               // compare takes YCSB's -threads and -target (CompareTarget runs one).
+               {{"compare", "-workloads", "a"}, "did you mean --workloads?"},
                {{"compare", "-seconds", "1"}, "did you mean --seconds?"},
                {{"server", "-port", "0"}, "did you mean --port?"}});
 }
@@ -198,7 +199,15 @@ TEST(FrontDoor, BadValuesAreRefusedSayingWhatWasWrong) {
         "--batches sweeps the batch size: leave out -p wirebench.batch"},
        {{"compare", "--batches", "1,x"}, "--batches must be a list of batch sizes 1-4096"},
        {{"compare", "--builds", "a=/bin/true,b=/bin/true", "--batches", "1,10"},
-        "--builds does not sweep pipeline depths, batch sizes or cluster sizes yet"}});
+        "--builds does not sweep pipeline depths or batch sizes yet"},
+       // One cluster size with --builds, refused before a build is probed.
+       {{"compare", "--builds", "a=/bin/true,b=/bin/true", "--servers", "1,3"},
+        "--builds runs every build against one cluster size, not a sweep (got --servers 1,3)"},
+       {{"compare", "--builds", "a=/bin/true,b=/bin/true", "--servers", "0"},
+        "--servers must be a list of cluster sizes 1-64"},
+       // YCSB's target is whole operations per second: refused once, not in every cell.
+       {{"compare", "--target", "2.5"}, "must be whole operations per second"},
+       {{"compare", "-target", "1e12"}, "must be whole operations per second"}});
 }
 
 // `run -P workloads/workloada` reported every read

@@ -98,6 +98,11 @@ TEST(CompareBuilds, ForwardsTheCellFlagsButNotTheMatrixOnes) {
   EXPECT_EQ(ForwardedCompareArgs(args),
             (std::vector<std::string>{"--seconds", "2", "--instructions", "--spin-instructions",
                                       "10"}));
+  // The cluster size and target each child is given in its own form; YCSB's
+  // spellings of -threads and -target are the matrix's too.
+  EXPECT_EQ(ForwardedCompareArgs({"--servers", "5", "-target", "900", "-threads", "32",
+                                  "--target=5", "--records", "100"}),
+            (std::vector<std::string>{"--records", "100"}));
 }
 
 BuildRow Row(bool instructions, double ratio, double lo, double hi, bool higher_is_better = false,
@@ -187,6 +192,74 @@ TEST(CompareBuilds, RefusesABuildWhoseResultSchemaDiffers) {
   EXPECT_NE(o.out.find("wirebench_result_version 2"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("cannot be compared"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
+// Each build's cells against a null cluster of the size given, open loop
+// at the target given: the same binary twice, one tiny cell each.
+TEST(CompareBuilds, RunsEveryBuildsCellsAgainstTheClusterSizeAndTargetGiven) {
+  const std::string out = ::testing::TempDir() + "/builds-cluster";
+  fs::remove_all(out);
+  Outcome o = Wirebench("compare --codecs raw --workloads a --threads 2 --servers 3 -target 400 "
+                        "--repeat 1 --seconds 0.3 --warmup 0.1 --records 1000 --no-floor "
+                        "--builds x=" + kBinary + ",y=" + kBinary + " --out " + out);
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  for (const std::string label : {"x", "y"}) {
+    int cells = 0;
+    for (const auto& e : fs::directory_iterator(out + "/" + label + "/cells")) {
+      if (e.path().extension() != ".json") continue;
+      ++cells;
+      const json doc = ReadJson(e.path().string());
+      ASSERT_TRUE(doc.is_object()) << e.path();
+      ASSERT_TRUE(doc["results"].contains("cluster")) << e.path();
+      EXPECT_EQ(doc["results"]["cluster"]["servers"].size(), 3u) << e.path();
+      EXPECT_EQ(doc["config"].value("target_ops", 0.0), 400.0) << e.path();
+    }
+    EXPECT_EQ(cells, 1) << label;
+  }
+  // The table in YCSB's layout: a column per build, the cluster size in the group.
+  std::ifstream in(out + "/comparison.ycsb.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  EXPECT_NE(md.str().find("| | x | y |\n|---|---:|---:|\n| **workloada-s3**, 2 threads | 1 run "
+                          "| 1 run |\n| [OVERALL], RunTime(ms) |"),
+            std::string::npos)
+      << md.str();
+  EXPECT_NE(md.str().find("| [UPDATE], 99thPercentileLatency(us) |"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("null cluster of 3 servers"), std::string::npos) << md.str();
+}
+
+// A build whose compare lacks --servers (one from before the null cluster)
+// is refused before any cell, naming the build and what to do.
+TEST(CompareBuilds, RefusesABuildWithoutServersBeforeAnyCell) {
+  const std::string script = ::testing::TempDir() + "/wirebench-no-cluster";
+  std::ofstream(script) << "#!/bin/sh\nif [ \"$1\" = compare ] && [ \"$2\" = --help ]; then\n"
+                        << "  echo 'Usage: wirebench compare [OPTIONS]'\n"
+                        << "  echo '  --codecs TEXT  Codecs to compare'\n  exit 0\nfi\n"
+                        << "exec " << kBinary << " \"$@\"\n";
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  const std::string out = ::testing::TempDir() + "/builds-no-cluster";
+  Outcome o = Wirebench("compare --codecs raw --seconds 0.2 --warmup 0.1 --servers 5 --builds new=" +
+                        kBinary + ",old=" + script + " --out " + out);
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("--builds old=" + script + ": that wirebench's compare has no --servers"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("or leave out --servers"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("[1/"), std::string::npos) << "a cell ran: " << o.out;
+}
+
+// compare's -target (--target): every cell open loop at that rate in all.
+TEST(CompareTarget, EveryCellRunsAtTheTargetInAll) {
+  const std::string out = ::testing::TempDir() + "/compare-target";
+  fs::remove_all(out);
+  Outcome o = Wirebench("compare --codecs raw --workloads a --threads 4 -target 300 --repeat 1 "
+                        "--seconds 0.3 --warmup 0.1 --records 1000 --no-floor --out " + out);
+  ASSERT_EQ(o.exit_code, 0) << o.out;
+  const json doc = ReadJson(out + "/cells/workloada-t4-raw-r1.json");
+  ASSERT_TRUE(doc.is_object()) << o.out;
+  EXPECT_EQ(doc["config"].value("target_ops", 0.0), 300.0);
+  EXPECT_EQ(doc["config"].value("threads", 0), 4);
+  EXPECT_TRUE(fs::exists(out + "/comparison.ycsb.md"));
 }
 
 TEST(Diff, SaysWhichCellsExistOnOneSideOnlyAndComparesTheRest) {

@@ -174,6 +174,21 @@ void AddMatrixOptions(CLI::App* cmd, CompareOptions* o) {
                   "Cluster-size sweep: co-located null cluster servers (run's --servers), like "
                   "1,3,5 (each size its own tables and cells, \"workloada-s3\"; charts of cost "
                   "against cluster size; per-server figures in each cell's result)");
+  cmd->add_option("--target", o->cell.target,
+                  "Target operations per second in all, over every logical client (YCSB "
+                  "-target, = -p target=N): every cell open loop at this rate; 0 = closed loop")
+      ->type_name("OPS")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            // YCSB reads target as a whole number; refused here, not in every cell.
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            return end != v.c_str() && *end == '\0' && d >= 0 && d <= 1e9 && d == std::floor(d)
+                       ? std::string()
+                       : "must be whole operations per second, 0 to 1000000000 (got " + v +
+                             "; 0 = closed loop)";
+          },
+          ""));
   cmd->add_option("--repeat", o->repeat, "Runs per cell (median and spread reported)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
@@ -249,6 +264,20 @@ void AddModeOptions(CLI::App* cmd, CompareOptions* o, CompareModes* m) {
                   "every codec of --codecs) instead of a co-located one per cell");
 }
 
+// --builds runs one cluster size (every cell of every build against it);
+// what is wrong with `servers` for that ("" = fine, or not given).
+std::string BuildsClusterConflict(const std::string& servers) {
+  if (servers.empty()) return "";
+  auto sizes = ParseDepthList(servers, CallSweeps()[2]);
+  if (!sizes.ok()) return sizes.status().ToString();
+  if (sizes->size() != 1)
+    return "--builds runs every build against one cluster size, not a sweep (got --servers " +
+           servers +
+           "): give one size, like --servers 5, and run compare --builds once per size; or "
+           "sweep one build's cluster sizes without --builds";
+  return "";
+}
+
 // Refuses what cannot be combined (exit 2, saying what to do instead).
 int Refuse(const std::string& why) {
   std::fprintf(stderr, "wirebench compare: %s\n", why.c_str());
@@ -312,11 +341,15 @@ void RunCompareAsAsked(CompareOptions& o, const CompareModes& m, bool repeat_giv
           "-p fieldcount=N), or compare one build's sizes without --builds");
       return;
     }
-    if (!o.pipelines.empty() || !o.batches.empty() || !o.servers.empty()) {
+    if (!o.pipelines.empty() || !o.batches.empty()) {
       *exit_code = Refuse(
-          "--builds does not sweep pipeline depths, batch sizes or cluster sizes yet; compare "
-          "one build's depths or sizes without --builds, or give the builds one with "
-          "--pipeline or --batch");
+          "--builds does not sweep pipeline depths or batch sizes yet; compare one build's "
+          "depths or sizes without --builds, or give the builds one with --pipeline or "
+          "--batch");
+      return;
+    }
+    if (const std::string why = BuildsClusterConflict(o.servers); !why.empty()) {
+      *exit_code = Refuse(why);
       return;
     }
     // Each cell's child runs itself under callgrind with --instructions.

@@ -217,6 +217,10 @@ std::optional<std::string> CheckSingleDash(const CLI::App* sub, bool ycsb,
         allowed = true;
         takes_value = f.takes_value;
       }
+  } else if (sub->get_name() == "compare" && (word == "-threads" || word == "-target")) {
+    // YCSB's spellings of compare's --threads and --target (main translates
+    // them), so a YCSB command line's -threads 32 -target N carries over.
+    allowed = takes_value = true;
   } else {
     const CLI::Option* o = word.size() == 2 ? FindOption(sub, word) : nullptr;
     allowed = o != nullptr;

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +29,7 @@
 #include "bench/results/compare_report.h"
 #include "bench/results/report.h"
 #include "bench/results/result_json.h"
+#include "bench/results/ycsb_layout.h"
 
 
 namespace wirebench {
@@ -208,6 +210,38 @@ Status ProbeBuild(const BuildSpec& b, const std::string& scratch, BuildSide* sid
       "); give the path of a built wirebench binary (build/bench/wirebench)");
 }
 
+// What each cell's child is given for the cluster size and the target rate:
+// --servers N (one size: compare_command refuses a sweep with --builds) and
+// the target as YCSB's property, which every build reads (a build from
+// before compare's --target has -p).
+std::vector<std::string> ClusterAndTargetArgs(const CompareOptions& c) {
+  std::vector<std::string> args;
+  if (!c.servers.empty()) args.insert(args.end(), {"--servers", c.servers});
+  if (c.cell.target)
+    args.insert(args.end(), {"-p", "target=" + std::to_string(int64_t(*c.cell.target))});
+  return args;
+}
+
+// A build whose compare has no --servers (from before the null cluster) is
+// refused before any cell runs: each of its cells would fail on the flag.
+Status ProbeClusterFlag(const BuildSpec& b, const std::string& scratch) {
+  const std::string out = scratch + "/probe-" + b.label + ".out";
+  const std::string err = scratch + "/probe-" + b.label + ".err";
+  int spawn_errno = 0;
+  const int rc = RunChild({b.path, "compare", "--help"}, out, err, &spawn_errno,
+                          ChildLimits{kProbeTimeoutS, uint64_t{1} << 20});
+  const std::string help = ReadAll(out) + ReadAll(err);
+  fs::remove(out);
+  fs::remove(err);
+  if (rc == 0 && help.find("--servers") != std::string::npos) return Status::Ok();
+  return Status::InvalidArgument(
+      "--builds " + b.label + "=" + b.path +
+      ": that wirebench's compare has no --servers (`" + b.path +
+      " compare --help` does not list it; it was built before the null cluster), so it cannot "
+      "run its cells against a cluster; give a build of a revision that has `compare "
+      "--servers`, or leave out --servers");
+}
+
 struct CellPlan {
   std::string workload_spec, workload;
   int threads = 0;
@@ -236,6 +270,7 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
         std::string("--threads"), std::to_string(p.threads), std::string("--repeat"),
         std::string("1"), std::string("--out"), run_dir})
     argv.push_back(a);
+  for (const std::string& a : ClusterAndTargetArgs(o.compare)) argv.push_back(a);
   const std::string log = run_dir + ".log";
   int spawn_errno = 0;
   HostProbe host;  // The host around this repeat: load, steal, clock.
@@ -287,6 +322,8 @@ void RunBuildCell(const BuildsCompareOptions& o, const CompareColumns& cols, con
                    cols.labels[p.column]};
   cell.host = host_figures;
   cell.config = doc.value("config", json());
+  // Grouped as the child's own compare named it ("workloada-s5").
+  if (!o.compare.servers.empty()) cell.servers = std::atoi(o.compare.servers.c_str());
   side->cells.push_back(std::move(cell));
   ++out->cells;
   fs::remove_all(run_dir, ec);
@@ -302,6 +339,12 @@ std::string SetupText(const BuildsCompareOptions& o, const BuildsOutcome& out) {
     s << " with";
     for (const std::string& a : o.forwarded) s << " " << a;
   }
+  if (!c.servers.empty())
+    s << "; every cell against a co-located null cluster of " << c.servers
+      << " servers (--servers " << c.servers << ")";
+  if (c.cell.target)
+    s << "; open loop at " << int64_t(*c.cell.target)
+      << " operations per second in all (-p target=" << int64_t(*c.cell.target) << ")";
   s << "; " << c.repeat << " repeats requested, the builds' order reversed on every other "
     << "repeat (ABBA)";
   if (out.interrupted) s << " (INTERRUPTED: partial matrix)";
@@ -352,9 +395,12 @@ StatusOr<std::vector<BuildSpec>> ParseBuilds(const std::string& spec) {
 }
 
 std::vector<std::string> ForwardedCompareArgs(const std::vector<std::string>& args) {
-  static const std::vector<std::string> kOwn = {"--builds",    "--codecs", "--rpcs",
-                                                "--workloads", "--threads", "--repeat",
-                                                "--baseline",  "--out"};
+  // --servers and --target are given to each child by RunBuildCell in a form
+  // every build reads; -threads and -target are YCSB's spellings of the
+  // flags (the command line as typed, before main's translation).
+  static const std::vector<std::string> kOwn = {
+      "--builds", "--codecs",   "--rpcs",  "--workloads", "--threads", "-threads", "--repeat",
+      "--baseline", "--out", "--servers", "--target", "-target"};
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -396,7 +442,7 @@ std::string DefaultBuildsOut() {
 
 // A folder per build under `out`, each build's path made absolute (it reads
 // better in the report) and probed for what it is.
-Status PrepareBuilds(const std::string& out, std::vector<BuildSpec>* builds,
+Status PrepareBuilds(const std::string& out, bool cluster, std::vector<BuildSpec>* builds,
                      std::vector<BuildSide>* sides) {
   std::error_code ec;
   for (const BuildSpec& b : *builds) {
@@ -409,6 +455,7 @@ Status PrepareBuilds(const std::string& out, std::vector<BuildSpec>* builds,
   for (size_t i = 0; i < builds->size(); ++i) {
     (*builds)[i].path = fs::absolute((*builds)[i].path, ec).string();
     WB_RETURN_IF_ERROR(ProbeBuild((*builds)[i], out, &(*sides)[i]));
+    if (cluster) WB_RETURN_IF_ERROR(ProbeClusterFlag((*builds)[i], out));
   }
   return CheckComparable(*sides);
 }
@@ -461,6 +508,18 @@ void WriteBuildFolders(const CompareOptions& c, const CompareColumns& cols,
   }
 }
 
+// The comparison in the layout of the HBase release comparisons, a column
+// per build (per build and codec column when the matrix has several).
+std::string BuildsYcsbLayout(const CompareColumns& cols, const std::vector<BuildSide>& sides,
+                             const std::string& setup) {
+  std::vector<YcsbLayoutColumn> columns;
+  for (const BuildSide& side : sides)
+    for (const std::string& column : cols.labels)
+      columns.push_back({cols.labels.size() == 1 ? side.label : side.label + " " + column, column,
+                         side.cells});
+  return YcsbLayoutMarkdown(columns, "The builds in YCSB's layout", setup);
+}
+
 }  // namespace
 
 StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
@@ -473,7 +532,7 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
   if (!plans.ok()) return plans.status();
   if (c.out.empty()) c.out = DefaultBuildsOut();
   std::vector<BuildSide> sides;
-  WB_RETURN_IF_ERROR(PrepareBuilds(c.out, &o.builds, &sides));
+  WB_RETURN_IF_ERROR(PrepareBuilds(c.out, !c.servers.empty(), &o.builds, &sides));
 
   BuildsOutcome out;
   out.out = c.out;
@@ -504,6 +563,7 @@ StatusOr<BuildsOutcome> RunBuildsCompare(BuildsCompareOptions o) {
   out.markdown = BuildsMarkdown(sides, to);
   Put(c.out + "/comparison.md", out.markdown, &out);
   Put(c.out + "/builds.json", BuildsJson(sides, to).dump(2), &out);
+  Put(c.out + "/comparison.ycsb.md", BuildsYcsbLayout(*cols, sides, to.setup), &out);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/results/host_figures.h"
 #include "bench/results/report.h"
+#include "bench/results/ycsb_layout.h"
 #include "ycsb/standard_workloads.h"
 #include "ycsb/workload_config.h"
 #include "codecs/codec.h"
@@ -515,6 +516,9 @@ void WriteReports(const CompareOptions& o, const std::vector<std::string>& codec
                              {"server_us_per_op", f.server_us},
                              {"total_us_per_op", f.total_us}});
   put("comparison.json", doc.dump(2));
+  // The same cells as YCSB prints its figures, a column per column.
+  put("comparison.ycsb.md", YcsbLayoutMarkdown(YcsbColumnsOf(out->cells, codecs),
+                                               "The comparison in YCSB's layout", ro.setup));
   auto charts = WriteCharts(out->cells, ro, o.out);
   if (charts.ok()) {
     out->written.insert(out->written.end(), charts->begin(), charts->end());

@@ -135,7 +135,14 @@ void SetPhase(const YcsbRunOptions& o, ycsb::Properties* props) {
 // --records, --seconds) over the properties'.
 void SetCounts(const YcsbRunOptions& o, ycsb::Properties* props) {
   if (o.threads) props->Set("threadcount", std::to_string(*o.threads), "-threads");
-  if (o.target) props->Set("target", hdr::JavaDoubleToString(*o.target), "-target");
+  // YCSB reads target as an integer: a whole rate is written as one ("5000",
+  // not Java's "5000.0", which ReadTarget would refuse).
+  if (o.target)
+    props->Set("target",
+               *o.target == std::floor(*o.target) && std::fabs(*o.target) < 9e15
+                   ? std::to_string(int64_t(*o.target))
+                   : hdr::JavaDoubleToString(*o.target),
+               "-target");
   if (o.ops) props->Set("operationcount", std::to_string(*o.ops), "--ops");
   if (o.records) props->Set("recordcount", std::to_string(*o.records), "--records");
   if (o.seconds) props->Set("maxexecutiontime", hdr::JavaDoubleToString(*o.seconds), "--seconds");
