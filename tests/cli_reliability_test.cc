@@ -357,6 +357,52 @@ TEST(CliReliability, FloorRunsAndCompareReadsItsColumnsAgainstIt) {
   EXPECT_EQ(off.find("Total CPU vs floor"), std::string::npos) << off;
 }
 
+// `run --floor`: after the run, the floor over the run's own bytes with its
+// logical clients as requests outstanding; [FLOOR] lines, CpuVsFloor and the
+// JSON's results.floor. Runs it cannot be set beside are refused first.
+// (No bound on the figures: wall clock.)
+TEST(CliReliability, RunFloorMeasuresTheFloorForTheRunsOwnBytes) {
+  const std::string json = Stem("run_floor") + ".json";
+  std::remove(json.c_str());
+  WirebenchProcess run(kBinary,
+                       {"run", "-P", kWorkloadA, "--ops", "2000", "-threads", "3", "--codec", "raw",
+                        "--floor", "--json", json},
+                       Stem("run_floor"));
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.Stderr();
+  EXPECT_NE(run.Stdout().find("[FLOOR], Depth, 3\n"), std::string::npos) << run.Stdout();
+  EXPECT_NE(run.Stdout().find("[TOTAL], CpuVsFloor, "), std::string::npos) << run.Stdout();
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << run.Stderr();
+  const nlohmann::json& r = doc["results"];
+  ASSERT_TRUE(r.contains("floor")) << r.dump().substr(0, 400);
+  // The floor's frames carry the run's bytes per operation, less the length.
+  const double out_bytes = r["costs"]["client"]["wire_bytes_out_per_op"].get<double>();
+  const double in_bytes = r["costs"]["client"]["wire_bytes_in_per_op"].get<double>();
+  EXPECT_NEAR(r["floor"]["request_bytes"].get<double>(), out_bytes - 4, 1.0);
+  EXPECT_NEAR(r["floor"]["reply_bytes"].get<double>(), in_bytes - 4, 1.0);
+  EXPECT_GT(r["floor"]["total_cpu_us_per_op"].get<double>(), 0);
+  EXPECT_GT(r["floor"]["cpu_vs_floor"].get<double>(), 0);
+
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } refused[] = {
+      {{"--servers", "2"}, "the floor loop is one"},
+      {{"--instructions"}, "the floor is CPU time"},
+      {{"-db", "site.ycsb.BasicDB"}, "has no server"},
+      {{"--server", "127.0.0.1:1"}, "beside a co-located server"},
+  };
+  for (const auto& c : refused) {
+    std::vector<std::string> args = {"run", "-P", kWorkloadA, "--ops", "10", "--floor"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const Outcome o = RunWirebench("run_floor_refused", args);
+    EXPECT_EQ(o.rc, 2) << c.says << ": " << o.err;
+    EXPECT_NE(o.err.find("--floor: "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+  }
+}
+
 int CountSockets(pid_t pid) {
   int n = 0;
   const std::string dir = "/proc/" + std::to_string(pid) + "/fd";

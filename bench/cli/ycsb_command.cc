@@ -161,6 +161,11 @@ void AddClientFlags(CLI::App* cmd, YcsbRunOptions* o) {
       ->capture_default_str()
       ->type_name("FLOAT:NONNEGATIVE");
   cmd->add_option("--client-cpus", o->client_cpus, "Pin the client to these CPUs (e.g. 0)");
+  cmd->add_flag("--floor", o->floor,
+                "After the run, measure the machine's floor for its bytes (`wirebench floor`: "
+                "the run's request and reply bytes per operation, its operations in flight, "
+                "pinned as it was; the median of three) and report [FLOOR] and [TOTAL] "
+                "CpuVsFloor (co-located runs only)");
 }
 
 }  // namespace

@@ -450,29 +450,14 @@ void MeasureFloors(const CompareOptions& o, const std::vector<std::string>& colu
       PrintProgressLine("floor: " + wl + " threads=" + std::to_string(threads) + " " + c);
       // The median of three short runs: one run moved by a tenth or more
       // from one column to the next on a quiet host.
-      std::vector<FloorResult> runs;
-      Status failed;
-      for (int k = 0; k < kFloorRuns && !StopRequested(); ++k) {
-        auto r = RunFloor(f);
-        if (!r.ok()) {
-          failed = r.status();
-          break;
-        }
-        runs.push_back(*r);
-      }
-      if (runs.size() < size_t(kFloorRuns)) {
-        if (!failed.ok())
+      auto floor = MeasureFloor(f, kFloorRuns, batch);
+      if (!floor.ok()) {
+        if (!StopRequested())
           std::fprintf(stderr, "%swirebench compare: the floor for %s was not measured: %s\n",
-                       ProgressBreak(), c.c_str(), std::string(failed.message()).c_str());
+                       ProgressBreak(), c.c_str(), std::string(floor.status().message()).c_str());
         continue;
       }
-      std::sort(runs.begin(), runs.end(), [](const FloorResult& a, const FloorResult& b) {
-        return a.total_us_per_op() < b.total_us_per_op();
-      });
-      const FloorResult& r = runs[runs.size() / 2];
-      out->floors[{wl, threads, c}] =
-          FloorFigure{r.total_us_per_op() / batch, r.client_us_per_op / batch,
-                      r.server_us_per_op / batch, f.request_bytes, f.reply_bytes, f.depth, batch};
+      out->floors[{wl, threads, c}] = *floor;
     }
   }
 }

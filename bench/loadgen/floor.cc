@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/loadgen/local_server.h"
+#include "bench/loadgen/stop_request.h"
 
 namespace wirebench {
 
@@ -250,6 +251,24 @@ StatusOr<FloorResult> RunFloor(const FloorOptions& o) {
   // The server answered the client's last requests too: its cost per frame it answered.
   r.server_us_per_op = server_frames > 0 ? server_cpu_us / double(server_frames) : 0;
   return r;
+}
+
+StatusOr<FloorFigure> MeasureFloor(const FloorOptions& o, int runs, int ops_per_request) {
+  std::vector<FloorResult> results;
+  for (int k = 0; k < runs; ++k) {
+    if (StopRequested()) return Status::Aborted("floor: stopped before its runs were done");
+    auto r = RunFloor(o);
+    if (!r.ok()) return r.status();
+    results.push_back(*r);
+  }
+  if (results.empty()) return Status::InvalidArgument("floor: no run asked for");
+  std::sort(results.begin(), results.end(), [](const FloorResult& a, const FloorResult& b) {
+    return a.total_us_per_op() < b.total_us_per_op();
+  });
+  const FloorResult& r = results[results.size() / 2];
+  const double per = double(std::max(1, ops_per_request));
+  return FloorFigure{r.total_us_per_op() / per, r.client_us_per_op / per, r.server_us_per_op / per,
+                     o.request_bytes, o.reply_bytes, o.depth, std::max(1, ops_per_request)};
 }
 
 std::string DescribeFloor(const FloorOptions& o, const FloorResult& r) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bench/results/floor_figure.h"
 #include "common/status.h"
 
 namespace wirebench {
@@ -43,6 +44,12 @@ struct FloorResult {
 // Checks the options (depth 1-65536, sizes up to 16 MiB, seconds above 0,
 // CPU lists this machine has) and runs the loop.
 StatusOr<FloorResult> RunFloor(const FloorOptions& o);
+
+// The floor as `compare` and `run --floor` take it: the median (by total
+// CPU) of `runs` runs of `o`, whose requests each carry `ops_per_request`
+// operations (a batch), so its figures are per operation. An error names
+// why a run failed; a stop request ends it early (Aborted).
+StatusOr<FloorFigure> MeasureFloor(const FloorOptions& o, int runs, int ops_per_request);
 
 // "depth 32, 121 B requests, 814 B replies: 412345 ops/s, client 1.234 us/op,
 // server 0.987 us/op, total 2.221 us/op".

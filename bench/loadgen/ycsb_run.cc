@@ -11,6 +11,7 @@
 
 #include "hdr/histogram_log.h"
 #include "hdr/ycsb_summary.h"
+#include "bench/loadgen/floor.h"
 #include "bench/loadgen/host_port.h"
 #include "bench/loadgen/instructions.h"
 #include "bench/loadgen/local_server.h"
@@ -411,6 +412,52 @@ Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptio
   d->host = d->cluster.servers[0].host;
   d->port = d->cluster.servers[0].port;
   return Status::Ok();
+}
+
+// --floor needs a co-located server on this host and a run measured in CPU
+// time: the floor is a loopback loop here, over one connection.
+Status CheckFloorFlag(const YcsbRunOptions& o, const DriverOptions& d) {
+  if (!o.floor) return Status::Ok();
+  const char* why =
+      d.in_process ? "the basic binding (YCSB's BasicDB) has no server and sends nothing"
+      : o.instructions ? "--instructions counts instructions under Valgrind, the floor is CPU time"
+      : !o.server.empty() || !o.cluster.servers.empty()
+          ? "the floor is a loopback loop on this host, to set beside a co-located server"
+      : o.servers > 1 ? "a null cluster spreads its calls over several connections, the floor "
+                        "loop is one"
+      : o.parts > 1 ? "--mpi's ranks run on several hosts, each with its own floor"
+                    : nullptr;
+  if (why == nullptr) return Status::Ok();
+  return Status::InvalidArgument(std::string("--floor: ") + why +
+                                 ": leave out --floor (or run `wirebench floor` by itself)");
+}
+
+// --floor: `wirebench floor` three times right after the run, over the
+// run's own request and reply bytes per operation, with its logical clients'
+// operations in flight as requests outstanding, pinned as the run was; the
+// median is kept (compare's floor row, for one run).
+void MeasureRunFloor(const YcsbRunOptions& o, const DriverOptions& d, int batch, RunResult* r) {
+  const RunCosts c = ComputeCosts(*r);
+  const double sent = c.client.wire_bytes_out, got = c.client.wire_bytes_in;
+  if (r->operations == 0 || !(sent >= 4) || !(got >= 4)) {
+    r->floor_error = "the run measured no operation's bytes";
+    return;
+  }
+  if (!o.quiet) std::fputs("wirebench: measuring the floor for the run's bytes\n", stderr);
+  FloorOptions f;
+  f.depth = d.threads * std::max(1, d.pipeline);
+  f.seconds = d.max_seconds > 0 ? std::min(1.0, std::max(0.5, d.max_seconds / 2)) : 1.0;
+  f.warmup_seconds = 0.5;
+  f.request_bytes = size_t(sent * batch + 0.5) - 4;
+  f.reply_bytes = size_t(got * batch + 0.5) - 4;
+  f.client_cpus = o.client_cpus;
+  f.server_cpus = o.colocated.cpus;
+  auto floor = MeasureFloor(f, 3, batch);
+  if (floor.ok()) {
+    r->floor = *floor;
+  } else {
+    r->floor_error = std::string(floor.status().message());
+  }
 }
 
 // Points `d` at --server or --cluster, or starts the co-located server (or
@@ -817,6 +864,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                stdout);
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
+  WB_RETURN_IF_ERROR(CheckFloorFlag(o, d));
 
   d.fetch_server_stats = o.fetch_server_stats;
   d.on_ready = o.on_ready;
@@ -860,6 +908,8 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   if (out.result.partial) NameDeadServers(local, &out.result);
   if (d.in_process && out.result.server_stats_error.empty())
     out.result.server_stats_error = "no server: the basic binding is YCSB's BasicDB";
+  // Before the server stops: the floor runs while the host is as the run left it.
+  if (o.floor && !out.result.partial) MeasureRunFloor(o, d, std::max<int64_t>(1, cfg.batch_ops), &out.result);
   out.costs = ComputeCosts(out.result);
   out.text = FormatTextReport(out.result, out.costs, settings->report);
   out.json["wirebench_result_version"] = kResultVersion;

@@ -60,6 +60,9 @@ struct YcsbRunOptions {
   std::string json_out;
   std::string hlog_out;
   std::string client_cpus;
+  // --floor: after the run, the machine's floor for its bytes (co-located
+  // runs only), and its total CPU against it.
+  bool floor = false;
   ColocatedServerOptions colocated;
   bool quiet = false;  // No text report on stdout (compare prints its own).
   // --instructions: this process runs under callgrind (bench/loadgen/instructions.h);

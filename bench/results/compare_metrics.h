@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/results/floor_figure.h"
 #include "bench/results/ratio_interval.h"
 
 namespace wirebench {
@@ -100,18 +101,6 @@ bool CellIsPartial(const CompareCell& c);
 // can be paired by repeat index (`{repeat, value}` pairs, in repeat order).
 bool SameRepeats(const std::vector<std::pair<int, double>>& a,
                  const std::vector<std::pair<int, double>>& b);
-
-// The machine's floor for one column's bytes (`wirebench floor`, measured in
-// the same sitting as the matrix): a framing-only loop's CPU per operation.
-struct FloorFigure {
-  double total_us = 0;
-  double client_us = 0;
-  double server_us = 0;
-  size_t request_bytes = 0;  // Payload after the 4-byte length.
-  size_t reply_bytes = 0;
-  int depth = 0;
-  int ops_per_request = 1;  // A batch's operations: the figures above are per operation.
-};
 
 struct CompareReportOptions {
   std::vector<std::string> codecs;  // Column labels, in order (ColumnLabels).

@@ -437,6 +437,26 @@ void InstructionMeasurements(Lines& l, const RunResult& r, bool no_server) {
   l.Text("INSTRUCTIONS", "Scope", kInstructionScope);
 }
 
+// run --floor's lines: the floor's loop and its cost, and the run's total
+// CPU against it.
+void FloorMeasurements(Lines& l, const RunResult& r, const RunCosts& c) {
+  if (!r.floor_error.empty()) {
+    l.Text("FLOOR", "CpuPerOp(us)", "unavailable (" + r.floor_error + ")");
+    return;
+  }
+  if (!r.floor) return;
+  const FloorFigure& f = *r.floor;
+  l.Integer("FLOOR", "Depth", f.depth);
+  l.Integer("FLOOR", "RequestBytes", int64_t(f.request_bytes));
+  l.Integer("FLOOR", "ReplyBytes", int64_t(f.reply_bytes));
+  if (f.ops_per_request > 1) l.Integer("FLOOR", "OperationsPerRequest", f.ops_per_request);
+  l.Fixed("FLOOR", "ClientCpuPerOp(us)", f.client_us);
+  l.Fixed("FLOOR", "ServerCpuPerOp(us)", f.server_us);
+  l.Fixed("FLOOR", "CpuPerOp(us)", f.total_us);
+  if (c.client.available && c.server.available && f.total_us > 0)
+    l.Fixed("TOTAL", "CpuVsFloor", (c.client.cpu_us + c.server.cpu_us) / f.total_us);
+}
+
 // A null cluster's lines: the cluster's shape and balance, then each
 // server's share ([SERVER k]); the [SERVER] lines above are the cluster's.
 void ClusterMeasurements(Lines& l, const RunResult& r) {
@@ -526,6 +546,7 @@ std::vector<Measurement> ReportMeasurements(const RunResult& r, const RunCosts& 
   } else {
     l.Text("TOTAL", "CpuPerOp(us)", "unavailable");
   }
+  FloorMeasurements(l, r, c);
   if (!r.cluster_servers.empty()) ClusterMeasurements(l, r);
   ScheduleMeasurements(l, r);
   if (r.partial) l.Text("OVERALL", "Partial", "true (" + r.error.ToString() + ")");

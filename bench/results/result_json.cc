@@ -316,6 +316,20 @@ json ResultToJson(const RunResult& r, const RunCosts& c, const ReportOptions& o)
   // --instructions runs (written only: merge does not combine instruction counts).
   if (r.instructions) j["instructions"] = InstructionsToJson(*r.instructions);
   if (!r.cluster_servers.empty()) j["cluster"] = ClusterJson(r);
+  if (r.floor) {
+    const FloorFigure& f = *r.floor;
+    j["floor"] = {{"depth", f.depth},
+                  {"request_bytes", f.request_bytes},
+                  {"reply_bytes", f.reply_bytes},
+                  {"ops_per_request", f.ops_per_request},
+                  {"client_cpu_us_per_op", f.client_us},
+                  {"server_cpu_us_per_op", f.server_us},
+                  {"total_cpu_us_per_op", f.total_us}};
+    if (c.client.available && c.server.available && f.total_us > 0)
+      j["floor"]["cpu_vs_floor"] = (c.client.cpu_us + c.server.cpu_us) / f.total_us;
+  } else if (!r.floor_error.empty()) {
+    j["floor"] = {{"error", r.floor_error}};
+  }
   return j;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hdr/histogram.h"
+#include "bench/results/floor_figure.h"
 #include "bench/results/instruction_figures.h"
 #include "bench/results/op_type.h"
 #include "common/status.h"
@@ -118,6 +119,10 @@ struct RunResult {
   nlohmann::json server_before;
   nlohmann::json server_after;
   std::string server_stats_error;
+  // run --floor: the machine's floor for this run's bytes, measured right
+  // after it (none when not asked, or floor_error says why it is missing).
+  std::optional<FloorFigure> floor;
+  std::string floor_error;
   // Against a null cluster: each server's own Stats, in the plan's order.
   struct ClusterServer {
     std::string address;  // HOST:PORT
