@@ -19,18 +19,9 @@ struct MeasureFlags {
   int sample_ms = 20;
 };
 
-}  // namespace
-
-void AddMeasureCommand(CLI::App& app, int* exit_code) {
-  auto f = std::make_shared<MeasureFlags>();
-  MeasureOptions& o = f->o;
-  // The co-located server is started as `run` starts it: canned reads.
-  o.colocated.region.settings.Set("--null-reads", "canned");
-  CLI::App* cmd = app.add_subcommand(
-      "measure",
-      "Run COMMAND (after --) as the client of a co-located server (or --server) and report "
-      "its cost per operation counted by the server: the command's whole process tree's CPU, "
-      "the server's CPU by thread role, allocations, wire bytes and context switches");
+// Where the server (or cluster) is, or how to start it co-located.
+void AddServerOptions(CLI::App* cmd, MeasureOptions* opts) {
+  MeasureOptions& o = *opts;
   AddEntryOption(cmd, "--rpc", &o.rpc, Transports(),
                  "RPC layer of the server: " + TransportNames());
   cmd->add_option("--server", o.server,
@@ -54,6 +45,21 @@ void AddMeasureCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--zookeeper", o.zookeeper,
                   "Co-located server (--rpc hbase): register in ZooKeeper at "
                   "HOST:PORT[,HOST:PORT...][/ROOT] so HBase clients find it");
+}
+
+}  // namespace
+
+void AddMeasureCommand(CLI::App& app, int* exit_code) {
+  auto f = std::make_shared<MeasureFlags>();
+  MeasureOptions& o = f->o;
+  // The co-located server is started as `run` starts it: canned reads.
+  o.colocated.region.settings.Set("--null-reads", "canned");
+  CLI::App* cmd = app.add_subcommand(
+      "measure",
+      "Run COMMAND (after --) as the client of a co-located server (or --server) and report "
+      "its cost per operation counted by the server: the command's whole process tree's CPU, "
+      "the server's CPU by thread role, allocations, wire bytes and context switches");
+  AddServerOptions(cmd, &o);
   AddRegionOptions(cmd, &o.colocated.region);
   cmd->add_option("--json", o.out, "Write the JSON result (the schema of `run --json`) here");
   // The name it had before `run --json`'s was taken for one thing everywhere.
