@@ -251,7 +251,8 @@ void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignor
   cmd->add_flag("--mpi", ignored->mpi,
                 "Run as one rank of an MPI job (mpirun -np N wirebench run --mpi ...): every rank "
                 "a client, the load partitioned, the measured phases aligned by barriers, one "
-                "merged report from rank 0 (docs/multi-host.md)");
+                "merged report from rank 0 (docs/multi-host.md); with --servers N the last N "
+                "ranks serve a null cluster instead");
   cmd->add_option("--mpi-server-network", o->mpi_server_network,
                   "With --mpi --servers N: the IPv4 network (CIDR, e.g. 10.0.0.0/24) whose "
                   "address each serving rank listens on and is reached at (default: the "

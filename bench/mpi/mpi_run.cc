@@ -29,6 +29,9 @@
 // 2-4 once per cell (MpiRun::RunOne), rank 0 writing each cell's result;
 // after each cell the ranks agree whether to go on (AgreeToGoOn); rank 0
 // closes the control channel after the last (End).
+// With --servers N (RunWithJobCluster) the last N ranks serve a null cluster
+// (job_cluster.h) and steps 1-4 run among the others, in a communicator of
+// their own; at the end they release the servers with a barrier over all.
 // MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
 #include <ifaddrs.h>
 #include <sched.h>
