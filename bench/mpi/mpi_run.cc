@@ -421,14 +421,11 @@ int MpiRun::Finish(int code, bool in_step) {
   // Without MPI_Finalize (it could wait for a dead rank): the launcher ends
   // the job and exits non-zero. _Exit: no static destructors while MPI's
   // threads still run; every result file is already written.
+  // The job's own cluster servers, waiting for a release that cannot come,
+  // end with the job too: mpirun, and srun's PMIx plugin, end every rank
+  // once one has left without MPI_Finalize.
   std::fflush(stdout);
   std::fflush(stderr);
-  // The job's cluster servers wait for a release that cannot come; srun
-  // (unlike mpirun) leaves the other tasks running when one exits non-zero,
-  // so the job is aborted: by rank 0, whose report is out, or by a rank
-  // that lost rank 0.
-  if (job_cluster_ && (rank_ == 0 || link_.Rank0Gone()))
-    MPI_Abort(MPI_COMM_WORLD, code == 0 ? 3 : code);
   std::_Exit(code == 0 ? 3 : code);
 }
 
