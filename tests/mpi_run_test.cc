@@ -355,6 +355,45 @@ void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks
   ExpectNoneRunning(running);
 }
 
+// A client rank of a job that serves its own cluster, killed mid-run: the
+// job ends (rank 0 reports what it has and leaves without MPI_Finalize;
+// mpirun then ends the serving ranks, which wait for a release that cannot
+// come), non-zero, naming rank 1, and neither a rank nor a server is left.
+TEST_F(MpiRun, JobClusterEndsWithItsServersWhenAClientRankDies) {
+  const std::string out = Path("jobcluster-kill.out");
+  // fieldlength 995 marks this test's servers (their canned record's length).
+  auto run = Mpirun(4,
+                    {"run", "--mpi", "--servers", "2", "-P", kWorkloadA, "--seconds", "60",
+                     "--threads", "2", "-p", "fieldlength=995"},
+                    out);
+  const std::vector<std::pair<pid_t, int>> running = RunningRanks(run->pid(), 4);
+  ASSERT_EQ(running.size(), 4u) << ReadFile(out);
+  const pid_t victim = PidOfRank(running, 1);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  bool timed_out = false;
+  const int rc = run->Wait(60, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << "the job did not end:\n" << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  if (text.find("[OVERALL], RunTime(ms)") != std::string::npos) {  // Killed while measuring.
+    EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
+  }
+  ExpectNoneRunning(running);
+  std::string left;  // "[-]": the shell running pgrep does not match itself.
+  for (int i = 0; i < 100; ++i) {
+    left.clear();
+    FILE* p = popen("pgrep -f -a -- '[c]anned-field-length 995 .*--cluster-index'", "r");
+    char line[512];
+    while (p && fgets(line, sizeof(line), p)) left += line;
+    if (p) pclose(p);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(left, "") << "cluster servers left running";
+}
+
 TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   ExpectLosingRankOneEndsTheRun("kill", 3, SIGKILL, 10.0, "died");
 }
