@@ -587,7 +587,8 @@ TEST_F(MpiRun, JobClusterRefusalsSayWhatToDo) {
   } cases[] = {
       {2, {"--servers", "2"}, "start 3 or more (mpirun -np, srun -n), or give fewer --servers"},
       {3, {"--servers", "2", "--mpi-server-network", "10.0.0.0/99"}, "is not an IPv4 network"},
-      {3, {"--servers", "2", "--mpi-server-network", "0.0.0.0/32"},
+      {3,
+       {"--servers", "2", "--mpi-server-network", "0.0.0.0/32"},
        "is in --mpi-server-network 0.0.0.0/32"},
       {3, {"--servers", "2", "--server", *address_}, "give one of them"},
   };

@@ -411,7 +411,6 @@ TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
   EXPECT_EQ(server.Terminate(), 0);
 }
 
-
 // Servers of the job and clients of it in one mpirun: `wirebench run --mpi
 // --servers 3` with five ranks, one per namespace (10.77.0.2-6). Ranks 0
 // and 1 drive; ranks 2-4, the last three, each start a cluster server on
@@ -458,7 +457,8 @@ TEST_F(NetnsMerge, MpiJobServesItsOwnClusterOnThreeHosts) {
   EXPECT_NE(text.find("[MPI], ServerRanks, 3"), std::string::npos) << text;
   EXPECT_NE(text.find("[CLUSTER], Servers, 3"), std::string::npos) << text;
   for (int k = 0; k < kServers; ++k)
-    EXPECT_NE(text.find("[SERVER " + std::to_string(k) + "], Calls"), std::string::npos) << text;
+    EXPECT_NE(text.find("[SERVER " + std::to_string(k) + "], Calls"), std::string::npos)
+        << text;
 
   auto r = ReadResultFile(result);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -469,8 +469,8 @@ TEST_F(NetnsMerge, MpiJobServesItsOwnClusterOnThreeHosts) {
     const auto& s = doc["mpi"]["servers"][size_t(k)];
     EXPECT_EQ(s["rank"], kClients + k) << s;
     EXPECT_EQ(s["host"], client_ns_[size_t(kClients + k)]) << s;
-    EXPECT_EQ(s["address"].get<std::string>().rfind("10.77.0." + std::to_string(kClients + k + 2) + ":", 0),
-              0u) << s;
+    const std::string host_address = "10.77.0." + std::to_string(kClients + k + 2);
+    EXPECT_EQ(s["address"].get<std::string>().rfind(host_address + ":", 0), 0u) << s;
   }
   const auto& res = doc["results"];
   EXPECT_EQ(res["operations"].get<int64_t>(), kClients * kOps);

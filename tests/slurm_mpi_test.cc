@@ -402,7 +402,8 @@ TEST_F(SlurmMpi, SrunPmixJobServesItsOwnCluster) {
   EXPECT_NE(text.find("[CLUSTER], Servers, 2"), std::string::npos) << text;
   const json j = json::parse(ReadFile(result));
   ASSERT_EQ(j["mpi"]["servers"].size(), size_t(kServers)) << j["mpi"];
-  for (int k = 0; k < kServers; ++k) EXPECT_EQ(j["mpi"]["servers"][size_t(k)]["rank"], kClients + k);
+  for (int k = 0; k < kServers; ++k)
+    EXPECT_EQ(j["mpi"]["servers"][size_t(k)]["rank"], kClients + k);
   const json& r = j["results"];
   EXPECT_EQ(r["operations"], kClients * kOps);
   EXPECT_EQ(r["error_replies"], 0) << r["first_error_reply"];

@@ -136,7 +136,8 @@ class SlurmNetns : public ::testing::Test {
     *failure_ = StartDaemons();
   }
   static void TearDownTestSuite() {
-    if (slurmctld_ && slurmctld_->Running()) Sh("ip netns exec " + Ns("c") + " scancel --user=root");
+    if (slurmctld_ && slurmctld_->Running())
+      Sh("ip netns exec " + Ns("c") + " scancel --user=root");
     for (Child*& d : daemons_) delete d;  // slurmds first, then slurmctld, then munged.
     daemons_.clear();
     slurmctld_ = nullptr;
@@ -155,7 +156,9 @@ class SlurmNetns : public ::testing::Test {
   }
 
   // A namespace's name, which is also its host's: "c" the controller's, "1".."4" the nodes'.
-  static std::string Ns(const std::string& which) { return *tag_ + (which == "c" ? "c" : "n" + which); }
+  static std::string Ns(const std::string& which) {
+    return *tag_ + (which == "c" ? "c" : "n" + which);
+  }
   static std::string NodeAddress(int i) { return "10.79.0." + std::to_string(i + 1); }
 
   static std::string WhyNot() {
@@ -179,11 +182,14 @@ class SlurmNetns : public ::testing::Test {
                                      c + "link add br0 type bridge",
                                      c + "addr add 10.79.0.1/24 dev br0", c + "link set br0 up"};
     for (int i = 1; i <= kNodes; ++i) {
-      const std::string ns = Ns(std::to_string(i)), n = "ip -n " + ns + " ", port = "q" + std::to_string(i);
-      cmds.insert(cmds.end(), {"ip netns add " + ns, c + "link add " + port + " type veth peer name eth0 netns " + ns,
-                               c + "link set " + port + " master br0", c + "link set " + port + " up",
-                               n + "link set lo up", n + "addr add " + NodeAddress(i) + "/24 dev eth0",
-                               n + "link set eth0 up"});
+      const std::string ns = Ns(std::to_string(i)), n = "ip -n " + ns + " ",
+                        port = "q" + std::to_string(i);
+      cmds.insert(
+          cmds.end(),
+          {"ip netns add " + ns, c + "link add " + port + " type veth peer name eth0 netns " + ns,
+           c + "link set " + port + " master br0", c + "link set " + port + " up",
+           n + "link set lo up", n + "addr add " + NodeAddress(i) + "/24 dev eth0",
+           n + "link set eth0 up"});
     }
     for (const std::string& cmd : cmds) {
       if (Sh(cmd, &out) != 0) return "cannot make network namespaces: `" + cmd + "` failed: " + out;
@@ -235,7 +241,8 @@ class SlurmNetns : public ::testing::Test {
     fs::remove_all(d);
     for (const char* sub : {"key", "run", "log", "state"}) fs::create_directories(d / sub);
     for (int i = 1; i <= kNodes; ++i)
-      for (const char* sub : {"spool-", "tmp-"}) fs::create_directories(d / (sub + Ns(std::to_string(i))));
+      for (const char* sub : {"spool-", "tmp-"})
+        fs::create_directories(d / (sub + Ns(std::to_string(i))));
     // munged refuses a key others can read and a socket directory they cannot search.
     const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                       fs::perms::others_read | fs::perms::others_exec;
@@ -268,8 +275,8 @@ class SlurmNetns : public ::testing::Test {
     for (int i = 1; i <= kNodes; ++i) {
       const std::string ns = Ns(std::to_string(i));
       daemons_.insert(daemons_.begin(),
-                      new Child({"nsenter", "--net=/run/netns/" + ns, "unshare", "--uts", "sh", "-c",
-                                 "hostname " + ns + " && exec slurmd -D"},
+                      new Child({"nsenter", "--net=/run/netns/" + ns, "unshare", "--uts", "sh",
+                                 "-c", "hostname " + ns + " && exec slurmd -D"},
                                 (d / "log" / ("slurmd-" + ns + ".out")).string()));
     }
     return WaitForIdleNodes();

@@ -408,8 +408,8 @@ std::vector<std::string> ClusterMemberArgs(const ColocatedServerOptions& server,
                                            int k, bool quiet) {
   std::vector<std::string> args = ChildServerArgs(server, quiet);
   for (const std::string& a :
-       {std::string("--cluster"), flags.servers, std::string("--cluster-index"),
-        std::to_string(k), std::string("--cluster-regions"), std::to_string(plan.layout.regions()),
+       {std::string("--cluster"), flags.servers, std::string("--cluster-index"), std::to_string(k),
+        std::string("--cluster-regions"), std::to_string(plan.layout.regions()),
         std::string("--cluster-split"), flags.split, std::string("--cluster-start-code"),
         std::to_string(plan.start_code_base)})
     args.push_back(a);
@@ -448,7 +448,8 @@ Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptio
   auto plan = ClusterPlanFromFlags(flags);
   if (!plan.ok()) return plan.status();
   for (int k = 0; k < o.servers; ++k) {
-    const std::vector<std::string> args = ClusterMemberArgs(server, flags, *plan, k, o.quiet || k > 0);
+    const std::vector<std::string> args =
+        ClusterMemberArgs(server, flags, *plan, k, o.quiet || k > 0);
     auto spawned = LocalServer::Spawn(args, server.cpus, SelfExecutable());
     if (!spawned.ok())
       return Status::Unavailable("co-located cluster server " + std::to_string(k) + " of " +

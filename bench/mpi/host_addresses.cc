@@ -62,8 +62,10 @@ StatusOr<std::string> AddressInNetwork(const std::string& cidr) {
   const size_t slash = cidr.find('/');
   in_addr net{};
   char* end = nullptr;
-  const long bits = slash == std::string::npos ? -1 : std::strtol(cidr.c_str() + slash + 1, &end, 10);
-  if (slash == std::string::npos || bits < 0 || bits > 32 || *end != '\0' || end == cidr.c_str() + slash + 1 ||
+  const long bits =
+      slash == std::string::npos ? -1 : std::strtol(cidr.c_str() + slash + 1, &end, 10);
+  if (slash == std::string::npos || bits < 0 || bits > 32 || *end != '\0' ||
+      end == cidr.c_str() + slash + 1 ||
       inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &net) != 1)
     return Status::InvalidArgument(StrCat("--mpi-server-network '", cidr,
                                           "' is not an IPv4 network: give ADDRESS/BITS, e.g. "
@@ -76,10 +78,9 @@ StatusOr<std::string> AddressInNetwork(const std::string& cidr) {
     if ((ntohl(mine.s_addr) & mask) == (ntohl(net.s_addr) & mask)) return a;
     all += StrCat(all.empty() ? "" : ", ", a);
   }
-  return Status::InvalidArgument(StrCat("no address of host ", Hostname(),
-                                        " is in --mpi-server-network ", cidr, " (it has ",
-                                        all.empty() ? std::string("none but loopback") : all,
-                                        "): give the network its hosts share"));
+  return Status::InvalidArgument(StrCat(
+      "no address of host ", Hostname(), " is in --mpi-server-network ", cidr, " (it has ",
+      all.empty() ? std::string("none but loopback") : all, "): give the network its hosts share"));
 }
 
 StatusOr<uint16_t> FreePortOn(const std::string& address) {

@@ -63,10 +63,10 @@ StatusOr<std::string> AdvertisedAddress(const YcsbRunOptions& o,
     if (mine.ok()) return mine;
     tried += StrCat(tried.empty() ? "" : "; ", mine.status().ToString());
   }
-  return Status::Unavailable(StrCat(
-      "cannot tell which address of this host the clients reach (rank 0's host ", hosts[0],
-      " has ", tried.empty() ? std::string("no IPv4 address but loopback") : tried,
-      "): give --mpi-server-network with the network the hosts share, e.g. 10.0.0.0/24"));
+  return Status::Unavailable(
+      StrCat("cannot tell which address of this host the clients reach (rank 0's host ", hosts[0],
+             " has ", tried.empty() ? std::string("no IPv4 address but loopback") : tried,
+             "): give --mpi-server-network with the network the hosts share, e.g. 10.0.0.0/24"));
 }
 
 // A serving rank's address and a free port on it: "HOST:PORT".
@@ -83,11 +83,13 @@ StatusOr<std::string> PickEndpoint(const YcsbRunOptions& o, const std::vector<st
 // What cannot work, known alike on every rank before anything starts.
 Status CheckJobCluster(const YcsbRunOptions& o, int ranks) {
   if (ranks < o.servers + 1)
-    return Status::InvalidArgument(StrCat(
-        "--mpi --servers ", std::to_string(o.servers), " makes the last ",
-        std::to_string(o.servers), " ranks the cluster's servers and needs at least one more to "
-        "drive it, but the job has ", std::to_string(ranks), " rank(s): start ",
-        std::to_string(o.servers + 1), " or more (mpirun -np, srun -n), or give fewer --servers"));
+    return Status::InvalidArgument(
+        StrCat("--mpi --servers ", std::to_string(o.servers), " makes the last ",
+               std::to_string(o.servers),
+               " ranks the cluster's servers and needs at least one more to "
+               "drive it, but the job has ",
+               std::to_string(ranks), " rank(s): start ", std::to_string(o.servers + 1),
+               " or more (mpirun -np, srun -n), or give fewer --servers"));
   if (!o.cluster.servers.empty())
     return Status::InvalidArgument(
         "--servers starts a cluster and --cluster names a running one: give one of them");
@@ -126,7 +128,10 @@ Status PlaceJobCluster(const YcsbRunOptions& o, JobCluster* out) {
   std::string entry, bind, error;
   if (out->serving) {
     auto picked = PickEndpoint(o, hosts, rank0_addresses, &bind);
-    if (picked.ok()) entry = *picked; else error = picked.status().ToString();
+    if (picked.ok())
+      entry = *picked;
+    else
+      error = picked.status().ToString();
   }
   if (std::string e = AgreeOnErrors(error, hosts); !e.empty())
     return Status::Unavailable(StrCat("no cluster server could be placed: ", e));
@@ -137,8 +142,10 @@ Status PlaceJobCluster(const YcsbRunOptions& o, JobCluster* out) {
     YcsbRunOptions quiet = o;  // Notes about the workload are the clients' to print.
     quiet.quiet = true;
     auto server = StartClusterMember(quiet, flags, out->index, bind);
-    if (server.ok()) out->server = std::move(server).value();
-    else error = server.status().ToString();
+    if (server.ok())
+      out->server = std::move(server).value();
+    else
+      error = server.status().ToString();
   }
   if (std::string e = AgreeOnErrors(error, hosts); !e.empty()) {
     out->server.reset();

@@ -36,10 +36,10 @@ struct ServerRank {
 
 struct JobCluster {
   bool serving = false;
-  int index = -1;                   // A serving rank's place in the plan.
-  MPI_Comm comm = MPI_COMM_NULL;    // This rank's side: the clients', or the servers'.
-  std::vector<ServerRank> servers;  // In the plan's order.
-  std::string list;                 // HOST:PORT,... for --cluster.
+  int index = -1;                       // A serving rank's place in the plan.
+  MPI_Comm comm = MPI_COMM_NULL;        // This rank's side: the clients', or the servers'.
+  std::vector<ServerRank> servers;      // In the plan's order.
+  std::string list;                     // HOST:PORT,... for --cluster.
   std::unique_ptr<LocalServer> server;  // A serving rank's server process.
 };
 

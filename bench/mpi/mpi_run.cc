@@ -33,12 +33,8 @@
 // (job_cluster.h) and steps 1-4 run among the others, in a communicator of
 // their own; at the end they release the servers with a barrier over all.
 // MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
-#include <ifaddrs.h>
 #include <sched.h>
 #include <mpi.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -689,8 +685,9 @@ std::string MpiRun::RankLines(const json& per_rank) const {
 // The job's own cluster (--servers): which ranks served, where.
 std::string MpiRun::ServerRankLines() const {
   if (!job_cluster_) return "";
-  std::string lines = StrCat("[MPI], ServerRanks, ", std::to_string(job_cluster_->servers.size()),
-                             " (the job's last ranks: the cluster's servers, not counted above)\n");
+  std::string lines =
+      StrCat("[MPI], ServerRanks, ", std::to_string(job_cluster_->servers.size()),
+             " (the job's last ranks: the cluster's servers, not counted above)\n");
   for (size_t k = 0; k < job_cluster_->servers.size(); ++k) {
     const mpi::ServerRank& s = job_cluster_->servers[k];
     lines += StrCat("[MPI], Server", std::to_string(k), ", rank ", std::to_string(s.rank),

@@ -153,7 +153,8 @@ Status MergeClusterServers(const std::vector<RunResult>& runs, const InputName& 
       m->cluster_servers.resize(first->cluster_servers.size());
     }
     std::string addresses, theirs;
-    for (const auto& s : first->cluster_servers) addresses += (addresses.empty() ? "" : ",") + s.address;
+    for (const auto& s : first->cluster_servers)
+      addresses += (addresses.empty() ? "" : ",") + s.address;
     for (const auto& s : runs[i].cluster_servers) theirs += (theirs.empty() ? "" : ",") + s.address;
     if (addresses != theirs)
       return Status::InvalidArgument(
