@@ -149,9 +149,12 @@ Status PlaceJobCluster(const YcsbRunOptions& o, JobCluster* out) {
   }
   if (std::string e = AgreeOnErrors(error, hosts); !e.empty()) {
     out->server.reset();
+    // A port is picked free and bound a moment later by the server: another
+    // process can take it in between.
+    const bool taken = e.find("in use") != std::string::npos;
     return Status::Unavailable(StrCat("the cluster's servers did not all start: ", e,
-                                      " (a port free a moment before may have been taken: run "
-                                      "again)"));
+                                      taken ? " (its port was free a moment before: run again)"
+                                            : ""));
   }
   return Status::Ok();
 }
