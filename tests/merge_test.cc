@@ -177,6 +177,38 @@ TEST(Merge, MergingIsOrderIndependentAndSingleInputIsIdentity) {
   EXPECT_DOUBLE_EQ(one->costs.server.cpu_us, ComputeCosts(a).server.cpu_us);
 }
 
+// Clients of one null cluster (--mpi's ranks): each server's figures from
+// its earliest "before" and latest "after" snapshot, failed calls per
+// server summed, the first failure the earliest; a result that ran against
+// other servers is refused, naming both lists.
+TEST(Merge, ClusterServersAreMergedServerByServer) {
+  RunResult a = MakeRun(31, 100, 100, 1.0, 5.0, 6.0);
+  RunResult b = MakeRun(32, 100, 100, 1.0, 5.0, 6.0);
+  a.cluster_servers = {{"10.0.0.1:1", Snapshot(1, 5.0, 1e6, 5), Snapshot(1, 6.0, 2e6, 50), 0, -1},
+                       {"10.0.0.2:1", Snapshot(2, 5.0, 1e6, 5), Snapshot(2, 6.0, 2e6, 60), 2, 0.5}};
+  // b read no Stats (another rank did): only its failures count.
+  b.cluster_servers = {{"10.0.0.1:1", {}, {}, 0, -1}, {"10.0.0.2:1", {}, {}, 3, 0.25}};
+  auto m = MergeRunResults({b, a});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->cluster_servers.size(), 2u);
+  EXPECT_EQ(m->cluster_servers[0].address, "10.0.0.1:1");
+  EXPECT_EQ(m->cluster_servers[0].after, a.cluster_servers[0].after);
+  EXPECT_EQ(m->cluster_servers[1].before, a.cluster_servers[1].before);
+  EXPECT_EQ(m->cluster_servers[0].client_failures, 0u);
+  EXPECT_EQ(m->cluster_servers[1].client_failures, 5u);
+  EXPECT_DOUBLE_EQ(m->cluster_servers[1].first_failure_s, 0.25);
+  auto doc = MergeResults({Document("a.json", a), Document("b.json", b)});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->json["results"]["cluster"]["servers"].size(), 2u);
+  EXPECT_NE(doc->text.find("[CLUSTER], Servers, 2"), std::string::npos) << doc->text;
+  b.cluster_servers[1].address = "10.0.0.3:1";
+  auto other = MergeRunResults({a, b}, {"a.json", "b.json"});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("different clusters"), std::string::npos)
+      << other.status().ToString();
+  EXPECT_NE(other.status().message().find("10.0.0.3:1"), std::string::npos);
+}
+
 TEST(Merge, DifferentServersAreRefused) {
   const RunResult a = MakeRun(1, 10, 10, 1, 1, 2);
   RunResult b = MakeRun(2, 10, 10, 1, 1, 2);

@@ -11,6 +11,9 @@
 // report, every codec's cells, each cell's server calls the ranks' summed
 // operations, the rank count recorded; and a rank killed mid-matrix ends it
 // with a partial report of the cells measured so far.
+// `run --mpi --servers 2`: the job's last two ranks serve its own cluster,
+// the others drive it; one report with every server's figures; and what
+// such a job cannot be is refused saying what to do.
 // Built without Open MPI, the binary's --mpi must say so and how to get it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -352,6 +355,45 @@ void MpiRun::ExpectLosingRankOneEndsTheRun(const std::string& name, size_t ranks
   ExpectNoneRunning(running);
 }
 
+// A client rank of a job that serves its own cluster, killed mid-run: the
+// job ends (rank 0 reports what it has and leaves without MPI_Finalize;
+// mpirun then ends the serving ranks, which wait for a release that cannot
+// come), non-zero, naming rank 1, and neither a rank nor a server is left.
+TEST_F(MpiRun, JobClusterEndsWithItsServersWhenAClientRankDies) {
+  const std::string out = Path("jobcluster-kill.out");
+  // fieldlength 995 marks this test's servers (their canned record's length).
+  auto run = Mpirun(4,
+                    {"run", "--mpi", "--servers", "2", "-P", kWorkloadA, "--seconds", "60",
+                     "--threads", "2", "-p", "fieldlength=995"},
+                    out);
+  const std::vector<std::pair<pid_t, int>> running = RunningRanks(run->pid(), 4);
+  ASSERT_EQ(running.size(), 4u) << ReadFile(out);
+  const pid_t victim = PidOfRank(running, 1);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  bool timed_out = false;
+  const int rc = run->Wait(60, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << "the job did not end:\n" << text;
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  if (text.find("[OVERALL], RunTime(ms)") != std::string::npos) {  // Killed while measuring.
+    EXPECT_NE(text.find("[OVERALL], Partial, true"), std::string::npos) << text;
+  }
+  ExpectNoneRunning(running);
+  std::string left;  // "[-]": the shell running pgrep does not match itself.
+  for (int i = 0; i < 100; ++i) {
+    left.clear();
+    FILE* p = popen("pgrep -f -a -- '[c]anned-field-length 995 .*--cluster-index'", "r");
+    char line[512];
+    while (p && fgets(line, sizeof(line), p)) left += line;
+    if (p) pclose(p);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(left, "") << "cluster servers left running";
+}
+
 TEST_F(MpiRun, KilledRankEndsTheRunWithAPartialReportNamingIt) {
   ExpectLosingRankOneEndsTheRun("kill", 3, SIGKILL, 10.0, "died");
 }
@@ -500,6 +542,78 @@ TEST_F(MpiRun, CompareKilledRankEndsTheMatrixWithAPartialReport) {
   const json cmp = json::parse(ReadFile(dir + "/comparison.json"));
   EXPECT_EQ(cmp["mpi_ranks"], 2);
   ExpectNoneRunning(ranks);
+}
+
+// `run --mpi --servers 2` with three ranks: rank 0 drives, ranks 1 and 2
+// (the last two) serve the job's own cluster, here on loopback (every rank
+// on this host). One report with both servers' figures; every operation
+// answered once by its row's server; no server left once mpirun ends.
+TEST_F(MpiRun, JobServesItsOwnCluster) {
+  const std::string out = Path("jobcluster.out"), result = Path("jobcluster.json");
+  auto run = Mpirun(3,
+                    {"run", "--mpi", "--servers", "2", "-P", kWorkloadA, "--ops", "1500",
+                     "--threads", "2", "--warmup", "0", "--json", result},
+                    out);
+  const int rc = run->Wait(120);
+  const std::string text = ReadFile(out);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_EQ(Count(text, "[OVERALL], RunTime(ms)"), 1u) << text;
+  EXPECT_NE(text.find("[MPI], Ranks, 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("[MPI], ServerRanks, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("[CLUSTER], Servers, 2"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  const json& r = j["results"];
+  EXPECT_EQ(r["operations"], 1500);
+  const json& servers = r["cluster"]["servers"];
+  ASSERT_EQ(servers.size(), 2u) << r["cluster"];
+  int64_t calls = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(j["mpi"]["servers"][k]["rank"], int(k) + 1);
+    EXPECT_EQ(servers[k]["address"], j["mpi"]["servers"][k]["address"]);
+    EXPECT_GT(servers[k]["calls"].get<double>(), 0) << servers[k]["address"];
+    calls += Calls(servers[k]["after"]) - Calls(servers[k]["before"]);
+  }
+  EXPECT_EQ(calls, 1500);
+  EXPECT_EQ(r["error_replies"], 0);
+}
+
+// What a job's own cluster cannot be is said, by rank 0, with what to do;
+// every rank ends (mpirun returns) and nobody measures.
+TEST_F(MpiRun, JobClusterRefusalsSayWhatToDo) {
+  const struct {
+    int np;
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {2, {"--servers", "2"}, "start 3 or more (mpirun -np, srun -n), or give fewer --servers"},
+      {3, {"--servers", "2", "--mpi-server-network", "10.0.0.0/99"}, "is not an IPv4 network"},
+      {3,
+       {"--servers", "2", "--mpi-server-network", "0.0.0.0/32"},
+       "is in --mpi-server-network 0.0.0.0/32"},
+      {3, {"--servers", "2", "--server", *address_}, "give one of them"},
+  };
+  for (const auto& c : cases) {
+    const std::string out = Path("jobcluster-refused.out");
+    std::vector<std::string> args = {"run", "--mpi", "-P", kWorkloadA, "--ops", "100"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto run = Mpirun(c.np, args, out);
+    std::string text;
+    ExpectRunFails(run.get(), out, &text);
+    EXPECT_NE(text.find(c.says), std::string::npos) << text;
+    EXPECT_EQ(text.find("[OVERALL]"), std::string::npos) << text;
+  }
+  // Said before MPI starts: no mpirun needed.
+  const std::string out = Path("jobcluster-front.out");
+  Child running({kBinary, "run", "--mpi", "-P", kWorkloadA, "--cluster", "127.0.0.1:1,127.0.0.1:2"},
+                out);
+  EXPECT_EQ(running.Wait(60), 2);
+  EXPECT_NE(ReadFile(out).find("--mpi with --cluster (a cluster already running) is not built"),
+            std::string::npos)
+      << ReadFile(out);
+  Child network({kBinary, "run", "-P", kWorkloadA, "--mpi-server-network", "10.0.0.0/8"}, out);
+  EXPECT_EQ(network.Wait(60), 2);
+  EXPECT_NE(ReadFile(out).find("give it with --mpi and --servers N"), std::string::npos)
+      << ReadFile(out);
 }
 
 // --mpi with what cannot work under it says what to do (no mpirun needed:

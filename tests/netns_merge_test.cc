@@ -1,6 +1,6 @@
-// Multi-host run on one machine: the test makes three "hosts" with network
-// namespaces (a server at 10.77.0.1 and two clients at .2 and .3, joined by
-// a bridge in the server's namespace), runs the real `wirebench server` in
+// Multi-host run on one machine: the test makes "hosts" with network
+// namespaces (a server at 10.77.0.1 and clients at .2 to .6, joined by a
+// bridge in the server's namespace), runs the real `wirebench server` in
 // one and a `wirebench run --server` client in each of the others at the
 // same time, merges their results with `wirebench merge`, and checks the
 // merged report: operations are the sum, and the server's Mutate/Get calls
@@ -8,7 +8,9 @@
 // A second test runs `wirebench run --mpi` across the namespaces: mpirun
 // (in the server's namespace) starts one rank in each client namespace
 // through an rsh agent that runs `ip netns exec` instead of ssh, and rank 0
-// reports both ranks once.
+// reports both ranks once. A third runs `wirebench run --mpi --servers 3`
+// with five ranks, one per client namespace: the last three serve a null
+// cluster on their hosts, the first two drive it, one report.
 // Where namespaces cannot be made (not root, no CAP_NET_ADMIN, no `ip`), the
 // test says why and skips. Namespaces are removed even when it fails.
 #include <fcntl.h>
@@ -134,7 +136,9 @@ class NetnsMerge : public ::testing::Test {
   void SetUp() override {
     const std::string tag = "wbm" + std::to_string(getpid());
     server_ns_ = tag + "s";
-    client_ns_ = {tag + "a", tag + "b"};
+    // Two client hosts, and three more for the tests whose job starts its
+    // own cluster's servers.
+    client_ns_ = {tag + "a", tag + "b", tag + "c", tag + "d", tag + "e"};
     dir_ = std::filesystem::temp_directory_path() / (tag + "_netns");
     std::filesystem::create_directories(dir_);
     // Every test here runs across the three namespaces.
@@ -156,14 +160,16 @@ class NetnsMerge : public ::testing::Test {
     std::string out;
     if (Sh("command -v ip", &out) != 0) return "the `ip` command (iproute2) is not installed";
     if (geteuid() != 0) return "not root (network namespaces need CAP_NET_ADMIN)";
-    for (const std::string& ns : {server_ns_, client_ns_[0], client_ns_[1]}) {
+    std::vector<std::string> all = {server_ns_};
+    all.insert(all.end(), client_ns_.begin(), client_ns_.end());
+    for (const std::string& ns : all) {
       if (Sh("ip netns add " + ns, &out) != 0) return "`ip netns add` failed: " + out;
       made_.push_back(ns);
     }
     const std::string s = "ip -n " + server_ns_ + " ";
     std::vector<std::string> cmds = {s + "link set lo up", s + "link add br0 type bridge",
                                      s + "addr add 10.77.0.1/24 dev br0", s + "link set br0 up"};
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < int(client_ns_.size()); ++i) {
       const std::string c = "ip -n " + client_ns_[size_t(i)] + " ";
       const std::string port = StrCat("p", std::to_string(i));
       cmds.push_back(s + "link add " + port + " type veth peer name eth0 netns " +
@@ -192,6 +198,28 @@ class NetnsMerge : public ::testing::Test {
     const std::string line = server.WaitForLine("listening on ", 15, &seen);
     EXPECT_FALSE(line.empty()) << "the server did not start in its namespace; output: " << seen;
     return line.empty() ? line : line.substr(std::string("listening on ").size());
+  }
+  // Open MPI's rsh agent for the namespaces as hosts: Open MPI calls it as
+  // `agent [options] HOST COMMAND...`, COMMAND being a shell command line
+  // (what ssh would hand the remote shell); 10.77.0.<i + 2> is client_ns_[i].
+  // Each call is logged ("HOST NAMESPACE") to agent.log.
+  std::string WriteRshAgent() const {
+    const std::string agent = (dir_ / "netns-rsh").string();
+    std::ofstream f(agent);
+    f << "#!/bin/sh\n"
+         "# Open MPI's rsh agent for network namespaces as hosts: ip netns exec, not ssh.\n"
+         "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
+         "host=$1; shift\n"
+         "case \"$host\" in\n";
+    for (size_t i = 0; i < client_ns_.size(); ++i)
+      f << "  10.77.0." << i + 2 << ") ns=" << client_ns_[i] << " ;;\n";
+    f << "  *) echo \"netns-rsh: no namespace for host $host\" >&2; exit 255 ;;\n"
+         "esac\n"
+      << "echo \"$host $ns\" >> " << (dir_ / "agent.log").string() << "\n"
+      << "exec ip netns exec \"$ns\" unshare --uts /bin/sh -c \"hostname $ns && $*\"\n";
+    f.close();
+    std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+    return agent;
   }
   std::vector<std::string> client_ns_;
   std::vector<std::string> made_;
@@ -320,25 +348,8 @@ TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
   const std::string address = ServerAddress(server);
   ASSERT_FALSE(address.empty());
 
-  // The rsh agent: Open MPI calls it as `agent [options] HOST COMMAND...`,
-  // COMMAND being a shell command line (what ssh would hand the remote shell).
-  const std::string agent = (dir_ / "netns-rsh").string();
+  const std::string agent = WriteRshAgent();
   const std::string agent_log = (dir_ / "agent.log").string();
-  {
-    std::ofstream f(agent);
-    f << "#!/bin/sh\n"
-         "# Open MPI's rsh agent for network namespaces as hosts: ip netns exec, not ssh.\n"
-         "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
-         "host=$1; shift\n"
-         "case \"$host\" in\n"
-      << "  10.77.0.2) ns=" << client_ns_[0] << " ;;\n"
-      << "  10.77.0.3) ns=" << client_ns_[1] << " ;;\n"
-      << "  *) echo \"netns-rsh: no namespace for host $host\" >&2; exit 255 ;;\n"
-         "esac\n"
-      << "echo \"$host $ns\" >> " << agent_log << "\n"
-      << "exec ip netns exec \"$ns\" unshare --uts /bin/sh -c \"hostname $ns && $*\"\n";
-  }
-  std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
 
   constexpr int kOps = 4000;
   const std::string result = (dir_ / "mpi.json").string();
@@ -400,9 +411,99 @@ TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
   EXPECT_EQ(server.Terminate(), 0);
 }
 
+// Servers of the job and clients of it in one mpirun: `wirebench run --mpi
+// --servers 3` with five ranks, one per namespace (10.77.0.2-6). Ranks 0
+// and 1 drive; ranks 2-4, the last three, each start a cluster server on
+// their own host, at the address their host reaches rank 0's host from
+// (10.77.0.4-6: every namespace's only address on the bridge) and a free
+// port, exchanged through MPI. Rank 0 reports once, with every server's
+// figures; the servers end with the job.
+TEST_F(NetnsMerge, MpiJobServesItsOwnClusterOnThreeHosts) {
+  std::string out;
+  if (Sh("command -v unshare", &out) != 0)
+    GTEST_SKIP() << "the `unshare` command (util-linux) is not installed";
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+  const std::string agent = WriteRshAgent();
+
+  constexpr int kOps = 3000, kClients = 2, kServers = 3;
+  const std::string result = (dir_ / "cluster.json").string();
+  const std::string log = (dir_ / "mpirun-cluster.log").string();
+  // No warm-up: rank 0 reads every server's Stats ahead of the common start.
+  Child mpirun({"ip", "netns", "exec", server_ns_, WIREBENCH_TEST_MPIEXEC, "-np",
+                std::to_string(kClients + kServers), "--oversubscribe", "--allow-run-as-root",
+                "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include", "10.77.0.0/24",
+                "--mca", "btl_tcp_if_include", "10.77.0.0/24", "-H",
+                "10.77.0.2,10.77.0.3,10.77.0.4,10.77.0.5,10.77.0.6", kBinary, "run", "--mpi",
+                "--servers", std::to_string(kServers), "-P", kWorkloadA, "--ops",
+                std::to_string(kOps), "--threads", "2", "--warmup", "0", "--json", result},
+               log);
+  ASSERT_TRUE(mpirun.started());
+  bool timed_out = false;
+  const int rc = mpirun.Wait(120, &timed_out);
+  const std::string text = ReadFile(log);
+  ASSERT_FALSE(timed_out) << "mpirun did not end within 120 s:\n" << text;
+  ASSERT_EQ(rc, 0) << text << "\nagent log:\n" << ReadFile((dir_ / "agent.log").string());
+  std::printf("%s", text.c_str());
+
+  size_t reports = 0;
+  for (size_t at = text.find("[OVERALL], RunTime(ms)"); at != std::string::npos;
+       at = text.find("[OVERALL], RunTime(ms)", at + 1))
+    ++reports;
+  EXPECT_EQ(reports, 1u) << text;
+  EXPECT_NE(text.find("[MPI], Ranks, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("[MPI], ServerRanks, 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("[CLUSTER], Servers, 3"), std::string::npos) << text;
+  for (int k = 0; k < kServers; ++k)
+    EXPECT_NE(text.find("[SERVER " + std::to_string(k) + "], Calls"), std::string::npos)
+        << text;
+
+  auto r = ReadResultFile(result);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& doc = r->doc;
+  // Each server rank on its own host, at that host's bridge address.
+  ASSERT_EQ(doc["mpi"]["servers"].size(), size_t(kServers)) << doc["mpi"];
+  for (int k = 0; k < kServers; ++k) {
+    const auto& s = doc["mpi"]["servers"][size_t(k)];
+    EXPECT_EQ(s["rank"], kClients + k) << s;
+    EXPECT_EQ(s["host"], client_ns_[size_t(kClients + k)]) << s;
+    const std::string host_address = "10.77.0." + std::to_string(kClients + k + 2);
+    EXPECT_EQ(s["address"].get<std::string>().rfind(host_address + ":", 0), 0u) << s;
+  }
+  const auto& res = doc["results"];
+  EXPECT_EQ(res["operations"].get<int64_t>(), kClients * kOps);
+  EXPECT_EQ(res["error_replies"].get<int64_t>(), 0) << res["first_error_reply"];
+  const auto& servers = res["cluster"]["servers"];
+  ASSERT_EQ(servers.size(), size_t(kServers)) << res["cluster"];
+  int64_t calls = 0;
+  for (int k = 0; k < kServers; ++k) {
+    const auto& s = servers[size_t(k)];
+    EXPECT_EQ(s["address"], doc["mpi"]["servers"][size_t(k)]["address"]) << s["address"];
+    ASSERT_TRUE(s["before"].is_object() && s["after"].is_object()) << s["address"];
+    EXPECT_EQ(s["after"]["server"]["bind"], "10.77.0." + std::to_string(kClients + k + 2));
+    EXPECT_GT(s["calls"].get<double>(), 0) << s["address"];
+    EXPECT_EQ(s["after"]["failed_calls"].get<int64_t>(), 0) << s["address"];
+    EXPECT_EQ(s["client_failures"].get<int64_t>(), 0) << s["address"];
+    calls += Calls(s["after"]) - Calls(s["before"]);
+  }
+  // Every operation of both clients reached its row's server, once.
+  EXPECT_EQ(calls, kClients * kOps);
+  // The servers ended with the job: none of their processes is left.
+  std::string left;
+  // ("[-]": the shell running pgrep does not match itself.)
+  Sh("pgrep -f -a -- '[-]-cluster " + servers[0]["address"].get<std::string>() + "'", &left);
+  EXPECT_EQ(left, "") << "cluster servers left running";
+}
+
 #else  // Built without Open MPI.
 
 TEST_F(NetnsMerge, MpiRanksOnTwoClientHostsOneReport) {
+  GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
+}
+
+TEST_F(NetnsMerge, MpiJobServesItsOwnClusterOnThreeHosts) {
   GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
 }
 

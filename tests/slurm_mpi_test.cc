@@ -6,8 +6,9 @@
 // temporary directory, no cgroups: proctrack/linuxproc, task/none), and a
 // real `wirebench server`. Checks: one report with three ranks, and the
 // server's calls between rank 0's Stats snapshots equal to the ranks'
-// operations within 2% (the aligned windows, as under mpirun). Every daemon
-// is stopped by its PID at the end.
+// operations within 2% (the aligned windows, as under mpirun); and `run --mpi
+// --servers 2` with four tasks, the last two serving the job's own cluster.
+// Every daemon is stopped by its PID at the end.
 // Skips, saying why, when not root, when a Slurm or MUNGE program is missing,
 // when Slurm has no PMIx plugin, or when built without Open MPI. A daemon that
 // is there but does not start is a failure (its log is printed).
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -365,9 +367,130 @@ TEST_F(SlurmMpi, SrunPmixThreeRanksOneReport) {
       << "server calls in the window: " << calls;
 }
 
+
+// The job's own cluster under srun: `srun -n 4 wirebench run --mpi
+// --servers 2`, the same spelling as under mpirun. Tasks 2 and 3 (the last
+// two) serve, tasks 0 and 1 drive; on this one node every task shares the
+// host, so the servers listen on loopback. One report with both servers'
+// figures, every operation answered once by its row's server, and the
+// servers gone with the job step.
+TEST_F(SlurmMpi, SrunPmixJobServesItsOwnCluster) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+  constexpr int kClients = 2, kServers = 2, kOps = 2000;
+  const std::string out = (*dir_ / "srun-cluster.out").string();
+  const std::string result = (*dir_ / "srun-cluster.json").string();
+  Child srun({"srun", "--mpi=pmix", "-n", std::to_string(kClients + kServers), "--overcommit",
+              "--time=5", "--job-name=wirebench-cluster-test", kBinary, "run", "--mpi",
+              "--servers", std::to_string(kServers), "-P", kWorkloadA, "--ops",
+              std::to_string(kOps), "--threads", "2", "--warmup", "0", "--json", result},
+             out);
+  bool timed_out = false;
+  const int rc = srun.Wait(120, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << "srun did not end within 120 s:\n" << text;
+  ASSERT_EQ(rc, 0) << text << Log(slurmd_);
+  std::printf("%s", text.c_str());
+
+  size_t reports = 0;
+  for (size_t at = text.find("[OVERALL], RunTime(ms)"); at != std::string::npos;
+       at = text.find("[OVERALL], RunTime(ms)", at + 1))
+    ++reports;
+  EXPECT_EQ(reports, 1u) << text;
+  EXPECT_NE(text.find("[MPI], Ranks, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("[MPI], ServerRanks, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("[CLUSTER], Servers, 2"), std::string::npos) << text;
+  const json j = json::parse(ReadFile(result));
+  ASSERT_EQ(j["mpi"]["servers"].size(), size_t(kServers)) << j["mpi"];
+  for (int k = 0; k < kServers; ++k)
+    EXPECT_EQ(j["mpi"]["servers"][size_t(k)]["rank"], kClients + k);
+  const json& r = j["results"];
+  EXPECT_EQ(r["operations"], kClients * kOps);
+  EXPECT_EQ(r["error_replies"], 0) << r["first_error_reply"];
+  const json& servers = r["cluster"]["servers"];
+  ASSERT_EQ(servers.size(), size_t(kServers)) << r["cluster"];
+  int64_t calls = 0;
+  for (const json& s : servers) {
+    ASSERT_TRUE(s["before"].is_object() && s["after"].is_object()) << s["address"];
+    EXPECT_EQ(s["address"].get<std::string>().rfind("127.0.0.1:", 0), 0u) << s["address"];
+    EXPECT_GT(s["calls"].get<double>(), 0) << s["address"];
+    EXPECT_EQ(s["after"]["failed_calls"], 0) << s["address"];
+    EXPECT_EQ(s["client_failures"], 0) << s["address"];
+    calls += Calls(s["after"]) - Calls(s["before"]);
+  }
+  EXPECT_EQ(calls, kClients * kOps);
+  std::string left;  // "[-]": the shell running pgrep does not match itself.
+  Sh("pgrep -f -a -- '[-]-cluster " + servers[0]["address"].get<std::string>() + "'", &left);
+  EXPECT_EQ(left, "") << "cluster servers left running";
+}
+
+
+// The pid of the task whose command line holds `marker` and whose
+// SLURM_PROCID is `task`; 0 when there is none (yet).
+pid_t PidOfTask(const std::string& marker, int task) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFile(e.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(marker) == std::string::npos || cmdline.rfind("srun", 0) == 0) continue;
+    std::string env = ReadFile(e.path().string() + "/environ");
+    std::replace(env.begin(), env.end(), '\0', '\n');
+    if (("\n" + env).find("\nSLURM_PROCID=" + std::to_string(task) + "\n") != std::string::npos)
+      return pid_t(std::stoi(name));
+  }
+  return 0;
+}
+
+// A client task of the job's own cluster killed mid-step: rank 0 reports
+// what it has and leaves without MPI_Finalize, and Slurm's PMIx plugin then
+// cancels the step, so the serving tasks, which wait for a release that
+// cannot come, end with their servers; srun ends non-zero, the output names
+// rank 1.
+TEST_F(SlurmMpi, SrunJobClusterEndsWhenAClientTaskDies) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":detect_leaks=0").c_str(), 1);
+  const std::string out = (*dir_ / "srun-cluster-kill.out").string();
+  // fieldlength 996 marks this test's tasks and servers.
+  Child srun({"srun", "--mpi=pmix", "-n", "4", "--overcommit", "--time=5",
+              "--job-name=wirebench-cluster-kill", kBinary, "run", "--mpi", "--servers", "2",
+              "-P", kWorkloadA, "--seconds", "60", "--threads", "2", "-p", "fieldlength=996"},
+             out);
+  pid_t victim = 0;
+  for (int i = 0; i < 300 && victim == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    victim = PidOfTask("fieldlength=996", 1);
+  }
+  ASSERT_GT(victim, 0) << "task 1 never started:\n" << ReadFile(out);
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // Most likely measuring by then.
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  bool timed_out = false;
+  const int rc = srun.Wait(60, &timed_out);
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(timed_out) << "the step did not end after task 1 died:\n" << text;
+  std::printf("%s", text.c_str());
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("rank 1 (host"), std::string::npos) << text;
+  std::string left;  // "[-]"-style classes: the shell running pgrep does not match itself.
+  for (int i = 0; i < 100; ++i) {
+    Sh("pgrep -f -a -- '[f]ieldlength=996|[c]anned-field-length 996'", &left);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(left, "") << "tasks or cluster servers left running";
+}
+
 #else  // Built without Open MPI: there is no --mpi to launch.
 
 TEST(SlurmMpi, SrunPmixThreeRanksOneReport) {
+  GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
+}
+
+TEST(SlurmMpi, SrunPmixJobServesItsOwnCluster) {
+  GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
+}
+
+TEST(SlurmMpi, SrunJobClusterEndsWhenAClientTaskDies) {
   GTEST_SKIP() << "built without Open MPI (wirebench load/run --mpi not built in)";
 }
 

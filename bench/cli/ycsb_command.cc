@@ -58,7 +58,8 @@ void AddServerFlags(CLI::App* cmd, YcsbRunOptions* o) {
   cmd->add_option("--servers", o->servers,
                   "Co-located servers: N > 1 starts a null cluster of N servers (regions of "
                   "each table round-robin over them, hbase:meta on the first), all pinned to "
-                  "--server-cpus; each call goes to its row's server")
+                  "--server-cpus; each call goes to its row's server. With --mpi the job's "
+                  "last N ranks are the servers, on their own hosts, and the others its clients")
       ->capture_default_str()
       ->type_name("INT:INT in [1 - 64]");
   AddClusterOptions(cmd, &o->cluster, /*server=*/false);
@@ -255,7 +256,13 @@ void AddWirebenchFlags(CLI::App* cmd, YcsbRunOptions* o, IgnoredYcsbFlags* ignor
   cmd->add_flag("--mpi", ignored->mpi,
                 "Run as one rank of an MPI job (mpirun -np N wirebench run --mpi ...): every rank "
                 "a client, the load partitioned, the measured phases aligned by barriers, one "
-                "merged report from rank 0 (docs/multi-host.md)");
+                "merged report from rank 0 (docs/multi-host.md); with --servers N the last N "
+                "ranks serve a null cluster instead");
+  cmd->add_option("--mpi-server-network", o->mpi_server_network,
+                  "With --mpi --servers N: the IPv4 network (CIDR, e.g. 10.0.0.0/24) whose "
+                  "address each serving rank listens on and is reached at (default: the "
+                  "address its host reaches rank 0's host from)")
+      ->type_name("CIDR");
   AddInstructionFlags(cmd, o);
 }
 
@@ -314,9 +321,17 @@ void ReportRunEnd(const YcsbRunOptions& o, const RunResult& result, int* exit_co
 
 // The load or run command once its flags are parsed.
 void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int* exit_code) {
-  if (ignored.mpi && (o.servers > 1 || !o.cluster.servers.empty())) {
-    std::fprintf(stderr, "wirebench: --mpi with a null cluster (--servers, --cluster) is not "
-                         "built yet: run the cluster's clients from one process\n");
+  if (ignored.mpi && !o.cluster.servers.empty() && o.servers == 1) {
+    std::fprintf(stderr, "wirebench: --mpi with --cluster (a cluster already running) is not "
+                         "built yet: let the job start its cluster (mpirun -np N wirebench run "
+                         "--mpi --servers S: the last S ranks serve), or drive the running one "
+                         "from one process\n");
+    *exit_code = 2;
+    return;
+  }
+  if (!o.mpi_server_network.empty() && (!ignored.mpi || o.servers == 1)) {
+    std::fprintf(stderr, "wirebench: --mpi-server-network says where an MPI job's own cluster "
+                         "servers listen: give it with --mpi and --servers N, or leave it out\n");
     *exit_code = 2;
     return;
   }

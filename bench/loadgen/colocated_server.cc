@@ -18,6 +18,19 @@ std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool q
   return args;
 }
 
+std::vector<std::string> ClusterMemberArgs(const ColocatedServerOptions& server,
+                                           const ClusterFlags& flags, const ClusterPlan& plan,
+                                           int k, bool quiet) {
+  std::vector<std::string> args = ChildServerArgs(server, quiet);
+  for (const std::string& a :
+       {std::string("--cluster"), flags.servers, std::string("--cluster-index"), std::to_string(k),
+        std::string("--cluster-regions"), std::to_string(plan.layout.regions()),
+        std::string("--cluster-split"), flags.split, std::string("--cluster-start-code"),
+        std::to_string(plan.start_code_base)})
+    args.push_back(a);
+  return args;
+}
+
 StatusOr<ClusterPlan> SpawnColocatedCluster(int servers, const ClusterFlags& cluster,
                                             const ColocatedServerOptions& server,
                                             const std::vector<std::string>& extra, bool quiet,
@@ -32,13 +45,7 @@ StatusOr<ClusterPlan> SpawnColocatedCluster(int servers, const ClusterFlags& clu
   auto plan = ClusterPlanFromFlags(flags);
   if (!plan.ok()) return plan.status();
   for (int k = 0; k < servers; ++k) {
-    std::vector<std::string> args = ChildServerArgs(server, quiet || k > 0);
-    for (const std::string& a :
-         {std::string("--cluster"), flags.servers, std::string("--cluster-index"),
-          std::to_string(k), std::string("--cluster-regions"),
-          std::to_string(plan->layout.regions()), std::string("--cluster-split"), flags.split,
-          std::string("--cluster-start-code"), std::to_string(plan->start_code_base)})
-      args.push_back(a);
+    std::vector<std::string> args = ClusterMemberArgs(server, flags, *plan, k, quiet || k > 0);
     args.insert(args.end(), extra.begin(), extra.end());
     auto spawned = LocalServer::Spawn(args, server.cpus, SelfExecutable());
     if (!spawned.ok())

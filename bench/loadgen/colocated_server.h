@@ -30,6 +30,12 @@ struct ColocatedServerOptions {
 // `wirebench server` arguments (without --port, which LocalServer adds).
 std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool quiet);
 
+// Server k of the cluster `flags` lists: the child's arguments, the whole
+// plan spelled out, so every server computes the same one.
+std::vector<std::string> ClusterMemberArgs(const ColocatedServerOptions& server,
+                                           const ClusterFlags& flags, const ClusterPlan& plan,
+                                           int k, bool quiet);
+
 // `servers` co-located servers as one null cluster on loopback (`run
 // --servers`, `measure --servers`): each a child process pinned as
 // `server.cpus` says, started with the same plan (`flags` without servers:

@@ -476,6 +476,11 @@ void LoadRun::BeginMeasure() {
   // nothing runs before the start, so Stats taken before it are exact.
   const bool running = o_.warmup_seconds > 0;
   if (o_.on_start && running) o_.on_start();
+  // Every client process of a cluster counts its failures per server, also
+  // one that reads no Stats (another --mpi rank does): merged, they add up.
+  if (o_.cluster.clustered() && result_.cluster_servers.empty())
+    for (const rpc::Endpoint& e : endpoints_)
+      result_.cluster_servers.push_back({e.host + ":" + std::to_string(e.port), {}, {}});
   if (o_.fetch_server_stats && !o_.in_process && !StopRequested()) {
     auto before = o_.cluster.clustered() ? FetchClusterStats(/*after=*/false)
                                          : FetchServerStats();
@@ -662,10 +667,14 @@ void LoadRun::Collect() {
   // only hold the end of the run up again).
   // A cluster's servers each answer for themselves: one lost mid-run leaves
   // the others' figures to read.
-  if (o_.fetch_server_stats && !o_.in_process && o_.cluster.clustered() &&
-      !result_.cluster_servers.empty()) {
-    auto after = FetchClusterStats(/*after=*/true);
-    if (after.ok()) result_.server_after = *after;
+  if (o_.fetch_server_stats && !o_.in_process && o_.cluster.clustered()) {
+    const bool any_before =
+        std::any_of(result_.cluster_servers.begin(), result_.cluster_servers.end(),
+                    [](const RunResult::ClusterServer& s) { return !s.before.is_null(); });
+    if (any_before) {
+      auto after = FetchClusterStats(/*after=*/true);
+      if (after.ok()) result_.server_after = *after;
+    }
   } else if (o_.fetch_server_stats && !o_.in_process && !state_.failed.load() &&
              result_.server_stats_error.empty()) {
     auto after = FetchServerStats();
@@ -754,9 +763,6 @@ StatusOr<nlohmann::json> LoadRun::FetchClusterStats(bool after) {
   // Each server's over thread 0's first connection to it.
   ClientThread* t = threads_.front().get();
   const size_t per_server = t->conns.size() / endpoints_.size();
-  if (!after)
-    for (const rpc::Endpoint& e : endpoints_)
-      result_.cluster_servers.push_back({e.host + ":" + std::to_string(e.port), {}, {}});
   std::string missing;
   for (size_t k = 0; k < endpoints_.size(); ++k) {
     RunResult::ClusterServer& server = result_.cluster_servers[k];

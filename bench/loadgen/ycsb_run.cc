@@ -403,6 +403,24 @@ void PrintNotes(const YcsbRunOptions& o, const ycsb::Properties& props,
   for (const std::string& n : notes) std::fprintf(stderr, "wirebench: note: %s\n", n.c_str());
 }
 
+// The server a run starts: the run's region and server options, its RPC
+// layer (the client's), and (the null region) a canned record of the
+// workload's shape (fieldcount fields of fieldlength bytes: the maximum,
+// for non-constant lengths) unless the command line chose one.
+StatusOr<ColocatedServerOptions> ServerOptionsFor(const YcsbRunOptions& o,
+                                                  const ycsb::CoreWorkloadConfig& cfg) {
+  ColocatedServerOptions server = o.colocated;
+  if (server.region.entry == &NullRegionEntry()) {
+    if (server.region.settings.Get("--canned-fields").empty())
+      server.region.settings.Set("--canned-fields", std::to_string(cfg.field_count));
+    if (server.region.settings.Get("--canned-field-length").empty())
+      server.region.settings.Set("--canned-field-length", std::to_string(cfg.field_length));
+  }
+  WB_RETURN_IF_ERROR(CheckRegion(server.region));  // Before the child starts.
+  server.rpc = o.rpc;
+  return server;
+}
+
 // --servers N: N co-located servers as one null cluster on loopback.
 Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptions& server,
                              DriverOptions* d, LocalServers* local) {
@@ -473,20 +491,11 @@ Status ChooseServer(const YcsbRunOptions& o, const ycsb::CoreWorkloadConfig& cfg
     return Status::Ok();
   }
   if (!o.server.empty()) return ParseHostPort(o.server, &d->host, &d->port);
-  ColocatedServerOptions server = o.colocated;
-  // The null region's canned read answers a record of the workload's shape
-  // (fieldcount fields of fieldlength bytes: the maximum, for non-constant
-  // lengths) unless the command line chose one.
-  if (server.region.entry == &NullRegionEntry()) {
-    if (server.region.settings.Get("--canned-fields").empty())
-      server.region.settings.Set("--canned-fields", std::to_string(cfg.field_count));
-    if (server.region.settings.Get("--canned-field-length").empty())
-      server.region.settings.Set("--canned-field-length", std::to_string(cfg.field_length));
-  }
-  // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
-  WB_RETURN_IF_ERROR(CheckRegion(server.region));  // Before the child starts.
-  server.rpc = d->transport;                       // The same RPC layer as the client.
+  auto options = ServerOptionsFor(o, cfg);
+  if (!options.ok()) return options.status();
+  const ColocatedServerOptions& server = *options;
   if (o.servers > 1) return StartColocatedCluster(o, server, d, local);
+  // SelfExecutable(): under Valgrind /proc/self/exe is Valgrind's own binary.
   auto spawned =
       LocalServer::Spawn(ChildServerArgs(server, o.quiet), server.cpus, SelfExecutable());
   if (!spawned.ok()) return spawned.status();
@@ -924,6 +933,24 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
   if (settings->hdr_file_output) WB_RETURN_IF_ERROR(WriteHdrLogs(out, *settings, status));
   if (!o.quiet) NoteEmptyScans(out.result, d.in_process, cfg.table);
   return out;
+}
+
+Status CheckClusterOptions(const YcsbRunOptions& o) { return CheckClusterFlags(o); }
+
+StatusOr<std::unique_ptr<LocalServer>> StartClusterMember(const YcsbRunOptions& o,
+                                                          const ClusterFlags& flags, int index,
+                                                          const std::string& bind) {
+  ycsb::Properties props;
+  WB_RETURN_IF_ERROR(LoadProperties(o, &props));
+  auto cfg = ycsb::CoreWorkloadConfig::FromProperties(props);
+  if (!cfg.ok()) return cfg.status();
+  auto server = ServerOptionsFor(o, *cfg);
+  if (!server.ok()) return server.status();
+  auto plan = ClusterPlanFromFlags(flags);
+  if (!plan.ok()) return plan.status();
+  std::vector<std::string> args = ClusterMemberArgs(*server, flags, *plan, index, /*quiet=*/true);
+  args.insert(args.end(), {"--bind", bind});
+  return LocalServer::Spawn(args, server->cpus, SelfExecutable());
 }
 
 }  // namespace wirebench

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "bench/loadgen/cluster_flags.h"
 #include "bench/loadgen/colocated_server.h"
 #include "bench/loadgen/driver.h"
+#include "bench/loadgen/local_server.h"
 #include "bench/results/report.h"
 
 namespace wirebench {
@@ -41,6 +43,9 @@ struct YcsbRunOptions {
   // or a running cluster's servers (cluster.servers, --cluster).
   int servers = 1;
   ClusterFlags cluster;
+  // --mpi with --servers: the network (CIDR) whose address each serving
+  // rank is reached at; empty: the one its host reaches rank 0's from.
+  std::string mpi_server_network;
   // --codec and --rpc, resolved where they were parsed; the co-located
   // server runs the same transport. Never null.
   const CodecInfo* codec = &Codecs().front();
@@ -100,6 +105,20 @@ struct YcsbOutcome {
   nlohmann::json json;  // The full result document.
   std::string text;     // The text report.
 };
+
+// What a null cluster's client refuses in the run's flags (--servers or
+// --cluster with --server, --instructions, --batch), before anything starts.
+Status CheckClusterOptions(const YcsbRunOptions& o);
+
+// Server `index` of the null cluster `flags` describes (every server
+// listed, the run's regions and split), started as the co-located servers
+// are (`wirebench server` as a child process, with the run's --rpc, region
+// and server options and the workload's canned record), listening on
+// `bind` at its port in the list: a serving rank of an MPI job
+// (bench/mpi/). The child ends when the calling thread does.
+StatusOr<std::unique_ptr<LocalServer>> StartClusterMember(const YcsbRunOptions& o,
+                                                          const ClusterFlags& flags, int index,
+                                                          const std::string& bind);
 
 // Runs one load or run and returns its outcome (results are kept even when
 // the run stopped early: see RunResult::partial).

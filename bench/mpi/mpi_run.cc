@@ -29,13 +29,12 @@
 // 2-4 once per cell (MpiRun::RunOne), rank 0 writing each cell's result;
 // after each cell the ranks agree whether to go on (AgreeToGoOn); rank 0
 // closes the control channel after the last (End).
+// With --servers N (RunWithJobCluster) the last N ranks serve a null cluster
+// (job_cluster.h) and steps 1-4 run among the others, in a communicator of
+// their own; at the end they release the servers with a barrier over all.
 // MPI_THREAD_FUNNELED: only the main thread (the driver's) calls MPI.
-#include <ifaddrs.h>
 #include <sched.h>
 #include <mpi.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +52,8 @@
 #include "bench/loadgen/stop_on_signal.h"
 #include "bench/loadgen/stop_request.h"
 #include "bench/mpi/control_channel.h"
+#include "bench/mpi/host_addresses.h"
+#include "bench/mpi/job_cluster.h"
 #include "bench/mpi/mpi_run.h"
 #include "bench/results/merge.h"
 #include "bench/results/report.h"
@@ -128,29 +129,6 @@ Affinity ThisProcessAffinity() {
   return a;
 }
 
-std::string Hostname() {
-  char b[256] = {};
-  gethostname(b, sizeof(b) - 1);
-  return b;
-}
-
-// This host's IPv4 addresses, up and not loopback.
-std::vector<std::string> Ipv4Addresses() {
-  std::vector<std::string> out;
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return out;
-  for (ifaddrs* i = list; i; i = i->ifa_next) {
-    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
-        (i->ifa_flags & IFF_LOOPBACK))
-      continue;
-    char b[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, b, sizeof(b));
-    out.push_back(b);
-  }
-  freeifaddrs(list);
-  return out;
-}
-
 void ToBuf(const std::string& s, std::vector<char>* b) {
   std::fill(b->begin(), b->end(), '\0');
   std::memcpy(b->data(), s.data(), std::min(s.size(), b->size() - 1));
@@ -166,10 +144,14 @@ std::string Us(double ns) {
 
 class MpiRun {
  public:
-  MpiRun() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  // `comm`: the client ranks (all of the job's but a cluster's servers).
+  explicit MpiRun(MPI_Comm comm = MPI_COMM_WORLD) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &ranks_);
   }
+  // The job's own cluster (--servers), whose serving ranks wait for the
+  // client ranks' release.
+  void SetJobCluster(const mpi::JobCluster* c) { job_cluster_ = c; }
 
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
@@ -207,6 +189,7 @@ class MpiRun {
   struct Windows;
   Windows AlignWindows(const std::vector<NamedResult>& inputs) const;
   std::string RankLines(const json& per_rank) const;
+  std::string ServerRankLines() const;
   std::string SummaryLines(const Windows& w, const std::vector<NamedResult>& inputs,
                            const std::string& partial) const;
   void WriteOutputs(const MergeOutcome& merged, int64_t first_start);
@@ -217,6 +200,8 @@ class MpiRun {
   // (a rank died, a barrier was given up) without it: the launcher ends the job.
   int Finish(int code, bool in_step);
 
+  MPI_Comm comm_;
+  const mpi::JobCluster* job_cluster_ = nullptr;
   YcsbRunOptions o_;
   std::string json_out_, hlog_out_;  // Rank 0 writes them, merged.
   int rank_ = 0;
@@ -237,8 +222,8 @@ class MpiRun {
 
 void MpiRun::GatherHosts() {
   std::vector<char> mine(256), all(size_t(256 * ranks_));
-  ToBuf(Hostname(), &mine);
-  MPI_Allgather(mine.data(), 256, MPI_CHAR, all.data(), 256, MPI_CHAR, MPI_COMM_WORLD);
+  ToBuf(mpi::Hostname(), &mine);
+  MPI_Allgather(mine.data(), 256, MPI_CHAR, all.data(), 256, MPI_CHAR, comm_);
   for (int r = 0; r < ranks_; ++r) hosts_.push_back(FromBuf(&all[size_t(256 * r)], 256));
 }
 
@@ -252,12 +237,12 @@ Status MpiRun::OpenControl() {
     std::random_device rd;
     const uint64_t token = (uint64_t(rd()) << 32) ^ rd();
     std::string addrs;
-    for (const std::string& a : Ipv4Addresses()) addrs += a + ",";
+    for (const std::string& a : mpi::Ipv4Addresses()) addrs += a + ",";
     ToBuf(st.ok() ? StrCat(std::to_string(hub_.port()), " ", std::to_string(token), " ", addrs)
                   : StrCat("ERR ", st.ToString()),
           &info);
   }
-  MPI_Bcast(info.data(), int(info.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(info.data(), int(info.size()), MPI_CHAR, 0, comm_);
   const std::string text = FromBuf(info.data(), info.size());
   if (text.rfind("ERR ", 0) == 0) return Status::Unavailable(text.substr(4));
   std::istringstream in(text);
@@ -288,7 +273,7 @@ Status MpiRun::Agree(bool ok, const std::string& why, bool watch) {
   const auto done = [&] {
     return watch ? Wait(&req) : MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
   };
-  if (MPI_Igather(mine.data(), kMsg, MPI_CHAR, all.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD,
+  if (MPI_Igather(mine.data(), kMsg, MPI_CHAR, all.data(), kMsg, MPI_CHAR, 0, comm_,
                   &req) != MPI_SUCCESS ||
       !done())
     return GaveUpAgreeing();
@@ -300,7 +285,7 @@ Status MpiRun::Agree(bool ok, const std::string& why, bool watch) {
     }
     ToBuf(v, &verdict);
   }
-  if (MPI_Ibcast(verdict.data(), kVerdict, MPI_CHAR, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
+  if (MPI_Ibcast(verdict.data(), kVerdict, MPI_CHAR, 0, comm_, &req) != MPI_SUCCESS ||
       !done())
     return GaveUpAgreeing();
   const std::string v = FromBuf(verdict.data(), kVerdict);
@@ -336,8 +321,8 @@ void MpiRun::MeasureClockOffsets() {
       best = INT64_MAX;
       for (int i = 0; i < kPingPongs; ++i) {
         int64_t t0 = RealtimeNs(), t1 = 0;
-        MPI_Send(&t0, 1, MPI_INT64_T, k, 7, MPI_COMM_WORLD);
-        MPI_Recv(&t1, 1, MPI_INT64_T, k, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&t0, 1, MPI_INT64_T, k, 7, comm_);
+        MPI_Recv(&t1, 1, MPI_INT64_T, k, 8, comm_, MPI_STATUS_IGNORE);
         const int64_t t2 = RealtimeNs();
         if (t2 - t0 < best) {
           best = t2 - t0;
@@ -347,15 +332,15 @@ void MpiRun::MeasureClockOffsets() {
     } else if (rank_ == k) {
       for (int i = 0; i < kPingPongs; ++i) {
         int64_t t0 = 0;
-        MPI_Recv(&t0, 1, MPI_INT64_T, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&t0, 1, MPI_INT64_T, 0, 7, comm_, MPI_STATUS_IGNORE);
         int64_t t1 = RealtimeNs();
-        MPI_Send(&t1, 1, MPI_INT64_T, 0, 8, MPI_COMM_WORLD);
+        MPI_Send(&t1, 1, MPI_INT64_T, 0, 8, comm_);
       }
     }
     if (rank_ == 0) max_half_rtt_ns_ = std::max(max_half_rtt_ns_, double(best_rtt_ns_) / 2);
   }
   // Every rank needs its own offset to find the common start.
-  MPI_Bcast(offsets_ns_.data(), ranks_, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  MPI_Bcast(offsets_ns_.data(), ranks_, MPI_INT64_T, 0, comm_);
 }
 
 // The start: rank 0 names an instant kStartMarginNs ahead by its clock
@@ -369,7 +354,7 @@ void MpiRun::MeasureClockOffsets() {
 // broadcast, so no measured operation can precede it.
 void MpiRun::OnStart() {
   int64_t at = rank_ == 0 ? RealtimeNs() + kStartMarginNs : 0;
-  MPI_Bcast(&at, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&at, 1, MPI_INT64_T, 0, comm_);
   const int64_t mine = at + offsets_ns_[size_t(rank_)];
   const int64_t sleep_until = mine - 200'000;
   if (RealtimeNs() < sleep_until) {
@@ -405,7 +390,7 @@ void MpiRun::OnEnd(const RunResult& r) {
     return;
   }
   MPI_Request req;
-  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS || !Wait(&req)) barrier_given_up_ = true;
+  if (MPI_Ibarrier(comm_, &req) != MPI_SUCCESS || !Wait(&req)) barrier_given_up_ = true;
 }
 
 json MpiRun::RankInfo(const RunResult& r) const {
@@ -424,13 +409,17 @@ json MpiRun::RankInfo(const RunResult& r) const {
 }
 
 int MpiRun::Finish(int code, bool in_step) {
-  if (in_step) {
+  // The job's own cluster: its servers wait for every client rank.
+  if (in_step && (!job_cluster_ || mpi::ReleaseServers(kResultsTimeoutS))) {
     MPI_Finalize();
     return code;
   }
   // Without MPI_Finalize (it could wait for a dead rank): the launcher ends
   // the job and exits non-zero. _Exit: no static destructors while MPI's
   // threads still run; every result file is already written.
+  // The job's own cluster servers, waiting for a release that cannot come,
+  // end with the job too: mpirun, and srun's PMIx plugin, end every rank
+  // once one has left without MPI_Finalize.
   std::fflush(stdout);
   std::fflush(stderr);
   std::_Exit(code == 0 ? 3 : code);
@@ -489,18 +478,18 @@ StatusOr<YcsbOutcome> MpiRun::RunOne(YcsbRunOptions o) {
     o_.quiet = true;
     o_.status = false;
   }
-  const bool colocated = o_.server.empty();
+  const bool colocated = o_.server.empty() && o_.cluster.servers.empty();
   if (colocated) {
     if (rank_ == 0) {
       o_.on_server = [this](const std::string& host, uint16_t port) {
         std::vector<char> b(kMsg);
         ToBuf(StrCat("OK ", host, ":", std::to_string(port)), &b);
-        MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, comm_);
         server_sent_ = true;
       };
     } else {
       std::vector<char> b(kMsg);
-      MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+      MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, comm_);
       const std::string m = FromBuf(b.data(), kMsg);
       if (m.rfind("OK ", 0) != 0)
         return Status::Unavailable("rank 0 could not start the co-located server");
@@ -515,7 +504,7 @@ StatusOr<YcsbOutcome> MpiRun::RunOne(YcsbRunOptions o) {
   if (rank_ == 0 && colocated && !server_sent_) {  // Failed before the server started.
     std::vector<char> b(kMsg);
     ToBuf("ERR", &b);
-    MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(b.data(), kMsg, MPI_CHAR, 0, comm_);
     return outcome.ok() ? Status::Unavailable("the co-located server did not start")
                         : outcome.status();
   }
@@ -582,7 +571,7 @@ bool MpiRun::AgreeToGoOn() {
   int stop = StopRequested() ? 1 : 0, any = 0;
   if (InStep()) {
     MPI_Request req;
-    if (MPI_Iallreduce(&stop, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req) == MPI_SUCCESS &&
+    if (MPI_Iallreduce(&stop, &any, 1, MPI_INT, MPI_MAX, comm_, &req) == MPI_SUCCESS &&
         Wait(&req)) {
       if (any) RequestStop(StopReason::kRequested);
       return !any;
@@ -693,6 +682,20 @@ std::string MpiRun::RankLines(const json& per_rank) const {
   return out.str();
 }
 
+// The job's own cluster (--servers): which ranks served, where.
+std::string MpiRun::ServerRankLines() const {
+  if (!job_cluster_) return "";
+  std::string lines =
+      StrCat("[MPI], ServerRanks, ", std::to_string(job_cluster_->servers.size()),
+             " (the job's last ranks: the cluster's servers, not counted above)\n");
+  for (size_t k = 0; k < job_cluster_->servers.size(); ++k) {
+    const mpi::ServerRank& s = job_cluster_->servers[k];
+    lines += StrCat("[MPI], Server", std::to_string(k), ", rank ", std::to_string(s.rank),
+                    ", host ", s.host, ", ", s.address, "\n");
+  }
+  return lines;
+}
+
 // The skews, the clock offsets' error, the uncounted CPU and the failure.
 std::string MpiRun::SummaryLines(const Windows& w, const std::vector<NamedResult>& inputs,
                                  const std::string& partial) const {
@@ -750,7 +753,8 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
   std::vector<NamedResult> inputs;
   const std::string partial = CollectResults(&outcome, &inputs);
   Windows w = AlignWindows(inputs);
-  const std::string lines = RankLines(w.per_rank) + SummaryLines(w, inputs, partial);
+  const std::string lines =
+      RankLines(w.per_rank) + ServerRankLines() + SummaryLines(w, inputs, partial);
   auto merged = MergeResults(inputs, MergeNotes{lines, partial});
   if (!merged.ok()) {
     return Status::Internal(StrCat("cannot merge the ranks' results: ", merged.status().ToString()));
@@ -764,6 +768,12 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
                          {"uncounted_threads_cpu_ns", w.uncounted_ns},
                          {"failed", partial},
                          {"per_rank", std::move(w.per_rank)}};
+  if (job_cluster_) {
+    json servers = json::array();
+    for (const mpi::ServerRank& s : job_cluster_->servers)
+      servers.push_back({{"rank", s.rank}, {"host", s.host}, {"address", s.address}});
+    merged->json["mpi"]["servers"] = std::move(servers);
+  }
   WriteOutputs(*merged, w.first_start);
   YcsbOutcome out;
   out.result = std::move(merged->result);
@@ -771,6 +781,33 @@ StatusOr<YcsbOutcome> MpiRun::Report(YcsbOutcome outcome) {
   out.json = std::move(merged->json);
   out.text = std::move(merged->text);
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+// --servers N under --mpi: the last N ranks serve (job_cluster.h), the
+// others are the run's clients, driving the cluster as --cluster would.
+int RunWithJobCluster(YcsbRunOptions o) {
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  mpi::JobCluster cluster;
+  if (Status st = mpi::PlaceJobCluster(o, &cluster); !st.ok()) {
+    if (world_rank == 0) std::fprintf(stderr, "wirebench: --mpi: %s\n", st.ToString().c_str());
+    MPI_Finalize();
+    return 2;
+  }
+  if (cluster.serving) {
+    const int code = mpi::ServeUntilReleased(&cluster);
+    MPI_Finalize();
+    return code;
+  }
+  o.cluster.servers = cluster.list;
+  o.servers = 1;
+  MpiRun run(cluster.comm);
+  run.SetJobCluster(&cluster);
+  return run.Run(std::move(o));
 }
 
 }  // namespace
@@ -788,6 +825,7 @@ int RunYcsbMpi(YcsbRunOptions o) {
   // An error (a peer's connection reset after it died) is returned, not
   // fatal: rank 0 still reports.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (o.servers > 1) return RunWithJobCluster(std::move(o));
   MpiRun run;
   return run.Run(std::move(o));
 }

@@ -6,7 +6,9 @@
 // server's Stats around the whole window, gathers every rank's result and
 // merges them with `wirebench merge`'s code (bench/results/merge.h) into one
 // report, one JSON result and one .hlog. Without --server, rank 0 starts the
-// co-located server and tells the other ranks where it is.
+// co-located server and tells the other ranks where it is. With --servers N
+// the job's last N ranks are a null cluster's servers instead of clients,
+// and the others drive it (job_cluster.h).
 // `compare --mpi` runs one such run per cell of its matrix (MpiCellRunner).
 // MPI is called only at phase boundaries; failures are handled over a
 // control channel beside it (control_channel.h). See docs/multi-host.md.

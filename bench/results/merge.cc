@@ -139,6 +139,45 @@ json MergedConfig(const std::vector<NamedResult>& inputs, const std::vector<std:
   return out;
 }
 
+// A null cluster's servers, merged: the inputs name the same servers in the
+// same order (an input without a cluster's servers adds nothing); each
+// server's figures from its earliest "before" and latest "after" snapshot,
+// as the run's; client failures summed, the first failure the earliest.
+Status MergeClusterServers(const std::vector<RunResult>& runs, const InputName& name,
+                           RunResult* m) {
+  const RunResult* first = nullptr;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].cluster_servers.empty()) continue;
+    if (!first) {
+      first = &runs[i];
+      m->cluster_servers.resize(first->cluster_servers.size());
+    }
+    std::string addresses, theirs;
+    for (const auto& s : first->cluster_servers)
+      addresses += (addresses.empty() ? "" : ",") + s.address;
+    for (const auto& s : runs[i].cluster_servers) theirs += (theirs.empty() ? "" : ",") + s.address;
+    if (addresses != theirs)
+      return Status::InvalidArgument(
+          "results come from different clusters: " + name(size_t(first - runs.data())) +
+          " ran against " + addresses + ", " + name(i) + " against " + theirs +
+          "; merge only clients that ran against one cluster at the same time");
+    for (size_t k = 0; k < m->cluster_servers.size(); ++k) {
+      const RunResult::ClusterServer& in = runs[i].cluster_servers[k];
+      RunResult::ClusterServer& out = m->cluster_servers[k];
+      out.address = in.address;
+      if (in.before.is_object() && (out.before.is_null() || Uptime(in.before) < Uptime(out.before)))
+        out.before = in.before;
+      if (in.after.is_object() && (out.after.is_null() || Uptime(in.after) > Uptime(out.after)))
+        out.after = in.after;
+      if (in.client_failures > 0 &&
+          (out.client_failures == 0 || in.first_failure_s < out.first_failure_s))
+        out.first_failure_s = in.first_failure_s;
+      out.client_failures += in.client_failures;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
@@ -189,6 +228,7 @@ StatusOr<RunResult> MergeRunResults(const std::vector<RunResult>& runs,
     m.server_before = earliest_before->server_before;
     m.server_after = latest_after->server_after;
   }
+  WB_RETURN_IF_ERROR(MergeClusterServers(runs, name, &m));
   return m;
 }
 
