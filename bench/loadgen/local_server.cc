@@ -133,6 +133,13 @@ std::string LocalServer::DeathNote() {
   return "the co-located server process died" + (ended_.empty() ? "" : " (" + ended_ + ")");
 }
 
+std::string LocalServer::DeathNote(std::chrono::milliseconds wait) {
+  for (auto waited = std::chrono::milliseconds(0); waited < wait && Alive();
+       waited += std::chrono::milliseconds(10))
+    env_->SleepFor(std::chrono::milliseconds(10));
+  return DeathNote();
+}
+
 std::string LocalServer::Stop() {
   if (pid_ <= 0) return "already exited";
   env_->SignalChild(pid_, SIGTERM);

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +53,9 @@ class LocalServer {
   // "" while the child runs, else what a run's error is prefixed with: "the
   // co-located server process died (killed by signal 9)".
   std::string DeathNote();
+  // The same, giving a process that is dying up to `wait` to be seen dead
+  // (its sockets close before it can be reaped).
+  std::string DeathNote(std::chrono::milliseconds wait);
 
  private:
   HostEnv* env_;

@@ -846,7 +846,12 @@ void CollectRunInstructions(const LocalServer* local, RunResult* result) {
 // and how, before the error the client saw.
 void NameDeadServers(const LocalServers& local, RunResult* result) {
   for (size_t k = 0; k < local.size(); ++k) {
-    const std::string died = local[k]->DeathNote();
+    // A cluster server its clients lost: given a second to be seen dead,
+    // since its connections close before its process can be reaped.
+    const bool lost =
+        k < result->cluster_servers.size() && result->cluster_servers[k].client_failures > 0;
+    const std::string died =
+        local[k]->DeathNote(lost ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(0));
     if (died.empty()) continue;
     const std::string which = local.size() > 1 ? "cluster server " + std::to_string(k) + " (" +
                                                      local[k]->host() + ":" +
