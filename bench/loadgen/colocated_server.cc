@@ -18,6 +18,12 @@ std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool q
   return args;
 }
 
+Status CheckColocatedServers(int servers) {
+  if (servers >= 1 && servers <= kMaxColocatedServers) return Status::Ok();
+  return Status::InvalidArgument("--servers must be 1 to " + std::to_string(kMaxColocatedServers) +
+                                 ", got " + std::to_string(servers));
+}
+
 std::vector<std::string> ClusterMemberArgs(const ColocatedServerOptions& server,
                                            const ClusterFlags& flags, const ClusterPlan& plan,
                                            int k, bool quiet) {

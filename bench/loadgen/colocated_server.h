@@ -30,6 +30,12 @@ struct ColocatedServerOptions {
 // `wirebench server` arguments (without --port, which LocalServer adds).
 std::vector<std::string> ChildServerArgs(const ColocatedServerOptions& o, bool quiet);
 
+// The most servers `--servers` starts on one host (run, measure).
+constexpr int kMaxColocatedServers = 64;
+
+// `--servers N` in range, or the error that says so.
+Status CheckColocatedServers(int servers);
+
 // Server k of the cluster `flags` lists: the child's arguments, the whole
 // plan spelled out, so every server computes the same one.
 std::vector<std::string> ClusterMemberArgs(const ColocatedServerOptions& server,

@@ -62,10 +62,7 @@ struct ServerSide {
 };
 
 Status CheckServerFlags(const MeasureOptions& o) {
-  constexpr int kMaxServers = 64;
-  if (o.servers < 1 || o.servers > kMaxServers)
-    return Status::InvalidArgument("--servers must be 1 to " + std::to_string(kMaxServers) +
-                                   ", got " + std::to_string(o.servers));
+  WB_RETURN_IF_ERROR(CheckColocatedServers(o.servers));
   const bool cluster = o.servers > 1 || !o.cluster.servers.empty();
   if (cluster && !o.server.empty())
     return Status::InvalidArgument("--server names one server and --servers/--cluster a "

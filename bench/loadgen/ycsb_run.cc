@@ -53,11 +53,7 @@ bool IsBasicDb(const ycsb::Properties& props) {
 // both nor with --server; what a cluster's client does not do yet is refused
 // saying what to do instead.
 Status CheckClusterFlags(const YcsbRunOptions& o) {
-  constexpr int kMaxColocatedServers = 64;
-  if (o.servers < 1 || o.servers > kMaxColocatedServers)
-    return Status::InvalidArgument("--servers must be 1 to " +
-                                   std::to_string(kMaxColocatedServers) + ", got " +
-                                   std::to_string(o.servers));
+  WB_RETURN_IF_ERROR(CheckColocatedServers(o.servers));
   const bool running = !o.cluster.servers.empty();
   if (!running && o.servers == 1) return Status::Ok();
   const std::string what = running ? "--cluster" : "--servers " + std::to_string(o.servers);
