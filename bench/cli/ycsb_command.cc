@@ -349,6 +349,11 @@ void RunPhase(YcsbRunOptions& o, const IgnoredYcsbFlags& ignored, bool load, int
     *exit_code = 2;
     return;
   }
+  if (Status st = CheckFloorOptions(o); !st.ok()) {
+    std::fprintf(stderr, "wirebench: %s\n", st.ToString().c_str());
+    *exit_code = 2;
+    return;
+  }
   if (ReRunUnderCallgrind(o, exit_code)) return;
   NoteOverriddenPhaseFlag(load, ignored);
   if (Status st = ResolveServerFromClientOptions(&o); !st.ok()) {

@@ -430,10 +430,10 @@ Status StartColocatedCluster(const YcsbRunOptions& o, const ColocatedServerOptio
 
 // --floor needs a co-located server on this host and a run measured in CPU
 // time: the floor is a loopback loop here, over one connection.
-Status CheckFloorFlag(const YcsbRunOptions& o, const DriverOptions& d) {
+Status CheckFloorFlag(const YcsbRunOptions& o, bool in_process) {
   if (!o.floor) return Status::Ok();
   const char* why =
-      d.in_process ? "the basic binding (YCSB's BasicDB) has no server and sends nothing"
+      in_process ? "the basic binding (YCSB's BasicDB) has no server and sends nothing"
       : o.instructions ? "--instructions counts instructions under Valgrind, the floor is CPU time"
       : !o.server.empty() || !o.cluster.servers.empty()
           ? "the floor is a loopback loop on this host, to set beside a co-located server"
@@ -874,7 +874,7 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
                stdout);
   DriverOptions& d = settings->driver;
   WB_RETURN_IF_ERROR(ValidateDriverOptions(d));  // Before a child server is started.
-  WB_RETURN_IF_ERROR(CheckFloorFlag(o, d));
+  WB_RETURN_IF_ERROR(CheckFloorFlag(o, d.in_process));
 
   d.fetch_server_stats = o.fetch_server_stats;
   d.on_ready = o.on_ready;
@@ -937,6 +937,8 @@ StatusOr<YcsbOutcome> RunYcsb(const YcsbRunOptions& o) {
 }
 
 Status CheckClusterOptions(const YcsbRunOptions& o) { return CheckClusterFlags(o); }
+
+Status CheckFloorOptions(const YcsbRunOptions& o) { return CheckFloorFlag(o, false); }
 
 StatusOr<std::unique_ptr<LocalServer>> StartClusterMember(const YcsbRunOptions& o,
                                                           const ClusterFlags& flags, int index,

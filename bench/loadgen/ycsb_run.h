@@ -110,6 +110,11 @@ struct YcsbOutcome {
 // --cluster with --server, --instructions, --batch), before anything starts.
 Status CheckClusterOptions(const YcsbRunOptions& o);
 
+// What --floor refuses in the run's flags alone (--instructions, --server,
+// --cluster, --servers, --mpi), checked before an --instructions run
+// re-runs itself under Valgrind, which a sanitizer build cannot do.
+Status CheckFloorOptions(const YcsbRunOptions& o);
+
 // Server `index` of the null cluster `flags` describes (every server
 // listed, the run's regions and split), started as the co-located servers
 // are (`wirebench server` as a child process, with the run's --rpc, region
