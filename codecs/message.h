@@ -81,10 +81,27 @@ struct Column {
   ByteView qualifier;
 };
 
+// What the region that built a Result's cells knows of their layout, when
+// it built them as one block (the null region's canned record): `cells`
+// cells, each with the first cell's row and family views, whose qualifiers
+// and values are `bytes` in cell order, each value right after its
+// qualifier. A codec may then write `bytes` at once without a pass over the
+// cells to check that (raw does), once `Describes` says it still holds for
+// the Result's cells: code that drops cells (a filter) copies the Result.
+struct CellRun {
+  ByteView bytes;
+  size_t cells = 0;
+  bool Describes(std::span<const Cell> c) const {
+    return cells != 0 && c.size() == cells && c.front().qualifier.data() == bytes.data() &&
+           c.back().value.data() + c.back().value.size() == bytes.data() + bytes.size();
+  }
+};
+
 // The cells found for one row.
 struct Result {
   std::span<const Cell> cells;
   bool exists = false;  // True when the row was found (even with no matching cells).
+  CellRun run = {};     // Set only by a region that built the cells as one block.
 };
 
 // `region` (HBase's codecs): the name of the region the request names (its

@@ -50,6 +50,9 @@ class NullRegion final : public Region {
         c.value = ByteView(q + size, value.size());
         canned_.push_back(c);
       }
+      if (!canned_.empty())
+        run_ = CellRun{ByteView(reinterpret_cast<const uint8_t*>(block_.data()), block_.size()),
+                       canned_.size()};
     }
   }
 
@@ -77,6 +80,7 @@ class NullRegion final : public Region {
     } else {
       resp->result.cells = std::span<const Cell>(canned_.data(), canned_.size());
       resp->result.exists = true;
+      resp->result.run = run_;
     }
     return Status::Ok();
   }
@@ -132,6 +136,7 @@ class NullRegion final : public Region {
   std::string row_;
   std::string block_;  // The canned cells' qualifiers and values.
   std::vector<Cell> canned_;
+  CellRun run_;  // What canned_ is: block_, in cell order, one row and family.
   std::array<Stripe, kStripes> stripes_;
 };
 

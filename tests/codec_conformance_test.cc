@@ -430,6 +430,22 @@ TEST(RawCodec, AResultInOneBlockEncodesAsTheSameCellsApart) {
   b.result = Result{contiguous, true};
   const std::string bytes = EncodeAny(**codec, a);
   EXPECT_EQ(EncodeAny(**codec, b), bytes);
+  // The same block, said to be one by the region that built it.
+  const CellRun run{ByteView(block), contiguous.size()};
+  ASSERT_TRUE(run.Describes(contiguous));
+  GetResponse said;
+  said.result = Result{contiguous, true, run};
+  EXPECT_EQ(EncodeAny(**codec, said), bytes);
+  // A filter that drops a cell keeps the run in its copy of the Result: the
+  // run no longer describes the cells, and the cells are what is written.
+  std::vector<Cell> kept = contiguous, kept_apart = separate;
+  kept.erase(kept.begin() + 2);
+  kept_apart.erase(kept_apart.begin() + 2);
+  ASSERT_FALSE(run.Describes(kept));
+  GetResponse filtered, filtered_apart;
+  filtered.result = Result{kept, true, run};
+  filtered_apart.result = Result{kept_apart, true};
+  EXPECT_EQ(EncodeAny(**codec, filtered), EncodeAny(**codec, filtered_apart));
   EXPECT_EQ(bytes.size(), 1 + (4 + row.size()) + (4 + family.size()) + 4 + 5 * 17 + block.size());
   // The qualifiers and values follow every cell's fixed fields, in cell order.
   EXPECT_EQ(bytes.substr(bytes.size() - block.size()), block);

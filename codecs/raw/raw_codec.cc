@@ -387,6 +387,7 @@ class RawCodec final : public CodecAdapter<RawCodec> {
   // copy of the row and of the family: addresses are compared, bytes only
   // when they differ.
   static ResultHead Head(const Result& res) {
+    if (res.run.Describes(res.cells)) return BlockHead(res);
     const std::span<const Cell> cells = res.cells;
     ResultHead h;
     h.size = 1 + 4 + cells.size() * kResultCellHead;
@@ -419,6 +420,16 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     if (!h.one_row || !h.one_family)
       for (const Cell& c : cells)
         h.size += (h.one_row ? 0 : c.row.size()) + (h.one_family ? 0 : c.family.size());
+    return h;
+  }
+  // Head of a Result whose region built its cells as one block and says
+  // so (Result::run): nothing to check cell by cell.
+  static ResultHead BlockHead(const Result& res) {
+    ResultHead h;
+    h.one_row = h.one_family = h.contiguous = true;
+    h.run = res.run.bytes;
+    h.size = 1 + 4 + res.cells.size() * kResultCellHead + h.run.size() + 4 +
+             res.cells[0].row.size() + 4 + res.cells[0].family.size();
     return h;
   }
   template <typename W>

@@ -117,6 +117,20 @@ void WirebenchConnection::QueueReply(ByteView frame) {
     BumpShared(io_->stats.failed_calls, 1);
 }
 
+inline void WirebenchConnection::HandleInline(const Frame& f) {
+  const FrameHeader& h = f.header;
+  ByteBuffer& out = host_->out();
+  const size_t off = BeginFrame(&out, h.call_id, h.method, 0);
+  rpc::CallOutcome outcome;
+  handler_->Handle(h, f.payload, &out, &outcome);
+  if (outcome.status != CallStatus::kOk || outcome.reply_delay_us > 0) [[unlikely]] {
+    FinishUnusualReply(off, outcome);
+    return;
+  }
+  EndFrame(&out, off);
+  BumpShared(io_->stats.frames_out, 1);
+}
+
 void WirebenchConnection::Dispatch(const Frame& f) {
   const FrameHeader& h = f.header;
   ByteBuffer& out = host_->out();
@@ -175,12 +189,10 @@ void WirebenchConnection::Dispatch(const Frame& f) {
   protocol_->pool()->Submit(std::move(call));
 }
 
-void WirebenchConnection::HandleInline(const Frame& f) {
-  const FrameHeader& h = f.header;
+// A reply that is an error, or one held back (--delay-us): out of
+// HandleInline's way, which every call takes.
+void WirebenchConnection::FinishUnusualReply(size_t off, const rpc::CallOutcome& outcome) {
   ByteBuffer& out = host_->out();
-  const size_t off = BeginFrame(&out, h.call_id, h.method, 0);
-  rpc::CallOutcome outcome;
-  handler_->Handle(h, f.payload, &out, &outcome);
   if (outcome.status != CallStatus::kOk) {
     out.Resize(off + kFrameHeaderSize);
     SetFrameStatus(&out, off, uint8_t(outcome.status));

@@ -135,7 +135,8 @@ class WirebenchConnection final : public rpc::ProtocolConnection {
   size_t ConsumePreamble(ByteView in);
   void Fatal(CallStatus status, uint32_t call_id, const std::string& why);
   void Dispatch(const Frame& f);
-  void HandleInline(const Frame& f);
+  [[gnu::always_inline]] void HandleInline(const Frame& f);  // Dispatch's, for every call.
+  [[gnu::cold, gnu::noinline]] void FinishUnusualReply(size_t off, const rpc::CallOutcome& outcome);
   void QueueReply(ByteView frame);  // Appends a finished reply frame.
   void DelayReply(ByteView frame, uint32_t delay_us);
 
