@@ -541,10 +541,10 @@ class RawCodec final : public CodecAdapter<RawCodec> {
         c.qualifier = ByteView(p, qualifier);
         c.value = ByteView(p + qualifier, value);
         p += qualifier + value;
-        bytes += qualifier + value;
       }
+      // head has reached the run's start, p its end.
       const uint8_t* run;
-      return r.Take(bytes, &run);
+      return r.Take(size_t(p - head), &run);
     } else {
       for (uint32_t i = 0; i < n; ++i) {
         Cell* c = cells + i;

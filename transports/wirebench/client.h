@@ -89,7 +89,9 @@ class ClientConnection final : public std::enable_shared_from_this<ClientConnect
  private:
   // The core's hooks.
   friend class rpc::NetClient<ClientConnection>;
-  size_t ConsumeReplies(ByteView in, size_t* unit);
+  // Flattened: the frame parser, the call slots and the dispatch of every
+  // reply in a read inline (about 30 instructions a reply less).
+  [[gnu::flatten]] size_t ConsumeReplies(ByteView in, size_t* unit);
   void OnReadError(const boost::system::error_code& ec);
   Status WriteError(const boost::system::error_code& ec) const;
   void OnAnswered() { handshake_timer_.cancel(); }

