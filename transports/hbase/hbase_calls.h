@@ -33,7 +33,7 @@ class CallHandler final : private RequestGate {
   // true; or, when filters are deferred and the call would evaluate one,
   // returns false having written, counted and changed nothing: the caller
   // runs it again on a handler thread with filters not deferred.
-  bool Handle(ByteView body, ByteBuffer* out);
+  [[gnu::flatten]] bool Handle(ByteView body, ByteBuffer* out);
 
   // Whether calls that evaluate a filter (a Get or a Multi's Get with one, a
   // Scan opening or continuing a filtered scanner) are handed back (see

@@ -323,7 +323,7 @@ class HBaseChannel final : public std::enable_shared_from_this<HBaseChannel>,
   }
 
   // Each reply: HBase's 4-byte big-endian length, then its body.
-  size_t ConsumeReplies(ByteView in, size_t* unit) {
+  [[gnu::flatten]] size_t ConsumeReplies(ByteView in, size_t* unit) {
     size_t pos = 0;
     while (in.size() - pos >= 4) {
       const uint32_t len = LoadBE32(in.data() + pos);

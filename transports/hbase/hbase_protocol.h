@@ -64,7 +64,7 @@ class ConnectionCore {
   // front of `in`, appending replies to `out`; returns the bytes consumed.
   // Sets *close when the connection must close once `out` is written (a
   // refused preamble or header, an oversized call). Never reads past `in`.
-  size_t Consume(ByteView in, ByteBuffer* out, bool* close);
+  [[gnu::flatten]] size_t Consume(ByteView in, ByteBuffer* out, bool* close);
   // The connection whose back-pressure Consume heeds: before each call it
   // stops while host->Backlogged() (its queued replies are over
   // --max-queued-bytes), so the replies to a read buffer full of pipelined
