@@ -143,6 +143,8 @@ class CodecCallHandler final : public TableCallHandler {
     return Status::InvalidArgument(outcome->error);
   }
 
+  // A cluster member's check that it holds the request's region, out of
+  // line: a one-server run never takes it.
   template <typename Req>
   [[gnu::noinline]] Status NotServing(const Req& req, rpc::CallOutcome* outcome) const {
     std::string why = NotServingReason(cluster_, req);
