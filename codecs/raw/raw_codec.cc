@@ -390,7 +390,7 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     if (res.run.Describes(res.cells)) return BlockHead(res);
     const std::span<const Cell> cells = res.cells;
     ResultHead h;
-    h.size = 1 + 4 + cells.size() * kResultCellHead;
+    h.size = 1 + 4;
     if (cells.empty()) return h;
     const ByteView row = cells[0].row, family = cells[0].family;
     // Same view as the first cell's: its address and size both (one
@@ -414,8 +414,7 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     h.one_family = family_differs == 0 || SameBytes<&Cell::family>(cells);
     h.contiguous = gaps == 0;
     if (h.contiguous) h.run = ByteView(cells[0].qualifier.data(), bytes);
-    h.size += bytes + (h.one_row ? 4 + row.size() : 4 * cells.size());
-    h.size += h.one_family ? 4 + family.size() : 4 * cells.size();
+    h.size = FramingSize(cells, h) + bytes;
     // Rows and families that are not one each: their bytes, in a pass of their own.
     if (!h.one_row || !h.one_family)
       for (const Cell& c : cells)
@@ -428,9 +427,16 @@ class RawCodec final : public CodecAdapter<RawCodec> {
     ResultHead h;
     h.one_row = h.one_family = h.contiguous = true;
     h.run = res.run.bytes;
-    h.size = 1 + 4 + res.cells.size() * kResultCellHead + h.run.size() + 4 +
-             res.cells[0].row.size() + 4 + res.cells[0].family.size();
+    h.size = FramingSize(res.cells, h) + h.run.size();
     return h;
+  }
+  // A non-empty Result's encoded size but for its qualifiers and values and
+  // the rows and families that are not one: its header, every cell's fixed
+  // fields, and the one row and family or each cell's length of them.
+  static size_t FramingSize(std::span<const Cell> cells, const ResultHead& h) {
+    return 1 + 4 + cells.size() * kResultCellHead +
+           (h.one_row ? 4 + cells[0].row.size() : 4 * cells.size()) +
+           (h.one_family ? 4 + cells[0].family.size() : 4 * cells.size());
   }
   template <typename W>
   static void PutCellHead(W& w, const Cell& c) {
