@@ -153,9 +153,11 @@ class Connection final : public std::enable_shared_from_this<Connection>, public
   // The replies queued count those being written too: a peer that reads
   // nothing leaves a whole write stuck in `writing`, and counting `out`
   // alone let it hold twice the limit.
-  bool Backlogged() const override {
-    return q_.out.size() + q_.writing.size() >= server_->options().max_queued_bytes ||
-           protocol_->Holding();
+  bool Backlogged() const override { return QueueRoom() == 0 || protocol_->Holding(); }
+  size_t QueueRoom() const override {
+    const size_t queued = q_.out.size() + q_.writing.size();
+    const size_t limit = server_->options().max_queued_bytes;
+    return queued >= limit ? 0 : limit - queued;
   }
   bool closed() const override { return closed_; }
   asio::any_io_executor executor() override { return io_->ctx.get_executor(); }

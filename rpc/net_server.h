@@ -54,6 +54,12 @@ class ConnectionHost {
   // True while the reader should not take more calls (too many reply bytes
   // queued, or the protocol holding).
   virtual bool Backlogged() const = 0;
+  // The reply bytes that may still be added to out() before Backlogged()
+  // turns true for the queue (0 once it has). It holds until Consume
+  // returns (the writer takes from the queue only between reads), so a
+  // protocol can check out()'s size against it and its own Holding() before
+  // each call, instead of a virtual Backlogged() per call.
+  virtual size_t QueueRoom() const = 0;
   virtual bool closed() const = 0;
   // The connection's I/O thread, where work from other threads is posted.
   virtual boost::asio::any_io_executor executor() = 0;

@@ -533,24 +533,29 @@ class RawCodec final : public CodecAdapter<RawCodec> {
       // Every cell's fixed fields in one bounds check, and the qualifiers and
       // values right after them: each cell's views are set in the same pass,
       // and the bytes they cover checked once at the end.
+      // Every type's validity is ANDed and tested once, after the loop: a
+      // Result with a bad type is refused all the same, with nothing read
+      // past the fixed fields' checked bounds.
       const uint8_t* head;
       if (!r.Take(n * kResultCellHead, &head)) return false;
-      const uint8_t* p = head + size_t(n) * kResultCellHead;
-      for (uint32_t i = 0; i < n; ++i, head += kResultCellHead) {
-        Cell& c = cells[i];
-        c.row = row;
-        c.family = family;
-        if (!IsValidCellType(head[8])) return false;
-        c.timestamp = LoadLE64(head);
-        c.type = CellType(head[8]);
+      const uint8_t* const heads_end = head + size_t(n) * kResultCellHead;
+      const uint8_t* p = heads_end;
+      uint8_t valid = 1;
+      for (Cell* c = cells; head != heads_end; ++c, head += kResultCellHead) {
+        const uint8_t type = head[8];
+        valid &= kCellTypeValid[type];
+        c->row = row;
+        c->family = family;
+        c->timestamp = LoadLE64(head);
+        c->type = CellType(type);
         const size_t qualifier = LoadLE32(head + 9), value = LoadLE32(head + 13);
-        c.qualifier = ByteView(p, qualifier);
-        c.value = ByteView(p + qualifier, value);
+        c->qualifier = ByteView(p, qualifier);
+        c->value = ByteView(p + qualifier, value);
         p += qualifier + value;
       }
-      // head has reached the run's start, p its end.
+      // heads_end is the run's start, p its end.
       const uint8_t* run;
-      return r.Take(size_t(p - head), &run);
+      return valid != 0 && r.Take(size_t(p - heads_end), &run);
     } else {
       for (uint32_t i = 0; i < n; ++i) {
         Cell* c = cells + i;

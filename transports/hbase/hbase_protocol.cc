@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -100,12 +101,16 @@ size_t ConnectionCore::UnitSize(ByteView in) const {
 size_t ConnectionCore::Consume(ByteView in, ByteBuffer* out, bool* close) {
   size_t pos = 0;
   *close = false;
+  // host_->Backlogged() (an HBase connection never holds), read once: the
+  // queue's room holds until this returns, and `out` is the host's queue.
+  const size_t out_limit =
+      host_ != nullptr ? out->size() + host_->QueueRoom() : std::numeric_limits<size_t>::max();
   while (!*close && state_ != State::kClosed) {
     // A client that pipelines calls and reads nothing got every reply in
     // the read buffer built at once: 1,500 Gets of a 1 MiB row (64 KiB of
     // calls) took the server to 2.1 GB. HBase's server stops reading a
     // channel that is not writable; so does this, call by call.
-    if (host_ != nullptr && host_->Backlogged()) break;
+    if (out->size() >= out_limit) break;
     ByteView rest(in.data() + pos, in.size() - pos);
     size_t n = 0;
     switch (state_) {

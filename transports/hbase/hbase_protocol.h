@@ -68,8 +68,8 @@ class ConnectionCore {
   // The connection whose back-pressure Consume heeds: before each call it
   // stops while host->Backlogged() (its queued replies are over
   // --max-queued-bytes), so the replies to a read buffer full of pipelined
-  // calls are not all built at once. None (the default): every whole unit
-  // is consumed.
+  // calls are not all built at once; `out` must then be host->out(). None
+  // (the default): every whole unit is consumed.
   void set_host(const rpc::ConnectionHost* host) { host_ = host; }
   // Bytes the unit at the front of `in` needs in all, once its length is
   // known (to reserve room for it); 0 when not known yet.

@@ -166,9 +166,9 @@ void ClientConnection::DispatchFrame(const Frame& f) {
 
 size_t ClientConnection::ConsumeReplies(ByteView in, size_t* unit) {
   size_t pos = 0;
+  std::string why;  // Set only for a bad frame, which ends the loop.
   for (;;) {
     Frame f;
-    std::string why;
     ByteView rest(in.data() + pos, in.size() - pos);
     ParseResult r = ParseFrame(rest, options_.max_frame, &f, &why);
     if (r == ParseResult::kNeedMore) {

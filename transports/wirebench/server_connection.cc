@@ -15,7 +15,7 @@ namespace wirebench::wbrpc {
 
 void WirebenchConnection::Fatal(CallStatus status, uint32_t call_id, const std::string& why) {
   rpc::LogRateLimited("closing connection from " + host_->peer() + ": " + why);
-  AppendErrorFrame(&host_->out(), call_id, 0, status, why);
+  AppendErrorFrame(out_, call_id, 0, status, why);
   BumpShared(io_->stats.frames_out, 1);
   host_->FinishAfterFlush();
 }
@@ -90,7 +90,9 @@ size_t WirebenchConnection::Consume(ByteView in) {
   }
   const uint32_t max_frame = protocol_->options().max_call_bytes;
   std::string why;
-  while (!host_->Backlogged()) {
+  // What Backlogged() says, without a virtual call per call.
+  const size_t out_limit = out_->size() + host_->QueueRoom();
+  while (out_->size() < out_limit && !Holding()) {
     Frame f;
     ByteView rest(in.data() + pos, in.size() - pos);
     ParseResult r = ParseFrame(rest, max_frame, &f, &why);
@@ -111,7 +113,7 @@ size_t WirebenchConnection::Consume(ByteView in) {
 }
 
 void WirebenchConnection::QueueReply(ByteView frame) {
-  host_->out().Append(frame);
+  out_->Append(frame);
   BumpShared(io_->stats.frames_out, 1);
   if (frame.size() >= kFrameHeaderSize && frame[kLengthSize + 5] != uint8_t(CallStatus::kOk))
     BumpShared(io_->stats.failed_calls, 1);
@@ -119,7 +121,7 @@ void WirebenchConnection::QueueReply(ByteView frame) {
 
 inline void WirebenchConnection::HandleInline(const Frame& f) {
   const FrameHeader& h = f.header;
-  ByteBuffer& out = host_->out();
+  ByteBuffer& out = *out_;
   const size_t off = BeginFrame(&out, h.call_id, h.method, 0);
   rpc::CallOutcome outcome;
   handler_->Handle(h, f.payload, &out, &outcome);
@@ -133,7 +135,7 @@ inline void WirebenchConnection::HandleInline(const Frame& f) {
 
 void WirebenchConnection::Dispatch(const Frame& f) {
   const FrameHeader& h = f.header;
-  ByteBuffer& out = host_->out();
+  ByteBuffer& out = *out_;
   if (!IsKnownMethod(h.method)) {
     BumpShared(io_->stats.unknown_method_calls, 1);
     BumpShared(io_->stats.failed_calls, 1);
@@ -192,7 +194,7 @@ void WirebenchConnection::Dispatch(const Frame& f) {
 // A reply that is an error, or one held back (--delay-us): out of
 // HandleInline's way, which every call takes.
 void WirebenchConnection::FinishUnusualReply(size_t off, const rpc::CallOutcome& outcome) {
-  ByteBuffer& out = host_->out();
+  ByteBuffer& out = *out_;
   if (outcome.status != CallStatus::kOk) {
     out.Resize(off + kFrameHeaderSize);
     SetFrameStatus(&out, off, uint8_t(outcome.status));

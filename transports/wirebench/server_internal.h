@@ -116,7 +116,7 @@ class WirebenchProtocol final : public rpc::ServerProtocol {
 class WirebenchConnection final : public rpc::ProtocolConnection {
  public:
   WirebenchConnection(WirebenchProtocol* protocol, rpc::ConnectionHost* host)
-      : protocol_(protocol), host_(host), io_(&protocol->io(host->io_index())) {}
+      : protocol_(protocol), host_(host), out_(&host->out()), io_(&protocol->io(host->io_index())) {}
 
   // Flattened: every call in a read goes from its frame to the handler
   // without a call per step (about 20 instructions a call less).
@@ -144,6 +144,7 @@ class WirebenchConnection final : public rpc::ProtocolConnection {
 
   WirebenchProtocol* protocol_;
   rpc::ConnectionHost* host_;
+  ByteBuffer* out_;  // host_->out(): the same buffer for the connection's life.
   IoState* io_;
   const CodecInfo* codec_ = nullptr;  // From the preamble.
   std::unique_ptr<rpc::CallHandler> handler_;  // Inline mode.
